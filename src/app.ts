@@ -1,0 +1,120 @@
+import { Elysia } from "elysia";
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import type { Config } from "./config.ts";
+import type { Logger } from "./core/log.ts";
+import { openDatabase, migrate, type Db } from "./db/database.ts";
+import { ulid } from "./core/ids.ts";
+import { loadOrCreateSigningKey } from "./identity/signing-key.ts";
+import { AccessTokens } from "./identity/access-tokens.ts";
+import { createPasswordHasher, type PasswordHasher } from "./identity/passwords.ts";
+import { Sessions } from "./identity/sessions.ts";
+import { Users } from "./identity/users.ts";
+import { Organizations } from "./identity/organizations.ts";
+import { AuthService } from "./identity/auth-service.ts";
+import { ApiKeys } from "./identity/api-keys.ts";
+import { WorkspaceRecords } from "./workspaces/workspace-records.ts";
+import { Permissions } from "./access/permissions.ts";
+import { RateLimiter } from "./http/rate-limit.ts";
+import { httpCore, MAX_BODY_BYTES } from "./http/core.ts";
+import { healthRoutes } from "./http/routes/health.ts";
+import { authRoutes } from "./http/routes/auth.ts";
+import { apiKeyRoutes } from "./http/routes/api-keys.ts";
+import { VERSION } from "./version.ts";
+
+export interface Services {
+  config: Config;
+  log: Logger;
+  dataDir: string;
+  db: Db;
+  instanceId: string;
+  version: string;
+  users: Users;
+  organizations: Organizations;
+  sessions: Sessions;
+  tokens: AccessTokens;
+  passwords: PasswordHasher;
+  auth: AuthService;
+  apiKeys: ApiKeys;
+  workspaces: WorkspaceRecords;
+  permissions: Permissions;
+  rateLimiter: RateLimiter;
+  /** Closed in reverse order of registration on shutdown. */
+  closers: Array<() => Promise<void> | void>;
+}
+
+/**
+ * Opens the database (WAL, migrations), loads or creates the signing key, and builds every
+ * domain service. Nothing listens yet.
+ */
+export async function buildServices(opts: { config: Config; dataDir: string; log: Logger }): Promise<Services> {
+  const { config, dataDir, log } = opts;
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const db = openDatabase(join(dataDir, "quire.db"));
+  migrate(db);
+  const instanceId = instanceIdOf(db);
+  const keys = await loadOrCreateSigningKey(config.jwtKeyPath ?? join(dataDir, "jwt-private.pem"));
+  const tokens = new AccessTokens(keys, config.baseUrl);
+  const passwords = createPasswordHasher(config.argon2);
+  const users = new Users(db);
+  const organizations = new Organizations(db);
+  const sessions = new Sessions(db);
+  const workspaces = new WorkspaceRecords(db);
+  const permissions = new Permissions(db, workspaces);
+  const auth = new AuthService({ db, config, users, organizations, sessions, tokens, passwords, workspaces });
+  const apiKeys = new ApiKeys(db, config.apiKeyPepper ?? localPepper(dataDir), (userId, workspaceId) => {
+    const ws = workspaces.byId(workspaceId);
+    return ws !== null && permissions.roleIn(userId, ws) !== null;
+  });
+  return {
+    config,
+    log,
+    dataDir,
+    db,
+    instanceId,
+    version: VERSION,
+    users,
+    organizations,
+    sessions,
+    tokens,
+    passwords,
+    auth,
+    apiKeys,
+    workspaces,
+    permissions,
+    rateLimiter: new RateLimiter(),
+    closers: [() => db.close()],
+  };
+}
+
+/** The Elysia application with every route; the caller decides where it listens. */
+export function createApp(services: Services) {
+  return new Elysia({ serve: { maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024 } })
+    .use(httpCore(services))
+    .use(healthRoutes(services))
+    .use(authRoutes(services))
+    .use(apiKeyRoutes(services));
+}
+
+export type App = ReturnType<typeof createApp>;
+
+function instanceIdOf(db: Db): string {
+  const row = db.query<{ value: string }, []>("SELECT value FROM instance WHERE key = 'instance_id'").get();
+  if (row) return row.value;
+  const id = ulid();
+  db.query("INSERT INTO instance (key, value) VALUES ('instance_id', ?)").run(id);
+  return id;
+}
+
+/**
+ * Outside production a missing API_KEY_PEPPER is replaced by a random one kept in the data
+ * directory (mode 0600), so keys keep working across restarts of the same instance.
+ */
+function localPepper(dataDir: string): string {
+  const path = join(dataDir, "api-key-pepper");
+  if (existsSync(path)) return readFileSync(path, "utf8").trim();
+  const pepper = randomBytes(32).toString("hex");
+  writeFileSync(path, pepper, { mode: 0o600 });
+  return pepper;
+}

@@ -1,0 +1,148 @@
+/**
+ * Configuration comes from the environment only. It is read once into a typed object; every
+ * invalid value is collected so start-up reports all problems at once, naming each variable.
+ * The README's environment table documents the same list.
+ */
+export interface SmtpConfig {
+  host: string;
+  port: number;
+  secure: boolean;
+  user?: string;
+  pass?: string;
+  from: string;
+}
+
+export interface Config {
+  env: "development" | "production" | "test";
+  port: number;
+  /** BASE_URL without a trailing slash; links in emails and the JWT issuer use it. */
+  baseUrl: string;
+  dataDirFromEnv?: string;
+  jwtKeyPath?: string;
+  /** API key pepper from API_KEY_PEPPER or QUIRE_API_KEY_PEPPER; absent outside production means a generated per-instance file. */
+  apiKeyPepper?: string;
+  argon2: { memoryKiB: number; iterations: number; parallelism: number };
+  loginLock: { threshold: number; durationSec: number };
+  disableSignup: boolean;
+  /** false: ignore X-Forwarded-For; a number n: trust the n nearest proxies. */
+  trustProxy: false | number;
+  smtp?: SmtpConfig;
+  log: { level: "debug" | "info" | "warn" | "error"; format: "json" | "pretty" | "auto" };
+  edition: "community" | "cloud";
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === "" ? undefined : v.trim();
+  };
+  const int = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = read(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (["true", "1", "yes", "on"].includes(raw)) return true;
+    if (["false", "0", "no", "off"].includes(raw)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+  const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T): T => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (!(values as readonly string[]).includes(raw)) {
+      problems.push(`${name} must be one of ${values.join(", ")} (got "${raw}")`);
+      return fallback;
+    }
+    return raw as T;
+  };
+
+  const quireEnv = oneOf("QUIRE_ENV", ["development", "production", "test"] as const, "development");
+  const port = int("PORT", 3000, 0, 65535);
+
+  let baseUrl = read("BASE_URL") ?? `http://localhost:${port}`;
+  try {
+    const u = new URL(baseUrl);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("scheme");
+    baseUrl = baseUrl.replace(/\/+$/, "");
+  } catch {
+    problems.push(`BASE_URL must be an http(s) URL (got "${baseUrl}")`);
+  }
+
+  const apiKeyPepper = read("API_KEY_PEPPER") ?? read("QUIRE_API_KEY_PEPPER");
+  if (apiKeyPepper !== undefined && apiKeyPepper.length < 16) {
+    problems.push("API_KEY_PEPPER must be at least 16 characters");
+  }
+  if (quireEnv === "production" && apiKeyPepper === undefined) {
+    problems.push("API_KEY_PEPPER (or QUIRE_API_KEY_PEPPER) is required when QUIRE_ENV=production");
+  }
+
+  let trustProxy: false | number = false;
+  const tp = read("TRUST_PROXY")?.toLowerCase();
+  if (tp !== undefined) {
+    if (["false", "0", "no", "off"].includes(tp)) trustProxy = false;
+    else if (["true", "yes", "on"].includes(tp)) trustProxy = 1;
+    else if (/^\d+$/.test(tp) && Number(tp) <= 10) trustProxy = Number(tp);
+    else problems.push(`TRUST_PROXY must be true, false or a hop count from 0 to 10 (got "${tp}")`);
+  }
+
+  let smtp: SmtpConfig | undefined;
+  const smtpHost = read("SMTP_HOST");
+  if (smtpHost !== undefined) {
+    const from = read("SMTP_FROM");
+    if (from === undefined) problems.push("SMTP_FROM is required when SMTP_HOST is set");
+    const smtpPort = int("SMTP_PORT", 587, 1, 65535);
+    smtp = {
+      host: smtpHost,
+      port: smtpPort,
+      secure: bool("SMTP_SECURE", smtpPort === 465),
+      from: from ?? "",
+      ...(read("SMTP_USER") !== undefined ? { user: read("SMTP_USER") } : {}),
+      ...(read("SMTP_PASS") !== undefined ? { pass: read("SMTP_PASS") } : {}),
+    };
+  }
+
+  const config: Config = {
+    env: quireEnv,
+    port,
+    baseUrl,
+    argon2: {
+      memoryKiB: int("ARGON2_MEMORY", 65536, 8, 4 * 1024 * 1024),
+      iterations: int("ARGON2_TIME", 3, 1, 100),
+      parallelism: int("ARGON2_THREADS", 2, 1, 64),
+    },
+    loginLock: {
+      threshold: int("QUIRE_LOGIN_LOCK_THRESHOLD", 5, 1),
+      durationSec: int("QUIRE_LOGIN_LOCK_DURATION_SEC", 900, 1),
+    },
+    disableSignup: bool("QUIRE_DISABLE_SIGNUP", false),
+    trustProxy,
+    log: {
+      level: oneOf("LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
+      format: oneOf("LOG_FORMAT", ["json", "pretty", "auto"] as const, "auto"),
+    },
+    edition: oneOf("QUIRE_EDITION", ["community", "cloud"] as const, "community"),
+    ...(smtp ? { smtp } : {}),
+    ...(apiKeyPepper ? { apiKeyPepper } : {}),
+    ...(read("DATA_DIR") ? { dataDirFromEnv: read("DATA_DIR") } : {}),
+    ...(read("JWT_KEY_PATH") ? { jwtKeyPath: read("JWT_KEY_PATH") } : {}),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { ValidationError } from "./errors.ts";
+
+/**
+ * Parses `value` with a zod schema; the first problem becomes a VALIDATION_ERROR whose
+ * `details.field` names the offending field (dotted path). Every transport validates through this.
+ */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.map(String).join(".") || undefined;
+  const message = field ? `${field}: ${issue.message}` : issue.message;
+  throw new ValidationError(message, field, { issues: result.error.issues.length });
+}
+
+// Control characters (C0, DEL, C1) and bidi overrides have no place in names.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+export const displayName = (max = 100) =>
+  z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => !CONTROL.test(s), "must not contain control characters");
+
+export const emailAddress = z
+  .string()
+  .trim()
+  .max(254, "must be at most 254 characters")
+  .refine((s) => !CONTROL.test(s) && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s), "must be a valid email address");
+
+/** One URL-safe path segment: lowercase letters, digits and single hyphens. */
+export const slug = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(64, "must be at most 64 characters")
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "must be lowercase letters, digits and hyphens");
+
+export const ulidString = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, "must be a ULID");

@@ -1,0 +1,13 @@
+import { sql as identityAccess } from "./001-identity-access.ts";
+
+/**
+ * Ordered migrations, embedded in the binary. Append only: a released migration never changes;
+ * a change to the schema is a new entry with the next version.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: Migration[] = [{ version: 1, name: "identity-access", sql: identityAccess }];

@@ -1,0 +1,80 @@
+import { AppError, ConflictError, RateLimitedError, type ErrorCode } from "../core/errors.ts";
+import type { Logger } from "../core/log.ts";
+
+/** HTTP status of each machine code: the one place errors meet HTTP. */
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  VALIDATION_ERROR: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  PLAN_LIMIT_REACHED: 403,
+  PLAN_LIMIT: 403,
+  SIGNUP_DISABLED: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+};
+
+export interface ErrorBody {
+  error: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+  request_id: string;
+  [extra: string]: unknown;
+}
+
+export function errorBody(code: ErrorCode, message: string, requestId: string, details?: Record<string, unknown>): ErrorBody {
+  return { error: code, message, ...(details ? { details } : {}), request_id: requestId };
+}
+
+/**
+ * Turns anything thrown into (status, body, headers). Framework errors (unknown route, bad JSON,
+ * schema) become their codes; anything unexpected is logged with its stack and answered with a
+ * bare 500 that names nothing internal.
+ */
+export function toErrorResponse(
+  error: unknown,
+  frameworkCode: string | number | undefined,
+  requestId: string,
+  log: Logger,
+): { status: number; body: ErrorBody; headers: Record<string, string> } {
+  if (error instanceof AppError) {
+    const headers: Record<string, string> = {};
+    if (error instanceof RateLimitedError) {
+      headers["retry-after"] = String(error.retryAfter);
+      headers["x-ratelimit-limit"] = String(error.limit);
+      headers["x-ratelimit-remaining"] = "0";
+      headers["x-ratelimit-reset"] = String(error.resetAt);
+    }
+    const body = errorBody(error.code, error.message, requestId, error.details);
+    if (error instanceof ConflictError && error.extra) Object.assign(body, error.extra);
+    return { status: HTTP_STATUS[error.code], body, headers };
+  }
+  switch (frameworkCode) {
+    case "NOT_FOUND":
+      return { status: 404, body: errorBody("NOT_FOUND", "No such endpoint", requestId), headers: {} };
+    case "PARSE":
+      return {
+        status: 400,
+        body: errorBody("VALIDATION_ERROR", "The request body is not valid JSON or form data", requestId, { field: "body" }),
+        headers: {},
+      };
+    case "VALIDATION": {
+      const field = validationField(error);
+      return {
+        status: 400,
+        body: errorBody("VALIDATION_ERROR", field ? `Invalid value for ${field}` : "Invalid request", requestId, field ? { field } : undefined),
+        headers: {},
+      };
+    }
+  }
+  log.error("unhandled error", { request_id: requestId, error: String(error), stack: (error as Error)?.stack });
+  return { status: 500, body: errorBody("INTERNAL_ERROR", "Internal server error", requestId), headers: {} };
+}
+
+function validationField(error: unknown): string | undefined {
+  const all = (error as { all?: Array<{ path?: string }> })?.all;
+  const path = Array.isArray(all) ? all[0]?.path : undefined;
+  return path ? path.replace(/^\//, "").replace(/\//g, ".") : undefined;
+}

@@ -1,0 +1,30 @@
+import { Elysia } from "elysia";
+import type { Services } from "../../app.ts";
+import { httpCore } from "../core.ts";
+import { requirePrincipal } from "../guards.ts";
+
+export function apiKeyRoutes(services: Services) {
+  const { apiKeys } = services;
+  return new Elysia({ prefix: "/api/v1/api-keys" })
+    .use(httpCore(services))
+    .post("/", ({ principal, body, set }) => {
+      const p = requirePrincipal(principal);
+      const { key, secret } = apiKeys.create(p.userId, p.orgId, body);
+      set.status = 201;
+      return { ...key, key: secret };
+    })
+    .get("/", ({ principal }) => {
+      const p = requirePrincipal(principal);
+      return { items: apiKeys.list(p.userId), next_cursor: null };
+    })
+    .delete("/:id", ({ principal, params, set }) => {
+      const p = requirePrincipal(principal);
+      apiKeys.delete(p.userId, params.id);
+      set.status = 204;
+    })
+    .post("/:id/rotate", ({ principal, params }) => {
+      const p = requirePrincipal(principal);
+      const { key, secret } = apiKeys.rotate(p.userId, params.id);
+      return { ...key, key: secret };
+    });
+}

@@ -1,0 +1,52 @@
+import { hash, verify } from "@node-rs/argon2";
+import type { Config } from "../config.ts";
+import { ValidationError } from "../core/errors.ts";
+
+/** @node-rs/argon2 `Algorithm.Argon2id` (a const enum, which isolated modules cannot import). */
+const ARGON2ID = 2;
+
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 1024;
+
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(hashed: string, password: string): Promise<boolean>;
+  /** Burns the same time as a real verification, for unknown accounts. */
+  verifyDummy(password: string): Promise<void>;
+}
+
+/** Length only: 8 to 1024 characters, no character-class rules. */
+export function checkPasswordRules(password: unknown, field = "password"): string {
+  if (typeof password !== "string") throw new ValidationError(`${field} must be a string`, field);
+  const length = [...password].length;
+  if (length < PASSWORD_MIN || length > PASSWORD_MAX) {
+    throw new ValidationError(`${field} must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`, field);
+  }
+  return password;
+}
+
+/** argon2id, salt 16 bytes, key 32 bytes; memory, iterations and parallelism from ARGON2_*. */
+export function createPasswordHasher(config: Config["argon2"]): PasswordHasher {
+  const options = {
+    algorithm: ARGON2ID,
+    memoryCost: config.memoryKiB,
+    timeCost: config.iterations,
+    parallelism: config.parallelism,
+    outputLen: 32,
+  };
+  let dummy: Promise<string> | undefined;
+  return {
+    hash: (password) => hash(password, options),
+    verify: async (hashed, password) => {
+      try {
+        return await verify(hashed, password);
+      } catch {
+        return false;
+      }
+    },
+    verifyDummy: async (password) => {
+      dummy ??= hash("quire-dummy-password-for-timing", options);
+      await verify(await dummy, password).catch(() => false);
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import type { Config } from "./config.ts";
+import type { Logger } from "./core/log.ts";
+import { buildServices, createApp, type Services } from "./app.ts";
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  services: Services;
+  /** Stops accepting, waits up to `drainMs` for in-flight requests, then closes services. */
+  stop(drainMs?: number): Promise<void>;
+}
+
+/**
+ * Builds the services and the app and listens. Background workers register themselves in
+ * `services.closers`, which stop() runs in reverse order after the HTTP server has drained.
+ */
+export async function startServer(opts: {
+  config: Config;
+  dataDir: string;
+  log: Logger;
+  port?: number;
+  hostname?: string;
+}): Promise<RunningServer> {
+  const services = await buildServices({ config: opts.config, dataDir: opts.dataDir, log: opts.log });
+  const app = createApp(services);
+  app.listen({ port: opts.port ?? opts.config.port, hostname: opts.hostname ?? "0.0.0.0" });
+  const server = app.server!;
+  const port = server.port!;
+  const host = opts.hostname && opts.hostname !== "0.0.0.0" ? opts.hostname : "localhost";
+  let stopped: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    services,
+    stop(drainMs = 10_000) {
+      stopped ??= (async () => {
+        const drained = server.stop(false);
+        const timedOut = await Promise.race([
+          drained.then(() => false),
+          Bun.sleep(drainMs).then(() => true),
+        ]);
+        if (timedOut) await server.stop(true);
+        for (const close of [...services.closers].reverse()) {
+          try {
+            await close();
+          } catch (error) {
+            opts.log.warn("error while closing", { error: String(error) });
+          }
+        }
+      })();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import type { Db } from "../db/database.ts";
+import { randomBytes } from "node:crypto";
+import { ulid } from "../core/ids.ts";
+import type { EffectiveRole } from "../access/roles.ts";
+
+export interface WorkspaceRow {
+  id: string;
+  org_id: string;
+  name: string;
+  slug: string;
+  description: string;
+  git_remote: string | null;
+  git_branch: string;
+  git_auto_commit: number;
+  sync_interval: number;
+  sync_status: string;
+  editor_can_create_pages: number;
+  editor_can_delete_pages: number;
+  published: number;
+  settings: string;
+  webhook_secret: string;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export interface WorkspaceJson {
+  id: string;
+  org_id: string;
+  name: string;
+  slug: string;
+  description: string;
+  role: EffectiveRole | null;
+  git_remote: string | null;
+  git_branch: string;
+  git_auto_commit: boolean;
+  sync_interval: number;
+  sync_status: string;
+  editor_can_create_pages: boolean;
+  editor_can_delete_pages: boolean;
+  published: boolean;
+  page_count: number;
+  member_count: number;
+  created_at: string;
+  deleted_at: string | null;
+}
+
+/** A remote URL as shown to people: user info (tokens, passwords) removed. */
+export function stripCredentials(url: string | null): string | null {
+  if (url === null) return null;
+  try {
+    const u = new URL(url);
+    if (u.username || u.password) {
+      u.username = "";
+      u.password = "";
+    }
+    return u.toString();
+  } catch {
+    // scp-like SSH form (git@host:path) carries no secret beyond the user name
+    return url;
+  }
+}
+
+export class WorkspaceRecords {
+  constructor(private readonly db: Db) {}
+
+  byId(id: string): WorkspaceRow | null {
+    return this.db
+      .query<WorkspaceRow, [string]>("SELECT * FROM workspaces WHERE id = ? AND deleted_at IS NULL")
+      .get(id);
+  }
+
+  bySlug(slug: string): WorkspaceRow | null {
+    return this.db
+      .query<WorkspaceRow, [string]>("SELECT * FROM workspaces WHERE slug = ? AND deleted_at IS NULL")
+      .get(slug);
+  }
+
+  slugTaken(slug: string): boolean {
+    return this.bySlug(slug) !== null;
+  }
+
+  /** Inserts a workspace row; call inside the caller's transaction. */
+  insert(input: {
+    orgId: string;
+    name: string;
+    slug: string;
+    description?: string;
+    gitRemote?: string | null;
+    gitBranch?: string;
+    createdBy: string | null;
+    now: string;
+  }): WorkspaceRow {
+    const id = ulid();
+    this.db
+      .query(
+        `INSERT INTO workspaces (id, org_id, name, slug, description, git_remote, git_branch, webhook_secret, created_by, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        input.orgId,
+        input.name,
+        input.slug,
+        input.description ?? "",
+        input.gitRemote ?? null,
+        input.gitBranch ?? "main",
+        randomBytes(32).toString("hex"),
+        input.createdBy,
+        input.now,
+        input.now,
+      );
+    return this.byId(id)!;
+  }
+
+  memberCount(workspaceId: string): number {
+    return (
+      this.db
+        .query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM workspace_members WHERE workspace_id = ?")
+        .get(workspaceId)?.n ?? 0
+    );
+  }
+
+  toJson(row: WorkspaceRow, role: EffectiveRole | null, pageCount = 0): WorkspaceJson {
+    return {
+      id: row.id,
+      org_id: row.org_id,
+      name: row.name,
+      slug: row.slug,
+      description: row.description,
+      role,
+      git_remote: stripCredentials(row.git_remote),
+      git_branch: row.git_branch,
+      git_auto_commit: row.git_auto_commit === 1,
+      sync_interval: row.sync_interval,
+      sync_status: row.sync_status,
+      editor_can_create_pages: row.editor_can_create_pages === 1,
+      editor_can_delete_pages: row.editor_can_delete_pages === 1,
+      published: row.published === 1,
+      page_count: pageCount,
+      member_count: this.memberCount(row.id),
+      created_at: row.created_at,
+      deleted_at: row.deleted_at,
+    };
+  }
+}
