@@ -22,6 +22,7 @@ import { healthRoutes } from "./http/routes/health.ts";
 import { authRoutes } from "./http/routes/auth.ts";
 import { apiKeyRoutes } from "./http/routes/api-keys.ts";
 import { VERSION } from "./version.ts";
+import { EmailOutbox } from "./ops/email-outbox.ts";
 
 export interface Services {
   config: Config;
@@ -40,6 +41,7 @@ export interface Services {
   workspaces: WorkspaceRecords;
   permissions: Permissions;
   rateLimiter: RateLimiter;
+  email: EmailOutbox;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -67,7 +69,10 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     const ws = workspaces.byId(workspaceId);
     return ws !== null && permissions.roleIn(userId, ws) !== null;
   });
+  const email = new EmailOutbox(db, config.smtp, log);
+  email.start();
   return {
+    email,
     config,
     log,
     dataDir,
@@ -84,7 +89,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     workspaces,
     permissions,
     rateLimiter: new RateLimiter(),
-    closers: [() => db.close()],
+    closers: [() => db.close(), () => email.stop()],
   };
 }
 
