@@ -1,4 +1,4 @@
-import nodemailer from "nodemailer";
+import nodemailer, { type Transporter } from "nodemailer";
 import type { Db } from "../db/database.ts";
 import type { SmtpConfig } from "../config.ts";
 import type { Logger } from "../core/log.ts";
@@ -24,7 +24,7 @@ export class EmailOutbox {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
-  private readonly transport: nodemailer.Transporter | undefined;
+  private readonly transport: Transporter | undefined;
 
   constructor(
     private readonly db: Db,
