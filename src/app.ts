@@ -23,6 +23,7 @@ import { authRoutes } from "./http/routes/auth.ts";
 import { apiKeyRoutes } from "./http/routes/api-keys.ts";
 import { VERSION } from "./version.ts";
 import { EmailOutbox } from "./ops/email-outbox.ts";
+import { EventBus } from "./realtime/event-bus.ts";
 
 export interface Services {
   config: Config;
@@ -42,6 +43,7 @@ export interface Services {
   permissions: Permissions;
   rateLimiter: RateLimiter;
   email: EmailOutbox;
+  bus: EventBus;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -71,7 +73,9 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   });
   const email = new EmailOutbox(db, config.smtp, log);
   email.start();
+  const bus = new EventBus((error) => log.error("event listener failed", { error: String(error) }));
   return {
+    bus,
     email,
     config,
     log,
