@@ -1,4 +1,5 @@
 import { sql as identityAccess } from "./001-identity-access.ts";
+import { sql as content } from "./002-content.ts";
 
 /**
  * Ordered migrations, embedded in the binary. Append only: a released migration never changes;
@@ -10,4 +11,7 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: Migration[] = [{ version: 1, name: "identity-access", sql: identityAccess }];
+export const migrations: Migration[] = [
+  { version: 1, name: "identity-access", sql: identityAccess },
+  { version: 2, name: "content", sql: content },
+];
