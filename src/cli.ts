@@ -1,0 +1,60 @@
+#!/usr/bin/env bun
+/**
+ * The one entry point of the `quire` executable: a citty dispatcher. Importing this file runs
+ * nothing; commands are loaded lazily so `quire --version` never pays for the server's imports.
+ *
+ * Adding a command: write `src/commands/<name>.ts` exporting `<name>Command` (a citty
+ * `defineCommand`) and add one line to `commands` below. Commands report failure by throwing;
+ * `src/commands/exit.ts` turns the error into a message on stderr and an exit code.
+ */
+import { defineCommand, runCommand, renderUsage, type CommandDef } from "citty";
+import { VERSION } from "./version.ts";
+import { exitWithError, forStream, isUsageError } from "./commands/exit.ts";
+
+const commands: Record<string, () => Promise<CommandDef<any>>> = {
+  serve: () => import("./commands/serve.ts").then((m) => m.serveCommand),
+  version: () => import("./commands/version.ts").then((m) => m.versionCommand),
+};
+
+export const root = defineCommand({
+  // citty prints "v" itself; VERSION already carries it.
+  meta: { name: "quire", version: VERSION.replace(/^v/, ""), description: "Self-hosted documentation platform" },
+  subCommands: commands,
+});
+
+/** Runs the CLI for `argv` (without the executable and script) and exits with the command's code. */
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const flags = argv.slice(0, argv.includes("--") ? argv.indexOf("--") : argv.length);
+  try {
+    if (flags.includes("--help") || flags.includes("-h") || argv.length === 0) {
+      process.stdout.write(forStream(await usage(argv), process.stdout));
+      return;
+    }
+    // Global on every command, as the interface says: `quire <anything> --version` prints it too.
+    if (flags.includes("--version") || flags.includes("-v")) {
+      process.stdout.write(`quire ${VERSION}\n`);
+      return;
+    }
+    await runCommand(root, { rawArgs: argv });
+  } catch (error) {
+    if (isUsageError(error)) {
+      process.stderr.write(forStream(await usage(argv), process.stderr) + "\n");
+    }
+    exitWithError(error);
+  }
+}
+
+const GLOBAL_OPTIONS = "Global options (every command): -h, --help  show help;  -v, --version  print the version";
+
+async function usage(argv: string[]): Promise<string> {
+  return `${await renderUsage(...(await commandFor(argv)))}\n\n${GLOBAL_OPTIONS}\n`;
+}
+
+/** The (sub)command named by argv and its parent, for usage text. */
+async function commandFor(argv: string[]): Promise<[CommandDef<any>, CommandDef<any> | undefined]> {
+  const name = argv.find((a) => !a.startsWith("-"));
+  const load = name === undefined ? undefined : commands[name];
+  return load ? [await load(), root] : [root, undefined];
+}
+
+if (import.meta.main) await main();
