@@ -20,6 +20,8 @@ import { RateLimiter } from "./http/rate-limit.ts";
 import { httpCore, MAX_BODY_BYTES } from "./http/core.ts";
 import { healthRoutes } from "./http/routes/health.ts";
 import { authRoutes } from "./http/routes/auth.ts";
+import { passwordResetRoutes } from "./http/routes/password-reset.ts";
+import { PasswordResets } from "./identity/password-resets.ts";
 import { apiKeyRoutes } from "./http/routes/api-keys.ts";
 import { VERSION } from "./version.ts";
 import { EmailOutbox } from "./ops/email-outbox.ts";
@@ -38,6 +40,7 @@ export interface Services {
   tokens: AccessTokens;
   passwords: PasswordHasher;
   auth: AuthService;
+  passwordResets: PasswordResets;
   apiKeys: ApiKeys;
   workspaces: WorkspaceRecords;
   permissions: Permissions;
@@ -64,6 +67,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   const users = new Users(db);
   const organizations = new Organizations(db);
   const sessions = new Sessions(db);
+  sessions.retireIfSigningKeyChanged(keys.kid);
   const workspaces = new WorkspaceRecords(db);
   const permissions = new Permissions(db, workspaces);
   const auth = new AuthService({ db, config, users, organizations, sessions, tokens, passwords, workspaces });
@@ -73,6 +77,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   });
   const email = new EmailOutbox(db, config.smtp, log);
   email.start();
+  const passwordResets = new PasswordResets({ db, users, sessions, passwords, mailer: email, baseUrl: config.baseUrl });
   const bus = new EventBus((error) => log.error("event listener failed", { error: String(error) }));
   return {
     bus,
@@ -89,6 +94,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     tokens,
     passwords,
     auth,
+    passwordResets,
     apiKeys,
     workspaces,
     permissions,
@@ -103,6 +109,7 @@ export function createApp(services: Services) {
     .use(httpCore(services))
     .use(healthRoutes(services))
     .use(authRoutes(services))
+    .use(passwordResetRoutes(services))
     .use(apiKeyRoutes(services));
 }
 

@@ -14,6 +14,7 @@ import { exitWithError, forStream, isUsageError } from "./commands/exit.ts";
 const commands: Record<string, () => Promise<CommandDef<any>>> = {
   serve: () => import("./commands/serve.ts").then((m) => m.serveCommand),
   version: () => import("./commands/version.ts").then((m) => m.versionCommand),
+  "reset-password": () => import("./commands/reset-password.ts").then((m) => m.resetPasswordCommand),
 };
 
 export const root = defineCommand({

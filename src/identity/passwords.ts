@@ -5,6 +5,9 @@ import { ValidationError } from "../core/errors.ts";
 /** @node-rs/argon2 `Algorithm.Argon2id` (a const enum, which isolated modules cannot import). */
 const ARGON2ID = 2;
 
+/** The specification's argon2id cost (64 MiB, 3 passes, 2 lanes); ARGON2_* may tune it. */
+export const ARGON2_DEFAULTS = { memoryKiB: 65536, iterations: 3, parallelism: 2 } as const;
+
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 1024;
 

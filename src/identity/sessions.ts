@@ -139,6 +139,22 @@ export class Sessions {
       }));
   }
 
+  /**
+   * Deleting (or replacing) the signing key invalidates every session, not only the access tokens
+   * it signed: refresh tokens are opaque rows that would otherwise outlive the key. The key id in
+   * use is remembered in `instance`; when it differs at start-up every session is deleted.
+   */
+  retireIfSigningKeyChanged(kid: string): number {
+    return this.db.transaction(() => {
+      const row = this.db.query<{ value: string }, []>("SELECT value FROM instance WHERE key = 'jwt_kid'").get();
+      if (row?.value === kid) return 0;
+      this.db.query("INSERT INTO instance (key, value) VALUES ('jwt_kid', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(kid);
+      if (!row) return 0; // first start with this database: nothing was signed by another key
+      this.lastTouch.clear();
+      return this.db.query("DELETE FROM sessions").run().changes;
+    })();
+  }
+
   /** Deletes every session (and so every refresh token) of the user; access tokens die with them. */
   revokeAllOf(userId: string): number {
     const ids = this.db.query<{ id: string }, [string]>("SELECT id FROM sessions WHERE user_id = ?").all(userId);

@@ -59,7 +59,8 @@ export function authRoutes(services: Services) {
       }
     })
     .post("/logout", ({ principal, cookie, set }) => {
-      const p = requirePrincipal(principal);
+      // An API key signs nobody out: sessions belong to people signed in on a device.
+      const p = requireSession(principal);
       auth.logout(p.userId);
       clearRefreshCookie(cookie as CookieJar);
       (cookie as CookieJar)[WS_COOKIE]!.set({ value: "", httpOnly: true, secure, sameSite: "strict", path: "/ws", maxAge: 0 });
@@ -70,8 +71,8 @@ export function authRoutes(services: Services) {
       return { user: auth.me(p.userId) };
     })
     .get("/sessions", ({ principal }) => {
-      const p = requirePrincipal(principal);
-      return { items: auth.sessions(p.userId, p.kind === "session" ? p.sessionId : null), next_cursor: null };
+      const p = requireSession(principal);
+      return { items: auth.sessions(p.userId, p.sessionId), next_cursor: null };
     })
     .post("/ws-token", async ({ principal, cookie, set }) => {
       const p = requireSession(principal);
