@@ -23,6 +23,8 @@ import { authRoutes } from "./http/routes/auth.ts";
 import { passwordResetRoutes } from "./http/routes/password-reset.ts";
 import { PasswordResets } from "./identity/password-resets.ts";
 import { apiKeyRoutes } from "./http/routes/api-keys.ts";
+import { authConfigRoutes } from "./http/routes/auth-config.ts";
+import { webAppRoutes } from "./http/routes/web-app.ts";
 import { VERSION } from "./version.ts";
 import { EmailOutbox } from "./ops/email-outbox.ts";
 import { EventBus } from "./realtime/event-bus.ts";
@@ -110,7 +112,9 @@ export function createApp(services: Services) {
     .use(healthRoutes(services))
     .use(authRoutes(services))
     .use(passwordResetRoutes(services))
-    .use(apiKeyRoutes(services));
+    .use(apiKeyRoutes(services))
+    .use(authConfigRoutes(services))
+    .use(webAppRoutes(services));
 }
 
 export type App = ReturnType<typeof createApp>;

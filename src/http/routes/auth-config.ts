@@ -1,0 +1,18 @@
+import { Elysia } from "elysia";
+import type { Services } from "../../app.ts";
+import { httpCore } from "../core.ts";
+
+/** What a sign-in screen needs to know before anyone is signed in. */
+export function authConfigOf(services: Services) {
+  return {
+    signup_enabled: !services.config.disableSignup,
+    /** Without email, reset links and invitations are handed over by an administrator. */
+    email_enabled: services.email.enabled,
+    providers: [] as string[],
+  };
+}
+
+/** Public: GET /api/auth/config → {signup_enabled, email_enabled, providers}. */
+export function authConfigRoutes(services: Services) {
+  return new Elysia({ prefix: "/api/auth" }).use(httpCore(services)).get("/config", () => authConfigOf(services));
+}

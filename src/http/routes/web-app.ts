@@ -1,0 +1,56 @@
+import { Elysia } from "elysia";
+import { randomBytes } from "node:crypto";
+import type { Services } from "../../app.ts";
+import { httpCore } from "../core.ts";
+import { NotFoundError } from "../../core/errors.ts";
+import { ASSET_PREFIX, loadWebApp, type WebFile } from "../../web/build-web.ts";
+import { appCsp, shellHtml } from "../../web/shell-html.ts";
+import { authConfigOf } from "./auth-config.ts";
+
+/** Paths that belong to the API, the WebSocket and published sites: never answered with the app. */
+const NOT_APP = /^\/(api|ws|p|mcp|metrics)(\/|$)/;
+
+/**
+ * The browser app: hashed assets under /_app/ (cached for a year, gzip when accepted) and the
+ * HTML shell for every other GET that is not an API, WebSocket or site path, so deep links work.
+ */
+export function webAppRoutes(services: Services) {
+  const serveFile = (file: WebFile, request: Request) => {
+    const gzip = file.gzip && /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "");
+    return new Response(gzip ? file.gzip : file.body, {
+      headers: {
+        "content-type": file.type,
+        "cache-control": "public, max-age=31536000, immutable",
+        "x-content-type-options": "nosniff",
+        vary: "Accept-Encoding",
+        ...(gzip ? { "content-encoding": "gzip" } : {}),
+      },
+    });
+  };
+
+  const shell = async (path: string) => {
+    if (NOT_APP.test(path)) throw new NotFoundError("No such endpoint");
+    const app = await loadWebApp();
+    const nonce = randomBytes(18).toString("base64");
+    return new Response(shellHtml(app, nonce, { ...authConfigOf(services), version: services.version }), {
+      headers: {
+        "content-type": "text/html; charset=utf-8",
+        "content-security-policy": appCsp(nonce),
+        "cache-control": "no-store",
+        "x-content-type-options": "nosniff",
+        "referrer-policy": "same-origin",
+      },
+    });
+  };
+
+  return new Elysia({ name: "quire-web-app" })
+    .use(httpCore(services))
+    .get(`${ASSET_PREFIX}*`, async ({ params, request }) => {
+      const app = await loadWebApp();
+      const file = app.files.get((params as { "*": string })["*"]);
+      if (!file) throw new NotFoundError("No such asset");
+      return serveFile(file, request);
+    })
+    .get("/", () => shell("/"))
+    .get("/*", ({ path }) => shell(path));
+}

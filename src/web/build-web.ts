@@ -1,0 +1,117 @@
+/**
+ * Bundles the browser app (React + editors) with Bun's bundler into memory: code splitting so the
+ * editors load only when a page is opened, minified, content-hashed file names so they can be
+ * cached forever. Nothing touches the disk and nothing is fetched at run time.
+ *
+ * Two ways in:
+ * - from source, the web-app route calls `loadWebApp()`, which builds once per process on first use;
+ * - the compiled binary embeds a prebuilt bundle: `build.ts` passes `webBundlePlugin()` to
+ *   `Bun.build({ compile, plugins })`, which replaces `src/web/prebuilt.ts` with the bundle.
+ */
+import { join } from "node:path";
+import { gzipSync, type BunPlugin } from "bun";
+import { PREBUILT, type SerializedWebApp } from "./prebuilt.ts";
+
+export interface WebFile {
+  body: Uint8Array<ArrayBuffer>;
+  /** gzip of `body`, kept only when it is smaller. */
+  gzip?: Uint8Array<ArrayBuffer>;
+  type: string;
+}
+
+export interface WebApp {
+  /** Keyed by URL path below the asset prefix, e.g. "main-3fa9c1.js". */
+  files: Map<string, WebFile>;
+  /** The entry script and the stylesheets the HTML shell links. */
+  entry: string;
+  styles: string[];
+  /** Milliseconds the build took (0 when prebuilt). */
+  buildMs: number;
+}
+
+/** URL prefix of the hashed assets; chosen to collide with no API, site or upload path. */
+export const ASSET_PREFIX = "/_app/";
+
+const ENTRY = join(import.meta.dir, "main.tsx");
+
+const TYPES: Record<string, string> = {
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  map: "application/json",
+  svg: "image/svg+xml",
+  woff2: "font/woff2",
+  png: "image/png",
+};
+
+function typeOf(name: string): string {
+  return TYPES[name.slice(name.lastIndexOf(".") + 1)] ?? "application/octet-stream";
+}
+
+function fileOf(name: string, body: Uint8Array<ArrayBuffer>): WebFile {
+  const gz = gzipSync(body, { level: 9 }) as Uint8Array<ArrayBuffer>;
+  return { body, type: typeOf(name), ...(gz.byteLength < body.byteLength ? { gzip: gz } : {}) };
+}
+
+/** Runs Bun's bundler over `src/web/main.tsx`; throws with the bundler's messages on failure. */
+export async function buildWebApp(opts: { minify?: boolean } = {}): Promise<WebApp> {
+  const started = performance.now();
+  const result = await Bun.build({
+    entrypoints: [ENTRY],
+    target: "browser",
+    format: "esm",
+    splitting: true,
+    minify: opts.minify ?? true,
+    naming: { entry: "[name]-[hash].[ext]", chunk: "chunk-[hash].[ext]", asset: "[name]-[hash].[ext]" },
+    define: { "process.env.NODE_ENV": JSON.stringify("production") },
+    throw: false,
+  });
+  if (!result.success) {
+    throw new Error(`web app build failed:\n${result.logs.map((l) => String(l)).join("\n")}`);
+  }
+  const files = new Map<string, WebFile>();
+  let entry = "";
+  const styles: string[] = [];
+  for (const out of result.outputs) {
+    const name = out.path.replace(/^\.\//, "");
+    files.set(name, fileOf(name, new Uint8Array(await out.arrayBuffer())));
+    if (out.kind === "entry-point" && name.endsWith(".js")) entry = name;
+    else if (name.endsWith(".css") && (out.kind === "entry-point" || out.kind === "asset")) styles.push(name);
+  }
+  if (!entry) throw new Error("web app build produced no entry script");
+  return { files, entry, styles, buildMs: Math.round(performance.now() - started) };
+}
+
+function fromSerialized(s: SerializedWebApp): WebApp {
+  const files = new Map<string, WebFile>();
+  for (const [name, text] of Object.entries(s.files)) files.set(name, fileOf(name, new TextEncoder().encode(text)));
+  return { files, entry: s.entry, styles: s.styles, buildMs: 0 };
+}
+
+let cached: Promise<WebApp> | undefined;
+
+/** The app for this process: the embedded bundle when there is one, else one build from source, shared. */
+export function loadWebApp(): Promise<WebApp> {
+  cached ??= PREBUILT ? Promise.resolve(fromSerialized(PREBUILT)) : buildWebApp();
+  // A failed build is not cached, so fixing the source and reloading retries.
+  cached.catch(() => (cached = undefined));
+  return cached;
+}
+
+/**
+ * A Bun.build plugin for the compiled binary: swaps `src/web/prebuilt.ts` for a module holding the
+ * bundled app, so `dist/quire` serves it without the sources. Every output is text (JS, CSS).
+ */
+export async function webBundlePlugin(): Promise<BunPlugin> {
+  const app = await buildWebApp();
+  const files: Record<string, string> = {};
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  for (const [name, file] of app.files) files[name] = decoder.decode(file.body);
+  const serialized: SerializedWebApp = { entry: app.entry, styles: app.styles, files };
+  const source = `export const PREBUILT = ${JSON.stringify(serialized)};\n`;
+  return {
+    name: "quire-web-bundle",
+    setup(build) {
+      build.onLoad({ filter: /[\\/]src[\\/]web[\\/]prebuilt\.ts$/ }, () => ({ contents: source, loader: "js" }));
+    },
+  };
+}

@@ -1,0 +1,12 @@
+/**
+ * The browser app embedded in the compiled binary. From source this is null and the app is built
+ * on first request; `build.ts` replaces this module through `webBundlePlugin()` (build-web.ts).
+ */
+export interface SerializedWebApp {
+  entry: string;
+  styles: string[];
+  /** file name → text (every output of the web build is JS or CSS). */
+  files: Record<string, string>;
+}
+
+export const PREBUILT: SerializedWebApp | null = null as SerializedWebApp | null;
