@@ -40,6 +40,9 @@ export async function startServer(opts: {
           Bun.sleep(drainMs).then(() => true),
         ]);
         if (timedOut) await server.stop(true);
+        // Elysia runs afterResponse hooks (the request log line) just after the last response
+        // is written; give them a turn of the event loop before the closers and the exit.
+        await new Promise((resolve) => setImmediate(resolve));
         for (const close of [...services.closers].reverse()) {
           try {
             await close();

@@ -63,9 +63,6 @@ export async function serve(opts: { port?: string | undefined; dataDir?: string 
     instance_id: running.services.instanceId,
     started_at: new Date().toISOString(),
   });
-  log.info("started", { url: running.url, data_dir: dataDir, data_dir_rule: rule, pid: process.pid, version: VERSION });
-  process.stdout.write(`Quire ${VERSION} ready at ${running.url} (data directory: ${dataDir})\n`);
-
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) {
@@ -89,4 +86,8 @@ export async function serve(opts: { port?: string | undefined; dataDir?: string 
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+
+  // Announced only now, so whoever reacts to the line (a supervisor, a test) can already signal us.
+  log.info("started", { url: running.url, data_dir: dataDir, data_dir_rule: rule, pid: process.pid, version: VERSION });
+  process.stdout.write(`Quire ${VERSION} ready at ${running.url} (data directory: ${dataDir})\n`);
 }
