@@ -28,6 +28,8 @@ import { webAppRoutes } from "./http/routes/web-app.ts";
 import { VERSION } from "./version.ts";
 import { EmailOutbox } from "./ops/email-outbox.ts";
 import { EventBus } from "./realtime/event-bus.ts";
+import { SearchService } from "./search/search-service.ts";
+import { searchRoutes } from "./http/routes/search.ts";
 
 export interface Services {
   config: Config;
@@ -49,6 +51,7 @@ export interface Services {
   rateLimiter: RateLimiter;
   email: EmailOutbox;
   bus: EventBus;
+  search: SearchService;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -81,8 +84,11 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   email.start();
   const passwordResets = new PasswordResets({ db, users, sessions, passwords, mailer: email, baseUrl: config.baseUrl });
   const bus = new EventBus((error) => log.error("event listener failed", { error: String(error) }));
+  const search = new SearchService({ db, dataDir, bus, permissions, workspaces, log });
+  search.start();
   return {
     bus,
+    search,
     email,
     config,
     log,
@@ -101,7 +107,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     workspaces,
     permissions,
     rateLimiter: new RateLimiter(),
-    closers: [() => db.close(), () => email.stop()],
+    closers: [() => db.close(), () => email.stop(), () => search.stop()],
   };
 }
 
@@ -114,6 +120,7 @@ export function createApp(services: Services) {
     .use(passwordResetRoutes(services))
     .use(apiKeyRoutes(services))
     .use(authConfigRoutes(services))
+    .use(searchRoutes(services))
     .use(webAppRoutes(services));
 }
 

@@ -1,0 +1,105 @@
+import { readFileSync } from "node:fs";
+import { join, resolve, sep } from "node:path";
+import matter from "gray-matter";
+import type { Db } from "../db/database.ts";
+import type { PageSnapshot } from "../realtime/event-bus.ts";
+
+interface PageRow {
+  id: string;
+  path: string;
+  title: string;
+  description: string | null;
+  tags: string | null;
+  content_hash: string | null;
+}
+
+/**
+ * Reads pages for (re)building an index when no usable index file exists: the live rows of the
+ * ledger's `pages` table, each body read from its file under `{DATA_DIR}/workspaces/{id}/`.
+ * Until the ledger's table exists there is simply nothing to read.
+ */
+export class PageSource {
+  constructor(
+    private readonly db: Db,
+    private readonly dataDir: string,
+  ) {}
+
+  private rows(workspaceId: string): PageRow[] {
+    try {
+      return this.db
+        .query<PageRow, [string]>(
+          "SELECT id, path, title, description, tags, content_hash FROM pages WHERE workspace_id = ? AND deleted_at IS NULL",
+        )
+        .all(workspaceId);
+    } catch {
+      return [];
+    }
+  }
+
+  /** page_id → content_hash of every live page; null when the ledger has no pages table yet. */
+  stamps(workspaceId: string): Map<string, string> | null {
+    try {
+      const rows = this.db
+        .query<{ id: string; content_hash: string | null }, [string]>(
+          "SELECT id, content_hash FROM pages WHERE workspace_id = ? AND deleted_at IS NULL",
+        )
+        .all(workspaceId);
+      return new Map(rows.map((r) => [r.id, r.content_hash ?? ""]));
+    } catch {
+      return null;
+    }
+  }
+
+  stampOf(pageId: string): string {
+    try {
+      return this.db.query<{ h: string | null }, [string]>("SELECT content_hash AS h FROM pages WHERE id = ?").get(pageId)?.h ?? "";
+    } catch {
+      return "";
+    }
+  }
+
+  /** Snapshots of the live pages; `only` limits the set (to re-read just the changed ones). */
+  snapshots(workspaceId: string, only?: Set<string>): PageSnapshot[] {
+    const root = resolve(this.dataDir, "workspaces", workspaceId);
+    const out: PageSnapshot[] = [];
+    for (const row of this.rows(workspaceId)) {
+      if (only && !only.has(row.id)) continue;
+      out.push({
+        page_id: row.id,
+        path: row.path,
+        title: row.title,
+        description: row.description ?? "",
+        tags: parseTags(row.tags),
+        body: readBody(root, row.path),
+      });
+    }
+    return out;
+  }
+}
+
+function parseTags(value: string | null): string[] {
+  if (!value) return [];
+  try {
+    const tags = JSON.parse(value);
+    return Array.isArray(tags) ? tags.filter((t): t is string => typeof t === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The Markdown body of a page file; "" when the file is unreadable or outside the workspace. */
+function readBody(root: string, path: string): string {
+  const file = resolve(join(root, path));
+  if (!file.startsWith(root + sep)) return "";
+  try {
+    const text = readFileSync(file, "utf8");
+    try {
+      // Options given on purpose: without them gray-matter caches every file it ever parsed.
+      return matter(text, {}).content;
+    } catch {
+      return text;
+    }
+  } catch {
+    return "";
+  }
+}
