@@ -30,8 +30,14 @@ import { EmailOutbox } from "./ops/email-outbox.ts";
 import { EventBus } from "./realtime/event-bus.ts";
 import { SearchService } from "./search/search-service.ts";
 import { searchRoutes } from "./http/routes/search.ts";
+import { buildAccessServices, type AccessServices } from "./access/services.ts";
+import { workspaceRoutes } from "./http/routes/workspaces.ts";
+import { memberRoutes } from "./http/routes/members.ts";
+import { settingsRoutes } from "./http/routes/settings.ts";
+import { invitationRoutes } from "./http/routes/invitations.ts";
+import { shareLinkRoutes } from "./http/routes/share-links.ts";
 
-export interface Services {
+export interface Services extends AccessServices {
   config: Config;
   log: Logger;
   dataDir: string;
@@ -86,7 +92,9 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   const bus = new EventBus((error) => log.error("event listener failed", { error: String(error) }));
   const search = new SearchService({ db, dataDir, bus, permissions, workspaces, log });
   search.start();
+  const access = buildAccessServices({ db, config, log, users, organizations, passwords, auth, email, workspaces, permissions });
   return {
+    ...access,
     bus,
     search,
     email,
@@ -121,6 +129,11 @@ export function createApp(services: Services) {
     .use(apiKeyRoutes(services))
     .use(authConfigRoutes(services))
     .use(searchRoutes(services))
+    .use(workspaceRoutes(services))
+    .use(memberRoutes(services))
+    .use(settingsRoutes(services))
+    .use(invitationRoutes(services))
+    .use(shareLinkRoutes(services))
     .use(webAppRoutes(services));
 }
 

@@ -25,6 +25,27 @@ export interface WorkspaceRow {
   deleted_at: string | null;
 }
 
+/** Columns a service may change through `update`; the names are fixed here, never taken from input. */
+export const EDITABLE_COLUMNS = [
+  "name",
+  "description",
+  "git_branch",
+  "git_auto_commit",
+  "sync_interval",
+  "editor_can_create_pages",
+  "editor_can_delete_pages",
+  "published",
+  "settings",
+  "sync_status",
+  "webhook_secret",
+] as const;
+export type EditableColumn = (typeof EDITABLE_COLUMNS)[number];
+
+/** Routes address a workspace by ULID or by slug; slugs are lowercase, so the two never collide. */
+export function workspaceRef(idOrSlug: string): { id: string } | { slug: string } {
+  return /^[0-9A-HJKMNP-TV-Z]{26}$/.test(idOrSlug) ? { id: idOrSlug } : { slug: idOrSlug };
+}
+
 export interface WorkspaceJson {
   id: string;
   org_id: string;
@@ -112,6 +133,35 @@ export class WorkspaceRecords {
         input.now,
       );
     return this.byId(id)!;
+  }
+
+  /** Live workspaces the user can reach: member rows plus every workspace of an org they are Super Admin of. */
+  listReachableBy(userId: string, opts: { onlyId: string | null; afterId: string | null; limit: number }): WorkspaceRow[] {
+    return this.db
+      .query<WorkspaceRow, [string, string, string | null, string | null, string | null, string | null, number]>(
+        `SELECT w.* FROM workspaces w
+          WHERE w.deleted_at IS NULL
+            AND (EXISTS (SELECT 1 FROM workspace_members m WHERE m.workspace_id = w.id AND m.user_id = ?)
+                 OR EXISTS (SELECT 1 FROM org_members o WHERE o.org_id = w.org_id AND o.user_id = ? AND o.role = 'super_admin'))
+            AND (? IS NULL OR w.id = ?)
+            AND (? IS NULL OR w.id > ?)
+          ORDER BY w.id
+          LIMIT ?`,
+      )
+      .all(userId, userId, opts.onlyId, opts.onlyId, opts.afterId, opts.afterId, opts.limit);
+  }
+
+  /** Writes the given columns (already validated) and bumps updated_at; call inside a transaction. */
+  update(id: string, columns: Partial<Pick<WorkspaceRow, EditableColumn>>, now: string): void {
+    const names = Object.keys(columns).filter((k): k is EditableColumn => (EDITABLE_COLUMNS as readonly string[]).includes(k));
+    const sets = [...names.map((n) => `${n} = ?`), "updated_at = ?"].join(", ");
+    const values = [...names.map((n) => columns[n] as string | number | null), now, id];
+    this.db.query(`UPDATE workspaces SET ${sets} WHERE id = ? AND deleted_at IS NULL`).run(...values);
+  }
+
+  /** Soft delete: the row stays (recoverable), the slug becomes free for a new workspace. */
+  softDelete(id: string, now: string): boolean {
+    return this.db.query("UPDATE workspaces SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL").run(now, now, id).changes === 1;
   }
 
   memberCount(workspaceId: string): number {

@@ -1,0 +1,144 @@
+import type { Db } from "../db/database.ts";
+import type { Config } from "../config.ts";
+import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from "../core/errors.ts";
+import { ulid } from "../core/ids.ts";
+import { isoFromMs, nowMs } from "../core/clock.ts";
+import { parseInput } from "../core/validate.ts";
+import { checkPasswordRules, type PasswordHasher } from "../identity/passwords.ts";
+import { toUserJson, type UserJson, type UserRow, type Users } from "../identity/users.ts";
+import type { Organizations } from "../identity/organizations.ts";
+import type { AuthService, ClientInfo, IssuedTokens } from "../identity/auth-service.ts";
+import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
+import type { Members } from "./members.ts";
+import type { WorkspaceRole } from "./roles.ts";
+import { acceptInvitationInput } from "./schemas.ts";
+import { invitationStatus, invitationTokenHash, type InvitationRow } from "./invitations.ts";
+
+const INVALID_CREDENTIALS = "Invalid email or password";
+
+export interface AcceptedInvitation {
+  user: UserJson;
+  /** null when the account exists but signing in failed (the client signs in separately). */
+  tokens: IssuedTokens | null;
+  /** true when accepting created the account. */
+  created: boolean;
+  workspace: { id: string; slug: string; name: string; role: WorkspaceRole };
+}
+
+/**
+ * Accepting an invitation (public, by token). A new address gets an account and its own
+ * organization, even in invite-only mode; an existing account must prove itself with its
+ * password, and wrong passwords count toward the same lockout as login.
+ */
+export class InvitationAcceptance {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      config: Config;
+      users: Users;
+      organizations: Organizations;
+      passwords: PasswordHasher;
+      auth: AuthService;
+      members: Members;
+      workspaces: WorkspaceRecords;
+    },
+  ) {}
+
+  async accept(body: unknown, client: ClientInfo): Promise<AcceptedInvitation> {
+    const { db, users, organizations, passwords, members, workspaces } = this.deps;
+    const input = parseInput(acceptInvitationInput, body);
+    const invitation = this.usable(input.token);
+    const workspace = workspaces.byId(invitation.workspace_id);
+    if (!workspace) throw new NotFoundError("This invitation is not valid");
+
+    const existing = users.byEmail(invitation.email);
+    let user: UserRow;
+    let passwordHash: string | null = null;
+    if (existing) {
+      await this.proveOwnership(existing, input.password);
+      user = existing;
+    } else {
+      if (input.name === undefined) throw new ValidationError("name is required to create your account", "name");
+      passwordHash = await passwords.hash(checkPasswordRules(input.password));
+      user = { id: ulid() } as UserRow;
+    }
+
+    const now = isoFromMs(nowMs());
+    let joined: ReturnType<Members["joinWithoutDowngrade"]>;
+    try {
+      joined = db.transaction(() => {
+        // Re-checked inside the write: a concurrent accept or revoke wins exactly once.
+        const claimed = db
+          .query("UPDATE invitations SET status = 'accepted', accepted_at = ? WHERE id = ? AND status = 'pending' AND expires_at > ?")
+          .run(now, invitation.id, now).changes;
+        if (claimed !== 1) throw new ValidationError("This invitation is no longer valid", "token", { reason: "used" });
+        if (passwordHash !== null) {
+          const name = input.name!;
+          users.insert({ id: user.id, name, email: invitation.email, passwordHash, now });
+          organizations.createOwned({ name, ownerId: user.id, now });
+        }
+        return members.joinWithoutDowngrade(workspace.id, user.id, invitation.role, now);
+      })();
+    } catch (error) {
+      if (String(error).includes("UNIQUE constraint failed: users.email_normalized")) {
+        throw new ConflictError("An account with this email was created meanwhile; accept again with its password");
+      }
+      throw error;
+    }
+    if (joined.change) {
+      members.notify({
+        kind: joined.change,
+        workspace_id: workspace.id,
+        user_id: user.id,
+        role: joined.role,
+        actor_id: user.id,
+        via: "invitation",
+      });
+    }
+    const fresh = users.byId(user.id)!;
+    let tokens: IssuedTokens | null = null;
+    try {
+      tokens = await this.deps.auth.signIn(fresh, client);
+    } catch {
+      tokens = null; // as registration: the membership stands, the client signs in separately
+    }
+    return {
+      user: toUserJson(fresh),
+      tokens,
+      created: passwordHash !== null,
+      workspace: { id: workspace.id, slug: workspace.slug, name: workspace.name, role: joined.role },
+    };
+  }
+
+  /** The invitation behind a token, or a clear refusal. */
+  private usable(token: string): InvitationRow {
+    const row = this.deps.db
+      .query<InvitationRow, [string]>("SELECT * FROM invitations WHERE token_hash = ?")
+      .get(invitationTokenHash(token));
+    if (!row) throw new NotFoundError("This invitation is not valid");
+    const status = invitationStatus(row);
+    if (status === "revoked") throw new ValidationError("This invitation was revoked", "token", { reason: "revoked" });
+    if (status === "accepted") throw new ValidationError("This invitation was already used", "token", { reason: "used" });
+    if (status === "expired") throw new ValidationError("This invitation has expired; ask for a new one", "token", { reason: "expired" });
+    return row;
+  }
+
+  /** The same rules as password login: lock check, verification, failure counting, reset on success. */
+  private async proveOwnership(user: UserRow, password: string): Promise<void> {
+    const { users, passwords, config } = this.deps;
+    if (user.password_hash === null) {
+      await passwords.verifyDummy(password);
+      throw new UnauthorizedError(INVALID_CREDENTIALS);
+    }
+    const t = nowMs();
+    users.clearExpiredLock(user.id, t);
+    const locked = user.locked_until !== null && user.locked_until > t;
+    const ok = await passwords.verify(user.password_hash, password);
+    if (locked) throw new UnauthorizedError(INVALID_CREDENTIALS);
+    if (!ok) {
+      users.recordFailedLogin(user.id, config.loginLock.threshold, config.loginLock.durationSec * 1000, t);
+      throw new UnauthorizedError(INVALID_CREDENTIALS);
+    }
+    users.resetFailedLogins(user.id);
+  }
+}

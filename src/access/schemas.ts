@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { displayName, emailAddress } from "../core/validate.ts";
+import { WORKSPACE_ROLES } from "./roles.ts";
+import { closedObject } from "./closed-object.ts";
+
+/** Input schemas of the member, invitation and share-link endpoints, shared by every transport. */
+
+export const setMemberRoleInput = closedObject({ role: z.enum(WORKSPACE_ROLES) });
+
+export const createInvitationInput = closedObject({
+  email: emailAddress,
+  role: z.enum(WORKSPACE_ROLES).default("viewer"),
+});
+
+export const invitationListQuery = z.object({
+  status: z.enum(["pending", "accepted", "revoked", "expired", "all"]).default("pending"),
+});
+
+export const acceptInvitationInput = closedObject({
+  token: z.string().min(1, "must not be empty").max(512),
+  /** Required when the invitation creates a new account; ignored for an existing account. */
+  name: displayName(100).optional(),
+  password: z.string().max(4096),
+});
+
+/** Share links never grant admin: an admin is always chosen by name (invitation or role change). */
+export const SHARE_LINK_ROLES = ["viewer", "commenter", "editor"] as const;
+
+export const createShareLinkInput = closedObject({
+  role: z.enum(SHARE_LINK_ROLES).default("viewer"),
+  max_uses: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  expires_at: z.iso
+    .datetime({ offset: true, message: "must be an ISO 8601 timestamp" })
+    .nullable()
+    .optional(),
+});

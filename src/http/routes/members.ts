@@ -1,0 +1,19 @@
+import { Elysia } from "elysia";
+import type { Services } from "../../app.ts";
+import { httpCore } from "../core.ts";
+import { requirePrincipal } from "../guards.ts";
+
+/** Workspace members (admin): list, change a role, remove. */
+export function memberRoutes(services: Services) {
+  const { members } = services;
+  return new Elysia({ prefix: "/api/v1/workspaces" })
+    .use(httpCore(services))
+    .get("/:id/admin/members", ({ principal, params, query }) => members.list(requirePrincipal(principal), params.id, query))
+    .put("/:id/admin/members/:user_id/role", ({ principal, params, body }) =>
+      members.setRole(requirePrincipal(principal), params.id, params.user_id, body),
+    )
+    .delete("/:id/admin/members/:user_id", ({ principal, params, set }) => {
+      members.remove(requirePrincipal(principal), params.id, params.user_id);
+      set.status = 204;
+    });
+}

@@ -1,0 +1,63 @@
+import { z } from "zod";
+import { displayName, slug } from "../core/validate.ts";
+import { gitBranch, gitRemote } from "./git-remote.ts";
+import { closedObject } from "../access/closed-object.ts";
+
+/** Input schemas of the workspace endpoints, shared by every transport (HTTP, MCP, CLI). */
+
+export const workspaceDescription = z
+  .string()
+  .max(2000, "must be at most 2000 characters")
+  .refine((s) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s), "must not contain control characters");
+
+export const createWorkspaceInput = closedObject({
+  name: displayName(100),
+  slug,
+  description: workspaceDescription.optional(),
+  git_remote: gitRemote.nullable().optional(),
+  git_branch: gitBranch.optional(),
+});
+export type CreateWorkspaceInput = z.infer<typeof createWorkspaceInput>;
+
+export const THEMES = ["default", "dark", "forest", "rose", "amber", "minimal", "corporate"] as const;
+export type Theme = (typeof THEMES)[number];
+export const VISIBILITIES = ["authenticated", "public"] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
+
+/** A host name a site can be served on: lowercase DNS labels, at least two of them. */
+export const customDomain = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(253, "must be at most 253 characters")
+  .regex(
+    /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
+    "must be a host name such as docs.example.com",
+  );
+
+const MAX_NAVIGATION_BYTES = 64 * 1024;
+
+/**
+ * Every key the settings PUT accepts. All optional: PUT merges what it is given. Unknown keys are
+ * refused by the service (naming the key), so a typo never silently does nothing.
+ */
+export const updateSettingsInput = z.object({
+  name: displayName(100).optional(),
+  description: workspaceDescription.optional(),
+  git_branch: gitBranch.optional(),
+  git_auto_commit: z.boolean().optional(),
+  sync_interval: z.number().int("must be a whole number of seconds").min(10, "must be at least 10 seconds").max(604800, "must be at most 604800 seconds (7 days)").optional(),
+  editor_can_create_pages: z.boolean().optional(),
+  editor_can_delete_pages: z.boolean().optional(),
+  theme: z.enum(THEMES).optional(),
+  visibility: z.enum(VISIBILITIES).optional(),
+  navigation: z
+    .record(z.string(), z.unknown())
+    .refine((n) => JSON.stringify(n).length <= MAX_NAVIGATION_BYTES, `must be at most ${MAX_NAVIGATION_BYTES} bytes as JSON`)
+    .optional(),
+  custom_domain: customDomain.nullable().optional(),
+});
+export type UpdateSettingsInput = z.infer<typeof updateSettingsInput>;
+
+/** Keys the settings GET shows but PUT cannot change (each has its own endpoint or is derived). */
+export const READ_ONLY_SETTINGS = ["id", "slug", "git_remote", "sync_status", "webhook_secret", "webhook_url"] as const;

@@ -1,0 +1,106 @@
+import type { Db } from "../db/database.ts";
+import { ConflictError, ForbiddenError } from "../core/errors.ts";
+import { nowIso } from "../core/clock.ts";
+import { parseInput } from "../core/validate.ts";
+import type { Principal } from "../access/principal.ts";
+import type { Permissions } from "../access/permissions.ts";
+import type { EffectiveRole } from "../access/roles.ts";
+import { decodeCursor, listQuery, pageOf, type Page } from "../access/pagination.ts";
+import { workspaceRef, type WorkspaceJson, type WorkspaceRecords, type WorkspaceRow } from "./workspace-records.ts";
+import { createWorkspaceInput } from "./workspace-schemas.ts";
+
+export type WorkspaceHook = (workspace: WorkspaceRow, actorUserId: string) => Promise<void> | void;
+
+/**
+ * Creating, listing, reading and deleting workspaces. Super Admins (organization owners) create
+ * and delete; anyone with a role reads. The work tree on disk and git cloning belong to other
+ * domains, which register hooks here rather than being imported.
+ */
+export class WorkspaceService {
+  /** Run after a workspace is committed (the content ledger creates its directory, git clones). */
+  readonly createdHooks: WorkspaceHook[] = [];
+  /** Run after a workspace is soft-deleted (stop sync, drop the search index from memory). */
+  readonly deletedHooks: WorkspaceHook[] = [];
+  /** Number of live pages; the content ledger replaces this once its tables exist. */
+  pageCount: (workspaceId: string) => number = () => 0;
+
+  constructor(private readonly deps: { db: Db; records: WorkspaceRecords; permissions: Permissions }) {}
+
+  list(principal: Principal, query: unknown): Page<WorkspaceJson> {
+    const { records, permissions } = this.deps;
+    const q = parseInput(listQuery, query);
+    const after = decodeCursor(q.cursor, 1)?.[0] ?? null;
+    const onlyId = principal.kind === "api_key" ? principal.workspaceId : null;
+    const rows = records.listReachableBy(principal.userId, { onlyId, afterId: after, limit: q.limit + 1 });
+    const page = pageOf(rows, q.limit, (r) => [r.id], (r) => r);
+    return {
+      items: page.items.flatMap((row) => {
+        const role = permissions.principalRole(principal, row);
+        return role === null ? [] : [records.toJson(row, role, this.pageCount(row.id))];
+      }),
+      next_cursor: page.next_cursor,
+    };
+  }
+
+  /** The workspace record as every endpoint shows it. */
+  present(row: WorkspaceRow, role: EffectiveRole | null): WorkspaceJson {
+    return this.deps.records.toJson(row, role, this.pageCount(row.id));
+  }
+
+  get(principal: Principal, ref: string): WorkspaceJson {
+    const { workspace, role } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
+    return this.deps.records.toJson(workspace, role, this.pageCount(workspace.id));
+  }
+
+  /** Super Admin of the caller's organization only; the creator also becomes an admin member. */
+  async create(principal: Principal, body: unknown): Promise<WorkspaceJson> {
+    const { db, records, permissions } = this.deps;
+    if (principal.kind === "api_key" && principal.workspaceId !== null) {
+      throw new ForbiddenError("An API key limited to one workspace cannot create workspaces");
+    }
+    if (!permissions.isSuperAdminOf(principal.userId, principal.orgId)) {
+      throw new ForbiddenError("Only the organization's Super Admin can create workspaces");
+    }
+    const input = parseInput(createWorkspaceInput, body);
+    const now = nowIso();
+    let row: WorkspaceRow;
+    try {
+      row = db.transaction(() => {
+        if (records.slugTaken(input.slug)) throw slugTaken();
+        const ws = records.insert({
+          orgId: principal.orgId,
+          name: input.name,
+          slug: input.slug,
+          description: input.description ?? "",
+          gitRemote: input.git_remote ?? null,
+          gitBranch: input.git_branch ?? "main",
+          createdBy: principal.userId,
+          now,
+        });
+        db.query("INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES (?, ?, 'admin', ?)").run(
+          ws.id,
+          principal.userId,
+          now,
+        );
+        return ws;
+      })();
+    } catch (error) {
+      // Two creations racing for one slug: the partial unique index decides.
+      if (String(error).includes("UNIQUE constraint failed: workspaces.slug")) throw slugTaken();
+      throw error;
+    }
+    for (const hook of this.createdHooks) await hook(row, principal.userId);
+    const fresh = records.byId(row.id) ?? row;
+    return records.toJson(fresh, permissions.principalRole(principal, fresh), this.pageCount(fresh.id));
+  }
+
+  /** Soft delete by the organization's Super Admin; afterwards the workspace is 404 everywhere. */
+  async delete(principal: Principal, ref: string): Promise<void> {
+    const { records, permissions } = this.deps;
+    const { workspace } = permissions.require(principal, workspaceRef(ref), "super_admin");
+    if (!records.softDelete(workspace.id, nowIso())) return;
+    for (const hook of this.deletedHooks) await hook(workspace, principal.userId);
+  }
+}
+
+const slugTaken = () => new ConflictError("A workspace with this slug already exists", undefined, { field: "slug" });
