@@ -2,7 +2,7 @@
  * `bun run build`: compiles `src/cli.ts` into one self-contained executable, `dist/quire`
  * (or `--outfile`), with the build identity defined in and every file under `assets/` embedded.
  *
- * The executable's entry is a generated module (`dist/.build/entry.ts`) that imports each file to
+ * The executable's entry is a generated module (`dist/.build-<pid>/entry.ts`) that imports each file to
  * embed with `with { type: "file" }`, registers them with src/core/assets.ts, then runs the CLI's
  * `main()`. To embed another directory (a web bundle produced earlier in this script, say), add it
  * to EMBED_DIRS with the prefix under which `readAssetText` will find its files.
@@ -32,7 +32,8 @@ for (const { dir, prefix } of EMBED_DIRS) {
   for (const path of walk(dir)) files.push({ name: prefix + relative(dir, path).split(sep).join("/"), path });
 }
 
-const buildDir = join(ROOT, "dist", ".build");
+// Per process, so two builds running at once in one checkout do not trample each other.
+const buildDir = join(ROOT, "dist", `.build-${process.pid}`);
 rmSync(buildDir, { recursive: true, force: true });
 mkdirSync(buildDir, { recursive: true });
 const entry = join(buildDir, "entry.ts");
