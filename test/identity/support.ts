@@ -29,9 +29,9 @@ export function setCookie(headers: Headers, name: string): string | undefined {
 }
 
 /** Cookie attributes as a lower-cased map (`httponly` → ""), plus the value under `value`. */
-export function cookieAttributes(raw: string): Record<string, string> {
+export function cookieAttributes(raw: string): Record<string, string> & { value: string } {
   const [pair, ...attrs] = raw.split(";").map((s) => s.trim());
-  const out: Record<string, string> = { value: pair!.slice(pair!.indexOf("=") + 1) };
+  const out: Record<string, string> & { value: string } = { value: pair!.slice(pair!.indexOf("=") + 1) };
   for (const a of attrs) {
     const i = a.indexOf("=");
     if (i === -1) out[a.toLowerCase()] = "";
