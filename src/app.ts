@@ -84,7 +84,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   const auth = new AuthService({ db, config, users, organizations, sessions, tokens, passwords, workspaces });
   const apiKeys = new ApiKeys(db, config.apiKeyPepper ?? localPepper(dataDir), (userId, workspaceId) => {
     const ws = workspaces.byId(workspaceId);
-    return ws !== null && permissions.roleIn(userId, ws) !== null;
+    return ws !== null && permissions.roleIn(userId, ws) !== null ? ws.org_id : null;
   });
   const email = new EmailOutbox(db, config.smtp, log);
   email.start();

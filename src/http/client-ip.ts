@@ -1,7 +1,11 @@
+import { isIP } from "node:net";
+
 /**
- * The client's address. Behind a reverse proxy every request comes from the proxy, so with
- * TRUST_PROXY=n the address is taken from X-Forwarded-For, n entries from the right (each trusted
- * proxy appends one). Without it the header is ignored and cannot be spoofed.
+ * The client's address, the one rate limits and session records use. Behind a reverse proxy every
+ * request comes from the proxy, so with TRUST_PROXY=n the address is taken from X-Forwarded-For,
+ * n entries from the right (each trusted proxy appends the address it received from). Without it
+ * the header is ignored, so it cannot be spoofed to escape a limit. An entry that is not an IP
+ * address falls back to the socket's address.
  */
 export function clientIp(request: Request, socketIp: string | undefined, trustProxy: false | number): string {
   const direct = normalize(socketIp ?? "unknown");
@@ -12,10 +16,12 @@ export function clientIp(request: Request, socketIp: string | undefined, trustPr
     .split(",")
     .map((h) => h.trim())
     .filter((h) => h !== "");
+  // With fewer entries than trusted hops the leftmost one is the farthest address we know.
   const picked = hops[Math.max(0, hops.length - trustProxy)];
-  return picked && /^[0-9a-fA-F:.]{2,45}$/.test(picked) ? normalize(picked) : direct;
+  return picked && picked.length <= 45 && isIP(picked) !== 0 ? normalize(picked) : direct;
 }
 
 function normalize(ip: string): string {
-  return ip.startsWith("::ffff:") ? ip.slice(7) : ip;
+  // An IPv4 client seen through a dual-stack socket is still that IPv4 client.
+  return ip.toLowerCase().startsWith("::ffff:") && ip.includes(".") ? ip.slice(7) : ip.toLowerCase();
 }

@@ -1,106 +1,133 @@
 import { Elysia } from "elysia";
 import { ulid } from "../core/ids.ts";
 import { nowMs } from "../core/clock.ts";
-import { errorBody, toErrorResponse } from "./error-response.ts";
+import { toErrorResponse } from "./error-response.ts";
 import { clientIp } from "./client-ip.ts";
+import { credentialResolver } from "./authenticate.ts";
+import { MAX_BODY_BYTES, bufferChunkedBody, tooLarge } from "./body-limit.ts";
 import { methodClass, scopesAllow, type Principal } from "../access/principal.ts";
 import { ForbiddenError } from "../core/errors.ts";
 import type { Services } from "../app.ts";
 
-/** The global request body limit, which also bounds uploads. */
-export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+export { MAX_BODY_BYTES };
 
-const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+/** API responses are data, never documents: nothing may load, frame or submit from them. */
+export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-/**
- * Shared HTTP plumbing applied to every route: request ids, client address, the caller's
- * credential, rate limits, security headers, the body limit and the one error mapper.
- */
-export function httpCore(services: Services) {
-  const { config, log, rateLimiter } = services;
-  return new Elysia({ name: "quire-http-core" })
-    .onRequest(({ request, set }) => {
-      const requestId = ulid();
-      set.headers["x-request-id"] = requestId;
-      set.headers["x-content-type-options"] = "nosniff";
-      const length = Number(request.headers.get("content-length") ?? "0");
-      if (length > MAX_BODY_BYTES) {
-        return new Response(
-          JSON.stringify(errorBody("PAYLOAD_TOO_LARGE", "The request body exceeds the 10 MB limit", requestId)),
-          {
-            status: 413,
-            headers: {
-              "content-type": "application/json",
-              "x-request-id": requestId,
-              "x-content-type-options": "nosniff",
-              connection: "close",
-            },
-          },
-        );
-      }
-    })
-    .derive({ as: "global" }, async ({ request, server, set }) => {
-      const requestId = String(set.headers["x-request-id"] ?? ulid());
-      const ip = clientIp(request, server?.requestIP(request)?.address, config.trustProxy);
-      const principal = await authenticate(services, request.headers.get("authorization"));
-      return { requestId, ip, principal, startedAt: performance.now() };
-    })
-    .onBeforeHandle({ as: "global" }, ({ request, path, principal, ip, set }) => {
-      if (principal?.kind === "api_key" && !scopesAllow(principal.scopes, methodClass(request.method))) {
-        throw new ForbiddenError("This API key's scopes do not allow this method");
-      }
-      const state = rateLimiter.hit(request.method, path, principal, ip, nowMs());
-      if (state) {
-        set.headers["x-ratelimit-limit"] = String(state.limit);
-        set.headers["x-ratelimit-remaining"] = String(state.remaining);
-        set.headers["x-ratelimit-reset"] = String(state.resetAt);
-      }
-    })
-    .onAfterHandle({ as: "global" }, ({ path, set }) => {
-      if (path.startsWith("/api/") && set.headers["content-security-policy"] === undefined) {
-        set.headers["content-security-policy"] = API_CSP;
-      }
-    })
-    .onError({ as: "global" }, ({ error, code, set }) => {
-      const requestId = String(set.headers["x-request-id"] ?? ulid());
-      const { status, body, headers } = toErrorResponse(error, code, requestId, log);
-      return new Response(JSON.stringify(body), {
-        status,
-        headers: {
-          ...headers,
-          "content-type": "application/json",
-          "x-request-id": requestId,
-          "x-content-type-options": "nosniff",
-          "content-security-policy": API_CSP,
-        },
-      });
-    })
-    .onAfterResponse({ as: "global" }, ({ request, path, set, ...rest }) => {
-      const ctx = rest as { requestId?: string; startedAt?: number; principal?: Principal | null };
-      log.info("request", {
-        request_id: ctx.requestId ?? set.headers["x-request-id"],
-        method: request.method,
-        path,
-        status: set.status,
-        ms: ctx.startedAt !== undefined ? Math.round((performance.now() - ctx.startedAt) * 100) / 100 : undefined,
-        user_id: ctx.principal?.userId,
-      });
-    });
+interface RequestState {
+  requestId: string;
+  path: string;
+  ip: string;
+  principal: Principal | null;
+  startedAt: number;
 }
 
 /**
- * The principal behind an Authorization header, or null. Anything unusable (garbage, expired,
- * forged, revoked) is null: the caller is treated as anonymous, and routes that need a caller
- * answer 401.
+ * What onRequest learned about a request, for the hooks that run later. Kept outside the plugin
+ * because every route plugin builds its own (deduplicated) copy of it; a Request is one request.
  */
-async function authenticate(services: Services, header: string | null): Promise<Principal | null> {
-  if (!header) return null;
-  const match = /^Bearer\s+(\S+)$/i.exec(header.trim());
-  if (!match) return null;
-  const credential = match[1]!;
-  if (credential.startsWith("quire_live_")) return services.apiKeys.authenticate(credential, Math.floor(Date.now() / 1000));
-  if (credential.length > 8192) return null;
-  const claims = await services.tokens.verify(credential);
-  if (!claims || !services.sessions.isActive(claims.sessionId, nowMs())) return null;
-  return { kind: "session", userId: claims.userId, orgId: claims.orgId, sessionId: claims.sessionId };
+const states = new WeakMap<Request, RequestState>();
+
+/** The path as the router sees it: raw (no decoding), without the query string. */
+function routerPath(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  const query = url.indexOf("?", start + 1);
+  return query === -1 ? url.substring(start) : url.substring(start, query);
+}
+
+/**
+ * Paths that carry a secret in a segment are logged with the segment replaced, so a log file
+ * never holds a usable share-link token or key.
+ */
+function loggedPath(path: string): string {
+  return path
+    .replace(/^(\/api\/v1\/share-links\/)[^/]+/, "$1[redacted]")
+    .replace(/quire_live_[0-9A-Za-z]+/g, "[redacted]");
+}
+
+/**
+ * Shared HTTP plumbing applied to every route: request ids, client address, the caller's
+ * credential, API-key scopes, rate limits, security headers, the body limit, the one error mapper
+ * and the request log.
+ *
+ * Identification and rate limiting run in onRequest, before routing and body parsing: a limit
+ * holds for every path under a limited prefix whether or not a route exists there yet, and an
+ * over-limit caller costs no parsing.
+ */
+export function httpCore(services: Services) {
+  const { config, log, rateLimiter } = services;
+  const credentials = credentialResolver(services);
+  return new Elysia({ name: "quire-http-core" })
+    .onRequest(async ({ request, set, server }) => {
+      const requestId = ulid();
+      const path = routerPath(request.url);
+      const state: RequestState = { requestId, path, ip: "unknown", principal: null, startedAt: performance.now() };
+      states.set(request, state);
+      set.headers["x-request-id"] = requestId;
+      set.headers["x-content-type-options"] = "nosniff";
+      // Routes that render documents (published sites, the app) set their own nonce-based policy.
+      if (path.startsWith("/api/")) set.headers["content-security-policy"] = API_CSP;
+
+      const length = request.headers.get("content-length");
+      if (length !== null && !(Number(length) <= MAX_BODY_BYTES)) {
+        set.headers["connection"] = "close";
+        throw tooLarge();
+      }
+      state.ip = clientIp(request, server?.requestIP(request)?.address, config.trustProxy);
+      const now = nowMs();
+      state.principal = await credentials.resolve(request.headers.get("authorization"), now);
+      const limit = rateLimiter.hit(request.method, path, state.principal, state.ip, now);
+      if (limit) {
+        set.headers["x-ratelimit-limit"] = String(limit.limit);
+        set.headers["x-ratelimit-remaining"] = String(limit.remaining);
+        set.headers["x-ratelimit-reset"] = String(limit.resetAt);
+      }
+    })
+    .onParse({ as: "global" }, async (ctx) => {
+      const replaced = await bufferChunkedBody(ctx.request);
+      if (!replaced) return;
+      const state = states.get(ctx.request);
+      if (state) states.set(replaced, state);
+      // The framework's parsers read ctx.request next; they now read the bounded copy.
+      (ctx as { request: Request }).request = replaced;
+    })
+    .derive({ as: "global" }, ({ request }) => {
+      const state = states.get(request);
+      return {
+        requestId: state?.requestId ?? ulid(),
+        ip: state?.ip ?? "unknown",
+        principal: state?.principal ?? null,
+      };
+    })
+    .onBeforeHandle({ as: "global" }, ({ request, principal }) => {
+      if (principal?.kind === "api_key" && !scopesAllow(principal.scopes, methodClass(request.method))) {
+        throw new ForbiddenError("This API key's scopes do not allow this method");
+      }
+    })
+    .onError({ as: "global" }, ({ error, code, set, request }) => {
+      const requestId = states.get(request)?.requestId ?? String(set.headers["x-request-id"] ?? ulid());
+      const { status, body, headers } = toErrorResponse(error, code, requestId, log);
+      set.status = status;
+      Object.assign(set.headers, headers);
+      set.headers["content-type"] = "application/json";
+      set.headers["x-request-id"] = requestId;
+      set.headers["x-content-type-options"] = "nosniff";
+      set.headers["content-security-policy"] = API_CSP;
+      return new Response(JSON.stringify(body), { status, headers: set.headers as Record<string, string> });
+    })
+    .onAfterResponse({ as: "global" }, ({ request, set }) => {
+      const state = states.get(request);
+      // Only what identifies the request: never headers, bodies or query strings, which carry secrets.
+      log.info("request", {
+        request_id: state?.requestId ?? set.headers["x-request-id"],
+        method: request.method,
+        path: loggedPath(state?.path ?? routerPath(request.url)),
+        status: set.status,
+        ms: state ? Math.round((performance.now() - state.startedAt) * 100) / 100 : undefined,
+        ip: state?.ip,
+        user_id: state?.principal?.userId,
+        key_id: state?.principal?.kind === "api_key" ? state.principal.keyId : undefined,
+      });
+    });
 }

@@ -1,4 +1,4 @@
-import { AppError, ConflictError, RateLimitedError, type ErrorCode } from "../core/errors.ts";
+import { AppError, ConflictError, PayloadTooLargeError, RateLimitedError, ValidationError, type ErrorCode } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 
 /** HTTP status of each machine code: the one place errors meet HTTP. */
@@ -39,18 +39,10 @@ export function toErrorResponse(
   requestId: string,
   log: Logger,
 ): { status: number; body: ErrorBody; headers: Record<string, string> } {
-  if (error instanceof AppError) {
-    const headers: Record<string, string> = {};
-    if (error instanceof RateLimitedError) {
-      headers["retry-after"] = String(error.retryAfter);
-      headers["x-ratelimit-limit"] = String(error.limit);
-      headers["x-ratelimit-remaining"] = "0";
-      headers["x-ratelimit-reset"] = String(error.resetAt);
-    }
-    const body = errorBody(error.code, error.message, requestId, error.details);
-    if (error instanceof ConflictError && error.extra) Object.assign(body, error.extra);
-    return { status: HTTP_STATUS[error.code], body, headers };
-  }
+  // A body parser that refuses (the chunked body limit) reaches us wrapped in the framework's PARSE error.
+  const cause = frameworkCode === "PARSE" ? (error as { cause?: unknown })?.cause : undefined;
+  if (cause instanceof AppError) return fromAppError(cause, requestId);
+  if (error instanceof AppError) return fromAppError(error, requestId);
   switch (frameworkCode) {
     case "NOT_FOUND":
       return { status: 404, body: errorBody("NOT_FOUND", "No such endpoint", requestId), headers: {} };
@@ -61,16 +53,38 @@ export function toErrorResponse(
         headers: {},
       };
     case "VALIDATION": {
-      const field = validationField(error);
+      const field = validationField(error) ?? "body";
       return {
         status: 400,
-        body: errorBody("VALIDATION_ERROR", field ? `Invalid value for ${field}` : "Invalid request", requestId, field ? { field } : undefined),
+        body: errorBody("VALIDATION_ERROR", `Invalid value for ${field}`, requestId, { field }),
         headers: {},
       };
     }
+    case "INVALID_COOKIE_SIGNATURE":
+      return { status: 400, body: errorBody("VALIDATION_ERROR", "Invalid cookie", requestId, { field: "cookie" }), headers: {} };
   }
   log.error("unhandled error", { request_id: requestId, error: String(error), stack: (error as Error)?.stack });
   return { status: 500, body: errorBody("INTERNAL_ERROR", "Internal server error", requestId), headers: {} };
+}
+
+function fromAppError(error: AppError, requestId: string): { status: number; body: ErrorBody; headers: Record<string, string> } {
+  const headers: Record<string, string> = {};
+  if (error instanceof RateLimitedError) {
+    headers["retry-after"] = String(error.retryAfter);
+    headers["x-ratelimit-limit"] = String(error.limit);
+    headers["x-ratelimit-remaining"] = "0";
+    headers["x-ratelimit-reset"] = String(error.resetAt);
+  }
+  if (error instanceof PayloadTooLargeError) headers["connection"] = "close";
+  let details = error.details;
+  // A validation failure that names no field is about the body as a whole (an array or a string
+  // where an object belongs); say so, so clients can always point at something.
+  if (error instanceof ValidationError && (details === undefined || details.field === undefined)) {
+    details = { ...details, field: "body" };
+  }
+  const body = errorBody(error.code, error.message, requestId, details);
+  if (error instanceof ConflictError && error.extra) Object.assign(body, error.extra);
+  return { status: HTTP_STATUS[error.code], body, headers };
 }
 
 function validationField(error: unknown): string | undefined {

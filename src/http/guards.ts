@@ -7,7 +7,10 @@ export function requirePrincipal(principal: Principal | null): Principal {
   return principal;
 }
 
-/** Routes that manage the account itself (sessions, logout, ws-token) need a signed-in session, not an API key. */
+/**
+ * Routes that manage the account itself (sessions, logout, ws-token, API keys) need a signed-in
+ * session, not an API key.
+ */
 export function requireSession(principal: Principal | null): Extract<Principal, { kind: "session" }> {
   const p = requirePrincipal(principal);
   if (p.kind !== "session") throw new UnauthorizedError("This endpoint needs a signed-in session");

@@ -14,13 +14,17 @@ export interface RateRule {
   name: string;
   limit: number;
   windowSec: number;
-  /** "caller": per organization when authenticated, per IP otherwise. "ip": always per IP. */
-  keyBy: "caller" | "ip";
+  /**
+   * "caller": per organization when authenticated, per IP otherwise (the specification's rule).
+   * "user": per user when authenticated, per IP otherwise. "ip": always per IP.
+   */
+  keyBy: "caller" | "user" | "ip";
   matches(method: string, path: string): boolean;
 }
 
 const isRead = (m: string) => m === "GET" || m === "HEAD";
 
+/** SPEC.md's Limits table. Paths are matched as the router sees them (raw, before any decoding). */
 export const RATE_RULES: RateRule[] = [
   { name: "register", limit: 5, windowSec: 3600, keyBy: "ip", matches: (m, p) => m === "POST" && p === "/api/auth/register" },
   {
@@ -32,7 +36,7 @@ export const RATE_RULES: RateRule[] = [
   },
   { name: "auth", limit: 20, windowSec: 60, keyBy: "caller", matches: (_m, p) => p.startsWith("/api/auth/") },
   { name: "content_read", limit: 300, windowSec: 60, keyBy: "caller", matches: (m, p) => isRead(m) && p.startsWith("/api/v1/content/") },
-  { name: "content_write", limit: 60, windowSec: 60, keyBy: "caller", matches: (m, p) => !isRead(m) && p.startsWith("/api/v1/content/") },
+  { name: "content_write", limit: 60, windowSec: 60, keyBy: "caller", matches: (m, p) => !isRead(m) && m !== "OPTIONS" && p.startsWith("/api/v1/content/") },
   {
     name: "search",
     limit: 60,
@@ -42,13 +46,10 @@ export const RATE_RULES: RateRule[] = [
   },
   { name: "git_webhook", limit: 30, windowSec: 60, keyBy: "ip", matches: (m, p) => m === "POST" && p.startsWith("/api/git/webhook/") },
   { name: "published", limit: 600, windowSec: 60, keyBy: "ip", matches: (_m, p) => p === "/p" || p.startsWith("/p/") },
-  {
-    name: "data_export",
-    limit: 1,
-    windowSec: 86400,
-    keyBy: "caller",
-    matches: (m, p) => isRead(m) && (p === "/api/v1/users/me/export" || /^\/api\/v1\/orgs\/[^/]+\/export$/.test(p)),
-  },
+  // A personal data export is each person's own right: one member's export must not deny another's
+  // for a day, so it is counted per user; the organization export is counted per organization.
+  { name: "data_export", limit: 1, windowSec: 86400, keyBy: "user", matches: (m, p) => isRead(m) && p === "/api/v1/users/me/export" },
+  { name: "org_export", limit: 1, windowSec: 86400, keyBy: "caller", matches: (m, p) => isRead(m) && /^\/api\/v1\/orgs\/[^/]+\/export$/.test(p) },
 ];
 
 export interface RateState {
@@ -57,42 +58,97 @@ export interface RateState {
   resetAt: number; // unix seconds
 }
 
+interface Window {
+  count: number;
+  resetAtMs: number;
+}
+
+/** Buckets kept at most; beyond it expired ones are swept at once and then the oldest dropped. */
+const DEFAULT_MAX_BUCKETS = 100_000;
+
 export class RateLimiter {
-  private readonly windows = new Map<string, { count: number; resetAtMs: number }>();
+  private readonly windows = new Map<string, Window>();
   private lastSweep = 0;
 
-  constructor(private readonly rules: RateRule[] = RATE_RULES) {}
+  constructor(
+    private readonly rules: RateRule[] = RATE_RULES,
+    private readonly maxBuckets = DEFAULT_MAX_BUCKETS,
+  ) {}
+
+  /** Number of live buckets (memory is bounded by callers, never by credentials presented). */
+  get size(): number {
+    return this.windows.size;
+  }
 
   /**
    * Counts one request against every rule that matches and returns the tightest state, or throws
-   * RATE_LIMITED when any rule is exhausted. Returns null when no rule applies.
+   * RATE_LIMITED when any rule is exhausted (a refused request consumes nothing). Returns null when
+   * no rule applies.
    */
   hit(method: string, path: string, principal: Principal | null, ip: string, nowMs: number): RateState | null {
-    this.sweep(nowMs);
-    let tightest: RateState | null = null;
+    let matched: Array<{ rule: RateRule; key: string; w: Window | undefined }> | null = null;
     for (const rule of this.rules) {
       if (!rule.matches(method, path)) continue;
-      const who = rule.keyBy === "caller" && principal ? `org:${principal.orgId}` : `ip:${ip}`;
-      const key = `${rule.name}|${who}`;
+      const key = `${rule.name}|${bucketOf(rule, principal, ip)}`;
       let w = this.windows.get(key);
-      if (!w || w.resetAtMs <= nowMs) {
-        w = { count: 0, resetAtMs: nowMs + rule.windowSec * 1000 };
-        this.windows.set(key, w);
+      if (w && w.resetAtMs <= nowMs) w = undefined;
+      if (w && w.count >= rule.limit) {
+        throw new RateLimitedError(rule.limit, Math.ceil(w.resetAtMs / 1000), Math.max(1, Math.ceil((w.resetAtMs - nowMs) / 1000)));
       }
-      const resetAt = Math.ceil(w.resetAtMs / 1000);
-      if (w.count >= rule.limit) {
-        throw new RateLimitedError(rule.limit, resetAt, Math.max(1, Math.ceil((w.resetAtMs - nowMs) / 1000)));
+      (matched ??= []).push({ rule, key, w });
+    }
+    if (!matched) return null;
+    this.sweep(nowMs);
+    let tightest: RateState | null = null;
+    for (const m of matched) {
+      let w = m.w;
+      if (!w) {
+        w = { count: 0, resetAtMs: nowMs + m.rule.windowSec * 1000 };
+        this.windows.delete(m.key); // re-insert so Map order stays oldest-first for eviction
+        this.windows.set(m.key, w);
       }
       w.count++;
-      const state = { limit: rule.limit, remaining: rule.limit - w.count, resetAt };
+      const state = { limit: m.rule.limit, remaining: m.rule.limit - w.count, resetAt: Math.ceil(w.resetAtMs / 1000) };
       if (!tightest || state.remaining < tightest.remaining) tightest = state;
     }
     return tightest;
   }
 
   private sweep(nowMs: number): void {
-    if (nowMs - this.lastSweep < 60_000) return;
+    const full = this.windows.size >= this.maxBuckets;
+    if (!full && nowMs - this.lastSweep < 60_000) return;
     this.lastSweep = nowMs;
     for (const [key, w] of this.windows) if (w.resetAtMs <= nowMs) this.windows.delete(key);
+    // Still full: many live callers (or spoofed addresses behind a trusting proxy). Dropping the
+    // oldest windows loses some counts but keeps memory bounded, which matters more.
+    if (this.windows.size >= this.maxBuckets) {
+      let drop = this.windows.size - Math.floor(this.maxBuckets * 0.9);
+      for (const key of this.windows.keys()) {
+        if (drop-- <= 0) break;
+        this.windows.delete(key);
+      }
+    }
   }
+}
+
+function bucketOf(rule: RateRule, principal: Principal | null, ip: string): string {
+  if (principal && rule.keyBy === "caller") return `org:${principal.orgId}`;
+  if (principal && rule.keyBy === "user") return `user:${principal.userId}`;
+  return `ip:${ipBucket(ip)}`;
+}
+
+/**
+ * One client, one bucket: an IPv6 client usually holds a whole /64, so IPv6 addresses are counted
+ * by their /64 prefix; otherwise a client could step through its own addresses to reset the limit.
+ */
+export function ipBucket(ip: string): string {
+  if (!ip.includes(":")) return ip;
+  const [head = "", tail = ""] = ip.split("::");
+  const left = head === "" ? [] : head.split(":");
+  const right = tail === "" ? [] : tail.split(":");
+  const groups = ip.includes("::") ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right] : left;
+  return groups
+    .slice(0, 4)
+    .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ""))
+    .join(":") + "::/64";
 }

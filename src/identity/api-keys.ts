@@ -2,7 +2,6 @@ import { z } from "zod";
 import type { Db } from "../db/database.ts";
 import { hmacSha256Hex } from "../core/crypto.ts";
 import { randomBase62, ulid } from "../core/ids.ts";
-import { nowIso } from "../core/clock.ts";
 import { NotFoundError, ValidationError } from "../core/errors.ts";
 import { parseInput, displayName, ulidString } from "../core/validate.ts";
 import { API_KEY_SCOPES, type ApiKeyScope, type Principal } from "../access/principal.ts";
@@ -11,11 +10,17 @@ export const API_KEY_PREFIX = "quire_live_";
 /** The list shows this many leading characters of a secret. */
 const SHOWN_PREFIX_LENGTH = 12;
 const SECRET_PATTERN = /^quire_live_[0-9A-Za-z]{43}$/;
+export const DEFAULT_SCOPES: ApiKeyScope[] = ["read", "write", "delete"];
+/** last_used_at is written at most this often per key, so a busy key costs no write per request. */
+const LAST_USED_INTERVAL_MS = 60_000;
+/** 9999-12-31T23:59:59Z; later "expiries" are typos, not intentions. */
+const MAX_EXPIRES_AT = 253402300799;
 
-export const createApiKeyInput = z.object({
+/** Unknown fields are refused: a mistyped `scope` must not silently become the default scopes. */
+export const createApiKeyInput = z.strictObject({
   name: displayName(100).optional(),
-  scopes: z.array(z.enum(API_KEY_SCOPES)).min(1).max(5).optional(),
-  expires_at: z.number().int().positive().nullable().optional(),
+  scopes: z.array(z.enum(API_KEY_SCOPES)).min(1).max(API_KEY_SCOPES.length).optional(),
+  expires_at: z.number().int().positive().max(MAX_EXPIRES_AT).nullable().optional(),
   workspace_id: ulidString.nullable().optional(),
 });
 
@@ -39,6 +44,7 @@ export interface ApiKeyJson {
   prefix: string;
   scopes: ApiKeyScope[];
   workspace_id: string | null;
+  org_id: string;
   expires_at: number | null;
   created_at: string;
   last_used_at: string | null;
@@ -46,13 +52,21 @@ export interface ApiKeyJson {
 
 /**
  * API keys: `quire_live_` + 32 random bytes in base62 (43 characters). Only an HMAC-SHA256 of the
- * secret under the pepper is stored, so a stolen database yields no usable key.
+ * secret under the pepper is stored, so a stolen database yields no usable key, and a key cannot
+ * be checked without the pepper.
+ *
+ * A key belongs to one user inside one organization: the organization of the session that made
+ * it, or of the workspace it is limited to. What it may do is the intersection of its scopes
+ * (checked per HTTP method) and its owner's role (checked by src/access/permissions.ts).
  */
 export class ApiKeys {
+  private readonly lastUsedWrite = new Map<string, number>();
+
   constructor(
     private readonly db: Db,
     private readonly pepper: string,
-    private readonly canUseWorkspace: (userId: string, workspaceId: string) => boolean,
+    /** The organization of a workspace the user holds a role in, or null. */
+    private readonly workspaceOrg: (userId: string, workspaceId: string) => string | null,
   ) {}
 
   private hash(secret: string): string {
@@ -60,31 +74,33 @@ export class ApiKeys {
   }
 
   private static newSecret(): string {
-    // 32 bytes of entropy ≈ 43 base62 characters
+    // 43 base62 characters carry 256 bits, the 32 random bytes DESIGN.md asks for
     return API_KEY_PREFIX + randomBase62(43);
   }
 
-  create(userId: string, orgId: string, body: unknown): { key: ApiKeyJson; secret: string } {
+  create(userId: string, orgId: string, body: unknown, nowMs: number = Date.now()): { key: ApiKeyJson; secret: string } {
     const input = parseInput(createApiKeyInput, body);
-    const nowSec = Math.floor(Date.now() / 1000);
-    if (input.expires_at != null && input.expires_at <= nowSec) {
+    if (input.expires_at != null && input.expires_at <= Math.floor(nowMs / 1000)) {
       throw new ValidationError("expires_at must be in the future (Unix seconds)", "expires_at");
     }
-    if (input.workspace_id && !this.canUseWorkspace(userId, input.workspace_id)) {
-      throw new ValidationError("workspace_id names no workspace you belong to", "workspace_id");
+    let keyOrg = orgId;
+    if (input.workspace_id) {
+      const org = this.workspaceOrg(userId, input.workspace_id);
+      if (org === null) throw new ValidationError("workspace_id names no workspace you belong to", "workspace_id");
+      keyOrg = org;
     }
     const secret = ApiKeys.newSecret();
     const row: ApiKeyRow = {
-      id: ulid(),
+      id: ulid(nowMs),
       user_id: userId,
-      org_id: orgId,
+      org_id: keyOrg,
       workspace_id: input.workspace_id ?? null,
       name: input.name ?? "API key",
       prefix: secret.slice(0, SHOWN_PREFIX_LENGTH),
       secret_hash: this.hash(secret),
-      scopes: JSON.stringify([...new Set(input.scopes ?? ["read", "write", "delete"])]),
+      scopes: JSON.stringify([...new Set(input.scopes ?? DEFAULT_SCOPES)]),
       expires_at: input.expires_at ?? null,
-      created_at: nowIso(),
+      created_at: new Date(nowMs).toISOString(),
       last_used_at: null,
     };
     this.db
@@ -103,9 +119,11 @@ export class ApiKeys {
       .map(toJson);
   }
 
+  /** Another user's key is answered exactly like a missing one. */
   delete(userId: string, id: string): void {
     const changes = this.db.query("DELETE FROM api_keys WHERE id = ? AND user_id = ?").run(id, userId).changes;
     if (changes === 0) throw new NotFoundError("API key not found");
+    this.lastUsedWrite.delete(id);
   }
 
   /** Same id, name, scopes and expiry; a new secret; the old secret stops working at once. */
@@ -125,7 +143,12 @@ export class ApiKeys {
     const row = this.db.query<ApiKeyRow, [string]>("SELECT * FROM api_keys WHERE secret_hash = ?").get(this.hash(secret));
     if (!row) return null;
     if (row.expires_at !== null && row.expires_at <= nowSec) return null;
-    this.db.query("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(nowIso(), row.id);
+    const nowMs = nowSec * 1000;
+    const last = this.lastUsedWrite.get(row.id);
+    if (last === undefined || nowMs - last >= LAST_USED_INTERVAL_MS) {
+      this.lastUsedWrite.set(row.id, nowMs);
+      this.db.query("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(new Date(nowMs).toISOString(), row.id);
+    }
     return {
       kind: "api_key",
       userId: row.user_id,
@@ -144,6 +167,7 @@ function toJson(row: ApiKeyRow): ApiKeyJson {
     prefix: row.prefix,
     scopes: JSON.parse(row.scopes) as ApiKeyScope[],
     workspace_id: row.workspace_id,
+    org_id: row.org_id,
     expires_at: row.expires_at,
     created_at: row.created_at,
     last_used_at: row.last_used_at,

@@ -7,36 +7,59 @@ export interface Check {
   [extra: string]: unknown;
 }
 
-let gitPath: string | null | undefined;
-/** The native git binary, looked up once (a missing one is a warning: local history uses isomorphic-git). */
-export function gitBinary(): string | null {
-  if (gitPath === undefined) gitPath = Bun.which("git");
-  return gitPath;
+/** An outbox message older than this means mail is not going out. */
+const OUTBOX_STALE_MS = 3600_000;
+
+const gitPaths = new Map<string, string | null>();
+/**
+ * The native git binary on `searchPath` (default: this process's PATH), looked up once per
+ * search path. A missing one is a warning, not a failure: local history uses isomorphic-git and
+ * only SSH remotes need the binary.
+ */
+export function gitBinary(searchPath: string = process.env.PATH ?? ""): string | null {
+  let found = gitPaths.get(searchPath);
+  if (found === undefined) {
+    found = searchPath === "" ? null : Bun.which("git", { PATH: searchPath });
+    gitPaths.set(searchPath, found);
+  }
+  return found;
 }
 
-/** Readiness: a usable database is required; git and the mail backlog only warn. */
-export function readinessChecks(db: Db): { ready: boolean; checks: Record<string, Check> } {
-  const checks: Record<string, Check> = {};
+export interface Readiness {
+  ready: boolean;
+  checks: { database: Check; git: Check; email_outbox: Check };
+}
+
+/**
+ * Readiness: a usable database is required; git and the mail backlog only warn. `findGit` is a
+ * parameter so the missing-binary case can be checked without changing the machine.
+ */
+export function readinessChecks(db: Db, opts: { findGit?: () => string | null; nowMs?: number } = {}): Readiness {
+  const now = opts.nowMs ?? Date.now();
+  let database: Check;
   try {
     db.query("SELECT 1").get();
-    checks.database = { status: "ok" };
-  } catch (error) {
-    checks.database = { status: "error", message: "database is not usable" };
+    database = { status: "ok" };
+  } catch {
+    // The reason stays in the server log's hands; a public endpoint names nothing internal.
+    database = { status: "error", message: "database is not usable" };
   }
-  const git = gitBinary();
-  checks.git = git ? { status: "ok" } : { status: "warning", message: "git binary not found; SSH remotes are unavailable" };
+  const git = (opts.findGit ?? gitBinary)()
+    ? { status: "ok" as const }
+    : { status: "warning" as const, message: "git binary not found; SSH remotes are unavailable" };
+  let email_outbox: Check;
   try {
     const row = db
       .query<{ n: number; oldest: number | null }, []>(
         "SELECT COUNT(*) AS n, MIN(next_attempt_at) AS oldest FROM email_outbox WHERE status = 'pending'",
       )
       .get()!;
-    const stale = row.oldest !== null && Date.now() - row.oldest > 3600_000;
-    checks.email_outbox = stale
-      ? { status: "warning", pending: row.n, message: "emails have been waiting for over an hour" }
-      : { status: "ok", pending: row.n };
+    email_outbox =
+      row.oldest !== null && now - row.oldest > OUTBOX_STALE_MS
+        ? { status: "warning", pending: row.n, message: "emails have been waiting for over an hour" }
+        : { status: "ok", pending: row.n };
   } catch {
-    checks.email_outbox = { status: "error", message: "outbox unreadable" };
+    email_outbox = { status: "error", message: "outbox unreadable" };
   }
-  return { ready: checks.database.status === "ok", checks };
+  return { ready: database.status === "ok", checks: { database, git, email_outbox } };
 }

@@ -1,14 +1,19 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 import { httpCore } from "../core.ts";
-import { requirePrincipal } from "../guards.ts";
+import { requirePrincipal, requireSession } from "../guards.ts";
 
+/**
+ * API key management. Making, rotating and deleting keys needs a signed-in session: a key that
+ * could mint keys could outgrow its own scopes or workspace limit, and a leaked key could lock
+ * its owner out by rotating their other keys. Any credential may list its owner's keys.
+ */
 export function apiKeyRoutes(services: Services) {
   const { apiKeys } = services;
   return new Elysia({ prefix: "/api/v1/api-keys" })
     .use(httpCore(services))
     .post("/", ({ principal, body, set }) => {
-      const p = requirePrincipal(principal);
+      const p = requireSession(principal);
       const { key, secret } = apiKeys.create(p.userId, p.orgId, body);
       set.status = 201;
       return { ...key, key: secret };
@@ -18,12 +23,12 @@ export function apiKeyRoutes(services: Services) {
       return { items: apiKeys.list(p.userId), next_cursor: null };
     })
     .delete("/:id", ({ principal, params, set }) => {
-      const p = requirePrincipal(principal);
+      const p = requireSession(principal);
       apiKeys.delete(p.userId, params.id);
       set.status = 204;
     })
     .post("/:id/rotate", ({ principal, params }) => {
-      const p = requirePrincipal(principal);
+      const p = requireSession(principal);
       const { key, secret } = apiKeys.rotate(p.userId, params.id);
       return { ...key, key: secret };
     });

@@ -1,9 +1,12 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
+import { httpCore } from "../core.ts";
 import { readinessChecks } from "../../ops/readiness.ts";
 
+/** Public infrastructure endpoints: liveness (and the identity `quire status` confirms) and readiness. */
 export function healthRoutes(services: Services) {
   return new Elysia()
+    .use(httpCore(services))
     .get("/api/health", () => ({ status: "ok", version: services.version, instance_id: services.instanceId }))
     .get("/api/ready", ({ set }) => {
       const { ready, checks } = readinessChecks(services.db);

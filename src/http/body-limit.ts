@@ -1,0 +1,39 @@
+import { PayloadTooLargeError } from "../core/errors.ts";
+
+/** The global request body limit, which also bounds uploads. */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export function tooLarge(): PayloadTooLargeError {
+  return new PayloadTooLargeError("The request body exceeds the 10 MB limit", { limit_bytes: MAX_BODY_BYTES });
+}
+
+/**
+ * A body sent without Content-Length (chunked) cannot be refused up front. Bun's own limit would
+ * cut such a request off with a bare 413 and no error body, so the body is read here with a cap
+ * instead: past MAX_BODY_BYTES the stream is cancelled and PAYLOAD_TOO_LARGE answered in the
+ * usual shape. Within the cap the bytes are handed back as a plain Request, so the framework's
+ * parsers (JSON, forms, text) treat it exactly like a body with a length.
+ *
+ * Returns null when the request needs nothing (it has a Content-Length, which was already checked,
+ * or no body at all).
+ */
+export async function bufferChunkedBody(request: Request): Promise<Request | null> {
+  if (request.headers.get("content-length") !== null || request.body === null) return null;
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const headers = new Headers(request.headers);
+  headers.delete("transfer-encoding");
+  headers.set("content-length", String(total));
+  return new Request(request.url, { method: request.method, headers, body: Buffer.concat(chunks, total) });
+}
