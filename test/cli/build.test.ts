@@ -1,9 +1,10 @@
 /**
  * The shipped artefact: `bun run build` compiles one executable that runs from any working
- * directory, carries its build identity and every asset, and serves without the source tree.
+ * directory, carries its build identity and every asset, and serves without the source tree;
+ * install.sh puts it in place.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { tempDir } from "../helpers/server.ts";
@@ -12,8 +13,15 @@ import { REPO, runCli, startServe } from "./spawn.ts";
 const out = tempDir("quire-build-");
 const binary = join(out, "quire");
 let buildOutput = "";
+const commits: string[] = [];
+async function headCommit(): Promise<string> {
+  const git = Bun.spawn(["git", "rev-parse", "--short", "HEAD"], { cwd: REPO, stdout: "pipe" });
+  return (await new Response(git.stdout).text()).trim();
+}
 
 beforeAll(async () => {
+  // HEAD as the build saw it (read on both sides: a commit may land in the checkout meanwhile).
+  commits.push(await headCommit());
   const proc = Bun.spawn(["bun", "run", "build", "--outfile", binary], { cwd: REPO, stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([
     new Response(proc.stdout).text(),
@@ -21,6 +29,7 @@ beforeAll(async () => {
     proc.exited,
   ]);
   buildOutput = stdout + stderr;
+  commits.push(await headCommit());
   if (code !== 0) throw new Error(`build failed (${code}):\n${buildOutput}`);
 }, 120_000);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -29,8 +38,6 @@ test("the compiled binary carries version, commit and build date, and runs from 
   expect(statSync(binary).mode & 0o111).not.toBe(0);
   expect(buildOutput).toContain(`v${pkg.version}`);
   const elsewhere = out;
-  const git = Bun.spawn(["git", "rev-parse", "--short", "HEAD"], { cwd: REPO, stdout: "pipe" });
-  const commit = (await new Response(git.stdout).text()).trim();
 
   const short = await runCli(["--version"], { cmd: [binary], cwd: elsewhere });
   expect(short.code).toBe(0);
@@ -40,7 +47,8 @@ test("the compiled binary carries version, commit and build date, and runs from 
   expect(long.code).toBe(0);
   const [line1, line2, line3] = long.stdout.trim().split("\n");
   expect(line1).toBe(`quire v${pkg.version}`);
-  expect(line2).toBe(`commit: ${commit}`);
+  expect(commits.map((c) => `commit: ${c}`)).toContain(line2!);
+  expect(line2).toMatch(/^commit: [0-9a-f]{7,}$/);
   const built = Date.parse(line3!.replace("built: ", ""));
   expect(Date.now() - built).toBeLessThan(10 * 60_000);
 });
@@ -84,4 +92,54 @@ test("dist/quire serve from another working directory uses its ./.quire, serves 
     if (s.proc.exitCode === null) s.proc.kill("SIGKILL");
     rmSync(cwd, { recursive: true, force: true });
   }
+});
+
+describe("install.sh", () => {
+  const sh = async (args: string[]) => {
+    const proc = Bun.spawn(["sh", join(REPO, "install.sh"), ...args], { cwd: out, stdout: "pipe", stderr: "pipe" });
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
+    return { stdout, stderr, code };
+  };
+
+  test("installs a local build into --prefix/bin and checks that it runs", async () => {
+    const prefix = join(out, "prefix-local");
+    const r = await sh(["--prefix", prefix, binary]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Installed quire v${pkg.version} to ${prefix}/bin/quire`);
+    expect(statSync(join(prefix, "bin", "quire")).mode & 0o777).toBe(0o755);
+    const v = await runCli(["--version"], { cmd: [join(prefix, "bin", "quire")], cwd: out });
+    expect(v.stdout).toBe(`quire v${pkg.version}\n`);
+  });
+
+  test("downloads from an http URL", async () => {
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(Bun.file(binary)) });
+    try {
+      const prefix = join(out, "prefix-url");
+      const r = await sh([`--prefix=${prefix}`, `http://127.0.0.1:${server.port}/quire`]);
+      expect(r.code).toBe(0);
+      expect(statSync(join(prefix, "bin", "quire")).size).toBe(statSync(binary).size);
+    } finally {
+      server.stop(true);
+    }
+  });
+
+  test("refuses a file that is not a working quire executable, or a missing one, and leaves nothing behind", async () => {
+    const prefix = join(out, "prefix-bad");
+    const fake = join(out, "fake");
+    writeFileSync(fake, "#!/bin/sh\necho hello\n", { mode: 0o755 });
+    const r = await sh(["--prefix", prefix, fake]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("not a quire executable");
+    expect(readdirSync(join(prefix, "bin"))).toEqual([]);
+    const missing = await sh(["--prefix", prefix, join(out, "nope")]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("no such file");
+    const bad = await sh(["--bogus"]);
+    expect(bad.code).toBe(2);
+  });
 });
