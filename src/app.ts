@@ -30,6 +30,8 @@ import { EmailOutbox } from "./ops/email-outbox.ts";
 import { EventBus } from "./realtime/event-bus.ts";
 import { SearchService } from "./search/search-service.ts";
 import { searchRoutes } from "./http/routes/search.ts";
+import { RealtimeHub } from "./realtime/hub.ts";
+import { wsRoutes } from "./http/routes/ws.ts";
 import { buildAccessServices, type AccessServices } from "./access/services.ts";
 import { workspaceRoutes } from "./http/routes/workspaces.ts";
 import { memberRoutes } from "./http/routes/members.ts";
@@ -58,6 +60,7 @@ export interface Services extends AccessServices {
   email: EmailOutbox;
   bus: EventBus;
   search: SearchService;
+  realtime: RealtimeHub;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -92,11 +95,14 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   const bus = new EventBus((error) => log.error("event listener failed", { error: String(error) }));
   const search = new SearchService({ db, dataDir, bus, permissions, workspaces, log });
   search.start();
+  const realtime = new RealtimeHub({ db, bus, permissions, workspaces, sessions, log });
+  realtime.start();
   const access = buildAccessServices({ db, config, log, users, organizations, passwords, auth, email, workspaces, permissions });
   return {
     ...access,
     bus,
     search,
+    realtime,
     email,
     config,
     log,
@@ -115,7 +121,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     workspaces,
     permissions,
     rateLimiter: new RateLimiter(),
-    closers: [() => db.close(), () => email.stop(), () => search.stop()],
+    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop()],
   };
 }
 
@@ -129,6 +135,7 @@ export function createApp(services: Services) {
     .use(apiKeyRoutes(services))
     .use(authConfigRoutes(services))
     .use(searchRoutes(services))
+    .use(wsRoutes(services))
     .use(workspaceRoutes(services))
     .use(memberRoutes(services))
     .use(settingsRoutes(services))
