@@ -38,6 +38,12 @@ import { memberRoutes } from "./http/routes/members.ts";
 import { settingsRoutes } from "./http/routes/settings.ts";
 import { invitationRoutes } from "./http/routes/invitations.ts";
 import { shareLinkRoutes } from "./http/routes/share-links.ts";
+import { ContentLedger } from "./content/ledger.ts";
+import { Reconciler } from "./content/reconcile.ts";
+import { Uploads } from "./content/uploads.ts";
+import { seedStarterPages } from "./content/starter.ts";
+import { contentRoutes } from "./http/routes/content.ts";
+import { uploadRoutes } from "./http/routes/uploads.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -61,6 +67,9 @@ export interface Services extends AccessServices {
   bus: EventBus;
   search: SearchService;
   realtime: RealtimeHub;
+  ledger: ContentLedger;
+  reconciler: Reconciler;
+  uploads: Uploads;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -97,12 +106,23 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   search.start();
   const realtime = new RealtimeHub({ db, bus, permissions, workspaces, sessions, log });
   realtime.start();
+  const ledger = new ContentLedger({ db, dataDir, bus, log });
+  const reconciler = new Reconciler({ db, ledger, bus, log });
+  const uploads = new Uploads(ledger);
+  auth.starterWorkspaceHooks.push(async (ws, userId) => {
+    await seedStarterPages(ledger, ws, { id: userId, name: users.byId(userId)?.name ?? "" });
+  });
+  // Files changed while the server was down are reconciled in the background; reads are served meanwhile.
+  reconciler.startBackground();
   const access = buildAccessServices({ db, config, log, users, organizations, passwords, auth, email, workspaces, permissions });
   return {
     ...access,
     bus,
     search,
     realtime,
+    ledger,
+    reconciler,
+    uploads,
     email,
     config,
     log,
@@ -121,7 +141,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     workspaces,
     permissions,
     rateLimiter: new RateLimiter(),
-    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop()],
+    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.queue.idle(), () => reconciler.stop()],
   };
 }
 
@@ -135,6 +155,8 @@ export function createApp(services: Services) {
     .use(apiKeyRoutes(services))
     .use(authConfigRoutes(services))
     .use(searchRoutes(services))
+    .use(uploadRoutes(services))
+    .use(contentRoutes(services))
     .use(wsRoutes(services))
     .use(workspaceRoutes(services))
     .use(memberRoutes(services))

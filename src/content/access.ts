@@ -1,0 +1,25 @@
+import type { Principal } from "../access/principal.ts";
+import type { Permissions } from "../access/permissions.ts";
+import type { Users } from "../identity/users.ts";
+import type { ContentAccess, Origin } from "./rights.ts";
+
+/**
+ * Turns a caller into a ContentAccess: the workspace (by slug), the caller's role in it (404 when
+ * they cannot read it) and the actor named in records and events. Transports pass their origin:
+ * a signed-in session is the web editor, an API key the API, the MCP server says MCP.
+ */
+export function contentAccess(
+  deps: { permissions: Permissions; users: Users },
+  principal: Principal,
+  workspaceSlug: string,
+  origin?: Origin,
+): ContentAccess {
+  const { workspace, role } = deps.permissions.require(principal, { slug: workspaceSlug }, "viewer");
+  const name = deps.users.byId(principal.userId)?.name ?? "";
+  return {
+    workspace,
+    role,
+    actor: { id: principal.userId, name },
+    origin: origin ?? (principal.kind === "api_key" ? "API" : "web editor"),
+  };
+}

@@ -1,0 +1,473 @@
+import { existsSync, readFileSync, rmdirSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Db } from "../db/database.ts";
+import type { Logger } from "../core/log.ts";
+import { ConflictError, NotFoundError, ValidationError } from "../core/errors.ts";
+import { ulid } from "../core/ids.ts";
+import { nowIso } from "../core/clock.ts";
+import { parseInput } from "../core/validate.ts";
+import type { EventBus, PageSnapshot } from "../realtime/event-bus.ts";
+import { ActivityLog } from "./activity-log.ts";
+import { writeFileAtomic } from "./atomic-write.ts";
+import { joinFile, parseYaml, setKeys, withYaml, yamlValue } from "./frontmatter.ts";
+import { rewriteLinks } from "./links.ts";
+import { injectId } from "./page-ids.ts";
+import { readPageFile, type PageFile } from "./page-file.ts";
+import { PageRecords, pageJson, type PageJson, type PageRow } from "./page-records.ts";
+import { normalizePagePath, WorkspaceDir } from "./paths.ts";
+import { assertRight, type Actor, type ContentAccess, type Origin } from "./rights.ts";
+import { createPageInput, movePageInput, updatePageInput, type CreatePageInput } from "./schemas.ts";
+import { buildTree, reorderPages, type TreeNode } from "./tree.ts";
+import { KeyedQueue } from "./write-queue.ts";
+
+/** What a committed write did, for listeners that act on files afterwards (git commits). */
+export interface CommittedWrite {
+  workspace_id: string;
+  kind: "create" | "update" | "delete" | "move";
+  /** The page's path (its new path for a move). */
+  path: string;
+  old_path?: string;
+  /** Every file the write touched: a move includes the pages whose links were rewritten. */
+  files: string[];
+  actor: Actor;
+  origin: Origin;
+}
+
+export interface PageResult {
+  page: PageJson;
+  /** True when the call created the page (PUT on a missing page without a hash). */
+  created: boolean;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The content ledger: every change to a page goes through here, one writer per workspace
+ * (DESIGN.md §5): validate → compare hashes → write the file atomically → one transaction for the
+ * record and the activity row → after the commit, events on the bus and `committed` listeners.
+ */
+export class ContentLedger {
+  readonly records: PageRecords;
+  readonly activity: ActivityLog;
+  readonly queue = new KeyedQueue();
+  private readonly committedListeners = new Set<(write: CommittedWrite) => void>();
+
+  constructor(
+    private readonly deps: { db: Db; dataDir: string; bus: EventBus; log: Logger },
+  ) {
+    this.records = new PageRecords(deps.db);
+    this.activity = new ActivityLog(deps.db);
+  }
+
+  dir(workspaceId: string): WorkspaceDir {
+    return new WorkspaceDir(this.deps.dataDir, workspaceId);
+  }
+
+  /** Subscribes to committed writes (the git engine queues commits from here). */
+  onCommitted(listener: (write: CommittedWrite) => void): () => void {
+    this.committedListeners.add(listener);
+    return () => this.committedListeners.delete(listener);
+  }
+
+  /** Runs `op` as the workspace's single writer (the reconciler uses it too). */
+  exclusive<T>(workspaceId: string, op: () => Promise<T> | T): Promise<T> {
+    return this.queue.run(workspaceId, op);
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  read(access: ContentAccess, rawPath: string): PageJson {
+    assertRight(access, "read");
+    const path = normalizePagePath(rawPath);
+    const row = this.records.live(access.workspace.id, path);
+    if (!row) throw new NotFoundError("Page not found");
+    const file = this.readFile(access.workspace.id, path);
+    if (!file) throw new NotFoundError("Page not found");
+    return this.toJson(row, file);
+  }
+
+  tree(access: ContentAccess): TreeNode[] {
+    assertRight(access, "read");
+    return buildTree(this.records.liveIn(access.workspace.id));
+  }
+
+  pageCount(workspaceId: string): number {
+    return this.records.liveCount(workspaceId);
+  }
+
+  // ---- writes --------------------------------------------------------------------------------
+
+  async create(access: ContentAccess, rawPath: string, body: unknown): Promise<PageJson> {
+    assertRight(access, "create");
+    const path = normalizePagePath(rawPath);
+    const input = parseInput(createPageInput, body);
+    return this.exclusive(access.workspace.id, () => this.createLocked(access, path, input));
+  }
+
+  /** PUT: updates with optimistic concurrency; on a missing page without a hash it creates (upsert). */
+  async update(access: ContentAccess, rawPath: string, body: unknown): Promise<PageResult> {
+    assertRight(access, "edit");
+    const path = normalizePagePath(rawPath);
+    const input = parseInput(updatePageInput, body);
+    return this.exclusive(access.workspace.id, () => {
+      const ws = access.workspace;
+      const row = this.records.live(ws.id, path);
+      const file = row ? this.readFile(ws.id, path) : null;
+      if (!row || !file) {
+        if (input.lastKnownHash !== undefined || (row && !file)) throw new NotFoundError("Page not found");
+        assertRight(access, "create");
+        const title = input.frontmatter?.title;
+        if (title === undefined) throw new ValidationError("frontmatter.title: is required to create a page", "frontmatter.title");
+        const created = this.createLocked(access, path, {
+          title,
+          body: input.body,
+          tags: input.frontmatter?.tags,
+          description: input.frontmatter?.description,
+          publish: input.frontmatter?.publish,
+        });
+        return { page: created, created: true };
+      }
+      if (input.lastKnownHash !== file.contentHash) {
+        throw new ConflictError("The page changed since you read it; read it again and retry", {
+          current_hash: file.contentHash,
+          your_hash: input.lastKnownHash ?? null,
+          modified_by: row.updated_by_name ?? null,
+          modified_at: row.updated_at,
+        });
+      }
+      let split = file.split;
+      if (input.frontmatter && Object.keys(input.frontmatter).length > 0) {
+        split = this.editFrontmatter(file, row.id, input.frontmatter);
+      }
+      if (input.body !== undefined) split = { ...split, body: input.body, gap: split.block === "" ? "" : split.gap || split.newline };
+      const text = joinFile(split);
+      if (text === file.text) return { page: this.toJson(row, file), created: false };
+      const next = readPageFile(text, path);
+      const abs = this.dir(ws.id).resolveInside(path);
+      writeFileAtomic(abs, text);
+      const now = nowIso();
+      this.deps.db.transaction(() => {
+        this.records.update(row.id, this.recordWrite(path, next, access.actor, now));
+        this.activity.record({
+          workspaceId: ws.id,
+          action: "page_updated",
+          actorId: access.actor.id,
+          actorName: access.actor.name,
+          pageId: row.id,
+          pagePath: path,
+          details: { content_hash: next.contentHash, origin: access.origin },
+          now,
+        });
+      })();
+      const saved = this.records.byId(row.id)!;
+      this.afterCommit(access, "page-updated", { path }, [this.snapshot(saved, next)], { kind: "update", path, files: [path] });
+      return { page: this.toJson(saved, next), created: false };
+    });
+  }
+
+  async delete(access: ContentAccess, rawPath: string): Promise<void> {
+    assertRight(access, "delete");
+    const path = normalizePagePath(rawPath);
+    await this.exclusive(access.workspace.id, () => {
+      const ws = access.workspace;
+      const row = this.records.live(ws.id, path);
+      if (!row) throw new NotFoundError("Page not found");
+      const dir = this.dir(ws.id);
+      const abs = dir.resolveInside(path);
+      rmSync(abs, { force: true });
+      removeEmptyParents(abs, dir.root);
+      const now = nowIso();
+      this.deps.db.transaction(() => {
+        this.records.softDelete(row.id, now, access.actor.id, access.actor.name);
+        this.activity.record({
+          workspaceId: ws.id,
+          action: "page_deleted",
+          actorId: access.actor.id,
+          actorName: access.actor.name,
+          pageId: row.id,
+          pagePath: path,
+          details: { origin: access.origin },
+          now,
+        });
+      })();
+      this.deps.bus.publishChange({ kind: "remove", workspace_id: ws.id, page_id: row.id });
+      this.afterCommit(access, "page-deleted", { path }, [], { kind: "delete", path, files: [path] });
+    });
+  }
+
+  /**
+   * Moves a page (keeping its id) and rewrites every link to it across the workspace; each page
+   * whose links changed is written through the same pipeline and gets its own page-updated event.
+   */
+  async move(access: ContentAccess, rawPath: string, body: unknown, field = "new_path"): Promise<PageJson> {
+    assertRight(access, "edit");
+    const oldPath = normalizePagePath(rawPath);
+    const input = parseInput(movePageInput, body);
+    const newPath = normalizePagePath(input.new_path, field);
+    if (newPath === oldPath) throw new ValidationError("new_path: is the page's current path", field);
+    return this.exclusive(access.workspace.id, () => {
+      const ws = access.workspace;
+      const dir = this.dir(ws.id);
+      const row = this.records.live(ws.id, oldPath);
+      const file = row ? this.readFile(ws.id, oldPath) : null;
+      if (!row || !file) throw new NotFoundError("Page not found");
+      const newAbs = dir.resolveInside(newPath);
+      if (this.records.live(ws.id, newPath) || existsSync(newAbs)) {
+        throw new ConflictError("A page already exists at the new path", undefined, { field });
+      }
+      const live = this.records.liveIn(ws.id);
+      const paths = new Set(live.map((r) => r.path));
+      paths.delete(oldPath);
+      paths.add(newPath);
+      const exists = (p: string) => paths.has(p);
+      const movedText = rewriteLinks(file.text, { fromPath: newPath, oldPath, newPath, exists, selfMovedFrom: oldPath });
+      // Other pages: rewrite links, collecting the new texts before touching anything.
+      const rewrites: Array<{ row: PageRow; file: PageFile }> = [];
+      for (const other of live) {
+        if (other.id === row.id) continue;
+        const current = this.readFile(ws.id, other.path);
+        if (!current || !current.text.includes("]")) continue;
+        const text = rewriteLinks(current.text, { fromPath: other.path, oldPath, newPath, exists });
+        if (text !== current.text) rewrites.push({ row: other, file: readPageFile(text, other.path) });
+      }
+      const moved = readPageFile(movedText, newPath);
+      const oldAbs = dir.resolveInside(oldPath);
+      writeFileAtomic(newAbs, movedText);
+      rmSync(oldAbs, { force: true });
+      removeEmptyParents(oldAbs, dir.root);
+      for (const r of rewrites) writeFileAtomic(dir.resolveInside(r.row.path), r.file.text);
+      const now = nowIso();
+      const { actor } = access;
+      this.deps.db.transaction(() => {
+        this.records.update(row.id, this.recordWrite(newPath, moved, actor, now));
+        this.activity.record({
+          workspaceId: ws.id,
+          action: "page_moved",
+          actorId: actor.id,
+          actorName: actor.name,
+          pageId: row.id,
+          pagePath: newPath,
+          details: { old_path: oldPath, new_path: newPath, origin: access.origin, links_rewritten: rewrites.length },
+          now,
+        });
+        for (const r of rewrites) {
+          this.records.update(r.row.id, this.recordWrite(r.row.path, r.file, actor, now));
+          this.activity.record({
+            workspaceId: ws.id,
+            action: "page_updated",
+            actorId: actor.id,
+            actorName: actor.name,
+            pageId: r.row.id,
+            pagePath: r.row.path,
+            details: { content_hash: r.file.contentHash, origin: access.origin, reason: "links", moved_from: oldPath, moved_to: newPath },
+            now,
+          });
+        }
+      })();
+      const saved = this.records.byId(row.id)!;
+      this.afterCommit(access, "page-moved", { old_path: oldPath, new_path: newPath }, [this.snapshot(saved, moved)], {
+        kind: "move",
+        path: newPath,
+        old_path: oldPath,
+        files: [oldPath, newPath, ...rewrites.map((r) => r.row.path)],
+      });
+      for (const r of rewrites) {
+        this.publishEvent(access, "page-updated", { path: r.row.path });
+        this.deps.bus.publishChange({ kind: "upsert", workspace_id: ws.id, page: this.snapshot(this.records.byId(r.row.id)!, r.file) });
+      }
+      return this.toJson(saved, moved);
+    });
+  }
+
+  async reorder(access: ContentAccess, body: unknown): Promise<void> {
+    assertRight(access, "edit");
+    await this.exclusive(access.workspace.id, () => {
+      reorderPages(this.deps.db, this.records, access.workspace.id, body);
+    });
+  }
+
+  // ---- internals -----------------------------------------------------------------------------
+
+  private createLocked(access: ContentAccess, path: string, input: CreatePageInput): PageJson {
+    const id = ulid();
+    return this.insertLocked(access, path, id, newPageText(id, input));
+  }
+
+  /**
+   * Adds a page from a complete file text (starter pages, imports), giving it a fresh id as one
+   * inserted line; the rest of the text is kept as written.
+   */
+  async importPage(access: ContentAccess, rawPath: string, text: string): Promise<PageJson> {
+    assertRight(access, "create");
+    const path = normalizePagePath(rawPath);
+    return this.exclusive(access.workspace.id, () => {
+      const id = ulid();
+      return this.insertLocked(access, path, id, injectId(readPageFile(text, path), id));
+    });
+  }
+
+  private insertLocked(access: ContentAccess, path: string, id: string, text: string): PageJson {
+    const ws = access.workspace;
+    const dir = this.dir(ws.id);
+    dir.ensure();
+    const abs = dir.resolveInside(path);
+    if (this.records.live(ws.id, path) || existsSync(abs)) {
+      throw new ConflictError("A page already exists at this path", undefined, { field: "path" });
+    }
+    const file = readPageFile(text, path);
+    writeFileAtomic(abs, text);
+    const now = nowIso();
+    try {
+      this.deps.db.transaction(() => {
+        this.records.insert(id, ws.id, this.recordWrite(path, file, access.actor, now));
+        this.activity.record({
+          workspaceId: ws.id,
+          action: "page_created",
+          actorId: access.actor.id,
+          actorName: access.actor.name,
+          pageId: id,
+          pagePath: path,
+          details: { origin: access.origin },
+          now,
+        });
+      })();
+    } catch (error) {
+      rmSync(abs, { force: true }); // nothing is half-created: no record, no file
+      throw error;
+    }
+    const row = this.records.byId(id)!;
+    this.afterCommit(access, "page-created", { path }, [this.snapshot(row, file)], { kind: "create", path, files: [path] });
+    return this.toJson(row, file);
+  }
+
+  private editFrontmatter(file: PageFile, id: string, patch: Record<string, unknown>) {
+    if (file.yamlError !== null) {
+      throw new ValidationError(`frontmatter: the page's YAML is invalid (${file.yamlError}); fix it before editing keys`, "frontmatter");
+    }
+    const values = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+    let split = file.split;
+    if (split.block === "") split = withYaml({ ...split, gap: split.body.startsWith("\n") ? "" : "\n" }, `id: ${id}\n`);
+    const yaml = setKeys(split.yaml, values, split.newline);
+    // The edit touched lines, not the YAML tree: prove every other key still parses the same.
+    let after: Record<string, unknown>;
+    try {
+      after = parseYaml(yaml);
+    } catch (error) {
+      throw new ValidationError(`frontmatter: could not be edited safely (${(error as Error).message})`, "frontmatter");
+    }
+    const before = parseYaml(split.yaml);
+    for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+      const expected = key in values ? values[key] : before[key];
+      if (!Bun.deepEquals(after[key], expected)) {
+        throw new ValidationError(`frontmatter: could not edit ${key} without changing other keys`, "frontmatter");
+      }
+    }
+    return withYaml(split, yaml);
+  }
+
+  /** Reads and parses a page file; null when it does not exist (or is not a file we may read). */
+  readFile(workspaceId: string, path: string): PageFile | null {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(this.dir(workspaceId).resolveInside(path));
+    } catch (error) {
+      if (error instanceof ValidationError) return null;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "EISDIR" || code === "ENOTDIR") return null;
+      throw error;
+    }
+    let text: string;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      throw new ValidationError("The page file is not valid UTF-8", "path");
+    }
+    return readPageFile(text, path);
+  }
+
+  recordWrite(path: string, file: PageFile, actor: Actor, now: string) {
+    return {
+      meta: file.meta,
+      path,
+      contentHash: file.contentHash,
+      frontmatterHash: file.frontmatterHash,
+      actorId: actor.id,
+      actorName: actor.name,
+      now,
+    };
+  }
+
+  toJson(row: PageRow, file: PageFile): PageJson {
+    // The file is the truth: metadata comes from it even if it changed outside Quire.
+    const json = pageJson(row, { content: file.split.body, frontmatter: file.data });
+    return {
+      ...json,
+      title: file.meta.title,
+      description: file.meta.description,
+      tags: file.meta.tags,
+      status: file.meta.status,
+      publish: file.meta.publish,
+      nav_order: file.meta.navOrder,
+      content_hash: file.contentHash,
+      frontmatter_hash: file.frontmatterHash,
+    };
+  }
+
+  snapshot(row: PageRow, file: PageFile): PageSnapshot {
+    return {
+      page_id: row.id,
+      path: row.path,
+      title: file.meta.title,
+      description: file.meta.description,
+      tags: file.meta.tags,
+      body: file.split.body,
+    };
+  }
+
+  private publishEvent(access: ContentAccess, type: "page-created" | "page-updated" | "page-deleted" | "page-moved", fields: Record<string, unknown>) {
+    const ws = access.workspace.id;
+    this.deps.bus.publish({ type, workspace_id: ws, payload: { workspace_id: ws, ...fields, actor: access.actor } });
+  }
+
+  private afterCommit(
+    access: ContentAccess,
+    type: "page-created" | "page-updated" | "page-deleted" | "page-moved",
+    fields: Record<string, unknown>,
+    snapshots: PageSnapshot[],
+    write: Omit<CommittedWrite, "workspace_id" | "actor" | "origin">,
+  ): void {
+    const ws = access.workspace.id;
+    this.publishEvent(access, type, fields);
+    for (const page of snapshots) this.deps.bus.publishChange({ kind: "upsert", workspace_id: ws, page });
+    const committed: CommittedWrite = { workspace_id: ws, actor: access.actor, origin: access.origin, ...write };
+    for (const listener of this.committedListeners) {
+      try {
+        listener(committed);
+      } catch (error) {
+        this.deps.log.error("committed-write listener failed", { error: String(error) });
+      }
+    }
+  }
+}
+
+/** The text of a new page: `id` first, then the given keys, then the body after one blank line. */
+export function newPageText(id: string, input: CreatePageInput): string {
+  const lines = [`id: ${id}`, `title: ${yamlValue(input.title)}`];
+  if (input.description !== undefined && input.description !== "") lines.push(`description: ${yamlValue(input.description)}`);
+  if (input.tags !== undefined && input.tags.length > 0) lines.push(`tags: ${yamlValue(input.tags)}`);
+  if (input.publish === true) lines.push("publish: true", "status: published");
+  return `---\n${lines.join("\n")}\n---\n\n${input.body ?? ""}`;
+}
+
+/** Removes folders a delete or move left empty, up to (never including) the workspace root. */
+function removeEmptyParents(file: string, root: string): void {
+  let dir = dirname(file);
+  while (dir.startsWith(root + "/") && dir !== root) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      return; // not empty (or already gone)
+    }
+    dir = dirname(dir);
+  }
+}

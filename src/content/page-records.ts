@@ -1,0 +1,196 @@
+import type { Db } from "../db/database.ts";
+import type { PageMeta } from "./page-file.ts";
+
+/** The SQL side of pages. Plain statements; the ledger decides when and inside which transaction. */
+export interface PageRow {
+  id: string;
+  workspace_id: string;
+  path: string;
+  title: string;
+  description: string;
+  tags: string;
+  status: string;
+  publish: number;
+  nav_order: number | null;
+  sort_order: number | null;
+  content_hash: string;
+  frontmatter_hash: string;
+  created_by: string | null;
+  updated_by: string | null;
+  updated_by_name: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export interface PageJson {
+  page_id: string;
+  path: string;
+  title: string;
+  description: string;
+  content?: string;
+  content_hash: string;
+  frontmatter_hash: string;
+  frontmatter?: Record<string, unknown>;
+  tags: string[];
+  status: string;
+  publish: boolean;
+  nav_order: number | null;
+  sort_order: number | null;
+  created_at: string;
+  updated_at: string;
+  updated_by: { id: string | null; name: string } | null;
+}
+
+export const SOFT_DELETE_KEEP_MS = 24 * 60 * 60 * 1000;
+
+export function pageJson(row: PageRow, extra: { content?: string; frontmatter?: Record<string, unknown> } = {}): PageJson {
+  return {
+    page_id: row.id,
+    path: row.path,
+    title: row.title,
+    description: row.description,
+    ...(extra.content !== undefined ? { content: extra.content } : {}),
+    content_hash: row.content_hash,
+    frontmatter_hash: row.frontmatter_hash,
+    ...(extra.frontmatter !== undefined ? { frontmatter: extra.frontmatter } : {}),
+    tags: parseTags(row.tags),
+    status: row.status,
+    publish: row.publish === 1,
+    nav_order: row.nav_order,
+    sort_order: row.sort_order,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    updated_by: row.updated_by || row.updated_by_name ? { id: row.updated_by, name: row.updated_by_name ?? "" } : null,
+  };
+}
+
+function parseTags(json: string): string[] {
+  try {
+    const v = JSON.parse(json);
+    return Array.isArray(v) ? v.filter((t): t is string => typeof t === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+export interface RecordWrite {
+  meta: PageMeta;
+  path: string;
+  contentHash: string;
+  frontmatterHash: string;
+  actorId: string | null;
+  actorName: string;
+  now: string;
+}
+
+export class PageRecords {
+  constructor(private readonly db: Db) {}
+
+  live(workspaceId: string, path: string): PageRow | null {
+    return this.db
+      .query<PageRow, [string, string]>("SELECT * FROM pages WHERE workspace_id = ? AND path = ? AND deleted_at IS NULL")
+      .get(workspaceId, path);
+  }
+
+  byId(id: string): PageRow | null {
+    return this.db.query<PageRow, [string]>("SELECT * FROM pages WHERE id = ?").get(id);
+  }
+
+  liveIn(workspaceId: string): PageRow[] {
+    return this.db
+      .query<PageRow, [string]>("SELECT * FROM pages WHERE workspace_id = ? AND deleted_at IS NULL")
+      .all(workspaceId);
+  }
+
+  liveCount(workspaceId: string): number {
+    return (
+      this.db
+        .query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM pages WHERE workspace_id = ? AND deleted_at IS NULL")
+        .get(workspaceId)?.n ?? 0
+    );
+  }
+
+  /** Live records plus those soft-deleted since `since` (ISO), for reconciliation. */
+  recoverable(workspaceId: string, since: string): PageRow[] {
+    return this.db
+      .query<PageRow, [string, string]>(
+        "SELECT * FROM pages WHERE workspace_id = ? AND (deleted_at IS NULL OR deleted_at >= ?)",
+      )
+      .all(workspaceId, since);
+  }
+
+  insert(id: string, workspaceId: string, w: RecordWrite): void {
+    this.db
+      .query(
+        `INSERT INTO pages (id, workspace_id, path, title, description, tags, status, publish, nav_order, content_hash,
+           frontmatter_hash, created_by, updated_by, updated_by_name, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        workspaceId,
+        w.path,
+        w.meta.title,
+        w.meta.description,
+        JSON.stringify(w.meta.tags),
+        w.meta.status,
+        w.meta.publish ? 1 : 0,
+        w.meta.navOrder,
+        w.contentHash,
+        w.frontmatterHash,
+        w.actorId,
+        w.actorId,
+        w.actorName,
+        w.now,
+        w.now,
+      );
+  }
+
+  /** Updates a record from its file (and undeletes it: a file exists for it). */
+  update(id: string, w: RecordWrite): void {
+    this.db
+      .query(
+        `UPDATE pages SET path = ?, title = ?, description = ?, tags = ?, status = ?, publish = ?, nav_order = ?,
+           content_hash = ?, frontmatter_hash = ?, updated_by = ?, updated_by_name = ?, updated_at = ?, deleted_at = NULL
+         WHERE id = ?`,
+      )
+      .run(
+        w.path,
+        w.meta.title,
+        w.meta.description,
+        JSON.stringify(w.meta.tags),
+        w.meta.status,
+        w.meta.publish ? 1 : 0,
+        w.meta.navOrder,
+        w.contentHash,
+        w.frontmatterHash,
+        w.actorId,
+        w.actorName,
+        w.now,
+        id,
+      );
+  }
+
+  /** Moves a record out of the way of the unique live path while several records swap paths. */
+  park(id: string): void {
+    this.db.query("UPDATE pages SET path = '\u0000' || id WHERE id = ?").run(id);
+  }
+
+  softDelete(id: string, now: string, actorId: string | null, actorName: string): void {
+    this.db
+      .query("UPDATE pages SET deleted_at = ?, updated_by = ?, updated_by_name = ? WHERE id = ?")
+      .run(now, actorId, actorName, id);
+  }
+
+  setSortOrder(id: string, sortOrder: number): void {
+    this.db.query("UPDATE pages SET sort_order = ? WHERE id = ?").run(sortOrder, id);
+  }
+
+  /** Forgets soft-deleted records older than the recovery window. */
+  purgeDeleted(workspaceId: string, before: string): number {
+    return this.db
+      .query("DELETE FROM pages WHERE workspace_id = ? AND deleted_at IS NOT NULL AND deleted_at < ?")
+      .run(workspaceId, before).changes;
+  }
+}

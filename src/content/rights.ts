@@ -1,0 +1,47 @@
+import { ForbiddenError } from "../core/errors.ts";
+import { atLeast, type EffectiveRole } from "../access/roles.ts";
+import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
+
+/**
+ * Who may do what with pages (DESIGN.md §7): viewers and commenters read; editors edit existing
+ * pages, upload and reorder, create when the workspace's `editor_can_create_pages` is on and delete
+ * when `editor_can_delete_pages` is on; admins (and the Super Admin) do everything.
+ */
+export type ContentRight = "read" | "edit" | "create" | "delete";
+
+export interface Actor {
+  id: string | null;
+  name: string;
+}
+
+/** Where a write came from; the git commit message says `via <origin>` (DESIGN.md §6). */
+export type Origin = "web editor" | "API" | "MCP" | "git" | "reconcile" | "starter";
+
+/** The caller of a ledger operation, after the workspace-level permission check. */
+export interface ContentAccess {
+  workspace: WorkspaceRow;
+  role: EffectiveRole;
+  actor: Actor;
+  origin: Origin;
+}
+
+export function hasRight(access: Pick<ContentAccess, "workspace" | "role">, right: ContentRight): boolean {
+  const { role, workspace } = access;
+  if (right === "read") return atLeast(role, "viewer");
+  if (atLeast(role, "admin")) return true;
+  if (!atLeast(role, "editor")) return false;
+  if (right === "create") return workspace.editor_can_create_pages === 1;
+  if (right === "delete") return workspace.editor_can_delete_pages === 1;
+  return true;
+}
+
+const NEEDS: Record<ContentRight, string> = {
+  read: "Reading pages needs a role in the workspace",
+  edit: "Editing pages needs the editor role",
+  create: "Creating pages needs the editor role (and this workspace lets editors create pages only when enabled)",
+  delete: "Deleting pages needs the admin role, or the editor role when the workspace allows editors to delete",
+};
+
+export function assertRight(access: Pick<ContentAccess, "workspace" | "role">, right: ContentRight): void {
+  if (!hasRight(access, right)) throw new ForbiddenError(NEEDS[right]);
+}

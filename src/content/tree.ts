@@ -1,0 +1,118 @@
+import type { Db } from "../db/database.ts";
+import { ValidationError } from "../core/errors.ts";
+import { parseInput } from "../core/validate.ts";
+import { titleFromPath } from "./page-file.ts";
+import type { PageRecords, PageRow } from "./page-records.ts";
+import { normalizeFolderPath, parentOf } from "./paths.ts";
+import { reorderInput } from "./schemas.ts";
+
+/**
+ * The page tree (DESIGN.md §5): nested by folder; within a level ordered by `sort_order` (set by
+ * reorder), then `nav_order` (frontmatter), then title. A folder's `index.md` is the folder's page:
+ * it gives the folder its title, id and order and is not listed again among the children.
+ */
+export interface TreeNode {
+  type: "page" | "folder";
+  name: string;
+  /** A page's file path; a folder's path without a trailing slash. */
+  path: string;
+  page_id: string | null;
+  title: string;
+  sort_order: number | null;
+  nav_order: number | null;
+  publish: boolean;
+  status: string | null;
+  children?: TreeNode[];
+}
+
+const isIndex = (path: string) => path === "index.md" || path.endsWith("/index.md");
+
+/** The level a page is ordered in: a folder's index.md sits where its folder sits. */
+export function levelOf(path: string): string {
+  return isIndex(path) && path.includes("/") ? parentOf(parentOf(path)) : parentOf(path);
+}
+
+export function buildTree(rows: PageRow[]): TreeNode[] {
+  const root: TreeNode = folderNode("");
+  const folders = new Map<string, TreeNode>([["", root]]);
+  const folder = (path: string): TreeNode => {
+    let node = folders.get(path);
+    if (node) return node;
+    node = folderNode(path);
+    folders.set(path, node);
+    folder(parentOf(path)).children!.push(node);
+    return node;
+  };
+  for (const row of rows) {
+    if (isIndex(row.path) && row.path.includes("/")) {
+      const node = folder(parentOf(row.path));
+      Object.assign(node, {
+        page_id: row.id,
+        title: row.title,
+        sort_order: row.sort_order,
+        nav_order: row.nav_order,
+        publish: row.publish === 1,
+        status: row.status,
+      });
+      continue;
+    }
+    folder(parentOf(row.path)).children!.push({
+      type: "page",
+      name: row.path.slice(row.path.lastIndexOf("/") + 1),
+      path: row.path,
+      page_id: row.id,
+      title: row.title,
+      sort_order: row.sort_order,
+      nav_order: row.nav_order,
+      publish: row.publish === 1,
+      status: row.status,
+    });
+  }
+  sortLevel(root.children!);
+  return root.children!;
+}
+
+function folderNode(path: string): TreeNode {
+  return {
+    type: "folder",
+    name: path.slice(path.lastIndexOf("/") + 1),
+    path,
+    page_id: null,
+    title: path === "" ? "" : titleFromPath(path),
+    sort_order: null,
+    nav_order: null,
+    publish: false,
+    status: null,
+    children: [],
+  };
+}
+
+const byNullable = (a: number | null, b: number | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a - b);
+
+function sortLevel(nodes: TreeNode[]): void {
+  nodes.sort(
+    (a, b) =>
+      byNullable(a.sort_order, b.sort_order) ||
+      byNullable(a.nav_order, b.nav_order) ||
+      a.title.localeCompare(b.title, "en", { sensitivity: "base" }) ||
+      a.path.localeCompare(b.path),
+  );
+  for (const n of nodes) if (n.children) sortLevel(n.children);
+}
+
+/** Applies a reorder request: every id must be a live page of that level (a folder's index counts). */
+export function reorderPages(db: Db, records: PageRecords, workspaceId: string, body: unknown): void {
+  const input = parseInput(reorderInput, body);
+  const parent = normalizeFolderPath(input.parent_path ?? "");
+  const rows = new Map(records.liveIn(workspaceId).map((r) => [r.id, r]));
+  input.order.forEach((entry, i) => {
+    const row = rows.get(entry.id);
+    if (!row) throw new ValidationError(`order.${i}.id: no page with this id in the workspace`, `order.${i}.id`);
+    if (levelOf(row.path) !== parent) {
+      throw new ValidationError(`order.${i}.id: the page is not directly under parent_path`, `order.${i}.id`);
+    }
+  });
+  db.transaction(() => {
+    for (const entry of input.order) records.setSortOrder(entry.id, entry.sort_order);
+  })();
+}

@@ -1,0 +1,64 @@
+import { Elysia } from "elysia";
+import type { Services } from "../../app.ts";
+import { httpCore } from "../core.ts";
+import { requirePrincipal } from "../guards.ts";
+import type { Principal } from "../../access/principal.ts";
+import { contentAccess } from "../../content/access.ts";
+import { decodeUrlPath } from "../../content/paths.ts";
+import { parseInput } from "../../core/validate.ts";
+import { moveAliasInput } from "../../content/schemas.ts";
+
+/**
+ * Pages by workspace slug and file path (SPEC.md's Content table):
+ *   GET|POST|PUT|DELETE|PATCH /api/v1/content/:workspace/*path
+ *   POST /api/v1/content/:workspace/move     alias of PATCH; body {path (or old_path), new_path}
+ *   GET  /api/v1/content/:workspace/tree
+ *   POST /api/v1/content/:workspace/reorder  {parent_path, order:[{id, sort_order}]} → 204
+ * The bare segments tree, reorder, move and uploads are endpoints; pages with those names are
+ * addressed with their `.md` suffix (`tree.md`).
+ *
+ * The page path is taken from the raw URL and decoded exactly once here, so every encoding trick
+ * reaches the one validator in src/content/paths.ts.
+ */
+const PREFIX = "/api/v1/content/";
+
+function pagePathOf(request: Request): string {
+  const pathname = new URL(request.url).pathname;
+  const rest = pathname.slice(PREFIX.length);
+  const slash = rest.indexOf("/");
+  return decodeUrlPath(slash < 0 ? "" : rest.slice(slash + 1));
+}
+
+export function contentRoutes(services: Services) {
+  const { ledger } = services;
+  const access = (principal: Principal | null, slug: string) => contentAccess(services, requirePrincipal(principal), slug);
+  return new Elysia({ prefix: "/api/v1/content" })
+    .use(httpCore(services))
+    .get("/:workspace/tree", ({ principal, params }) => ({ items: ledger.tree(access(principal, params.workspace)), next_cursor: null }))
+    .post("/:workspace/reorder", async ({ principal, params, body, set }) => {
+      await ledger.reorder(access(principal, params.workspace), body);
+      set.status = 204;
+    })
+    .post("/:workspace/move", async ({ principal, params, body }) => {
+      const input = parseInput(moveAliasInput, body);
+      return ledger.move(access(principal, params.workspace), input.path ?? input.old_path!, { new_path: input.new_path });
+    })
+    .get("/:workspace/*", ({ principal, params, request }) => ledger.read(access(principal, params.workspace), pagePathOf(request)))
+    .post("/:workspace/*", async ({ principal, params, request, body, set }) => {
+      const page = await ledger.create(access(principal, params.workspace), pagePathOf(request), body);
+      set.status = 201;
+      return page;
+    })
+    .put("/:workspace/*", async ({ principal, params, request, body, set }) => {
+      const { page, created } = await ledger.update(access(principal, params.workspace), pagePathOf(request), body);
+      if (created) set.status = 201;
+      return page;
+    })
+    .patch("/:workspace/*", ({ principal, params, request, body }) =>
+      ledger.move(access(principal, params.workspace), pagePathOf(request), body),
+    )
+    .delete("/:workspace/*", async ({ principal, params, request, set }) => {
+      await ledger.delete(access(principal, params.workspace), pagePathOf(request));
+      set.status = 204;
+    });
+}

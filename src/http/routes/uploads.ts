@@ -1,0 +1,42 @@
+import { Elysia } from "elysia";
+import type { Services } from "../../app.ts";
+import { httpCore } from "../core.ts";
+import { requirePrincipal } from "../guards.ts";
+import { contentAccess } from "../../content/access.ts";
+
+/**
+ * Uploads (SPEC.md's Content table): POST /api/v1/content/:workspace/uploads (multipart field
+ * `file`, editor) → 201 {filename, url, content_type, size}; GET .../uploads/:filename (readers).
+ * Files are served with their real type and nosniff; an SVG additionally gets a sandboxing CSP and
+ * is sent as an attachment, so opening it can never run script in the app's origin.
+ */
+const SVG_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'";
+const FILE_CSP = "default-src 'none'; frame-ancestors 'none'";
+
+export function uploadRoutes(services: Services) {
+  const { uploads } = services;
+  return new Elysia({ prefix: "/api/v1/content" })
+    .use(httpCore(services))
+    .post("/:workspace/uploads", async ({ principal, params, body, set }) => {
+      const access = contentAccess(services, requirePrincipal(principal), params.workspace);
+      const file = (body as Record<string, unknown> | null | undefined)?.file;
+      const stored = await uploads.store(access, Array.isArray(file) ? file[0] : file);
+      set.status = 201;
+      return stored;
+    })
+    .get("/:workspace/uploads/:filename", ({ principal, params, set }) => {
+      const access = contentAccess(services, requirePrincipal(principal), params.workspace);
+      const file = uploads.open(access, params.filename);
+      const svg = file.type.ext === "svg";
+      // Set on `set.headers` (not a Response) so the HTTP core sees this CSP and keeps it.
+      Object.assign(set.headers, {
+        "content-type": file.type.mime,
+        "x-content-type-options": "nosniff",
+        "content-security-policy": svg ? SVG_CSP : FILE_CSP,
+        "content-disposition": `${svg ? "attachment" : "inline"}; filename="${file.filename}"`,
+        "cache-control": "private, max-age=300",
+        "cross-origin-resource-policy": "same-origin",
+      });
+      return new Blob([new Uint8Array(file.bytes)], { type: file.type.mime });
+    });
+}
