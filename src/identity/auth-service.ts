@@ -115,17 +115,22 @@ export class AuthService {
       await passwords.verifyDummy(input.password);
       throw new UnauthorizedError(INVALID_CREDENTIALS);
     }
+    // The password is verified first (always, so a locked account answers in the same time), and
+    // the lock is decided on the account as it is *after* the slow verification: a burst of
+    // concurrent guesses must not each find the account still unlocked as it was when they arrived.
+    const ok = await passwords.verify(user.password_hash, input.password);
     const t = nowMs();
     users.clearExpiredLock(user.id, t);
-    const locked = user.locked_until !== null && user.locked_until > t;
-    const ok = await passwords.verify(user.password_hash, input.password);
-    if (locked) throw new UnauthorizedError(INVALID_CREDENTIALS);
+    const current = users.byId(user.id);
+    if (!current || (current.locked_until !== null && current.locked_until > t)) throw new UnauthorizedError(INVALID_CREDENTIALS);
     if (!ok) {
       users.recordFailedLogin(user.id, config.loginLock.threshold, config.loginLock.durationSec * 1000, t);
       throw new UnauthorizedError(INVALID_CREDENTIALS);
     }
+    // A reset that landed during the verification makes the verified password an old one.
+    if (current.password_hash !== user.password_hash) throw new UnauthorizedError(INVALID_CREDENTIALS);
     users.resetFailedLogins(user.id);
-    return this.signIn(user, client);
+    return this.signIn(current, client);
   }
 
   /** Starts a session for a user whose identity is already proven. */
