@@ -94,6 +94,10 @@ describe("using", () => {
     expect(memberRole(server, ws, u.id)).toBe("editor");
     expect(linkRow(link.body.id).uses).toBe(1);
     expect((await u.client.get(`/api/v1/workspaces/${ws}`)).body.role).toBe("editor");
+    // The token sits in the URL path; the request log must not keep it.
+    await Bun.sleep(20);
+    expect(server.logs.join("\n")).toContain("/api/v1/share-links/");
+    expect(server.logs.join("\n")).not.toContain(link.body.token);
   });
 
   test("a used-up link is refused and adds nobody", async () => {
