@@ -86,8 +86,11 @@ describe("sessions", () => {
     expect(list.body.items.find((s: any) => s.device !== "Phone").last_active_at).toBe(old);
   });
 
-  test("anonymous is 401", async () => {
+  test("anonymous and API-key callers are 401: sessions belong to signed-in devices", async () => {
     errorOf(await new Client(server.url).get("/api/auth/sessions"), 401, "UNAUTHORIZED");
+    const u = await signUp(server.url);
+    const key = await u.client.post("/api/v1/api-keys", { name: "reader", scopes: ["read"] });
+    errorOf(await new Client(server.url).get("/api/auth/sessions", { token: key.body.key }), 401, "UNAUTHORIZED");
   });
 });
 

@@ -67,6 +67,14 @@ describe("forgot-password with SMTP configured", () => {
     expect(server.logs.join("\n")).not.toContain(token);
   });
 
+  test("the mail goes to the address on the account, whatever case or spacing was typed", async () => {
+    const u = await signUp(server.url);
+    expect((await forgot(`  ${u.email.toUpperCase()}  `)).status).toBe(200);
+    const mail = await mailTo(u.email);
+    expect(mail.envelopeTo).toEqual([u.email]);
+    expect(mail.to).toEqual([u.email]);
+  });
+
   test("the token sets the new password, clears the lockout and revokes every session", async () => {
     const u = await signUp(server.url);
     const laptop = await logIn(server.url, u.email, u.password, "Laptop");
