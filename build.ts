@@ -1,6 +1,7 @@
 /**
  * `bun run build`: compiles `src/cli.ts` into one self-contained executable, `dist/quire`
- * (or `--outfile`), with the build identity defined in and every file under `assets/` embedded.
+ * (or `--outfile`) — `bun build --compile --minify` through Bun.build — with the build identity
+ * defined in, every file under `assets/` embedded and the browser app's bundle swapped in.
  *
  * The executable's entry is a generated module (`dist/.build-<pid>/entry.ts`) that imports each file to
  * embed with `with { type: "file" }`, registers them with src/core/assets.ts, then runs the CLI's
@@ -32,6 +33,10 @@ for (const { dir, prefix } of EMBED_DIRS) {
   for (const path of walk(dir)) files.push({ name: prefix + relative(dir, path).split(sep).join("/"), path });
 }
 
+// The browser app is bundled first and swapped in for src/web/prebuilt.ts (see build-web.ts).
+const { webBundlePlugin } = await import("./src/web/build-web.ts");
+const webPlugin = await webBundlePlugin();
+
 // Per process, so two builds running at once in one checkout do not trample each other.
 const buildDir = join(ROOT, "dist", `.build-${process.pid}`);
 rmSync(buildDir, { recursive: true, force: true });
@@ -50,26 +55,29 @@ writeFileSync(
   ].join("\n"),
 );
 
-const define = (name: string, value: string) => ["--define", `${name}=${JSON.stringify(value)}`];
-const cmd = [
-  process.execPath,
-  "build",
-  "--compile",
-  "--minify",
-  ...define("QUIRE_BUILD_VERSION", pkg.version),
-  ...define("QUIRE_BUILD_COMMIT", commit),
-  ...define("QUIRE_BUILD_DATE", date),
-  ...(values.target ? ["--target", values.target] : []),
-  entry,
-  "--outfile",
-  outfile,
-];
-const proc = Bun.spawn(cmd, { cwd: ROOT, stdout: "inherit", stderr: "inherit" });
-const code = await proc.exited;
+const result = await Bun.build({
+  entrypoints: [entry],
+  compile: {
+    outfile,
+    ...(values.target ? { target: values.target as Bun.Build.CompileTarget } : {}),
+    // Configuration comes from the environment only: the executable must not pick up a .env or
+    // bunfig.toml from whatever directory it is started in.
+    autoloadDotenv: false,
+    autoloadBunfig: false,
+  },
+  minify: true,
+  define: {
+    QUIRE_BUILD_VERSION: JSON.stringify(pkg.version),
+    QUIRE_BUILD_COMMIT: JSON.stringify(commit),
+    QUIRE_BUILD_DATE: JSON.stringify(date),
+  },
+  plugins: [webPlugin],
+}).catch((error: unknown) => ({ success: false as const, logs: [error] }));
 rmSync(buildDir, { recursive: true, force: true });
-if (code !== 0) {
-  console.error(`build failed (bun build exited with ${code})`);
-  process.exit(code);
+if (!result.success) {
+  for (const log of result.logs) console.error(log);
+  console.error("build failed");
+  process.exit(1);
 }
 const size = Bun.file(outfile).size;
 console.log(

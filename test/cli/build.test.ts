@@ -68,7 +68,7 @@ test("every file under assets/ is embedded, byte for byte in size", async () => 
   expect(listed).toEqual(onDisk);
 });
 
-test("dist/quire serve from another working directory uses its ./.quire, serves health and accounts, stops on SIGTERM", async () => {
+test("dist/quire serve from another working directory uses its ./.quire, serves health, accounts and the web app, stops on SIGTERM", async () => {
   const cwd = tempDir("quire-binary-cwd-");
   mkdirSync(join(cwd, ".quire"));
   // No --data-dir and no DATA_DIR: the existing ./.quire of the working directory decides.
@@ -86,6 +86,15 @@ test("dist/quire serve from another working directory uses its ./.quire, serves 
     });
     expect(reg.status).toBe(201);
     expect(statSync(join(cwd, ".quire", "quire.db")).isFile()).toBe(true);
+    // The browser app is inside too (the binary has no source tree to bundle it from).
+    const shell = await fetch(`${s.base}/`);
+    expect(shell.status).toBe(200);
+    expect(shell.headers.get("content-type")).toContain("text/html");
+    const script = /src="(\/_app\/[^"]+\.js)"/.exec(await shell.text())?.[1];
+    expect(script).toBeDefined();
+    const js = await fetch(`${s.base}${script}`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get("content-type")).toContain("javascript");
     s.proc.kill("SIGTERM");
     expect(await s.exited).toBe(0);
   } finally {

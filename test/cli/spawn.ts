@@ -76,12 +76,18 @@ export async function startServe(
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
   const timeout = setTimeout(() => proc.kill("SIGKILL"), 15_000);
-  while (!out.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    out += decoder.decode(value, { stream: true });
+  try {
+    while (!out.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += decoder.decode(value, { stream: true });
+    }
+  } catch (error) {
+    proc.kill("SIGKILL"); // never leave a server behind when the test cannot track it
+    throw error;
+  } finally {
+    clearTimeout(timeout);
   }
-  clearTimeout(timeout);
   // Keep draining stdout so the child never blocks on a full pipe.
   void (async () => {
     while (!(await reader.read()).done);
@@ -89,6 +95,7 @@ export async function startServe(
   const readyLine = out.split("\n")[0] ?? "";
   const match = /(http:\/\/\S+):(\d+)/.exec(readyLine);
   if (!match) {
+    proc.kill("SIGKILL");
     const code = await proc.exited;
     await errDone;
     throw new Error(`serve did not become ready (exit ${code}):\n${out}\n${err}`);
