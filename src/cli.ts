@@ -15,6 +15,8 @@ const commands: Record<string, () => Promise<CommandDef<any>>> = {
   serve: () => import("./commands/serve.ts").then((m) => m.serveCommand),
   version: () => import("./commands/version.ts").then((m) => m.versionCommand),
   "reset-password": () => import("./commands/reset-password.ts").then((m) => m.resetPasswordCommand),
+  init: () => import("./commands/init.ts").then((m) => m.initCommand),
+  rebuild: () => import("./commands/rebuild.ts").then((m) => m.rebuildCommand),
 };
 
 export const root = defineCommand({

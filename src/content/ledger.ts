@@ -139,7 +139,7 @@ export class ContentLedger {
       if (input.frontmatter && Object.keys(input.frontmatter).length > 0) {
         split = this.editFrontmatter(file, row.id, input.frontmatter);
       }
-      if (input.body !== undefined) split = { ...split, body: input.body, gap: split.block === "" ? "" : split.gap || split.newline };
+      if (input.body !== undefined) split = { ...split, body: input.body };
       const text = joinFile(split);
       if (text === file.text) return { page: this.toJson(row, file), created: false };
       const next = readPageFile(text, path);
