@@ -21,8 +21,11 @@ export class WorkspaceService {
   readonly createdHooks: WorkspaceHook[] = [];
   /** Run after a workspace is soft-deleted (stop sync, drop the search index from memory). */
   readonly deletedHooks: WorkspaceHook[] = [];
-  /** Number of live pages; the content ledger replaces this once its tables exist. */
-  pageCount: (workspaceId: string) => number = () => 0;
+  /** Number of live pages (records of the content ledger's `pages` table). */
+  pageCount: (workspaceId: string) => number = (workspaceId) =>
+    this.deps.db
+      .query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM pages WHERE workspace_id = ? AND deleted_at IS NULL")
+      .get(workspaceId)?.n ?? 0;
 
   constructor(private readonly deps: { db: Db; records: WorkspaceRecords; permissions: Permissions }) {}
 
