@@ -22,6 +22,11 @@ describe("listing", () => {
     expect(r.body.next_cursor).toBeNull();
     expect(r.body.items).toHaveLength(1);
     expect(r.body.items[0]).toMatchObject({ id: u.workspaceId, role: "super_admin", member_count: 1, deleted_at: null });
+    // page_count is the number of live page records the ledger holds for the workspace.
+    const live = server.services.db
+      .query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM pages WHERE workspace_id = ? AND deleted_at IS NULL")
+      .get(u.workspaceId)!.n;
+    expect(r.body.items[0].page_count).toBe(live);
   });
 
   test("needs a credential", async () => {
