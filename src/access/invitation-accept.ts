@@ -52,15 +52,15 @@ export class InvitationAcceptance {
     if (!workspace) throw new NotFoundError("This invitation is not valid");
 
     const existing = users.byEmail(invitation.email);
-    let user: UserRow;
+    let userId: string;
     let passwordHash: string | null = null;
     if (existing) {
       await this.proveOwnership(existing, input.password);
-      user = existing;
+      userId = existing.id;
     } else {
       if (input.name === undefined) throw new ValidationError("name is required to create your account", "name");
       passwordHash = await passwords.hash(checkPasswordRules(input.password));
-      user = { id: ulid() } as UserRow;
+      userId = ulid();
     }
 
     const now = isoFromMs(nowMs());
@@ -74,10 +74,10 @@ export class InvitationAcceptance {
         if (claimed !== 1) throw new ValidationError("This invitation is no longer valid", "token", { reason: "used" });
         if (passwordHash !== null) {
           const name = input.name!;
-          users.insert({ id: user.id, name, email: invitation.email, passwordHash, now });
-          organizations.createOwned({ name, ownerId: user.id, now });
+          users.insert({ id: userId, name, email: invitation.email, passwordHash, now });
+          organizations.createOwned({ name, ownerId: userId, now });
         }
-        return members.joinWithoutDowngrade(workspace.id, user.id, invitation.role, now);
+        return members.joinWithoutDowngrade(workspace.id, userId, invitation.role, now);
       })();
     } catch (error) {
       if (String(error).includes("UNIQUE constraint failed: users.email_normalized")) {
@@ -89,13 +89,13 @@ export class InvitationAcceptance {
       members.notify({
         kind: joined.change,
         workspace_id: workspace.id,
-        user_id: user.id,
+        user_id: userId,
         role: joined.role,
-        actor_id: user.id,
+        actor_id: userId,
         via: "invitation",
       });
     }
-    const fresh = users.byId(user.id)!;
+    const fresh = users.byId(userId)!;
     let tokens: IssuedTokens | null = null;
     try {
       tokens = await this.deps.auth.signIn(fresh, client);

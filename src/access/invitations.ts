@@ -11,7 +11,7 @@ import type { Permissions } from "./permissions.ts";
 import type { WorkspaceRole } from "./roles.ts";
 import { decodeCursor, listQuery, pageOf, type Page } from "./pagination.ts";
 import { createInvitationInput, invitationListQuery } from "./schemas.ts";
-import { workspaceRef, type WorkspaceRow } from "../workspaces/workspace-records.ts";
+import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { invitationEmail } from "./invitation-email.ts";
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
