@@ -114,6 +114,11 @@ export class RateLimiter {
     return tightest;
   }
 
+  /** Forgets every count (tests that deliberately send many requests from one caller use it). */
+  reset(): void {
+    this.windows.clear();
+  }
+
   private sweep(nowMs: number): void {
     const full = this.windows.size >= this.maxBuckets;
     if (!full && nowMs - this.lastSweep < 60_000) return;
