@@ -123,22 +123,28 @@ export class InvitationAcceptance {
     return row;
   }
 
-  /** The same rules as password login: lock check, verification, failure counting, reset on success. */
-  private async proveOwnership(user: UserRow, password: string): Promise<void> {
+  /**
+   * The same rules as password login (AuthService.login): verify first, then decide the lock on
+   * the account as it is after the slow verification, so concurrent guesses cannot slip past it.
+   */
+  private async proveOwnership(user: UserRow, password: string): Promise<UserRow> {
     const { users, passwords, config } = this.deps;
     if (user.password_hash === null) {
       await passwords.verifyDummy(password);
       throw new UnauthorizedError(INVALID_CREDENTIALS);
     }
+    const ok = await passwords.verify(user.password_hash, password);
     const t = nowMs();
     users.clearExpiredLock(user.id, t);
-    const locked = user.locked_until !== null && user.locked_until > t;
-    const ok = await passwords.verify(user.password_hash, password);
-    if (locked) throw new UnauthorizedError(INVALID_CREDENTIALS);
+    const current = users.byId(user.id);
+    if (!current || (current.locked_until !== null && current.locked_until > t)) throw new UnauthorizedError(INVALID_CREDENTIALS);
     if (!ok) {
       users.recordFailedLogin(user.id, config.loginLock.threshold, config.loginLock.durationSec * 1000, t);
       throw new UnauthorizedError(INVALID_CREDENTIALS);
     }
+    // A password reset during the verification makes the verified password an old one.
+    if (current.password_hash !== user.password_hash) throw new UnauthorizedError(INVALID_CREDENTIALS);
     users.resetFailedLogins(user.id);
+    return current;
   }
 }

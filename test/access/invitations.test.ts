@@ -195,6 +195,22 @@ describe("accepting", () => {
     expect(memberRole(server, ws, u.id)).toBe("viewer");
   });
 
+  test("a burst of concurrent wrong guesses on accept still locks the account", async () => {
+    const u = await registerUser(server.url);
+    const r0 = await invite({ email: u.email, role: "viewer" });
+    const token = inviteToken(r0.body.url);
+    const guesses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => new Client(server.url).post("/api/auth/invitations/accept", { token, password: `wrong guess ${i}` })),
+    );
+    expect(guesses.map((r) => r.status)).toEqual(Array(8).fill(401));
+    const right = await new Client(server.url).post("/api/auth/invitations/accept", { token, password: u.password });
+    expect(right.status).toBe(401);
+    expect(memberRole(server, ws, u.id)).toBeNull();
+    const row = server.services.db.query<any, [string]>("SELECT failed_logins, locked_until FROM users WHERE id = ?").get(u.id);
+    expect(row.failed_logins).toBeGreaterThanOrEqual(3);
+    expect(row.locked_until).toBeGreaterThan(Date.now());
+  });
+
   test("failed logins and failed accepts share one counter", async () => {
     const u = await registerUser(server.url);
     const r0 = await invite({ email: u.email, role: "viewer" });
