@@ -32,6 +32,12 @@ import { SearchService } from "./search/search-service.ts";
 import { searchRoutes } from "./http/routes/search.ts";
 import { RealtimeHub } from "./realtime/hub.ts";
 import { wsRoutes } from "./http/routes/ws.ts";
+import { Comments } from "./collab/comments.ts";
+import { ActivityFeed } from "./collab/activity.ts";
+import { Templates } from "./collab/templates.ts";
+import { commentRoutes } from "./http/routes/comments.ts";
+import { activityRoutes } from "./http/routes/activity.ts";
+import { templateRoutes } from "./http/routes/templates.ts";
 import { buildAccessServices, type AccessServices } from "./access/services.ts";
 import { workspaceRoutes } from "./http/routes/workspaces.ts";
 import { memberRoutes } from "./http/routes/members.ts";
@@ -67,6 +73,9 @@ export interface Services extends AccessServices {
   bus: EventBus;
   search: SearchService;
   realtime: RealtimeHub;
+  comments: Comments;
+  activity: ActivityFeed;
+  templates: Templates;
   ledger: ContentLedger;
   reconciler: Reconciler;
   uploads: Uploads;
@@ -106,6 +115,8 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   search.start();
   const realtime = new RealtimeHub({ db, bus, permissions, workspaces, sessions, log });
   realtime.start();
+  const comments = new Comments({ db, permissions, workspaces, users, bus });
+  const activity = new ActivityFeed({ db, permissions });
   const ledger = new ContentLedger({ db, dataDir, bus, log });
   const reconciler = new Reconciler({ db, ledger, bus, log });
   const uploads = new Uploads(ledger);
@@ -120,6 +131,9 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     bus,
     search,
     realtime,
+    comments,
+    activity,
+    templates: new Templates(),
     ledger,
     reconciler,
     uploads,
@@ -158,6 +172,9 @@ export function createApp(services: Services) {
     .use(uploadRoutes(services))
     .use(contentRoutes(services))
     .use(wsRoutes(services))
+    .use(commentRoutes(services))
+    .use(activityRoutes(services))
+    .use(templateRoutes(services))
     .use(workspaceRoutes(services))
     .use(memberRoutes(services))
     .use(settingsRoutes(services))

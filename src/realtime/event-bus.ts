@@ -15,7 +15,11 @@ export type EventType =
   | "presence-leave"
   | "sync-status"
   | "conflict-detected"
-  | "bulk-sync";
+  | "bulk-sync"
+  // Comments (not in SPEC.md's table; payload {workspace_id, comment_id, parent_id, page_path, resolved, actor})
+  | "comment-added"
+  | "comment-updated"
+  | "comment-deleted";
 
 export interface WorkspaceEvent {
   type: EventType;

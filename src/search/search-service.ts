@@ -28,6 +28,7 @@ interface Loaded {
   stamps: Map<string, string>;
   savedVersion: number;
   timer: ReturnType<typeof setTimeout> | null;
+  origin: "file" | "ledger";
 }
 
 export interface SearchOptions {
@@ -167,8 +168,9 @@ export class SearchService {
     return this.store.pathOf(workspaceId);
   }
 
-  isLoaded(workspaceId: string): boolean {
-    return this.loaded.has(workspaceId);
+  /** Where the workspace's index in memory came from: its file, or the ledger (rebuilt). Null before first use. */
+  loadedFrom(workspaceId: string): "file" | "ledger" | null {
+    return this.loaded.get(workspaceId)?.origin ?? null;
   }
 
   private indexOf(workspaceId: string): Loaded {
@@ -189,7 +191,13 @@ export class SearchService {
       this.schedulePersist(workspaceId, entry);
       return entry;
     }
-    const entry: Loaded = { index, stamps: new Map(Object.entries(stored.stamps)), savedVersion: index.version, timer: null };
+    const entry: Loaded = {
+      index,
+      stamps: new Map(Object.entries(stored.stamps)),
+      savedVersion: index.version,
+      timer: null,
+      origin: "file",
+    };
     this.loaded.set(workspaceId, entry);
     this.catchUp(workspaceId, entry);
     return entry;
@@ -224,6 +232,7 @@ export class SearchService {
       stamps: new Map(pages.map((p) => [p.page_id, this.source.stampOf(p.page_id)])),
       savedVersion: -1,
       timer: null,
+      origin: "ledger",
     };
     this.loaded.set(workspaceId, entry);
     return entry;

@@ -1,5 +1,6 @@
 import { sql as identityAccess } from "./001-identity-access.ts";
 import { sql as content } from "./002-content.ts";
+import { sql as collab } from "./003-collab.ts";
 
 /**
  * Ordered migrations, embedded in the binary. Append only: a released migration never changes;
@@ -14,4 +15,5 @@ export interface Migration {
 export const migrations: Migration[] = [
   { version: 1, name: "identity-access", sql: identityAccess },
   { version: 2, name: "content", sql: content },
+  { version: 3, name: "collab", sql: collab },
 ];

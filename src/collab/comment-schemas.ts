@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { ulidString } from "../core/validate.ts";
+
+const body = z.string({ error: "is required" }).trim().min(1, "must not be empty").max(10_000, "must be at most 10000 characters");
+
+/** POST /api/v1/workspaces/:id/comments. A reply names its parent; its page is the parent's. */
+export const createCommentInput = z.strictObject({
+  page_path: z.string().max(512, "must be at most 512 characters").optional(),
+  body,
+  parent_id: ulidString.optional(),
+  anchor: z.string().max(500, "must be at most 500 characters").optional(),
+});
+
+/** PUT /api/v1/comments/:id. */
+export const updateCommentInput = z.strictObject({ body });
+
+/** GET /api/v1/workspaces/:id/comments query. */
+export const listCommentsQuery = z.object({
+  page: z.string().max(512, "must be at most 512 characters").optional(),
+  resolved: z.enum(["true", "false"], { error: "must be true or false" }).optional(),
+  limit: z.coerce.number({ error: "must be a number" }).int("must be an integer").min(1, "must be between 1 and 100").max(100, "must be between 1 and 100").default(50),
+  cursor: z.string().max(200).optional(),
+});

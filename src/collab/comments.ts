@@ -1,0 +1,273 @@
+import type { Db } from "../db/database.ts";
+import type { Principal } from "../access/principal.ts";
+import type { Permissions } from "../access/permissions.ts";
+import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-records.ts";
+import type { EventBus } from "../realtime/event-bus.ts";
+import type { Users } from "../identity/users.ts";
+import { atLeast, type EffectiveRole } from "../access/roles.ts";
+import { ForbiddenError, NotFoundError, ValidationError } from "../core/errors.ts";
+import { isUlid, ulid } from "../core/ids.ts";
+import { parseInput } from "../core/validate.ts";
+import { createCommentInput, listCommentsQuery, updateCommentInput } from "./comment-schemas.ts";
+import { normalizeCommentPath } from "./page-path.ts";
+import { resolveMentions, workspacePeople } from "./mentions.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { recordActivity } from "./activity-writer.ts";
+
+interface CommentRow {
+  id: string;
+  workspace_id: string;
+  page_path: string;
+  page_id: string | null;
+  parent_id: string | null;
+  author_id: string | null;
+  author_name: string;
+  body: string;
+  mentions: string;
+  anchor: string | null;
+  resolved: number;
+  resolved_by: string | null;
+  resolved_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CommentJson {
+  id: string;
+  workspace_id: string;
+  page_path: string;
+  page_id: string | null;
+  parent_id: string | null;
+  author: { id: string | null; name: string };
+  body: string;
+  mentions: string[];
+  anchor: string | null;
+  resolved: boolean;
+  resolved_by: string | null;
+  resolved_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+function toJson(row: CommentRow): CommentJson {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    page_path: row.page_path,
+    page_id: row.page_id,
+    parent_id: row.parent_id,
+    author: { id: row.author_id, name: row.author_name },
+    body: row.body,
+    mentions: JSON.parse(row.mentions) as string[],
+    anchor: row.anchor,
+    resolved: row.resolved === 1,
+    resolved_by: row.resolved_by,
+    resolved_at: row.resolved_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/**
+ * Comments on pages (DESIGN.md §8). Rules:
+ * - reading needs read access to the workspace (404 otherwise); writing needs commenter or higher;
+ * - threads are one level deep: a reply to a reply is attached to the thread's root, and its page
+ *   is the root's (a different page_path is refused);
+ * - the author edits and deletes their own comments, an admin anyone's; deleting a root deletes
+ *   its replies;
+ * - resolve/unresolve (commenter+) act on the thread: given a reply, its root changes state;
+ * - `comment_added` and `comment_resolved` activity rows are written in the same transaction.
+ */
+export class Comments {
+  constructor(
+    private readonly deps: { db: Db; permissions: Permissions; workspaces: WorkspaceRecords; users: Users; bus: EventBus },
+  ) {}
+
+  list(principal: Principal, workspaceRef: string, query: unknown): { items: CommentJson[]; next_cursor: string | null } {
+    const q = parseInput(listCommentsQuery, query);
+    const { workspace } = this.deps.permissions.require(principal, refOf(workspaceRef), "viewer");
+    const after = decodeCursor(q.cursor);
+    const where = ["workspace_id = ?"];
+    const args: (string | number)[] = [workspace.id];
+    if (q.page !== undefined) {
+      where.push("page_path = ?");
+      args.push(normalizeCommentPath(q.page, "page"));
+    }
+    if (q.resolved !== undefined) {
+      // The thread's state decides, so a reply in a resolved thread counts as resolved.
+      where.push("COALESCE((SELECT r.resolved FROM comments r WHERE r.id = c.parent_id), c.resolved) = ?");
+      args.push(q.resolved === "true" ? 1 : 0);
+    }
+    if (after) {
+      where.push("id > ?");
+      args.push(after);
+    }
+    const rows = this.deps.db
+      .query<CommentRow, (string | number)[]>(
+        `SELECT * FROM comments c WHERE ${where.join(" AND ")} ORDER BY id LIMIT ${q.limit + 1}`,
+      )
+      .all(...args);
+    const more = rows.length > q.limit;
+    const items = rows.slice(0, q.limit).map(toJson);
+    return { items, next_cursor: more ? encodeCursor(items[items.length - 1]!.id) : null };
+  }
+
+  get(principal: Principal, commentId: string): CommentJson {
+    return toJson(this.load(principal, commentId, "viewer").row);
+  }
+
+  create(principal: Principal, workspaceRef: string, body: unknown): CommentJson {
+    const input = parseInput(createCommentInput, body);
+    const { workspace } = this.deps.permissions.require(principal, refOf(workspaceRef), "commenter");
+    const author = this.deps.users.byId(principal.userId);
+    const now = new Date().toISOString();
+    let parent: CommentRow | null = null;
+    if (input.parent_id !== undefined) {
+      parent = this.row(input.parent_id);
+      if (!parent || parent.workspace_id !== workspace.id) throw new NotFoundError("Parent comment not found");
+      if (parent.parent_id !== null) parent = this.row(parent.parent_id)!;
+    }
+    let pagePath: string;
+    if (parent) {
+      pagePath = parent.page_path;
+      if (input.page_path !== undefined && normalizeCommentPath(input.page_path, "page_path") !== pagePath) {
+        throw new ValidationError("page_path: a reply belongs to its thread's page", "page_path");
+      }
+    } else {
+      if (input.page_path === undefined) throw new ValidationError("page_path: is required", "page_path");
+      pagePath = normalizeCommentPath(input.page_path, "page_path");
+    }
+    const mentions = resolveMentions(input.body, workspacePeople(this.deps.db, workspace));
+    const row: CommentRow = {
+      id: ulid(),
+      workspace_id: workspace.id,
+      page_path: pagePath,
+      page_id: this.pageIdOf(workspace.id, pagePath),
+      parent_id: parent?.id ?? null,
+      author_id: principal.userId,
+      author_name: author?.name ?? "",
+      body: input.body,
+      mentions: JSON.stringify(mentions),
+      anchor: input.anchor ?? null,
+      resolved: 0,
+      resolved_by: null,
+      resolved_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    this.deps.db.transaction(() => {
+      this.deps.db
+        .query(
+          `INSERT INTO comments (id, workspace_id, page_path, page_id, parent_id, author_id, author_name, body, mentions, anchor, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(row.id, row.workspace_id, row.page_path, row.page_id, row.parent_id, row.author_id, row.author_name, row.body, row.mentions, row.anchor, now, now);
+      recordActivity(this.deps.db, {
+        workspaceId: workspace.id,
+        action: "comment_added",
+        actorId: principal.userId,
+        actorName: row.author_name,
+        pageId: row.page_id,
+        pagePath: row.page_path,
+        details: { comment_id: row.id, parent_id: row.parent_id, mentions },
+        now,
+      });
+    })();
+    this.announce("comment-added", row, principal.userId);
+    return toJson(row);
+  }
+
+  update(principal: Principal, commentId: string, body: unknown): CommentJson {
+    const input = parseInput(updateCommentInput, body);
+    const { row, workspace, role } = this.load(principal, commentId, "commenter");
+    this.requireAuthorOrAdmin(principal, row, role);
+    const mentions = resolveMentions(input.body, workspacePeople(this.deps.db, workspace));
+    const now = new Date().toISOString();
+    this.deps.db
+      .query("UPDATE comments SET body = ?, mentions = ?, updated_at = ? WHERE id = ?")
+      .run(input.body, JSON.stringify(mentions), now, row.id);
+    const updated = this.row(row.id)!;
+    this.announce("comment-updated", updated, principal.userId);
+    return toJson(updated);
+  }
+
+  delete(principal: Principal, commentId: string): void {
+    const { row, role } = this.load(principal, commentId, "commenter");
+    this.requireAuthorOrAdmin(principal, row, role);
+    this.deps.db.query("DELETE FROM comments WHERE id = ?").run(row.id);
+    this.announce("comment-deleted", row, principal.userId);
+  }
+
+  /** Resolves (or reopens) the thread the comment belongs to; a no-op when it already is. */
+  setResolved(principal: Principal, commentId: string, resolved: boolean): CommentJson {
+    const { row } = this.load(principal, commentId, "commenter");
+    const root = row.parent_id === null ? row : this.row(row.parent_id)!;
+    if ((root.resolved === 1) === resolved) return toJson(root);
+    const now = new Date().toISOString();
+    const actor = this.deps.users.byId(principal.userId);
+    this.deps.db.transaction(() => {
+      this.deps.db
+        .query("UPDATE comments SET resolved = ?, resolved_by = ?, resolved_at = ?, updated_at = ? WHERE id = ?")
+        .run(resolved ? 1 : 0, resolved ? principal.userId : null, resolved ? now : null, now, root.id);
+      recordActivity(this.deps.db, {
+        workspaceId: root.workspace_id,
+        action: resolved ? "comment_resolved" : "comment_reopened",
+        actorId: principal.userId,
+        actorName: actor?.name ?? "",
+        pageId: root.page_id,
+        pagePath: root.page_path,
+        details: { comment_id: root.id },
+        now,
+      });
+    })();
+    const updated = this.row(root.id)!;
+    this.announce("comment-updated", updated, principal.userId);
+    return toJson(updated);
+  }
+
+  /** The comment and the caller's role in its workspace: 404 unless they can read it, 403 below `min`. */
+  private load(principal: Principal, commentId: string, min: EffectiveRole): { row: CommentRow; workspace: WorkspaceRow; role: EffectiveRole } {
+    const row = isUlid(commentId) ? this.row(commentId) : null;
+    if (!row) throw new NotFoundError("Comment not found");
+    const workspace = this.deps.workspaces.byId(row.workspace_id);
+    const role = workspace ? this.deps.permissions.principalRole(principal, workspace) : null;
+    if (!workspace || role === null) throw new NotFoundError("Comment not found");
+    if (!atLeast(role, min)) throw new ForbiddenError(`This needs the ${min} role in the workspace`);
+    return { row, workspace, role };
+  }
+
+  private requireAuthorOrAdmin(principal: Principal, row: CommentRow, role: EffectiveRole): void {
+    if (row.author_id === principal.userId || atLeast(role, "admin")) return;
+    throw new ForbiddenError("Only the comment's author or a workspace admin can change it");
+  }
+
+  private row(id: string): CommentRow | null {
+    return this.deps.db.query<CommentRow, [string]>("SELECT * FROM comments WHERE id = ?").get(id);
+  }
+
+  /** The live page at that path, if the ledger has one. */
+  private pageIdOf(workspaceId: string, path: string): string | null {
+    return (
+      this.deps.db
+        .query<{ id: string }, [string, string]>("SELECT id FROM pages WHERE workspace_id = ? AND path = ? AND deleted_at IS NULL")
+        .get(workspaceId, path)?.id ?? null
+    );
+  }
+
+  private announce(type: "comment-added" | "comment-updated" | "comment-deleted", row: CommentRow, actor: string): void {
+    this.deps.bus.publish({
+      type,
+      workspace_id: row.workspace_id,
+      payload: {
+        workspace_id: row.workspace_id,
+        comment_id: row.id,
+        parent_id: row.parent_id,
+        page_path: row.page_path,
+        resolved: row.resolved === 1,
+        actor,
+      },
+    });
+  }
+}
+
+const refOf = (ref: string) => (isUlid(ref) ? { id: ref } : { slug: ref });

@@ -1,0 +1,59 @@
+import matter from "gray-matter";
+import { NotFoundError } from "../core/errors.ts";
+import howToGuide from "../../assets/templates/how-to-guide.md" with { type: "text" };
+import apiReference from "../../assets/templates/api-reference.md" with { type: "text" };
+import tutorial from "../../assets/templates/tutorial.md" with { type: "text" };
+import adr from "../../assets/templates/architecture-decision-record.md" with { type: "text" };
+import runbook from "../../assets/templates/runbook.md" with { type: "text" };
+import meetingNotes from "../../assets/templates/meeting-notes.md" with { type: "text" };
+
+/** Imported as text so `bun build --compile` carries them inside the binary. */
+const SOURCES: Record<string, string> = {
+  "how-to-guide": howToGuide,
+  "api-reference": apiReference,
+  tutorial,
+  "architecture-decision-record": adr,
+  runbook,
+  "meeting-notes": meetingNotes,
+};
+
+export interface TemplateSummary {
+  id: string;
+  name: string;
+  description: string;
+}
+
+export interface Template extends TemplateSummary {
+  content: string;
+}
+
+/**
+ * Built-in page templates. Each file's own frontmatter holds the template's name and
+ * description; the rest of the file is the page body a new page starts from.
+ */
+export class Templates {
+  private readonly all: Template[];
+
+  constructor(sources: Record<string, string> = SOURCES) {
+    this.all = Object.entries(sources).map(([id, text]) => {
+      const parsed = matter(text, {});
+      const data = parsed.data as { name?: unknown; description?: unknown };
+      return {
+        id,
+        name: typeof data.name === "string" ? data.name : id,
+        description: typeof data.description === "string" ? data.description : "",
+        content: parsed.content.replace(/^\n+/, ""),
+      };
+    });
+  }
+
+  list(): { items: TemplateSummary[]; next_cursor: null } {
+    return { items: this.all.map(({ id, name, description }) => ({ id, name, description })), next_cursor: null };
+  }
+
+  get(id: string): Template {
+    const found = this.all.find((t) => t.id === id);
+    if (!found) throw new NotFoundError("Template not found");
+    return found;
+  }
+}
