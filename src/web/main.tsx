@@ -1,4 +1,16 @@
+/** Entry of the browser app: theme first (no flash), then the React tree. */
+import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import "./styles.css";
-function App() { return <h1>Quire</h1>; }
-createRoot(document.getElementById("root")!).render(<App />);
+import { applyTheme } from "./app/theme.ts";
+import { AuthProvider } from "./app/auth.tsx";
+import { App } from "./app/App.tsx";
+
+applyTheme();
+createRoot(document.getElementById("root")!).render(
+  <StrictMode>
+    <AuthProvider>
+      <App />
+    </AuthProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,123 @@
+/**
+ * The one way the browser talks to the API. The access token lives only in this module's memory;
+ * the refresh token is an HttpOnly cookie the browser sends to /api/auth/refresh, so a reload or an
+ * expired access token renews silently. Errors keep the API's shape (code, message, details).
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> | undefined,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+  get field(): string | undefined {
+    const f = this.details?.field;
+    return typeof f === "string" ? f : undefined;
+  }
+}
+
+let accessToken: string | null = null;
+let refreshing: Promise<boolean> | null = null;
+const expiredListeners = new Set<() => void>();
+
+export function setAccessToken(token: string | null): void {
+  accessToken = token;
+}
+export function hasAccessToken(): boolean {
+  return accessToken !== null;
+}
+/** Called when the session cannot be renewed any more (signed out elsewhere, refresh expired). */
+export function onSessionExpired(listener: () => void): () => void {
+  expiredListeners.add(listener);
+  return () => expiredListeners.delete(listener);
+}
+
+/** Renews the access token from the refresh cookie; concurrent callers share one request. */
+export function refreshSession(): Promise<boolean> {
+  refreshing ??= (async () => {
+    try {
+      const res = await fetch("/api/auth/refresh", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+        credentials: "same-origin",
+      });
+      if (!res.ok) {
+        accessToken = null;
+        return false;
+      }
+      const body = (await res.json()) as { access_token: string };
+      accessToken = body.access_token;
+      return true;
+    } catch {
+      return false;
+    } finally {
+      setTimeout(() => (refreshing = null), 0);
+    }
+  })();
+  return refreshing;
+}
+
+export interface RequestOptions {
+  method?: string;
+  json?: unknown;
+  body?: BodyInit;
+  headers?: Record<string, string>;
+  /** Do not try to renew the session on 401 (sign-in forms). */
+  noRefresh?: boolean;
+  signal?: AbortSignal;
+}
+
+async function toError(res: Response): Promise<ApiError> {
+  let body: Record<string, unknown> = {};
+  try {
+    body = (await res.json()) as Record<string, unknown>;
+  } catch {
+    /* not JSON: keep the status text */
+  }
+  const message = typeof body.message === "string" ? body.message : `${res.status} ${res.statusText}`;
+  const code = typeof body.error === "string" ? body.error : "HTTP_" + res.status;
+  return new ApiError(res.status, code, message, body.details as Record<string, unknown> | undefined, body);
+}
+
+/** Sends a request with the access token; on 401 renews once and retries; returns the parsed body. */
+export async function api<T = unknown>(path: string, opts: RequestOptions = {}): Promise<T> {
+  const send = () => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (accessToken) headers.authorization = `Bearer ${accessToken}`;
+    let body = opts.body;
+    if (opts.json !== undefined) {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(opts.json);
+    }
+    return fetch(path, { method: opts.method ?? "GET", headers, body, credentials: "same-origin", signal: opts.signal });
+  };
+  let res = await send();
+  if (res.status === 401 && !opts.noRefresh) {
+    if (await refreshSession()) res = await send();
+    else expiredListeners.forEach((l) => l());
+  }
+  if (!res.ok) throw await toError(res);
+  if (res.status === 204) return undefined as T;
+  const type = res.headers.get("content-type") ?? "";
+  return (type.includes("json") ? await res.json() : await res.text()) as T;
+}
+
+export const get = <T>(path: string, signal?: AbortSignal) => api<T>(path, signal ? { signal } : {});
+export const post = <T>(path: string, json?: unknown) => api<T>(path, { method: "POST", json: json ?? {} });
+export const put = <T>(path: string, json?: unknown) => api<T>(path, { method: "PUT", json: json ?? {} });
+export const patch = <T>(path: string, json?: unknown) => api<T>(path, { method: "PATCH", json: json ?? {} });
+export const del = <T>(path: string) => api<T>(path, { method: "DELETE" });
+
+/** A message a person can act on, from anything thrown. */
+export function messageOf(error: unknown): string {
+  if (error instanceof ApiError) {
+    if (error.code === "RATE_LIMITED") return "Too many attempts. Wait a moment and try again.";
+    return error.message;
+  }
+  if (error instanceof TypeError) return "The server cannot be reached. Check your connection and try again.";
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,39 @@
+import { useEffect } from "react";
+import { PUBLIC_PATHS, loginUrlFor, useAuth } from "./auth.tsx";
+import { navigate, useLocation } from "./router.ts";
+import { ForgotPasswordScreen, LoginScreen, RegisterScreen, ResetPasswordScreen } from "../screens/AuthScreens.tsx";
+import { Shell } from "../screens/Shell.tsx";
+import { Spinner } from "../ui/controls.tsx";
+
+/** Chooses the screen: sign-in screens for signed-out people, the shell for everyone else. */
+export function App() {
+  const { status } = useAuth();
+  const { path, href } = useLocation();
+  const isPublic = PUBLIC_PATHS.some((p) => path === p);
+
+  useEffect(() => {
+    if (status === "signed-out" && !isPublic) navigate(loginUrlFor(href), { replace: true });
+    // Signed-in people have no business on the sign-in forms (the reset link still works).
+    if (status === "signed-in" && (path === "/login" || path === "/register")) navigate("/", { replace: true });
+  }, [status, isPublic, path, href]);
+
+  useEffect(() => {
+    const titles: Record<string, string> = {
+      "/login": "Sign in",
+      "/register": "Create account",
+      "/forgot-password": "Reset password",
+      "/reset-password": "New password",
+    };
+    document.title = titles[path] ? `${titles[path]} · Quire` : "Quire";
+  }, [path]);
+
+  if (status === "loading") return <Spinner label="Starting" />;
+  if (path === "/reset-password") return <ResetPasswordScreen />;
+  if (path === "/forgot-password") return <ForgotPasswordScreen />;
+  if (status === "signed-out") {
+    if (path === "/register") return <RegisterScreen />;
+    return <LoginScreen />;
+  }
+  if (path === "/login" || path === "/register") return <Spinner />;
+  return <Shell />;
+}

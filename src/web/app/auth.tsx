@@ -1,0 +1,115 @@
+/**
+ * The signed-in person. On boot the refresh cookie is traded for an access token (kept in memory
+ * only); when a session cannot be renewed any more the app goes to the login screen and remembers
+ * where the person was, so signing in brings them back there.
+ */
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
+import { api, onSessionExpired, post, refreshSession, setAccessToken } from "../api/client.ts";
+import type { User } from "../api/types.ts";
+import { navigate } from "./router.ts";
+
+interface AuthState {
+  status: "loading" | "signed-in" | "signed-out";
+  user: User | null;
+  signIn(email: string, password: string): Promise<void>;
+  register(input: { name: string; email: string; password: string }): Promise<void>;
+  signOutEverywhere(): Promise<void>;
+  reloadUser(): Promise<void>;
+}
+
+const AuthContext = createContext<AuthState | null>(null);
+
+export const PUBLIC_PATHS = ["/login", "/register", "/forgot-password", "/reset-password"];
+
+export function loginUrlFor(here: string): string {
+  return here === "/" || PUBLIC_PATHS.some((p) => here.startsWith(p)) ? "/login" : `/login?next=${encodeURIComponent(here)}`;
+}
+
+export function AuthProvider({ children }: { children: ReactNode }) {
+  const [status, setStatus] = useState<AuthState["status"]>("loading");
+  const [user, setUser] = useState<User | null>(null);
+
+  const loadUser = useCallback(async () => {
+    const me = await api<{ user: User }>("/api/auth/me");
+    setUser(me.user);
+    setStatus("signed-in");
+  }, []);
+
+  useEffect(() => {
+    let cancelled = false;
+    (async () => {
+      if (await refreshSession()) {
+        try {
+          if (!cancelled) await loadUser();
+          return;
+        } catch {
+          /* fall through to signed-out */
+        }
+      }
+      if (!cancelled) setStatus("signed-out");
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [loadUser]);
+
+  useEffect(
+    () =>
+      onSessionExpired(() => {
+        setAccessToken(null);
+        setUser(null);
+        setStatus("signed-out");
+        navigate(loginUrlFor(location.pathname + location.search), { replace: true });
+      }),
+    [],
+  );
+
+  const value = useMemo<AuthState>(
+    () => ({
+      status,
+      user,
+      async signIn(email, password) {
+        const tokens = await api<{ access_token: string }>("/api/auth/login", {
+          method: "POST",
+          json: { email, password },
+          noRefresh: true,
+        });
+        setAccessToken(tokens.access_token);
+        await loadUser();
+      },
+      async register(input) {
+        const res = await api<{ user: User; access_token?: string }>("/api/auth/register", {
+          method: "POST",
+          json: { ...input, terms_accepted: true },
+          noRefresh: true,
+        });
+        if (res.access_token) {
+          setAccessToken(res.access_token);
+          await loadUser();
+        } else {
+          // The account exists but the automatic sign-in did not happen: sign in normally.
+          navigate("/login");
+        }
+      },
+      async signOutEverywhere() {
+        try {
+          await post("/api/auth/logout");
+        } finally {
+          setAccessToken(null);
+          setUser(null);
+          setStatus("signed-out");
+          navigate("/login", { replace: true });
+        }
+      },
+      reloadUser: loadUser,
+    }),
+    [status, user, loadUser],
+  );
+  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+}
+
+export function useAuth(): AuthState {
+  const ctx = useContext(AuthContext);
+  if (!ctx) throw new Error("useAuth outside AuthProvider");
+  return ctx;
+}

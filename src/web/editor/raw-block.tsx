@@ -1,0 +1,68 @@
+/**
+ * A block the rich editor does not render — a component directive, a table, HTML, frontmatter, a
+ * link definition — shown as its Markdown source in a text area. Its text is written back exactly
+ * as typed, so such blocks are never dropped or mangled.
+ */
+import { Node, mergeAttributes } from "@tiptap/core";
+import { NodeViewWrapper, ReactNodeViewRenderer, type ReactNodeViewProps } from "@tiptap/react";
+import { useLayoutEffect, useRef } from "react";
+
+const LABELS: Record<string, string> = {
+  directive: "Component",
+  table: "Table",
+  html: "HTML",
+  frontmatter: "Frontmatter",
+  def: "Link definition",
+  code: "Code",
+};
+
+function RawBlockView({ node, updateAttributes, editor }: ReactNodeViewProps) {
+  const ref = useRef<HTMLTextAreaElement>(null);
+  const text = String(node.attrs.text ?? "");
+  const kind = String(node.attrs.kind ?? "other");
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.style.height = "auto";
+    el.style.height = `${el.scrollHeight + 2}px`;
+  }, [text]);
+  const label = LABELS[kind] ?? "Markdown";
+  return (
+    <NodeViewWrapper className={`raw-block raw-${kind}`} data-raw-kind={kind}>
+      <div className="raw-block-label" contentEditable={false}>
+        {label} · Markdown source
+      </div>
+      <textarea
+        ref={ref}
+        aria-label={`${label} (Markdown source)`}
+        spellCheck={false}
+        value={text}
+        readOnly={!editor.isEditable}
+        rows={Math.max(1, text.split("\n").length)}
+        onChange={(e) => updateAttributes({ text: e.target.value })}
+      />
+    </NodeViewWrapper>
+  );
+}
+
+export const RawBlock = Node.create({
+  name: "rawBlock",
+  group: "block",
+  atom: true,
+  selectable: true,
+  addAttributes() {
+    return {
+      text: { default: "", parseHTML: (el) => el.getAttribute("data-text") ?? "", renderHTML: (a) => ({ "data-text": a.text }) },
+      kind: { default: "other", parseHTML: (el) => el.getAttribute("data-kind") ?? "other", renderHTML: (a) => ({ "data-kind": a.kind }) },
+    };
+  },
+  parseHTML() {
+    return [{ tag: "div[data-raw-block]" }];
+  },
+  renderHTML({ HTMLAttributes }) {
+    return ["div", mergeAttributes(HTMLAttributes, { "data-raw-block": "" })];
+  },
+  addNodeView() {
+    return ReactNodeViewRenderer(RawBlockView);
+  },
+});

@@ -1,0 +1,185 @@
+/**
+ * Markdown blocks → ProseMirror JSON for the rich editor. A block becomes rich only when writing
+ * it back would render the same HTML (checked here, per block); anything else — component
+ * directives, frontmatter, HTML, tables, link definitions, constructs the editor cannot hold —
+ * becomes a `rawBlock` the person edits as text, so nothing is ever dropped or mangled.
+ */
+import { Parser, marked, type Token, type Tokens } from "marked";
+import type { PMMark, PMNode } from "./pm.ts";
+import type { SourceBlock } from "./split.ts";
+import { hintFrom, serializeBlock } from "./serialize.ts";
+
+class Unsupported extends Error {}
+
+const ENTITIES: Record<string, string> = {
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  nbsp: "\u00a0",
+  copy: "©",
+  reg: "®",
+  trade: "™",
+  hellip: "…",
+  mdash: "—",
+  ndash: "–",
+  laquo: "«",
+  raquo: "»",
+};
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, name: string) => {
+    if (name[0] === "#") {
+      const code = name[1] === "x" || name[1] === "X" ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m;
+    }
+    return ENTITIES[name] ?? m;
+  });
+}
+
+function textNode(text: string, marks: PMMark[]): PMNode {
+  return marks.length ? { type: "text", text, marks } : { type: "text", text };
+}
+
+function inline(tokens: Token[] | undefined, marks: PMMark[] = []): PMNode[] {
+  const out: PMNode[] = [];
+  for (const t of tokens ?? []) {
+    switch (t.type) {
+      case "text": {
+        const tt = t as Tokens.Text;
+        if (tt.tokens && tt.tokens.length > 0) out.push(...inline(tt.tokens, marks));
+        else if (tt.text !== "") out.push(textNode(decodeEntities(tt.text), marks));
+        break;
+      }
+      case "escape":
+        out.push(textNode(decodeEntities((t as Tokens.Escape).text), marks));
+        break;
+      case "strong":
+        out.push(...inline((t as Tokens.Strong).tokens, [...marks, { type: "bold" }]));
+        break;
+      case "em":
+        out.push(...inline((t as Tokens.Em).tokens, [...marks, { type: "italic" }]));
+        break;
+      case "del":
+        out.push(...inline((t as Tokens.Del).tokens, [...marks, { type: "strike" }]));
+        break;
+      case "codespan":
+        // The editor's code mark excludes every other mark.
+        if (marks.length > 0) throw new Unsupported();
+        out.push(textNode(decodeEntities((t as Tokens.Codespan).text), [{ type: "code" }]));
+        break;
+      case "link": {
+        const l = t as Tokens.Link;
+        if (marks.some((m) => m.type === "link")) throw new Unsupported();
+        out.push(...inline(l.tokens, [...marks, { type: "link", attrs: { href: l.href, title: l.title ?? null } }]));
+        break;
+      }
+      case "image": {
+        const img = t as Tokens.Image;
+        const node: PMNode = { type: "image", attrs: { src: img.href, alt: img.text, title: img.title ?? null } };
+        if (marks.length) node.marks = marks;
+        out.push(node);
+        break;
+      }
+      case "br":
+        out.push({ type: "hardBreak" });
+        break;
+      case "checkbox":
+        break;
+      default:
+        throw new Unsupported();
+    }
+  }
+  // Merge neighbouring text nodes with the same marks, as ProseMirror does.
+  const merged: PMNode[] = [];
+  for (const n of out) {
+    const prev = merged[merged.length - 1];
+    if (prev && prev.type === "text" && n.type === "text" && JSON.stringify(prev.marks ?? []) === JSON.stringify(n.marks ?? [])) {
+      merged[merged.length - 1] = { ...prev, text: prev.text! + n.text! };
+    } else merged.push(n);
+  }
+  return merged;
+}
+
+function paragraph(tokens: Token[] | undefined): PMNode {
+  const content = inline(tokens);
+  return content.length ? { type: "paragraph", content } : { type: "paragraph" };
+}
+
+function blocks(tokens: Token[] | undefined): PMNode[] {
+  const out: PMNode[] = [];
+  for (const t of tokens ?? []) if (t.type !== "space") out.push(block(t));
+  return out;
+}
+
+function listItem(item: Tokens.ListItem, task: boolean): PMNode {
+  const children: PMNode[] = [];
+  for (const t of item.tokens) {
+    if (t.type === "space" || t.type === "checkbox") continue;
+    // Tight items hold bare text tokens where loose ones hold paragraphs.
+    if (t.type === "text") children.push(paragraph((t as Tokens.Text).tokens ?? [{ type: "text", raw: t.raw, text: (t as Tokens.Text).text } as Tokens.Text]));
+    else children.push(block(t));
+  }
+  if (children.length === 0 || children[0]!.type !== "paragraph") children.unshift({ type: "paragraph" });
+  return task ? { type: "taskItem", attrs: { checked: !!item.checked }, content: children } : { type: "listItem", content: children };
+}
+
+function block(t: Token): PMNode {
+  switch (t.type) {
+    case "paragraph":
+      return paragraph((t as Tokens.Paragraph).tokens);
+    case "heading": {
+      const h = t as Tokens.Heading;
+      // A heading is one line in ATX form: soft line breaks of a setext heading become spaces.
+      const content = inline(h.tokens).map((n) => (n.type === "text" ? { ...n, text: n.text!.replace(/\n/g, " ") } : n));
+      return { type: "heading", attrs: { level: h.depth }, ...(content.length ? { content } : {}) };
+    }
+    case "code": {
+      const c = t as Tokens.Code;
+      const text = c.text;
+      return { type: "codeBlock", attrs: { language: c.lang ? c.lang : null }, ...(text ? { content: [{ type: "text", text }] } : {}) };
+    }
+    case "blockquote":
+      return { type: "blockquote", content: blocks((t as Tokens.Blockquote).tokens) };
+    case "hr":
+      return { type: "horizontalRule" };
+    case "list": {
+      const l = t as Tokens.List;
+      const tasks = l.items.filter((i) => i.task).length;
+      if (tasks > 0 && (tasks !== l.items.length || l.ordered)) throw new Unsupported();
+      const items = l.items.map((i) => listItem(i, tasks > 0));
+      if (tasks > 0) return { type: "taskList", content: items };
+      if (l.ordered) return { type: "orderedList", attrs: { start: typeof l.start === "number" ? l.start : 1, type: null }, content: items };
+      return { type: "bulletList", content: items };
+    }
+    default:
+      throw new Unsupported();
+  }
+}
+
+export function rawBlock(block: Pick<SourceBlock, "kind" | "text">): PMNode {
+  return { type: "rawBlock", attrs: { kind: block.kind, text: block.text } };
+}
+
+function normalizeHtml(html: string): string {
+  return html.replace(/>\s+</g, "><").replace(/\s+/g, " ").trim();
+}
+
+const RICH_KINDS = new Set(["paragraph", "heading", "code", "list", "blockquote", "hr"]);
+
+/** The editor node for one source block: rich when faithful, raw otherwise. */
+export function blockToNode(source: SourceBlock): PMNode {
+  if (!RICH_KINDS.has(source.kind) || !source.token) return rawBlock(source);
+  let node: PMNode;
+  try {
+    node = block(source.token);
+  } catch (e) {
+    if (e instanceof Unsupported) return rawBlock(source);
+    throw e;
+  }
+  // Faithfulness: written back, the block must render exactly as the original does.
+  const original = normalizeHtml(Parser.parse([source.token]));
+  const rewritten = normalizeHtml(marked.parse(serializeBlock(node, hintFrom(source)), { gfm: true, async: false }) as string);
+  return original === rewritten ? node : rawBlock(source);
+}

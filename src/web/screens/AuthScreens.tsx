@@ -1,0 +1,246 @@
+/** Sign-in, registration, forgotten and reset password: the screens a signed-out person sees. */
+import { useState, type FormEvent, type ReactNode } from "react";
+import { ApiError, api, messageOf } from "../api/client.ts";
+import { bootData } from "../api/types.ts";
+import { useAuth } from "../app/auth.tsx";
+import { linkClick, navigate, useLocation } from "../app/router.ts";
+import { Field, Notice } from "../ui/controls.tsx";
+
+function AuthLayout({ title, children, footer }: { title: string; children: ReactNode; footer?: ReactNode }) {
+  return (
+    <main className="auth-page">
+      <div className="auth-card">
+        <div className="brand" aria-hidden="true">
+          Quire
+        </div>
+        <h1>{title}</h1>
+        {children}
+        {footer && <div className="auth-footer">{footer}</div>}
+      </div>
+    </main>
+  );
+}
+
+/** Keeps `next` only when it is a path inside the app, never another site. */
+function safeNext(next: string | null): string {
+  return next && next.startsWith("/") && !next.startsWith("//") ? next : "/";
+}
+
+function useForm() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<{ message: string; field?: string | undefined } | null>(null);
+  const run = async (e: FormEvent, action: () => Promise<void>) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (err) {
+      setError({ message: messageOf(err), field: err instanceof ApiError ? err.field : undefined });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run };
+}
+
+export function LoginScreen() {
+  const { signIn } = useAuth();
+  const { query } = useLocation();
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const { busy, error, run } = useForm();
+  const signupEnabled = bootData().signup_enabled;
+  return (
+    <AuthLayout
+      title="Sign in"
+      footer={
+        signupEnabled ? (
+          <>
+            New here?{" "}
+            <a href="/register" onClick={linkClick}>
+              Create an account
+            </a>
+          </>
+        ) : (
+          <>This instance is invite-only: ask an administrator for an invitation.</>
+        )
+      }
+    >
+      {query.get("reset") === "1" && <Notice kind="success">Your password has been changed. Sign in with the new one.</Notice>}
+      {query.get("next") && !error && <Notice>Your session has ended. Sign in to continue where you were.</Notice>}
+      {error && <Notice kind="error">{error.message}</Notice>}
+      <form
+        onSubmit={(e) =>
+          run(e, async () => {
+            await signIn(email, password);
+            navigate(safeNext(query.get("next")), { replace: true });
+          })
+        }
+      >
+        <Field label="Email" type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+        <Field
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+        <button className="btn btn-primary btn-block" type="submit" disabled={busy}>
+          {busy ? "Signing in…" : "Sign in"}
+        </button>
+      </form>
+      <p className="auth-aside">
+        <a href="/forgot-password" onClick={linkClick}>
+          Forgot your password?
+        </a>
+      </p>
+    </AuthLayout>
+  );
+}
+
+export function RegisterScreen() {
+  const { register } = useAuth();
+  const [name, setName] = useState("");
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [terms, setTerms] = useState(false);
+  const { busy, error, run } = useForm();
+  if (!bootData().signup_enabled) {
+    return (
+      <AuthLayout title="Sign-up is closed">
+        <Notice>This instance is invite-only. Ask an administrator for an invitation link.</Notice>
+        <p>
+          <a href="/login" onClick={linkClick}>
+            Back to sign in
+          </a>
+        </p>
+      </AuthLayout>
+    );
+  }
+  const fieldError = (f: string) => (error?.field === f ? error.message : undefined);
+  return (
+    <AuthLayout
+      title="Create your account"
+      footer={
+        <>
+          Already have an account?{" "}
+          <a href="/login" onClick={linkClick}>
+            Sign in
+          </a>
+        </>
+      }
+    >
+      {error && !error.field && <Notice kind="error">{error.message}</Notice>}
+      <form
+        onSubmit={(e) =>
+          run(e, async () => {
+            await register({ name, email, password });
+            navigate("/", { replace: true });
+          })
+        }
+      >
+        <Field label="Name" name="name" autoComplete="name" required value={name} onChange={(e) => setName(e.target.value)} error={fieldError("name")} autoFocus />
+        <Field label="Email" type="email" name="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} error={fieldError("email")} />
+        <Field
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="new-password"
+          required
+          minLength={8}
+          maxLength={1024}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={fieldError("password")}
+          hint="At least 8 characters."
+        />
+        <div className="check">
+          <input id="terms" type="checkbox" required checked={terms} onChange={(e) => setTerms(e.target.checked)} />
+          <label htmlFor="terms">I accept the terms of use</label>
+        </div>
+        {fieldError("terms_accepted") && <Notice kind="error">{fieldError("terms_accepted")}</Notice>}
+        <button className="btn btn-primary btn-block" type="submit" disabled={busy}>
+          {busy ? "Creating account…" : "Create account"}
+        </button>
+      </form>
+    </AuthLayout>
+  );
+}
+
+export function ForgotPasswordScreen() {
+  const [email, setEmail] = useState("");
+  const [sent, setSent] = useState<string | null>(null);
+  const { busy, error, run } = useForm();
+  return (
+    <AuthLayout
+      title="Reset your password"
+      footer={
+        <a href="/login" onClick={linkClick}>
+          Back to sign in
+        </a>
+      }
+    >
+      {sent ? (
+        <Notice kind="success">
+          {sent}
+          {!bootData().email_enabled && " This instance sends no email: an administrator can create a reset link with `quire reset-password`."}
+        </Notice>
+      ) : (
+        <>
+          {error && <Notice kind="error">{error.message}</Notice>}
+          <form
+            onSubmit={(e) =>
+              run(e, async () => {
+                const r = await api<{ message: string }>("/api/auth/forgot-password", { method: "POST", json: { email }, noRefresh: true });
+                setSent(r.message);
+              })
+            }
+          >
+            <Field label="Email" type="email" name="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+            <button className="btn btn-primary btn-block" type="submit" disabled={busy}>
+              {busy ? "Sending…" : "Send reset link"}
+            </button>
+          </form>
+        </>
+      )}
+    </AuthLayout>
+  );
+}
+
+export function ResetPasswordScreen() {
+  const { query } = useLocation();
+  const token = query.get("token") ?? "";
+  const [password, setPassword] = useState("");
+  const [confirm, setConfirm] = useState("");
+  const { busy, error, run } = useForm();
+  const mismatch = confirm !== "" && confirm !== password;
+  return (
+    <AuthLayout title="Choose a new password">
+      {!token && <Notice kind="error">This reset link is incomplete. Ask for a new one.</Notice>}
+      {error && <Notice kind="error">{error.field === "token" ? "This reset link is invalid, used or expired. Ask for a new one." : error.message}</Notice>}
+      <form
+        onSubmit={(e) =>
+          run(e, async () => {
+            if (mismatch) throw new Error("The two passwords differ.");
+            await api("/api/auth/reset-password", { method: "POST", json: { token, new_password: password }, noRefresh: true });
+            navigate("/login?reset=1", { replace: true });
+          })
+        }
+      >
+        <Field label="New password" type="password" autoComplete="new-password" required minLength={8} value={password} onChange={(e) => setPassword(e.target.value)} hint="At least 8 characters." />
+        <Field label="Repeat the new password" type="password" autoComplete="new-password" required value={confirm} onChange={(e) => setConfirm(e.target.value)} error={mismatch ? "The two passwords differ." : undefined} />
+        <button className="btn btn-primary btn-block" type="submit" disabled={busy || !token}>
+          {busy ? "Saving…" : "Set new password"}
+        </button>
+      </form>
+      <p className="auth-aside">
+        <a href="/forgot-password" onClick={linkClick}>
+          Ask for a new link
+        </a>
+      </p>
+    </AuthLayout>
+  );
+}

@@ -1,0 +1,243 @@
+/**
+ * One page open for editing: frontmatter form, rich or raw editor with the `</>` toggle, autosave
+ * a couple of seconds after typing stops (Ctrl/Cmd+S forces it), a save status, and the conflict
+ * banner when someone else saved first. Whatever mode is active, the text typed is never lost:
+ * switching modes hands the current Markdown to the other editor, and a conflict keeps both sides.
+ */
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from "react";
+import { ApiError, get, messageOf, put } from "../api/client.ts";
+import type { Page, Workspace } from "../api/types.ts";
+import { addNavigationGuard } from "../app/router.ts";
+import { RichEditor, type EditorHandle } from "../editor/RichEditor.tsx";
+import { Notice, Spinner } from "../ui/controls.tsx";
+import { canWrite } from "./Shell.tsx";
+import { FrontmatterForm } from "./FrontmatterForm.tsx";
+import { ConflictBanner, type ConflictState } from "./ConflictBanner.tsx";
+
+const RawEditor = lazy(() => import("../editor/RawEditor.tsx"));
+
+export const AUTOSAVE_MS = 2000;
+
+type Status = "saved" | "unsaved" | "saving" | "error" | "conflict";
+const STATUS_TEXT: Record<Status, string> = {
+  saved: "Saved",
+  unsaved: "Unsaved changes",
+  saving: "Saving…",
+  error: "Not saved",
+  conflict: "Conflict",
+};
+
+const contentUrl = (slug: string, path: string) => `/api/v1/content/${encodeURIComponent(slug)}/${path.split("/").map(encodeURIComponent).join("/")}`;
+
+export default function PageScreen({ workspace, path, onTreeChanged }: { workspace: Workspace; path: string; onTreeChanged(): void }) {
+  const url = contentUrl(workspace.slug, path);
+  const [page, setPage] = useState<Page | null>(null);
+  const [loadError, setLoadError] = useState<unknown>(null);
+  const [mode, setMode] = useState<"rich" | "raw">("rich");
+  // The text the mounted editor opened with; a new value remounts the editor.
+  const [opened, setOpened] = useState<{ text: string; generation: number } | null>(null);
+  const [status, setStatus] = useState<Status>("saved");
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const [conflict, setConflict] = useState<ConflictState | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const editor = useRef<EditorHandle>(null);
+  const hash = useRef<string>("");
+  const savedText = useRef<string>("");
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const saving = useRef<Promise<void> | null>(null);
+  const editable = canWrite(workspace);
+
+  useEffect(() => {
+    let cancelled = false;
+    get<Page>(url).then(
+      (p) => {
+        if (cancelled) return;
+        setPage(p);
+        hash.current = p.content_hash;
+        savedText.current = p.content;
+        setOpened({ text: p.content, generation: 0 });
+        document.title = `${p.title} · Quire`;
+      },
+      (e) => !cancelled && setLoadError(e),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [url]);
+
+  const currentText = useCallback(() => editor.current?.getMarkdown() ?? opened?.text ?? "", [opened]);
+
+  const save = useCallback(async (): Promise<void> => {
+    if (timer.current) clearTimeout(timer.current);
+    timer.current = null;
+    if (saving.current) await saving.current;
+    const text = currentText();
+    if (text === savedText.current) {
+      setStatus((s) => (s === "conflict" ? s : "saved"));
+      return;
+    }
+    setStatus("saving");
+    const run = (async () => {
+      try {
+        const p = await put<Page>(url, { body: text, lastKnownHash: hash.current });
+        hash.current = p.content_hash;
+        savedText.current = text;
+        setPage(p);
+        setSaveError(null);
+        setStatus(currentText() === text ? "saved" : "unsaved");
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 409) {
+          const server = await get<Page>(url).catch(() => null);
+          setConflict({
+            mine: text,
+            theirs: server?.content ?? "",
+            theirsHash: server?.content_hash ?? String(e.body.current_hash ?? ""),
+            modifiedBy: String(e.body.modified_by ?? "someone"),
+            modifiedAt: String(e.body.modified_at ?? ""),
+          });
+          setStatus("conflict");
+        } else {
+          setSaveError(messageOf(e));
+          setStatus("error");
+        }
+      }
+    })();
+    saving.current = run;
+    await run;
+    saving.current = null;
+  }, [currentText, url]);
+
+  const onChange = useCallback(() => {
+    setStatus((s) => (s === "conflict" ? s : "unsaved"));
+    if (timer.current) clearTimeout(timer.current);
+    timer.current = setTimeout(() => {
+      if (!conflictRef.current) void save();
+    }, AUTOSAVE_MS);
+  }, [save]);
+  const conflictRef = useRef(conflict);
+  conflictRef.current = conflict;
+
+  // Ctrl/Cmd+S saves now; leaving with unsaved text asks first.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.metaKey || e.ctrlKey) && e.key.toLowerCase() === "s") {
+        e.preventDefault();
+        if (!conflictRef.current) void save();
+      }
+    };
+    const dirty = () => currentText() !== savedText.current;
+    const onBeforeUnload = (e: BeforeUnloadEvent) => {
+      if (dirty()) e.preventDefault();
+    };
+    window.addEventListener("keydown", onKey);
+    window.addEventListener("beforeunload", onBeforeUnload);
+    const removeGuard = addNavigationGuard(() => !dirty() || window.confirm("This page has unsaved changes. Leave anyway?"));
+    return () => {
+      window.removeEventListener("keydown", onKey);
+      window.removeEventListener("beforeunload", onBeforeUnload);
+      removeGuard();
+      if (timer.current) clearTimeout(timer.current);
+    };
+  }, [save, currentText]);
+
+  const reopen = (text: string) => setOpened((o) => ({ text, generation: (o?.generation ?? 0) + 1 }));
+
+  const toggleMode = () => {
+    const text = currentText();
+    setMode((m) => (m === "rich" ? "raw" : "rich"));
+    reopen(text);
+  };
+
+  if (loadError) {
+    return <Notice kind="error">{loadError instanceof ApiError && loadError.status === 404 ? "This page does not exist (or you cannot read it)." : messageOf(loadError)}</Notice>;
+  }
+  if (!page || !opened) return <Spinner label="Loading page" />;
+
+  return (
+    <article className="page-editor" aria-labelledby="page-title">
+      <div className="page-head">
+        <h1 id="page-title">{page.title}</h1>
+        <div className="page-actions">
+          <span className={`save-status status-${status}`} role="status" aria-live="polite" data-status={status}>
+            {STATUS_TEXT[status]}
+          </span>
+          {editable && (
+            <button type="button" className="btn btn-small" onClick={() => void save()} disabled={status === "saving" || status === "conflict"} title="Save now (Ctrl+S)">
+              Save
+            </button>
+          )}
+          <button
+            type="button"
+            className={`btn btn-small mode-toggle${mode === "raw" ? " active" : ""}`}
+            aria-pressed={mode === "raw"}
+            aria-label={mode === "raw" ? "Switch to rich editor" : "Switch to Markdown source"}
+            title={mode === "raw" ? "Rich editor" : "Markdown source"}
+            onClick={toggleMode}
+          >
+            {"</>"}
+          </button>
+        </div>
+      </div>
+      <div className="muted page-path">{page.path}</div>
+      <FrontmatterForm
+        page={page}
+        editable={editable}
+        save={async (frontmatter) => {
+          const p = await put<Page>(url, { frontmatter, lastKnownHash: hash.current });
+          hash.current = p.content_hash;
+          setPage(p);
+          onTreeChanged();
+        }}
+      />
+      {status === "error" && saveError && <Notice kind="error">Saving failed: {saveError} Your text is still here; saving is retried on the next change or with Ctrl+S.</Notice>}
+      {notice && <Notice kind="warning">{notice}</Notice>}
+      {conflict && (
+        <ConflictBanner
+          conflict={conflict}
+          onKeepMine={async () => {
+            hash.current = conflict.theirsHash;
+            setConflict(null);
+            setStatus("unsaved");
+            await save();
+          }}
+          onTakeTheirs={() => {
+            hash.current = conflict.theirsHash;
+            savedText.current = conflict.theirs;
+            setConflict(null);
+            setStatus("saved");
+            reopen(conflict.theirs);
+          }}
+          onMergeByHand={() => {
+            // Open the person's text in the source editor; the server's stays visible in the banner.
+            hash.current = conflict.theirsHash;
+            setMode("raw");
+            reopen(conflict.mine);
+            setConflict({ ...conflict, merging: true });
+            setStatus("unsaved");
+          }}
+          onDoneMerging={async () => {
+            setConflict(null);
+            await save();
+          }}
+        />
+      )}
+      {mode === "rich" ? (
+        <RichEditor
+          key={opened.generation}
+          ref={editor}
+          markdown={opened.text}
+          editable={editable}
+          onChange={onChange}
+          onUnsupported={() => {
+            setNotice("This page uses Markdown the rich editor cannot show block for block, so it is open as source.");
+            setMode("raw");
+          }}
+        />
+      ) : (
+        <Suspense fallback={<Spinner label="Loading the source editor" />}>
+          <RawEditor key={opened.generation} ref={editor} markdown={opened.text} editable={editable} onChange={onChange} />
+        </Suspense>
+      )}
+    </article>
+  );
+}

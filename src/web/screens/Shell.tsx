@@ -1,0 +1,180 @@
+/**
+ * The signed-in frame: a top bar (workspace switcher, theme, account) and a sidebar with the page
+ * tree; the main area shows the open page or the workspace's welcome. On a phone the sidebar
+ * becomes a drawer behind the menu button.
+ */
+import { lazy, Suspense, useEffect, useState } from "react";
+import { messageOf } from "../api/client.ts";
+import type { Page, Workspace } from "../api/types.ts";
+import { useAuth } from "../app/auth.tsx";
+import { linkClick, navigate, pageUrl, useLocation } from "../app/router.ts";
+import { currentTheme, setTheme, type Theme } from "../app/theme.ts";
+import { useTree, useWorkspaces } from "../app/workspace-data.ts";
+import { Notice, Spinner } from "../ui/controls.tsx";
+import { NewPageDialog } from "./NewPageDialog.tsx";
+import { PageTree } from "./PageTree.tsx";
+
+// The editors are the heaviest part of the app: loaded only when a page is opened.
+const PageScreen = lazy(() => import("./PageScreen.tsx"));
+const AccountScreen = lazy(() => import("./AccountScreen.tsx"));
+
+function ThemeSwitch() {
+  const [theme, set] = useState<Theme>(currentTheme());
+  const next: Record<Theme, Theme> = { system: "light", light: "dark", dark: "system" };
+  return (
+    <button
+      type="button"
+      className="btn btn-ghost"
+      aria-label={`Theme: ${theme}. Switch to ${next[theme]}`}
+      title={`Theme: ${theme}`}
+      onClick={() => {
+        setTheme(next[theme]);
+        set(next[theme]);
+      }}
+    >
+      {theme === "dark" ? "☾" : theme === "light" ? "☀" : "◐"}
+    </button>
+  );
+}
+
+function WorkspaceSwitcher({ workspaces, current }: { workspaces: Workspace[]; current: Workspace | undefined }) {
+  return (
+    <label className="ws-switcher">
+      <span className="visually-hidden">Workspace</span>
+      <select value={current?.slug ?? ""} onChange={(e) => navigate(`/w/${encodeURIComponent(e.target.value)}`)}>
+        {!current && <option value="">Choose a workspace</option>}
+        {workspaces.map((w) => (
+          <option key={w.id} value={w.slug}>
+            {w.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function WorkspaceHome({ workspace, empty, onNewPage }: { workspace: Workspace; empty: boolean; onNewPage(): void }) {
+  return (
+    <div className="home">
+      <h1>{workspace.name}</h1>
+      {workspace.description && <p className="muted">{workspace.description}</p>}
+      {empty ? (
+        <div className="empty">
+          <p>This workspace has no pages yet.</p>
+          {canWrite(workspace) && (
+            <button type="button" className="btn btn-primary" onClick={onNewPage}>
+              Write the first page
+            </button>
+          )}
+        </div>
+      ) : (
+        <p className="muted">Choose a page in the sidebar, or create a new one.</p>
+      )}
+    </div>
+  );
+}
+
+export function canWrite(ws: Workspace | undefined): boolean {
+  return !!ws && ["editor", "admin", "super_admin"].includes(ws.role ?? "");
+}
+
+export function Shell() {
+  const { user, signOutEverywhere } = useAuth();
+  const { path } = useLocation();
+  const { items: workspaces, error: wsError } = useWorkspaces();
+  const match = /^\/w\/([^/]+)(?:\/p\/(.+))?/.exec(path);
+  const slug = match ? decodeURIComponent(match[1]!) : undefined;
+  const pagePath = match?.[2] ? match[2].split("/").map(decodeURIComponent).join("/") : undefined;
+  const workspace = workspaces?.find((w) => w.slug === slug);
+  const { tree, error: treeError, reload: reloadTree } = useTree(workspace?.slug);
+  const [newIn, setNewIn] = useState<string | null>(null);
+  const [drawer, setDrawer] = useState(false);
+
+  // "/" and unknown workspaces go to the first workspace the person can read.
+  useEffect(() => {
+    if (!workspaces || path.startsWith("/account")) return;
+    if ((!slug || !workspace) && workspaces[0]) navigate(`/w/${encodeURIComponent(workspaces[0].slug)}`, { replace: true });
+  }, [workspaces, slug, workspace, path]);
+  useEffect(() => setDrawer(false), [path]);
+
+  const onCreated = (page: Page) => {
+    setNewIn(null);
+    void reloadTree();
+    if (workspace) navigate(pageUrl(workspace.slug, page.path));
+  };
+
+  let main;
+  if (path.startsWith("/account")) main = <AccountScreen />;
+  else if (wsError) main = <Notice kind="error">{messageOf(wsError)}</Notice>;
+  else if (!workspaces) main = <Spinner label="Loading workspaces" />;
+  else if (workspaces.length === 0)
+    main = (
+      <div className="empty">
+        <h1>No workspace yet</h1>
+        <p>You are not a member of any workspace. Ask an administrator for an invitation.</p>
+      </div>
+    );
+  else if (!workspace) main = <Spinner />;
+  else if (pagePath) main = <PageScreen key={`${workspace.slug}/${pagePath}`} workspace={workspace} path={pagePath} onTreeChanged={reloadTree} />;
+  else main = <WorkspaceHome workspace={workspace} empty={tree !== null && tree.length === 0} onNewPage={() => setNewIn("")} />;
+
+  return (
+    <div className={`shell${drawer ? " drawer-open" : ""}`}>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <button type="button" className="btn btn-ghost menu-button" aria-label="Show pages" aria-expanded={drawer} onClick={() => setDrawer(!drawer)}>
+          ☰
+        </button>
+        <a className="brand" href="/" onClick={linkClick}>
+          Quire
+        </a>
+        {workspaces && workspaces.length > 0 && <WorkspaceSwitcher workspaces={workspaces} current={workspace} />}
+        <div className="topbar-spacer" />
+        <ThemeSwitch />
+        <details className="account-menu">
+          <summary className="btn btn-ghost" aria-label="Account">
+            {user?.name ?? "Account"}
+          </summary>
+          <div className="menu" role="menu">
+            <div className="menu-label">{user?.email}</div>
+            <a role="menuitem" href="/account" onClick={linkClick}>
+              Profile and sessions
+            </a>
+            <button role="menuitem" type="button" onClick={() => void signOutEverywhere()}>
+              Sign out everywhere
+            </button>
+          </div>
+        </details>
+      </header>
+      <nav className="sidebar" aria-label="Workspace pages">
+        {workspace && (
+          <>
+            <div className="sidebar-head">
+              <span className="sidebar-title">Pages</span>
+              {canWrite(workspace) && (
+                <button type="button" className="btn btn-small" onClick={() => setNewIn("")}>
+                  + New page
+                </button>
+              )}
+            </div>
+            {treeError ? (
+              <Notice kind="error">{messageOf(treeError)}</Notice>
+            ) : tree === null ? (
+              <Spinner label="Loading pages" />
+            ) : tree.length === 0 ? (
+              <p className="muted sidebar-empty">No pages yet.</p>
+            ) : (
+              <PageTree tree={tree} slug={workspace.slug} current={pagePath} onNewPage={(f) => setNewIn(f)} />
+            )}
+          </>
+        )}
+      </nav>
+      <main id="main" className="content" tabIndex={-1}>
+        <Suspense fallback={<Spinner />}>{main}</Suspense>
+      </main>
+      {workspace && <NewPageDialog slug={workspace.slug} folder={newIn} onClose={() => setNewIn(null)} onCreated={onCreated} />}
+    </div>
+  );
+}
