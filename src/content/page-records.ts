@@ -172,9 +172,12 @@ export class PageRecords {
       );
   }
 
-  /** Moves a record out of the way of the unique live path while several records swap paths. */
+  /**
+   * Moves a record out of the way of the unique live path while several records swap paths; a
+   * page path never starts with '/', so the parked value collides with nothing.
+   */
   park(id: string): void {
-    this.db.query("UPDATE pages SET path = '\u0000' || id WHERE id = ?").run(id);
+    this.db.query("UPDATE pages SET path = '/' || id WHERE id = ?").run(id);
   }
 
   softDelete(id: string, now: string, actorId: string | null, actorName: string): void {
