@@ -40,8 +40,9 @@ export function contentRoutes(services: Services) {
       set.status = 204;
     })
     .post("/:workspace/move", async ({ principal, params, body }) => {
+      const caller = access(principal, params.workspace); // 404 for outsiders before any validation
       const input = parseInput(moveAliasInput, body);
-      return ledger.move(access(principal, params.workspace), input.path ?? input.old_path!, { new_path: input.new_path });
+      return ledger.move(caller, input.path ?? input.old_path!, { new_path: input.new_path });
     })
     .get("/:workspace/*", ({ principal, params, request }) => ledger.read(access(principal, params.workspace), pagePathOf(request)))
     .post("/:workspace/*", async ({ principal, params, request, body, set }) => {
