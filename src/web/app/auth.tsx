@@ -21,6 +21,16 @@ const AuthContext = createContext<AuthState | null>(null);
 
 export const PUBLIC_PATHS = ["/login", "/register", "/forgot-password", "/reset-password"];
 
+/**
+ * Whether this browser signed in before. The refresh cookie is HttpOnly (invisible here), so
+ * without this hint every signed-out visit would first make a refresh request bound to fail.
+ */
+const HINT = "quire.signed-in";
+const hint = {
+  get: () => localStorage.getItem(HINT) === "1",
+  set: (on: boolean) => (on ? localStorage.setItem(HINT, "1") : localStorage.removeItem(HINT)),
+};
+
 export function loginUrlFor(here: string): string {
   return here === "/" || PUBLIC_PATHS.some((p) => here.startsWith(p)) ? "/login" : `/login?next=${encodeURIComponent(here)}`;
 }
@@ -33,12 +43,13 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     const me = await api<{ user: User }>("/api/auth/me");
     setUser(me.user);
     setStatus("signed-in");
+    hint.set(true);
   }, []);
 
   useEffect(() => {
     let cancelled = false;
     (async () => {
-      if (await refreshSession()) {
+      if (hint.get() && (await refreshSession())) {
         try {
           if (!cancelled) await loadUser();
           return;
@@ -46,6 +57,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
           /* fall through to signed-out */
         }
       }
+      hint.set(false);
       if (!cancelled) setStatus("signed-out");
     })();
     return () => {
@@ -59,6 +71,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         setAccessToken(null);
         setUser(null);
         setStatus("signed-out");
+        hint.set(false);
         navigate(loginUrlFor(location.pathname + location.search), { replace: true });
       }),
     [],
@@ -95,6 +108,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         try {
           await post("/api/auth/logout");
         } finally {
+          hint.set(false);
           setAccessToken(null);
           setUser(null);
           setStatus("signed-out");

@@ -43,7 +43,7 @@ export function Toolbar({ editor }: { editor: Editor }) {
       {button("Bold", "B", state.bold, () => chain().toggleBold().run(), `${mod}B`)}
       {button("Italic", "I", state.italic, () => chain().toggleItalic().run(), `${mod}I`)}
       {button("Inline code", "`", state.code, () => chain().toggleCode().run(), `${mod}E`)}
-      {button("Link", "🔗", state.link, () => {
+      {button("Link", "Link", state.link, () => {
         const prev = String(editor.getAttributes("link").href ?? "");
         const href = window.prompt("Link address (empty to remove)", prev);
         if (href === null) return;
@@ -65,7 +65,7 @@ export function Toolbar({ editor }: { editor: Editor }) {
         else chain().toggleCodeBlock({ language: language || "" }).run();
       }, `${mod}Alt+C`)}
       {button("Table", "▦", false, () => chain().insertContent({ type: "rawBlock", attrs: { kind: "table", text: TABLE } }).run())}
-      {button("Image", "🖼", false, () => {
+      {button("Image", "Img", false, () => {
         const src = window.prompt("Image address");
         if (src) chain().setImage({ src, alt: "" }).run();
       })}

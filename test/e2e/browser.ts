@@ -1,0 +1,77 @@
+/**
+ * End-to-end harness: Debian's Chromium driven by playwright-core, headless, against a real
+ * Quire server on a temporary data directory. When /usr/bin/chromium is absent the suites skip
+ * with a message saying so (CI installs it with apt).
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { nextIp } from "../helpers/client.ts";
+
+export const CHROMIUM = "/usr/bin/chromium";
+export const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) {
+  console.warn(`[e2e] skipped: ${CHROMIUM} is not installed (apt-get install -y chromium)`);
+}
+
+export const SHOTS = join(import.meta.dir, "../../test-output");
+
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export async function launch(): Promise<Browser> {
+  const { chromium } = await import("playwright-core");
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+}
+
+export interface Tab {
+  context: BrowserContext;
+  page: Page;
+  /** Console errors and uncaught exceptions seen so far. */
+  errors: string[];
+  ip: string;
+}
+
+/**
+ * A fresh browser context (its own cookies and storage) speaking from its own client address —
+ * the test server trusts X-Forwarded-For — so per-IP limits of one context never hit another.
+ */
+export async function newTab(browser: Browser, opts: { width?: number; height?: number } = {}): Promise<Tab> {
+  const ip = nextIp();
+  const context = await browser.newContext({
+    viewport: { width: opts.width ?? 1280, height: opts.height ?? 860 },
+    extraHTTPHeaders: { "x-forwarded-for": ip },
+  });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  return { context, page, errors, ip };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Registers through the UI and waits for the shell. */
+export async function registerInUi(page: Page, baseUrl: string, user: { name: string; email: string; password: string }) {
+  await page.goto(baseUrl + "/register");
+  await page.getByLabel("Name").fill(user.name);
+  await page.getByLabel("Email").fill(user.email);
+  await page.getByLabel("Password").fill(user.password);
+  await page.getByLabel("I accept the terms of use").check();
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL(/\/w\/[^/]+$/);
+  await page.getByRole("tree", { name: "Pages" }).waitFor();
+}
