@@ -1,0 +1,182 @@
+/**
+ * `bun bench/content.ts`: the content ledger against DESIGN.md §11's budgets. A script, not a test.
+ *   - page save through the API (PUT with hash, no git): p50/p99
+ *   - page read through the API: p50/p99
+ *   - reconcile of 1,000 and 10,000 generated files (first run with ids, steady run, id injection)
+ *   - RSS of a `quire serve` child holding a 1,000-page workspace
+ * The API limits writes to 60/min and reads to 300/min per organization, so requests rotate over
+ * several registered users (each has its own organization and starter workspace).
+ */
+import { mkdirSync, rmSync, writeFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { mkdtempSync } from "node:fs";
+import { loadConfig } from "../src/config.ts";
+import { silentLogger } from "../src/core/log.ts";
+import { startServer } from "../src/server.ts";
+import { openDatabase, migrate } from "../src/db/database.ts";
+import { EventBus } from "../src/realtime/event-bus.ts";
+import { ContentLedger } from "../src/content/ledger.ts";
+import { Reconciler } from "../src/content/reconcile.ts";
+import { WorkspaceRecords } from "../src/workspaces/workspace-records.ts";
+import { Organizations } from "../src/identity/organizations.ts";
+import { ulid } from "../src/core/ids.ts";
+
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+const ms = (v: number) => `${v.toFixed(2)} ms`;
+const rows: Array<[string, string, string]> = [];
+const row = (measure: string, value: string, budget = "") => {
+  rows.push([measure, value, budget]);
+  process.stderr.write(`${measure}: ${value}\n`);
+};
+
+const FAST_ENV = { QUIRE_ENV: "test", ARGON2_MEMORY: "1024", ARGON2_TIME: "1", ARGON2_THREADS: "1", TRUST_PROXY: "true", LOG_LEVEL: "error" };
+let ipCounter = 0;
+const nextIp = () => `10.77.${(++ipCounter >> 8) & 255}.${ipCounter & 255}`;
+
+async function apiLatency(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), "quire-bench-"));
+  const server = await startServer({ config: loadConfig(FAST_ENV), dataDir, log: silentLogger, port: 0, hostname: "127.0.0.1" });
+  try {
+    const users: Array<{ ip: string; token: string; slug: string }> = [];
+    for (let i = 0; i < 24; i++) {
+      const ip = nextIp();
+      const res = await fetch(`${server.url}/api/auth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": ip },
+        body: JSON.stringify({ name: `Bench ${i}`, email: `bench${i}@example.test`, password: "correct horse battery staple", terms_accepted: true }),
+      });
+      const body = (await res.json()) as { access_token: string; user: { id: string } };
+      const slug = server.services.db.query<{ slug: string }, [string]>("SELECT slug FROM workspaces WHERE created_by = ?").get(body.user.id)!.slug;
+      users.push({ ip, token: body.access_token, slug });
+    }
+    const call = (u: (typeof users)[number], method: string, path: string, json?: unknown) =>
+      fetch(`${server.url}/api/v1/content/${u.slug}/${path}`, {
+        method,
+        headers: { authorization: `Bearer ${u.token}`, "x-forwarded-for": u.ip, ...(json ? { "content-type": "application/json" } : {}) },
+        ...(json ? { body: JSON.stringify(json) } : {}),
+      });
+    // A realistic page: ~4 KB of Markdown.
+    const body = Array.from({ length: 60 }, (_, i) => `Paragraph ${i} with [[welcome]] and some *emphasis* and \`code\`.`).join("\n\n");
+    const hashes = new Map<string, string>();
+    for (const u of users) {
+      const r = (await (await call(u, "POST", "bench/page", { title: "Bench page", body })).json()) as { content_hash: string };
+      hashes.set(u.slug, r.content_hash);
+    }
+    const saves: number[] = [];
+    const n = 24 * 50;
+    for (let i = 0; i < n; i++) {
+      const u = users[i % users.length]!;
+      const t = performance.now();
+      const res = await call(u, "PUT", "bench/page", { body: `${body}\n\nEdit ${i}\n`, lastKnownHash: hashes.get(u.slug) });
+      const r = (await res.json()) as { content_hash: string };
+      saves.push(performance.now() - t);
+      if (res.status !== 200) throw new Error(`save ${res.status}`);
+      hashes.set(u.slug, r.content_hash);
+    }
+    row(`page save via API, p50 (${n} PUTs, 4 KB, fsync)`, ms(percentile(saves, 50)), "< 5 ms");
+    row(`page save via API, p99`, ms(percentile(saves, 99)), "< 20 ms");
+    const reads: number[] = [];
+    const m = 24 * 250;
+    for (let i = 0; i < m; i++) {
+      const u = users[i % users.length]!;
+      const t = performance.now();
+      const res = await call(u, "GET", "bench/page");
+      await res.arrayBuffer();
+      reads.push(performance.now() - t);
+      if (res.status !== 200) throw new Error(`read ${res.status}`);
+    }
+    row(`page read via API, p50 (${m} GETs)`, ms(percentile(reads, 50)));
+    row(`page read via API, p99`, ms(percentile(reads, 99)), "< 5 ms");
+  } finally {
+    await server.stop(1000);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function generate(dir: string, count: number, withIds: boolean): void {
+  for (let i = 0; i < count; i++) {
+    const folder = join(dir, `section-${i % 20}`, `topic-${Math.floor(i / 20) % 10}`);
+    mkdirSync(folder, { recursive: true });
+    const id = withIds ? `id: ${ulid()}\n` : "";
+    writeFileSync(
+      join(folder, `page-${i}.md`),
+      `---\n${id}title: Page ${i}\ndescription: Generated page ${i}\ntags: [bench, t${i % 7}]\n---\n\n# Page ${i}\n\n` +
+        `Some text about topic ${i}, linking [[section-${(i + 1) % 20}/topic-0/page-${(i + 1) % count}]].\n`.repeat(8),
+    );
+  }
+}
+
+async function reconcileTimes(count: number, withIds: boolean): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), "quire-bench-rc-"));
+  try {
+    const db = openDatabase(join(dataDir, "quire.db"));
+    migrate(db);
+    const now = new Date().toISOString();
+    const ws = db.transaction(() =>
+      new WorkspaceRecords(db).insert({ orgId: new Organizations(db).defaultOrganization(now).id, name: "Bench", slug: "bench", createdBy: null, now }),
+    )();
+    const bus = new EventBus();
+    const ledger = new ContentLedger({ db, dataDir, bus, log: silentLogger });
+    generate(ledger.dir(ws.id).root, count, withIds);
+    const reconciler = new Reconciler({ db, ledger, bus, log: silentLogger });
+    const first = await reconciler.reconcile(ws.id);
+    const label = withIds ? "files carry ids" : "ids injected: one atomic write per file";
+    row(`reconcile ${count} files, first run (${label})`, ms(first.duration_ms), count === 1000 ? "< 1 s" : "< 10 s");
+    if (first.inserted !== count) throw new Error(`inserted ${first.inserted}`);
+    const steady = await reconciler.reconcile(ws.id);
+    row(`reconcile ${count} files, nothing changed`, ms(steady.duration_ms));
+    db.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** RSS of a real `quire serve` child with a 1,000-page workspace, after the background reconcile. */
+async function serveRss(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), "quire-bench-rss-"));
+  const cli = join(import.meta.dir, "../src/cli.ts");
+  const env = { ...process.env, ...FAST_ENV, LOG_FORMAT: "json" };
+  try {
+    const init = Bun.spawn([process.execPath, cli, "init", "--workspace-name", "Big", "--slug", "big", "--data-dir", dataDir], { env, stdout: "pipe", stderr: "pipe" });
+    const out = await new Response(init.stdout).text();
+    await init.exited;
+    const wsId = /id ([0-9A-Z]{26})/.exec(out)![1]!;
+    generate(join(dataDir, "workspaces", wsId), 1000, true);
+    const serve = Bun.spawn([process.execPath, cli, "serve", "--port", "0", "--data-dir", dataDir], { env, stdout: "pipe", stderr: "pipe" });
+    const reader = serve.stdout.getReader();
+    let line = "";
+    while (!line.includes("ready at")) line += new TextDecoder().decode((await reader.read()).value);
+    const url = /ready at (\S+)/.exec(line)![1]!;
+    // Wait until the background reconcile has indexed the files.
+    const db = openDatabase(join(dataDir, "quire.db"));
+    for (let i = 0; i < 200; i++) {
+      const n = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM pages WHERE workspace_id = ? AND deleted_at IS NULL").get(wsId)!.n;
+      if (n >= 1000) break;
+      await Bun.sleep(50);
+    }
+    db.close();
+    await fetch(`${url}/api/health`);
+    await Bun.sleep(1500);
+    const status = readFileSync(`/proc/${serve.pid}/status`, "utf8");
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)![1]);
+    row("RSS of quire serve with a 1,000-page workspace (idle, after reconcile)", `${(kb / 1024).toFixed(1)} MB`, "< 80 MB");
+    serve.kill("SIGTERM");
+    await serve.exited;
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await apiLatency();
+await reconcileTimes(1000, true);
+await reconcileTimes(1000, false);
+await reconcileTimes(10_000, true);
+await serveRss();
+
+const width = Math.max(...rows.map((r) => r[0].length));
+process.stdout.write(`\n${"measure".padEnd(width)}  ${"value".padStart(10)}  budget\n`);
+for (const [m, v, b] of rows) process.stdout.write(`${m.padEnd(width)}  ${v.padStart(10)}  ${b}\n`);
