@@ -75,3 +75,10 @@ export async function registerInUi(page: Page, baseUrl: string, user: { name: st
   await page.waitForURL(/\/w\/[^/]+$/);
   await page.getByRole("tree", { name: "Pages" }).waitFor();
 }
+
+/** Signs in through the login form (optionally arriving from a deep link). */
+export async function signInInUi(page: Page, user: { email: string; password: string }) {
+  await page.getByLabel("Email").fill(user.email);
+  await page.getByLabel("Password").fill(user.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { registerUser, type TestUser } from "../helpers/factories.ts";
+import { hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+
+const TRICKY = readFileSync(join(import.meta.dir, "../web/fixtures/tricky.md"), "utf8");
+
+describe.skipIf(!hasChromium)("the editor in a real browser", () => {
+  let server: TestServer;
+  let browser: Browser;
+  let user: TestUser;
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startTestServer(), launch()]);
+    user = await registerUser(server.url);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  const pageUrl = (path: string) => `${server.url}/w/${user.workspaceSlug}/p/${path}`;
+  const fileOnDisk = (path: string) => readFileSync(join(server.dataDir, "workspaces", user.workspaceId, path), "utf8");
+
+  test("a page full of tricky Markdown: editing one paragraph in rich mode changes only that paragraph's line", async () => {
+    const created = await user.client.post(`/api/v1/content/${user.workspaceSlug}/tricky.md`, { title: "Tricky", body: TRICKY });
+    expect(created.status).toBe(201);
+    const before = fileOnDisk("tricky.md");
+    expect(before.endsWith(TRICKY)).toBe(true);
+
+    const tab = await newTab(browser);
+    const { page } = tab;
+    await page.goto(pageUrl("tricky.md"));
+    await signInInUi(page, user);
+    const editor = page.getByRole("textbox", { name: "Page content" });
+    await editor.waitFor();
+    // Components, tables and HTML are shown as editable source blocks.
+    expect(await page.locator("[data-raw-kind=directive]").count()).toBe(2);
+    expect(await page.locator("[data-raw-kind=table]").count()).toBe(1);
+    await screenshot(page, "06-tricky-rich");
+
+    await editor.getByText("Last paragraph without trailing newline").click();
+    await page.keyboard.press("End");
+    await page.keyboard.type(" (edited in the browser)");
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+
+    const after = fileOnDisk("tricky.md");
+    const expected = before.replace("Last paragraph without trailing newline", "Last paragraph without trailing newline (edited in the browser)");
+    expect(after).toBe(expected);
+    const beforeLines = before.split("\n");
+    const changed = after.split("\n").filter((l, i) => l !== beforeLines[i]);
+    expect(changed).toEqual(["Last paragraph without trailing newline (edited in the browser)"]);
+
+    // Toggling to the source and back neither loses nor changes anything.
+    await page.getByRole("button", { name: "Switch to Markdown source" }).click();
+    await page.locator(".cm-line").first().waitFor();
+    await page.getByRole("button", { name: "Switch to rich editor" }).click();
+    await editor.waitFor();
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor();
+    expect(fileOnDisk("tricky.md")).toBe(expected);
+    expect(tab.errors).toEqual([]);
+    await tab.context.close();
+  }, 60_000);
+
+  test("a conflicting save shows the banner with the server's change; keep mine wins without losing text", async () => {
+    const created = await user.client.post(`/api/v1/content/${user.workspaceSlug}/shared.md`, { title: "Shared", body: "Line one.\n" });
+    expect(created.status).toBe(201);
+    const a = await newTab(browser);
+    await a.page.goto(pageUrl("shared.md"));
+    await signInInUi(a.page, user);
+    const editorA = a.page.getByRole("textbox", { name: "Page content" });
+    await editorA.waitFor();
+
+    // Someone else saves first.
+    const hash = created.body.content_hash;
+    const theirs = await user.client.put(`/api/v1/content/${user.workspaceSlug}/shared.md`, { body: "Line one.\n\nTheir line.\n", lastKnownHash: hash });
+    expect(theirs.status).toBe(200);
+
+    await editorA.getByText("Line one.").click();
+    await a.page.keyboard.press("End");
+    await a.page.keyboard.type(" Mine too.");
+    await a.page.keyboard.press("Control+s");
+    const banner = a.page.getByRole("alert", { name: "Edit conflict" });
+    await banner.waitFor({ timeout: 10_000 });
+    expect((await banner.locator(".diff-add").allTextContents()).map((l) => l.trim())).toContain("+ Their line.");
+    await screenshot(a.page, "07-conflict");
+    await banner.getByRole("button", { name: "Keep mine" }).click();
+    await a.page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+    const now = await user.client.get(`/api/v1/content/${user.workspaceSlug}/shared.md`);
+    expect(now.body.content).toBe("Line one. Mine too.\n");
+    // The only console errors are the browser reporting the 409 itself.
+    expect(a.errors.filter((e) => !e.includes("409"))).toEqual([]);
+    await a.context.close();
+  }, 60_000);
+
+  test("an ended session lands on the login screen and comes back to the page after signing in", async () => {
+    const tab = await newTab(browser);
+    const { page } = tab;
+    await page.goto(pageUrl("shared.md"));
+    await page.waitForURL(/\/login\?next=/);
+    await signInInUi(page, user);
+    await page.getByRole("heading", { name: "Shared" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/w/${user.workspaceSlug}/p/shared.md`);
+
+    // Signing out everywhere from another device ends this session too.
+    const other = await user.client.post("/api/auth/login", { email: user.email, password: user.password });
+    expect((await user.client.post("/api/auth/logout", undefined, { token: other.body.access_token })).status).toBe(204);
+    await page.reload();
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    const url = new URL(page.url());
+    expect(url.pathname).toBe("/login");
+    expect(url.searchParams.get("next")).toBe(`/w/${user.workspaceSlug}/p/shared.md`);
+    await screenshot(page, "08-session-ended");
+    await signInInUi(page, user);
+    await page.getByRole("heading", { name: "Shared" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/w/${user.workspaceSlug}/p/shared.md`);
+    // The failed renewal shows up as one 401 in the console; nothing else.
+    expect(tab.errors.filter((e) => !e.includes("401"))).toEqual([]);
+    await tab.context.close();
+  }, 60_000);
+
+  test("a login with the wrong password shows the API's message; a phone-width screen gets the drawer", async () => {
+    const tab = await newTab(browser, { width: 390, height: 800 });
+    const { page } = tab;
+    await page.goto(server.url + "/login");
+    await signInInUi(page, { email: user.email, password: "wrong password!" });
+    await page.getByRole("alert").filter({ hasText: "Invalid email or password" }).waitFor();
+    await signInInUi(page, user);
+    await page.getByRole("button", { name: "Show pages" }).click();
+    await page.getByRole("tree", { name: "Pages" }).getByRole("link", { name: "Shared" }).click();
+    await page.getByRole("heading", { name: "Shared" }).waitFor();
+    await screenshot(page, "09-phone");
+    await tab.context.close();
+  }, 60_000);
+});
+
+describe.skipIf(!hasChromium)("invite-only instance", () => {
+  test("the sign-in screen offers no registration and /register says sign-up is closed", async () => {
+    const [server, browser] = await Promise.all([startTestServer({ QUIRE_DISABLE_SIGNUP: "true" }), launch()]);
+    try {
+      const tab = await newTab(browser);
+      await tab.page.goto(server.url + "/login");
+      await tab.page.getByText("This instance is invite-only").waitFor();
+      expect(await tab.page.getByRole("link", { name: "Create an account" }).count()).toBe(0);
+      await tab.page.goto(server.url + "/register");
+      await tab.page.getByRole("heading", { name: "Sign-up is closed" }).waitFor();
+      expect(await tab.page.getByLabel("Password").count()).toBe(0);
+      expect(tab.errors).toEqual([]);
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  }, 60_000);
+});
