@@ -159,7 +159,7 @@ test("the server reconciles every workspace in the background at start", async (
   await server.stop(1000);
   server = await startTestServer({}, { dataDir });
   // Reads are served at once; the background pass picks the file up shortly after start.
-  for (let i = 0; i < 50 && server.services.reconciler.lastResult(o.wsId) === null; i++) await Bun.sleep(20);
+  for (let i = 0; i < 250 && server.services.reconciler.lastResult(o.wsId) === null; i++) await Bun.sleep(20);
   const fresh = await new Client(server.url, o.client.ip).withToken(o.accessToken).get(`${o.base}/while-down`);
   expect(fresh.status).toBe(200);
   expect(fresh.body.title).toBe("Written while the server was down");
