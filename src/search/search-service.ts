@@ -9,8 +9,8 @@ import { parseInput } from "../core/validate.ts";
 import { WorkspaceIndex } from "./workspace-index.ts";
 import { IndexStore, INDEX_FORMAT } from "./index-store.ts";
 import { PageSource } from "./page-source.ts";
-import { buildSnippet, queryTerms } from "./snippet.ts";
-import { splitJoiners } from "./tokenizer.ts";
+import { buildSnippet, type QueryTerms } from "./snippet.ts";
+import { normalizeWord, splitJoiners } from "./tokenizer.ts";
 import { searchQuery } from "./schemas.ts";
 
 export interface SearchHit {
@@ -30,6 +30,8 @@ interface Loaded {
   timer: ReturnType<typeof setTimeout> | null;
   origin: "file" | "ledger";
 }
+
+const WARM_UP_DELAY_MS = 1000;
 
 export interface SearchOptions {
   /** How long writes to an index wait for more changes before the file is rewritten. */
@@ -84,7 +86,8 @@ export class SearchService {
       }
       this.warmTimer = setTimeout(next, 0);
     };
-    this.warmTimer = setTimeout(next, 0);
+    // Started a moment after boot so the first requests are not queued behind big index files.
+    this.warmTimer = setTimeout(next, WARM_UP_DELAY_MS);
   }
 
   /** Writes every pending index and stops listening. */
@@ -127,8 +130,11 @@ export class SearchService {
     const { index } = this.indexOf(workspaceId);
     const words = splitJoiners(q).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
     const plan = index.plan(words);
-    const terms = queryTerms(index.tokenizer, plan);
-    if (terms.length === 0) return [];
+    if (plan.exact.length + plan.fuzzy.length === 0) return [];
+    const terms: QueryTerms = {
+      prefixes: plan.exact.map((w) => normalizeWord(index.tokenizer, w)).filter(Boolean),
+      words: new Set(plan.fuzzy.flatMap((w) => index.fuzzyMatches(w))),
+    };
     return index.query(plan, limit).map(({ page, score }) => ({
       page_id: page.page_id,
       path: page.path,

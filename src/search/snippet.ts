@@ -1,32 +1,35 @@
 import type { Tokenizer } from "@orama/orama";
 import { normalizeWord } from "./tokenizer.ts";
-import type { QueryPlan } from "./workspace-index.ts";
 
 const SNIPPET_CHARS = 200;
 const LEAD_CHARS = 60;
+const SCAN_CHARS = 20_000;
+/** Raw Markdown kept before and after the anchor before cleaning (markup shrinks when cleaned). */
+const RAW_LEAD = 400;
+const RAW_TAIL = 1200;
 const WORD = /[\p{L}\p{N}]+/gu;
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
-/** A query word as the index sees it, plus whether one-letter slips may match it. */
-export interface QueryTerm {
-  stem: string;
-  fuzzy: boolean;
+/**
+ * What to highlight: words whose normalized form starts with one of `prefixes` (the stems of the
+ * words matched exactly or as a prefix, as Orama does), or is one of `words` (the indexed words a
+ * misspelt query word matched with tolerance).
+ */
+export interface QueryTerms {
+  prefixes: string[];
+  words: Set<string>;
 }
 
-export function queryTerms(tokenizer: Tokenizer, plan: QueryPlan): QueryTerm[] {
-  const terms: QueryTerm[] = [];
-  for (const word of plan.exact) {
-    const stem = normalizeWord(tokenizer, word);
-    if (stem !== "") terms.push({ stem, fuzzy: false });
-  }
-  for (const word of plan.fuzzy) {
-    const stem = normalizeWord(tokenizer, word);
-    if (stem !== "") terms.push({ stem, fuzzy: true });
-  }
-  return terms;
+/** The first letters every highlighted word must share with a term: a cheap test before stemming. */
+function headsOf(terms: QueryTerms): Set<string> {
+  const heads = new Set<string>();
+  for (const t of [...terms.prefixes, ...terms.words]) heads.add(t.slice(0, 3));
+  return heads;
 }
+
+const foldDiacritics = (w: string) => (/^[\x00-\x7f]*$/.test(w) ? w : w.normalize("NFD").replace(/\p{M}/gu, ""));
 
 /**
  * A short excerpt of the page around the first matching word, with each matching word wrapped in
@@ -34,25 +37,39 @@ export function queryTerms(tokenizer: Tokenizer, plan: QueryPlan): QueryTerm[] {
  * the page that shows the results. Matching follows the index: same stemming, prefixes, and one
  * letter of slack for long words.
  */
-export function buildSnippet(tokenizer: Tokenizer, text: string, terms: QueryTerm[]): string {
-  const plain = plainText(text);
-  if (plain === "") return "";
+export function buildSnippet(tokenizer: Tokenizer, text: string, terms: QueryTerms): string {
+  const heads = headsOf(terms);
   const matches = (word: string) => {
-    const norm = normalizeWord(tokenizer, word);
+    const lower = foldDiacritics(word.toLowerCase());
+    if (!heads.has(lower.slice(0, 3)) && !heads.has(lower.slice(0, 2)) && !heads.has(lower.slice(0, 1))) return false;
+    const norm = normalizeWord(tokenizer, lower);
     if (norm === "") return false;
-    return terms.some((t) => norm.startsWith(t.stem) || (t.fuzzy && withinOneEdit(norm, t.stem)));
+    return terms.words.has(norm) || terms.prefixes.some((p) => norm.startsWith(p));
   };
+  // The anchor is looked for in the raw Markdown (only near the top of long pages), and only the
+  // stretch around it is turned into plain text: cleaning whole pages cost more than the search.
   let first = -1;
-  for (const m of plain.matchAll(WORD)) {
+  for (const m of text.slice(0, SCAN_CHARS).matchAll(WORD)) {
     if (matches(m[0])) {
       first = m.index;
       break;
     }
   }
-  let start = first <= LEAD_CHARS ? 0 : first - LEAD_CHARS;
+  const rawStart = first <= RAW_LEAD ? 0 : text.lastIndexOf("\n", first - RAW_LEAD) + 1 || first - RAW_LEAD;
+  const rawEnd = Math.min(text.length, Math.max(first, 0) + RAW_TAIL);
+  const plain = plainText(text.slice(rawStart, rawEnd));
+  if (plain === "") return "";
+  let anchor = 0;
+  for (const m of plain.matchAll(WORD)) {
+    if (matches(m[0])) {
+      anchor = m.index;
+      break;
+    }
+  }
+  let start = anchor <= LEAD_CHARS ? 0 : anchor - LEAD_CHARS;
   if (start > 0) {
     const space = plain.indexOf(" ", start);
-    if (space !== -1 && space < first) start = space + 1;
+    if (space !== -1 && space < anchor) start = space + 1;
   }
   let end = Math.min(plain.length, start + SNIPPET_CHARS);
   if (end < plain.length) {
@@ -68,7 +85,9 @@ export function buildSnippet(tokenizer: Tokenizer, text: string, terms: QueryTer
     last = m.index + m[0].length;
   }
   out += escapeHtml(window.slice(last));
-  return (start > 0 ? "…" : "") + out + (end < plain.length ? "…" : "");
+  const cutBefore = start > 0 || rawStart > 0;
+  const cutAfter = end < plain.length || rawEnd < text.length;
+  return (cutBefore ? "…" : "") + out + (cutAfter ? "…" : "");
 }
 
 /** Markdown reduced to readable text: no fences, heading marks, emphasis or link targets. */
@@ -81,14 +100,4 @@ function plainText(markdown: string): string {
     .replace(/[*_`~]+/g, "")
     .replace(/\s+/g, " ")
     .trim();
-}
-
-/** True when a and b differ by at most one inserted, deleted or substituted character. */
-export function withinOneEdit(a: string, b: string): boolean {
-  if (a === b) return true;
-  if (Math.abs(a.length - b.length) > 1) return false;
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1);
-  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
 }

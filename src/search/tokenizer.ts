@@ -22,7 +22,13 @@ export function createSearchTokenizer(): Tokenizer {
 
 export const splitJoiners = (text: string): string => text.replace(/[-_'\u2019]+/g, " ");
 
-/** Normalises one word the way the index does (lower case, stop words, stem); "" for a stop word. */
+type Normalizer = { normalizeToken(this: Tokenizer, prop: string, token: string, withCache?: boolean): string };
+
+/**
+ * Normalises one word the way the index does (stop words, stem, diacritics); "" for a stop word.
+ * The word must already be one token in lower case: this skips the splitting that tokenize()
+ * does, which matters when every word of a snippet is looked at.
+ */
 export function normalizeWord(tokenizer: Tokenizer, word: string): string {
-  return tokenizer.tokenize(word, "english", "body", true)[0] ?? "";
+  return (tokenizer as unknown as Normalizer).normalizeToken.call(tokenizer, "body", word, true);
 }

@@ -109,11 +109,13 @@ export class WorkspaceIndex {
   }
 
   /**
-   * Splits the query words into those that must match exactly (or as a prefix) and those allowed
-   * one letter of slack: words of TYPO_MIN_LENGTH letters or more. Orama applies its tolerance to
-   * the stemmed word, which covers a slip in the word's root; a slip in the ending defeats the
-   * stemmer instead ("environmnt" keeps its letters while "environment" stems to "environ"), so
-   * when a long word's stem is unknown to the index, its longest prefix (at most five letters
+   * Splits the query words into those matched as they are (after stemming, or as the start of a
+   * longer indexed word) and those allowed one letter of slack. Typo tolerance is a fallback: a
+   * word of TYPO_MIN_LENGTH letters or more whose stem the index does not know is searched with
+   * tolerance 1. (Searching every word with tolerance costs several times more and mostly adds
+   * noise.) Orama applies the tolerance to the stem, which covers a slip in the word's root; a
+   * slip in the ending defeats the stemmer instead ("environmnt" keeps its letters while
+   * "environment" stems to "environ"), so the longest prefix of such a word (at most five letters
    * shorter) that is an indexed stem is searched as well.
    */
   plan(words: string[]): QueryPlan {
@@ -122,12 +124,11 @@ export class WorkspaceIndex {
       const word = raw.toLowerCase();
       const stem = normalizeWord(this.db.tokenizer, word);
       if (stem === "") continue;
-      if (word.length < TYPO_MIN_LENGTH) {
+      if (word.length < TYPO_MIN_LENGTH || this.hasTerm(stem, false)) {
         plan.exact.push(word);
         continue;
       }
       plan.fuzzy.push(word);
-      if (this.hasTerm(stem, false)) continue;
       for (let k = word.length - 1; k >= Math.max(4, word.length - 5); k--) {
         const prefix = word.slice(0, k);
         if (this.hasTerm(prefix, true)) {
@@ -137,6 +138,14 @@ export class WorkspaceIndex {
       }
     }
     return plan;
+  }
+
+  /** The indexed words a fuzzy query word matches (for highlighting exactly what was found). */
+  fuzzyMatches(word: string): string[] {
+    const stem = normalizeWord(this.db.tokenizer, word.toLowerCase());
+    const out = new Set<string>();
+    for (const node of this.radixNodes()) for (const w of Object.keys(node.find({ term: stem, tolerance: 1 }))) out.add(w);
+    return [...out];
   }
 
   /** Orama takes one tolerance per query, so the two groups run as two searches whose scores add up per page. */
@@ -167,11 +176,12 @@ export class WorkspaceIndex {
 
   /** Whether some searchable field holds the stem exactly (or, with exact false, a word starting with it). */
   private hasTerm(stem: string, exact: boolean): boolean {
+    return this.radixNodes().some((node) => Object.keys(node.find({ term: stem, exact })).length > 0);
+  }
+
+  private radixNodes(): RadixNode[] {
     const indexes = (this.db.data.index as unknown as { indexes: Record<string, { node: RadixNode }> }).indexes;
-    return SEARCH_PROPERTIES.some((prop) => {
-      const node = indexes[prop]?.node;
-      return node !== undefined && Object.keys(node.find({ term: stem, exact })).length > 0;
-    });
+    return SEARCH_PROPERTIES.map((prop) => indexes[prop]?.node).filter((n): n is RadixNode => n !== undefined);
   }
 
   serialize(): RawData {

@@ -1,0 +1,161 @@
+/**
+ * Search benchmark (standalone: `bun bench/search.ts [pages...]`, default 1000 10000).
+ *
+ * For each size: generates that many pages of English-like text (a Zipf-distributed vocabulary,
+ * ~350 words per page), feeds them through the real SearchService as ledger changes, then
+ * measures query latency (the service call a request makes: plan, Orama search, snippets) over a
+ * mix of one- to three-word queries, some with typos; the index's memory; and the time to persist
+ * and reload the index file. Budgets (DESIGN.md §11): p99 < 3 ms at 1,000 pages, < 10 ms at 10,000.
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase, migrate } from "../src/db/database.ts";
+import { EventBus } from "../src/realtime/event-bus.ts";
+import { SearchService } from "../src/search/search-service.ts";
+import { WorkspaceRecords } from "../src/workspaces/workspace-records.ts";
+import { Permissions } from "../src/access/permissions.ts";
+import { createLogger } from "../src/core/log.ts";
+import { ulid } from "../src/core/ids.ts";
+
+const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const SIZES = sizes.length > 0 ? sizes : [1000, 10000];
+const QUERIES = 1000;
+
+// Deterministic pseudo-random numbers so runs are comparable.
+let seed = 42;
+const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+
+const COMMON = (
+  "the of and to in is for that with on as by be this are from or it an at you your can not will " +
+  "use using used page pages file files workspace server client request response error errors config " +
+  "configuration install installation deploy deployment database query index search user users token " +
+  "session sessions access role roles admin editor viewer comment comments event events stream socket " +
+  "markdown frontmatter title description tags publish site theme export import backup restore sync " +
+  "git remote branch commit push pull merge conflict webhook signature header cookie cache memory disk " +
+  "performance latency budget benchmark test tests build binary release version upgrade migrate schema"
+).split(" ");
+const SYLLABLES = ["ka", "lo", "mi", "ren", "tor", "vel", "an", "dra", "po", "sit", "ul", "gen", "mar", "tek", "ion", "ser", "qua", "bel"];
+const RARE: string[] = [];
+for (let i = 0; i < 6000; i++) {
+  const n = 2 + Math.floor(rand() * 3);
+  let w = "";
+  for (let j = 0; j < n; j++) w += SYLLABLES[Math.floor(rand() * SYLLABLES.length)];
+  RARE.push(w);
+}
+const VOCAB = [...COMMON, ...RARE];
+// Zipf: word k drawn with probability ∝ 1/(k+1).
+const weights = VOCAB.map((_, k) => 1 / (k + 1));
+const cumulative: number[] = [];
+weights.reduce((acc, w, i) => (cumulative[i] = acc + w), 0);
+const total = cumulative[cumulative.length - 1]!;
+function word(): string {
+  const x = rand() * total;
+  let lo = 0;
+  let hi = cumulative.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cumulative[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return VOCAB[lo]!;
+}
+const sentence = (n: number) => Array.from({ length: n }, word).join(" ");
+
+function page(i: number) {
+  const paragraphs = Array.from({ length: 5 }, () => sentence(70)).join(".\n\n");
+  return {
+    page_id: ulid(),
+    path: `section-${i % 50}/page-${i}.md`,
+    title: sentence(4),
+    description: sentence(12),
+    tags: [word(), word()],
+    body: `# ${sentence(4)}\n\n${paragraphs}.`,
+  };
+}
+
+function typo(w: string): string {
+  if (w.length < 5) return w;
+  const i = 1 + Math.floor(rand() * (w.length - 2));
+  return w.slice(0, i) + w.slice(i + 1);
+}
+
+function queries(n: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const k = 1 + Math.floor(rand() * 3);
+    const words = Array.from({ length: k }, () => VOCAB[Math.floor(rand() * 400)]!);
+    out.push((i % 5 === 0 ? words.map(typo) : words).join(" "));
+  }
+  return out;
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+const fmt = (ms: number) => ms.toFixed(2);
+
+function memory() {
+  Bun.gc(true);
+  const m = process.memoryUsage();
+  return { rss: m.rss, heap: m.heapUsed };
+}
+
+console.log(`bun ${Bun.version}, ${navigator.hardwareConcurrency} cores; ${QUERIES} queries per size (1 in 5 with a typo)`);
+for (const size of SIZES) {
+  const dir = mkdtempSync(join(tmpdir(), "quire-bench-search-"));
+  const db = openDatabase(join(dir, "quire.db"));
+  migrate(db);
+  const now = new Date().toISOString();
+  db.query("INSERT INTO organizations (id, name, handle, created_at) VALUES ('o', 'o', 'o', ?)").run(now);
+  const workspaceId = ulid();
+  db.query(
+    "INSERT INTO workspaces (id, org_id, name, slug, webhook_secret, created_at, updated_at) VALUES (?, 'o', 'w', 'w', 's', ?, ?)",
+  ).run(workspaceId, now, now);
+  const bus = new EventBus();
+  const workspaces = new WorkspaceRecords(db);
+  const log = createLogger({ write: () => {} });
+  const service = new SearchService({ db, dataDir: dir, bus, permissions: new Permissions(db, workspaces), workspaces, log }, { persistDebounceMs: 60_000 });
+  service.start();
+
+  const pages = Array.from({ length: size }, (_, i) => page(i));
+  const bodyBytes = pages.reduce((n, p) => n + p.body.length, 0);
+  const before = memory();
+  let t = performance.now();
+  for (const p of pages) bus.publishChange({ kind: "upsert", workspace_id: workspaceId, page: p });
+  const indexMs = performance.now() - t;
+  const after = memory();
+
+  const qs = queries(QUERIES);
+  for (const q of qs.slice(0, 100)) service.searchWorkspace(workspaceId, q, 20); // warm-up
+  const times: number[] = [];
+  let hits = 0;
+  for (const q of qs) {
+    t = performance.now();
+    hits += service.searchWorkspace(workspaceId, q, 20).length;
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+
+  t = performance.now();
+  service.flush();
+  const saveMs = performance.now() - t;
+  const fileBytes = statSync(service.indexFile(workspaceId)).size;
+  service.stop();
+  const reloaded = new SearchService({ db, dataDir: dir, bus: new EventBus(), permissions: new Permissions(db, workspaces), workspaces, log });
+  t = performance.now();
+  reloaded.searchWorkspace(workspaceId, "deploy", 1);
+  const loadMs = performance.now() - t;
+  const from = reloaded.loadedFrom(workspaceId);
+
+  console.log(
+    [
+      `\n${size} pages (${mb(bodyBytes)} MB of body text)`,
+      `  index build: ${fmt(indexMs)} ms (${fmt((indexMs / size) * 1000)} µs/page)`,
+      `  query: p50 ${fmt(pct(times, 50))} ms, p99 ${fmt(pct(times, 99))} ms, max ${fmt(times[times.length - 1]!)} ms (avg ${(hits / QUERIES).toFixed(1)} hits)`,
+      `  memory for the index: heap +${mb(after.heap - before.heap)} MB, RSS +${mb(after.rss - before.rss)} MB (RSS now ${mb(after.rss)} MB)`,
+      `  persist: ${fmt(saveMs)} ms, file ${mb(fileBytes)} MB; load on restart: ${fmt(loadMs)} ms (from ${from})`,
+    ].join("\n"),
+  );
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+}
