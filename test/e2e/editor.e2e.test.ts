@@ -97,6 +97,27 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
     await a.context.close();
   }, 60_000);
 
+  test("take theirs loads the server's text and keeps the person's own text on screen", async () => {
+    const created = await user.client.post(`/api/v1/content/${user.workspaceSlug}/theirs.md`, { title: "Theirs", body: "Base text.\n" });
+    const tab = await newTab(browser);
+    await tab.page.goto(pageUrl("theirs.md"));
+    await signInInUi(tab.page, user);
+    const editor = tab.page.getByRole("textbox", { name: "Page content" });
+    await editor.waitFor();
+    await user.client.put(`/api/v1/content/${user.workspaceSlug}/theirs.md`, { body: "Server text.\n", lastKnownHash: created.body.content_hash });
+    await editor.getByText("Base text.").click();
+    await tab.page.keyboard.press("End");
+    await tab.page.keyboard.type(" My addition.");
+    await tab.page.keyboard.press("Control+s");
+    const banner = tab.page.getByRole("alert", { name: "Edit conflict" });
+    await banner.getByRole("button", { name: "Take theirs" }).click();
+    await editor.getByText("Server text.").waitFor();
+    expect(await tab.page.getByLabel("Your version of the page, not saved").inputValue()).toBe("Base text. My addition.\n");
+    expect((await user.client.get(`/api/v1/content/${user.workspaceSlug}/theirs.md`)).body.content).toBe("Server text.\n");
+    expect(tab.errors.filter((e) => !e.includes("409"))).toEqual([]);
+    await tab.context.close();
+  }, 60_000);
+
   test("an ended session lands on the login screen and comes back to the page after signing in", async () => {
     const tab = await newTab(browser);
     const { page } = tab;

@@ -40,6 +40,8 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
   const [saveError, setSaveError] = useState<string | null>(null);
   const [conflict, setConflict] = useState<ConflictState | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  // After "take theirs" the person's own text stays on screen to copy from: nothing typed is lost.
+  const [discarded, setDiscarded] = useState<string | null>(null);
   const editor = useRef<EditorHandle>(null);
   const hash = useRef<string>("");
   const savedText = useRef<string>("");
@@ -201,6 +203,7 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
             await save();
           }}
           onTakeTheirs={() => {
+            setDiscarded(conflict.mine);
             hash.current = conflict.theirsHash;
             savedText.current = conflict.theirs;
             setConflict(null);
@@ -220,6 +223,20 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
             await save();
           }}
         />
+      )}
+      {discarded !== null && (
+        <details className="discarded" open>
+          <summary>Your version (not saved)</summary>
+          <textarea readOnly aria-label="Your version of the page, not saved" value={discarded} rows={Math.min(12, discarded.split("\n").length + 1)} />
+          <div className="conflict-actions">
+            <button type="button" className="btn btn-small" onClick={() => void navigator.clipboard?.writeText(discarded)}>
+              Copy
+            </button>
+            <button type="button" className="btn btn-small" onClick={() => setDiscarded(null)}>
+              Dismiss
+            </button>
+          </div>
+        </details>
       )}
       {mode === "rich" ? (
         <RichEditor
