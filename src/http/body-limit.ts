@@ -15,7 +15,9 @@ export function tooLarge(): PayloadTooLargeError {
  * parsers (JSON, forms, text) treat it exactly like a body with a length.
  *
  * Returns null when the request needs nothing (it has a Content-Length, which was already checked,
- * or no body at all).
+ * or no body at all). Done before routing rather than in a parse hook: a global parse hook would
+ * make the framework parse every body, even for routes that read the raw bytes themselves
+ * (signature checks of webhooks).
  */
 export async function bufferChunkedBody(request: Request): Promise<Request | null> {
   if (request.headers.get("content-length") !== null || request.body === null) return null;

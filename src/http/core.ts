@@ -59,7 +59,8 @@ export function httpCore(services: Services) {
   const { config, log, rateLimiter } = services;
   const credentials = credentialResolver(services);
   return new Elysia({ name: "quire-http-core" })
-    .onRequest(async ({ request, set, server }) => {
+    .onRequest(async (ctx) => {
+      const { request, set, server } = ctx;
       const requestId = ulid();
       const path = routerPath(request.url);
       const state: RequestState = { requestId, path, ip: "unknown", principal: null, startedAt: performance.now() };
@@ -83,14 +84,13 @@ export function httpCore(services: Services) {
         set.headers["x-ratelimit-remaining"] = String(limit.remaining);
         set.headers["x-ratelimit-reset"] = String(limit.resetAt);
       }
-    })
-    .onParse({ as: "global" }, async (ctx) => {
-      const replaced = await bufferChunkedBody(ctx.request);
-      if (!replaced) return;
-      const state = states.get(ctx.request);
-      if (state) states.set(replaced, state);
-      // The framework's parsers read ctx.request next; they now read the bounded copy.
-      (ctx as { request: Request }).request = replaced;
+      // Last, so a refused caller costs no reading. The framework's parsers (and any route that
+      // reads the raw body) read ctx.request later; from here on that is the bounded copy.
+      const bounded = await bufferChunkedBody(request);
+      if (bounded) {
+        states.set(bounded, state);
+        (ctx as { request: Request }).request = bounded;
+      }
     })
     .derive({ as: "global" }, ({ request }) => {
       const state = states.get(request);

@@ -15,6 +15,8 @@ beforeAll(async () => {
     .get("/api/test-boom", () => {
       throw new Error("at /home/secret/path");
     })
+    // A route that reads the raw bytes itself, as a webhook signature check does.
+    .post("/api/test-raw", async ({ request }) => ({ bytes: (await request.arrayBuffer()).byteLength }))
     .listen({ port: 0, hostname: "127.0.0.1" });
   boom = { url: `http://127.0.0.1:${app.server!.port}`, stop: () => app.stop(true) };
 });
@@ -159,6 +161,18 @@ describe("request body limit (10 MB)", () => {
     expect(res.status).toBe(201);
     expect(((await res.json()) as { name: string }).name).toBe("chunked key");
   });
+});
+
+test("a route that reads the raw body gets every byte, with or without Content-Length", async () => {
+  const sized = await fetch(boom.url + "/api/test-raw", { method: "POST", body: "x".repeat(70_000), headers: { "content-type": "application/json" } });
+  expect(await sized.json()).toEqual({ bytes: 70_000 });
+  const streamed = await fetch(boom.url + "/api/test-raw", {
+    method: "POST",
+    body: chunked(200_000),
+    headers: { "content-type": "application/json" },
+    duplex: "half",
+  } as RequestInit);
+  expect(await streamed.json()).toEqual({ bytes: 200_000 });
 });
 
 describe("health and readiness", () => {
