@@ -3,6 +3,7 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { Client } from "../helpers/client.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { addMember, starterWorkspace } from "./support.ts";
+import { connect } from "../realtime/ws-client.ts";
 
 let server: TestServer;
 let owner: TestUser; // super admin of the workspace's organization
@@ -250,5 +251,18 @@ describe("listing", () => {
       expect(r.status).toBe(400);
       expect(r.body.details.field).toBe(field);
     }
+  });
+});
+
+describe("live events", () => {
+  test("readers of the workspace see comment-added and comment-updated on the stream", async () => {
+    const live = await connect(server, viewer);
+    const c = (await post(commenter, { page_path: "live.md", body: "Streaming" })).body;
+    const added = await live.next((f) => f.type === "comment-added" && f.payload.comment_id === c.id);
+    expect(added.payload).toMatchObject({ workspace_id: ws.id, page_path: "live.md", parent_id: null, actor: commenter.id });
+    await commenter.client.post(`/api/v1/comments/${c.id}/resolve`);
+    const resolved = await live.next((f) => f.type === "comment-updated" && f.payload.comment_id === c.id);
+    expect(resolved.payload.resolved).toBe(true);
+    live.close();
   });
 });
