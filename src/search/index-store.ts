@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { RawData } from "@orama/orama";
 import { randomToken } from "../core/ids.ts";
@@ -27,6 +27,10 @@ export class IndexStore {
 
   pathOf(workspaceId: string): string {
     return join(this.dir, `${workspaceId}.json`);
+  }
+
+  exists(workspaceId: string): boolean {
+    return existsSync(this.pathOf(workspaceId));
   }
 
   /** The stored index, or null when it is missing, unreadable or of another format. */

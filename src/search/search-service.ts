@@ -99,6 +99,11 @@ export class SearchService {
   }
 
   apply(change: LedgerChange): void {
+    // A full reset of an index not in memory needs neither its file nor the pages on disk.
+    if (change.kind === "reset" && !this.loaded.has(change.workspace_id) && !this.store.exists(change.workspace_id)) {
+      this.schedulePersist(change.workspace_id, this.fresh(change.workspace_id, change.pages));
+      return;
+    }
     const entry = this.indexOf(change.workspace_id);
     switch (change.kind) {
       case "upsert":
