@@ -62,6 +62,7 @@ describe.skipIf(!hasChromium)("web app in a real browser", () => {
     await source.click();
     await page.keyboard.press("Control+End");
     await page.keyboard.type("\nTyped in **raw** mode.\n");
+    await page.locator('[data-status="unsaved"]').waitFor();
     await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
     await screenshot(page, "05-raw-editor");
 

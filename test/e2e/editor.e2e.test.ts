@@ -39,11 +39,15 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
     // Components, tables and HTML are shown as editable source blocks.
     expect(await page.locator("[data-raw-kind=directive]").count()).toBe(2);
     expect(await page.locator("[data-raw-kind=table]").count()).toBe(1);
+    // Opening a page changes nothing: no false "Unsaved changes".
+    await page.waitForTimeout(400);
+    expect(await page.locator(".save-status").getAttribute("data-status")).toBe("saved");
     await screenshot(page, "06-tricky-rich");
 
     await editor.getByText("Last paragraph without trailing newline").click();
     await page.keyboard.press("End");
     await page.keyboard.type(" (edited in the browser)");
+    await page.locator('[data-status="unsaved"]').waitFor();
     await page.keyboard.press("Control+s");
     await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
 

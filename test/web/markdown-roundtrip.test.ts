@@ -229,6 +229,18 @@ describe("writing new text", () => {
     }
   });
 
+  test("wikilinks are written verbatim, never escaped, and reference links and entities stay rich", () => {
+    const s = open("See [[guide/intro|Intro]] and [x][r] &copy; 2026.\n\n[r]: /x\n");
+    const para = s.initial.content![0]!;
+    expect(para.type).toBe("paragraph");
+    const doc = clone(s.initial);
+    doc.content![0]!.content!.push({ type: "text", text: " More [[other-page]]." });
+    const out = s.save(doc);
+    expect(out).toContain("See [[guide/intro|Intro]] and ");
+    expect(out).toContain(" More [[other-page]].");
+    expect(out).toEndWith("\n\n[r]: /x\n");
+  });
+
   test("marks, links, images, code blocks, quotes and nested lists serialise to Markdown that reads back the same", () => {
     const content: PMNode[] = [
       { type: "heading", attrs: { level: 2 }, content: [{ type: "text", text: "Title" }] },

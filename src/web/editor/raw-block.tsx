@@ -14,6 +14,10 @@ const LABELS: Record<string, string> = {
   frontmatter: "Frontmatter",
   def: "Link definition",
   code: "Code",
+  paragraph: "Paragraph",
+  heading: "Heading",
+  list: "List",
+  blockquote: "Quote",
 };
 
 function RawBlockView({ node, updateAttributes, editor }: ReactNodeViewProps) {

@@ -50,6 +50,11 @@ function sortedMarks(marks: PMMark[] | undefined): PMMark[] {
  * line of the block (lines after a "\n" inside the text always do).
  */
 export function escapeText(text: string, atLineStart = true): string {
+  // Wikilinks ([[path]], [[path|text]]) are Quire syntax found by scanning the file: keep them verbatim.
+  const parts = text.split(/(\[\[[^\[\]\n]+\]\])/);
+  if (parts.length > 1) {
+    return parts.map((part, i) => (i % 2 === 1 ? part : escapeText(part, i === 0 ? atLineStart : false))).join("");
+  }
   const inline = text
     .replace(/\\/g, "\\\\")
     .replace(/[*`[\]<~]/g, (c) => "\\" + c)

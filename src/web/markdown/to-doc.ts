@@ -162,8 +162,17 @@ export function rawBlock(block: Pick<SourceBlock, "kind" | "text">): PMNode {
   return { type: "rawBlock", attrs: { kind: block.kind, text: block.text } };
 }
 
+/** Compares renderings, not spellings: whitespace between tags and entity forms do not count. */
 function normalizeHtml(html: string): string {
-  return html.replace(/>\s+</g, "><").replace(/\s+/g, " ").trim();
+  return html
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m) => {
+      const ch = decodeEntities(m);
+      // Characters that are markup stay escaped, so text can never equal a tag.
+      return ch === "&" || ch === "<" || ch === ">" || ch === '"' ? `&#${ch.charCodeAt(0)};` : ch;
+    })
+    .replace(/>\s+</g, "><")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 const RICH_KINDS = new Set(["paragraph", "heading", "code", "list", "blockquote", "hr"]);

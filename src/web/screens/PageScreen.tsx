@@ -109,13 +109,20 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
     saving.current = null;
   }, [currentText, url]);
 
+  const check = useRef<ReturnType<typeof setTimeout> | null>(null);
   const onChange = useCallback(() => {
-    setStatus((s) => (s === "conflict" ? s : "unsaved"));
+    // Editors may emit changes that leave the Markdown as it was (a node view settling on load):
+    // the status says "Unsaved" only when the text really differs from what the server has.
+    if (check.current) clearTimeout(check.current);
+    check.current = setTimeout(() => {
+      const dirty = currentText() !== savedText.current;
+      setStatus((s) => (s === "conflict" || s === "saving" ? s : dirty ? "unsaved" : s === "error" ? s : "saved"));
+    }, 120);
     if (timer.current) clearTimeout(timer.current);
     timer.current = setTimeout(() => {
       if (!conflictRef.current) void save();
     }, AUTOSAVE_MS);
-  }, [save]);
+  }, [save, currentText]);
   const conflictRef = useRef(conflict);
   conflictRef.current = conflict;
 
