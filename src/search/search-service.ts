@@ -32,6 +32,7 @@ interface Loaded {
 }
 
 const WARM_UP_DELAY_MS = 1000;
+const MAX_QUERY_WORDS = 12;
 
 export interface SearchOptions {
   /** How long writes to an index wait for more changes before the file is rewritten. */
@@ -133,7 +134,8 @@ export class SearchService {
   /** The search itself, without the permission check (benchmarks, the MCP server after its own check). */
   searchWorkspace(workspaceId: string, q: string, limit: number): SearchHit[] {
     const { index } = this.indexOf(workspaceId);
-    const words = splitJoiners(q).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    // At most MAX_QUERY_WORDS distinct words: each costs index lookups, a misspelt one a fuzzy walk.
+    const words = [...new Set(splitJoiners(q).split(/[^\p{L}\p{N}]+/u).filter(Boolean))].slice(0, MAX_QUERY_WORDS);
     const plan = index.plan(words);
     if (plan.exact.length + plan.fuzzy.length === 0) return [];
     const terms: QueryTerms = {

@@ -243,3 +243,15 @@ describe("persistence", () => {
     expect(r.body.items[0].snippet).toContain("<mark>Capybaras</mark>");
   });
 });
+
+describe("abuse", () => {
+  test("a query of hundreds of misspelt words is cut to its first words and answers quickly", async () => {
+    publish(snapshot({ title: "Cheetah sprint", body: "fast" }));
+    const junk = Array.from({ length: 120 }, (_, i) => `qzxv${String.fromCharCode(97 + (i % 26))}w`).join(" ");
+    const started = performance.now();
+    const r = await searchFor(owner.client, `cheetah ${junk}`.slice(0, 500));
+    expect(r.status).toBe(200);
+    expect(r.body.items.map((i: any) => i.title)).toContain("Cheetah sprint");
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
