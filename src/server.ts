@@ -23,7 +23,9 @@ export async function startServer(opts: {
 }): Promise<RunningServer> {
   const services = await buildServices({ config: opts.config, dataDir: opts.dataDir, log: opts.log });
   const app = createApp(services);
-  app.listen({ port: opts.port ?? opts.config.port, hostname: opts.hostname ?? "0.0.0.0" });
+  // Elysia turns SO_REUSEPORT on by default; then a second instance on a taken port would start
+  // and silently share its traffic with the first. Off, the second one fails with EADDRINUSE.
+  app.listen({ port: opts.port ?? opts.config.port, hostname: opts.hostname ?? "0.0.0.0", reusePort: false });
   const server = app.server!;
   const port = server.port!;
   const host = opts.hostname && opts.hostname !== "0.0.0.0" ? opts.hostname : "localhost";

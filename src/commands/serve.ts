@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { acquireLock } from "../ops/instance-lock.ts";
 import { removeRunState, writeControlToken, writeRunState } from "../ops/runstate.ts";
 import { VERSION } from "../version.ts";
+import { CommandError } from "./exit.ts";
 import { commandLogger, dataDirArg, dataDirFrom } from "./shared.ts";
 
 export const DRAIN_MS = 10_000;
@@ -45,6 +46,9 @@ export async function serve(opts: { port?: string | undefined; dataDir?: string 
     running = await startServer({ config, dataDir, log });
   } catch (error) {
     lock.release();
+    if ((error as { code?: unknown }).code === "EADDRINUSE") {
+      throw new CommandError(`port ${config.port} is already in use (another program listens on it); choose another with --port`);
+    }
     throw error;
   }
 

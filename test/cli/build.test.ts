@@ -71,6 +71,8 @@ test("every file under assets/ is embedded, byte for byte in size", async () => 
 test("dist/quire serve from another working directory uses its ./.quire, serves health, accounts and the web app, stops on SIGTERM", async () => {
   const cwd = tempDir("quire-binary-cwd-");
   mkdirSync(join(cwd, ".quire"));
+  // Configuration is the environment only: a .env in the working directory is not read.
+  writeFileSync(join(cwd, ".env"), "LOG_LEVEL=nonsense\nPORT=abc\n");
   // No --data-dir and no DATA_DIR: the existing ./.quire of the working directory decides.
   const s = await startServe(undefined, { cmd: [binary], cwd, env: { XDG_DATA_HOME: join(cwd, "xdg") } });
   try {

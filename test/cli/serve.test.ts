@@ -83,6 +83,18 @@ test("a second serve on the same data directory refuses, naming the running one'
   expect(JSON.parse(readFileSync(join(dir, "runstate.json"), "utf8")).pid).toBe(first.pid);
 });
 
+test("a port that is already taken is refused with exit 1, not shared with the running server", async () => {
+  const first = await serve(dataDir());
+  const other = dataDir();
+  const r = await runCli(["serve", "--port", String(first.port), "--data-dir", other]);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain(`port ${first.port} is already in use`);
+  expect(r.stdout).toBe("");
+  // It let go of its lock on the way out.
+  expect(isLocked(other)).toBe(false);
+  expect(existsSync(join(other, "runstate.json"))).toBe(false);
+});
+
 describe("shutdown", () => {
   test("SIGTERM drains, removes the run state, releases the lock and exits 0; a new serve then starts", async () => {
     const dir = dataDir();
