@@ -172,3 +172,17 @@ test("--port overrides PORT", async () => {
   expect(s.port).not.toBe(1);
   expect((await fetch(`${s.base}/api/health`)).status).toBe(200);
 });
+
+test("LOG_FORMAT=pretty writes human lines; LOG_LEVEL=warn drops the info lines", async () => {
+  const pretty = await serve(dataDir(), { env: { LOG_FORMAT: "pretty" } });
+  await fetch(`${pretty.base}/api/health`);
+  await waitFor(() => pretty.stderr().includes("/api/health"));
+  expect(pretty.stderr()).toMatch(/^\d\d:\d\d:\d\d INFO  started {2}url=http/m);
+  expect(pretty.stderr()).not.toContain('{"time"');
+
+  const quiet = await serve(dataDir(), { env: { LOG_LEVEL: "warn" } });
+  await fetch(`${quiet.base}/api/health`);
+  quiet.proc.kill("SIGTERM");
+  expect(await quiet.exited).toBe(0);
+  expect(quiet.stderr()).toBe("");
+});
