@@ -42,7 +42,7 @@ function routerPath(url: string): string {
  */
 function loggedPath(path: string): string {
   return path
-    .replace(/^(\/api\/v1\/share-links\/)[^/]+/, "$1[redacted]")
+    .replace(/^(\/api\/v1\/share-links\/|\/invite\/)[^/]+/, "$1[redacted]")
     .replace(/quire_live_[0-9A-Za-z]+/g, "[redacted]");
 }
 

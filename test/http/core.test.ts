@@ -207,12 +207,16 @@ describe("request logs", () => {
     const shareToken = "sharelinktokenABCDEFGHIJKLMNOPQRSTUVWXYZ0123";
     const share = await u.client.post(`/api/v1/share-links/${shareToken}/use`);
     const keyInPath = await new Client(server.url).get(`/api/v1/${key.body.key}`);
+    const inviteToken = "inviteTokenABCDEFGHIJKLMNOPQRSTUVWXYZ012345";
+    const invite = await new Client(server.url).get(`/invite/${inviteToken}`);
+    const resetToken = "resetTokenABCDEFGHIJKLMNOPQRSTUVWXYZ0123456";
+    const reset = await new Client(server.url).get(`/reset-password?token=${resetToken}`);
 
-    for (const r of [login, key, withKey, refreshed, share, keyInPath]) {
+    for (const r of [login, key, withKey, refreshed, share, keyInPath, invite, reset]) {
       const line = await logOf(server.logs, r.headers.get("x-request-id")!);
       expect(line.status).toBe(r.status);
       expect(line.method).toBeString();
-      expect(line.path).toStartWith("/api/");
+      expect(line.path).toStartWith("/");
     }
     expect((await logOf(server.logs, withKey.headers.get("x-request-id")!)).key_id).toBe(key.body.id);
     expect((await logOf(server.logs, login.headers.get("x-request-id")!)).path).toBe("/api/auth/login");
@@ -228,6 +232,8 @@ describe("request logs", () => {
       refreshed.body.refresh_token,
       key.body.key,
       shareToken,
+      inviteToken,
+      resetToken,
     ]) {
       expect(all).not.toContain(secret);
     }
