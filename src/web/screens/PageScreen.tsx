@@ -8,6 +8,7 @@ import { lazy, Suspense, useCallback, useEffect, useRef, useState } from "react"
 import { ApiError, get, messageOf, put } from "../api/client.ts";
 import type { Page, Workspace } from "../api/types.ts";
 import { addNavigationGuard } from "../app/router.ts";
+import { onPageChange } from "../live/page-events.ts";
 import { RichEditor, type EditorHandle } from "../editor/RichEditor.tsx";
 import { Notice, Spinner } from "../ui/controls.tsx";
 import { canWrite } from "./Shell.tsx";
@@ -150,6 +151,40 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
   }, [save, currentText]);
 
   const reopen = (text: string) => setOpened((o) => ({ text, generation: (o?.generation ?? 0) + 1 }));
+
+  // The page changed on the server (a rename from the tree here, or someone else's save over the
+  // live stream): take the new version when nothing local is unsaved, otherwise keep every typed
+  // character and say so — the next save then shows the conflict banner with both sides.
+  const reopenRef = useRef(reopen);
+  reopenRef.current = reopen;
+  useEffect(
+    () =>
+      onPageChange(async (change) => {
+        const mine = change.slug === workspace.slug || change.workspace_id === workspace.id;
+        if (!mine || change.path !== path || change.type !== "page-updated") return;
+        if (saving.current) await saving.current;
+        const p = await get<Page>(url).catch(() => null);
+        if (!p || p.content_hash === hash.current) return;
+        const dirty = currentText() !== savedText.current;
+        if (p.content === savedText.current) {
+          // Only the frontmatter changed: adopt it silently, the body on screen is still current.
+          hash.current = p.content_hash;
+          setPage(p);
+          return;
+        }
+        const who = change.actor?.name || "Someone else";
+        if (dirty || conflictRef.current) {
+          setNotice(`${who} changed this page while you were editing. Your text is kept; saving will show both versions.`);
+          return;
+        }
+        hash.current = p.content_hash;
+        savedText.current = p.content;
+        setPage(p);
+        reopenRef.current(p.content);
+        setNotice(`${who} updated this page; showing the new version.`);
+      }),
+    [url, path, workspace.slug, workspace.id, currentText],
+  );
 
   const toggleMode = () => {
     const text = currentText();

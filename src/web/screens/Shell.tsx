@@ -12,7 +12,7 @@ import { currentTheme, setTheme, type Theme } from "../app/theme.ts";
 import { useTree, useWorkspaces } from "../app/workspace-data.ts";
 import { Notice, Spinner } from "../ui/controls.tsx";
 import { NewPageDialog } from "./NewPageDialog.tsx";
-import { PageTree } from "./PageTree.tsx";
+import { PageTree, type TreeRights } from "./PageTree.tsx";
 
 // The editors are the heaviest part of the app: loaded only when a page is opened.
 const PageScreen = lazy(() => import("./PageScreen.tsx"));
@@ -61,7 +61,7 @@ function WorkspaceHome({ workspace, empty, onNewPage }: { workspace: Workspace; 
       {empty ? (
         <div className="empty">
           <p>This workspace has no pages yet.</p>
-          {canWrite(workspace) && (
+          {treeRights(workspace).create && (
             <button type="button" className="btn btn-primary" onClick={onNewPage}>
               Write the first page
             </button>
@@ -76,6 +76,20 @@ function WorkspaceHome({ workspace, empty, onNewPage }: { workspace: Workspace; 
 
 export function canWrite(ws: Workspace | undefined): boolean {
   return !!ws && ["editor", "admin", "super_admin"].includes(ws.role ?? "");
+}
+
+export function isAdmin(ws: Workspace | undefined): boolean {
+  return !!ws && (ws.role === "admin" || ws.role === "super_admin");
+}
+
+/** What the person may do with pages here (DESIGN.md §7: editors create/delete when the workspace allows it). */
+export function treeRights(ws: Workspace | undefined): TreeRights {
+  const edit = canWrite(ws);
+  return {
+    edit,
+    create: isAdmin(ws) || (edit && ws?.editor_can_create_pages !== false),
+    delete: isAdmin(ws) || (edit && ws?.editor_can_delete_pages === true),
+  };
 }
 
 export function Shell() {
@@ -153,7 +167,7 @@ export function Shell() {
           <>
             <div className="sidebar-head">
               <span className="sidebar-title">Pages</span>
-              {canWrite(workspace) && (
+              {treeRights(workspace).create && (
                 <button type="button" className="btn btn-small" onClick={() => setNewIn("")}>
                   + New page
                 </button>
@@ -166,7 +180,20 @@ export function Shell() {
             ) : tree.length === 0 ? (
               <p className="muted sidebar-empty">No pages yet.</p>
             ) : (
-              <PageTree tree={tree} slug={workspace.slug} current={pagePath} onNewPage={(f) => setNewIn(f)} />
+              <PageTree
+                tree={tree}
+                slug={workspace.slug}
+                current={pagePath}
+                rights={treeRights(workspace)}
+                onNewPage={(f) => setNewIn(f)}
+                onChanged={reloadTree}
+                onMoved={(from, to) => {
+                  if (from === pagePath) navigate(pageUrl(workspace.slug, to), { replace: true });
+                }}
+                onDeleted={(deleted) => {
+                  if (deleted === pagePath) navigate(`/w/${encodeURIComponent(workspace.slug)}`, { replace: true });
+                }}
+              />
             )}
           </>
         )}
