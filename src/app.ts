@@ -50,6 +50,8 @@ import { Uploads } from "./content/uploads.ts";
 import { seedStarterPages } from "./content/starter.ts";
 import { contentRoutes } from "./http/routes/content.ts";
 import { uploadRoutes } from "./http/routes/uploads.ts";
+import { WebhookReceiver } from "./git/webhook-receiver.ts";
+import { gitWebhookRoutes } from "./http/routes/git-webhook.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -79,6 +81,8 @@ export interface Services extends AccessServices {
   ledger: ContentLedger;
   reconciler: Reconciler;
   uploads: Uploads;
+  /** Inbound git push webhooks; the sync engine subscribes with `webhooks.onPush`. */
+  webhooks: WebhookReceiver;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -137,6 +141,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     ledger,
     reconciler,
     uploads,
+    webhooks: new WebhookReceiver({ workspaces, log }),
     email,
     config,
     log,
@@ -180,6 +185,7 @@ export function createApp(services: Services) {
     .use(settingsRoutes(services))
     .use(invitationRoutes(services))
     .use(shareLinkRoutes(services))
+    .use(gitWebhookRoutes(services))
     .use(webAppRoutes(services));
 }
 

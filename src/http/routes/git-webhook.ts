@@ -1,0 +1,22 @@
+import { Elysia } from "elysia";
+import type { Services } from "../../app.ts";
+import { httpCore } from "../core.ts";
+
+/**
+ * Inbound git push webhook (public; 30/min per IP by the HTTP core). The signature is over the
+ * raw body, so the framework must not parse it first (`parse: "none"`); the handler reads the
+ * bytes itself. 202 when a sync was started, 200 when the event is acknowledged and ignored.
+ */
+export function gitWebhookRoutes(services: Services) {
+  const { webhooks } = services;
+  return new Elysia({ prefix: "/api/git/webhook" }).use(httpCore(services)).post(
+    "/:workspace_id",
+    async ({ request, params, set }) => {
+      const body = new Uint8Array(await request.arrayBuffer());
+      const outcome = webhooks.receive(params.workspace_id, request.headers, body);
+      set.status = outcome.status === "accepted" ? 202 : 200;
+      return outcome;
+    },
+    { parse: "none" },
+  );
+}
