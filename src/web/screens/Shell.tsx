@@ -17,6 +17,7 @@ import { PageTree, type TreeRights } from "./PageTree.tsx";
 // The editors are the heaviest part of the app: loaded only when a page is opened.
 const PageScreen = lazy(() => import("./PageScreen.tsx"));
 const AccountScreen = lazy(() => import("./AccountScreen.tsx"));
+const SearchDialog = lazy(() => import("./SearchDialog.tsx"));
 
 function ThemeSwitch() {
   const [theme, set] = useState<Theme>(currentTheme());
@@ -103,6 +104,19 @@ export function Shell() {
   const { tree, error: treeError, reload: reloadTree } = useTree(workspace?.slug);
   const [newIn, setNewIn] = useState<string | null>(null);
   const [drawer, setDrawer] = useState(false);
+  const [searching, setSearching] = useState(false);
+
+  // Ctrl/Cmd+K opens the search anywhere in the app (the editor's own shortcuts use other keys).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.metaKey || e.ctrlKey) && !e.altKey && e.key.toLowerCase() === "k") {
+        e.preventDefault();
+        setSearching(true);
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
 
   // "/" and unknown workspaces go to the first workspace the person can read.
   useEffect(() => {
@@ -146,6 +160,11 @@ export function Shell() {
         </a>
         {workspaces && workspaces.length > 0 && <WorkspaceSwitcher workspaces={workspaces} current={workspace} />}
         <div className="topbar-spacer" />
+        {workspace && (
+          <button type="button" className="btn btn-ghost search-button" aria-keyshortcuts="Control+K Meta+K" onClick={() => setSearching(true)}>
+            Search <kbd>Ctrl K</kbd>
+          </button>
+        )}
         <ThemeSwitch />
         <details className="account-menu">
           <summary className="btn btn-ghost" aria-label="Account">
@@ -201,6 +220,11 @@ export function Shell() {
       <main id="main" className="content" tabIndex={-1}>
         <Suspense fallback={<Spinner />}>{main}</Suspense>
       </main>
+      {workspace && searching && (
+        <Suspense fallback={null}>
+          <SearchDialog workspace={workspace} onClose={() => setSearching(false)} />
+        </Suspense>
+      )}
       {workspace && <NewPageDialog slug={workspace.slug} folder={newIn} onClose={() => setNewIn(null)} onCreated={onCreated} />}
     </div>
   );
