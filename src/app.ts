@@ -38,6 +38,8 @@ import { Templates } from "./collab/templates.ts";
 import { commentRoutes } from "./http/routes/comments.ts";
 import { activityRoutes } from "./http/routes/activity.ts";
 import { templateRoutes } from "./http/routes/templates.ts";
+import { People } from "./collab/people.ts";
+import { peopleRoutes } from "./http/routes/people.ts";
 import { buildAccessServices, type AccessServices } from "./access/services.ts";
 import { workspaceRoutes } from "./http/routes/workspaces.ts";
 import { memberRoutes } from "./http/routes/members.ts";
@@ -78,6 +80,7 @@ export interface Services extends AccessServices {
   comments: Comments;
   activity: ActivityFeed;
   templates: Templates;
+  people: People;
   ledger: ContentLedger;
   reconciler: Reconciler;
   uploads: Uploads;
@@ -138,6 +141,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     comments,
     activity,
     templates: new Templates(),
+    people: new People({ db, permissions }),
     ledger,
     reconciler,
     uploads,
@@ -180,6 +184,7 @@ export function createApp(services: Services) {
     .use(commentRoutes(services))
     .use(activityRoutes(services))
     .use(templateRoutes(services))
+    .use(peopleRoutes(services))
     .use(workspaceRoutes(services))
     .use(memberRoutes(services))
     .use(settingsRoutes(services))

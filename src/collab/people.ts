@@ -1,0 +1,27 @@
+import type { Db } from "../db/database.ts";
+import type { Principal } from "../access/principal.ts";
+import type { Permissions } from "../access/permissions.ts";
+import { isUlid } from "../core/ids.ts";
+import { workspacePeople } from "./mentions.ts";
+
+export interface PersonJson {
+  id: string;
+  name: string;
+}
+
+/**
+ * The people of a workspace as any reader sees them: ids and display names only (no email), for
+ * @mention autocomplete and for naming who is present. The same set a mention can resolve to.
+ */
+export class People {
+  constructor(private readonly deps: { db: Db; permissions: Permissions }) {}
+
+  list(principal: Principal, workspaceRef: string): { items: PersonJson[]; next_cursor: null } {
+    const ref = isUlid(workspaceRef) ? { id: workspaceRef } : { slug: workspaceRef };
+    const { workspace } = this.deps.permissions.require(principal, ref, "viewer");
+    const items = workspacePeople(this.deps.db, workspace)
+      .map((p) => ({ id: p.id, name: p.name }))
+      .sort((a, b) => a.name.localeCompare(b.name, "en", { sensitivity: "base" }) || a.id.localeCompare(b.id));
+    return { items, next_cursor: null };
+  }
+}
