@@ -52,6 +52,8 @@ import { Uploads } from "./content/uploads.ts";
 import { seedStarterPages } from "./content/starter.ts";
 import { contentRoutes } from "./http/routes/content.ts";
 import { uploadRoutes } from "./http/routes/uploads.ts";
+import { FileWatcher } from "./content/file-watcher.ts";
+import { attachWorkspaceFolders, liveWorkspaceIds } from "./content/workspace-folders.ts";
 import { WebhookReceiver } from "./git/webhook-receiver.ts";
 import { gitWebhookRoutes } from "./http/routes/git-webhook.ts";
 
@@ -84,6 +86,8 @@ export interface Services extends AccessServices {
   ledger: ContentLedger;
   reconciler: Reconciler;
   uploads: Uploads;
+  /** Reconciles changes made outside Quire; null when QUIRE_WATCH_FILES=false. */
+  watcher: FileWatcher | null;
   /** Inbound git push webhooks; the sync engine subscribes with `webhooks.onPush`. */
   webhooks: WebhookReceiver;
   /** Closed in reverse order of registration on shutdown. */
@@ -133,6 +137,10 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   // Files changed while the server was down are reconciled in the background; reads are served meanwhile.
   reconciler.startBackground();
   const access = buildAccessServices({ db, config, log, users, organizations, passwords, auth, email, workspaces, permissions });
+  const watcher = config.watchFiles ? new FileWatcher({ ledger, reconciler, log }) : null;
+  const { createdHooks, deletedHooks } = access.workspaceService;
+  attachWorkspaceFolders({ createdHooks, deletedHooks, starterHooks: auth.starterWorkspaceHooks }, ledger, watcher);
+  for (const id of liveWorkspaceIds(db)) watcher?.watch(id);
   return {
     ...access,
     bus,
@@ -145,6 +153,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     ledger,
     reconciler,
     uploads,
+    watcher,
     webhooks: new WebhookReceiver({ workspaces, log }),
     email,
     config,
@@ -164,7 +173,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     workspaces,
     permissions,
     rateLimiter: new RateLimiter(),
-    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.queue.idle(), () => reconciler.stop()],
+    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.queue.idle(), () => reconciler.stop(), () => watcher?.close()],
   };
 }
 

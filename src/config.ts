@@ -29,6 +29,8 @@ export interface Config {
   smtp?: SmtpConfig;
   log: { level: "debug" | "info" | "warn" | "error"; format: "json" | "pretty" | "auto" };
   edition: "community" | "cloud";
+  /** Watch workspace folders and reconcile changes made outside Quire (QUIRE_WATCH_FILES). */
+  watchFiles: boolean;
 }
 
 export class ConfigError extends Error {
@@ -138,6 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
       format: oneOf("LOG_FORMAT", ["json", "pretty", "auto"] as const, "auto"),
     },
     edition: oneOf("QUIRE_EDITION", ["community", "cloud"] as const, "community"),
+    watchFiles: bool("QUIRE_WATCH_FILES", true),
     ...(smtp ? { smtp } : {}),
     ...(apiKeyPepper ? { apiKeyPepper } : {}),
     ...(read("DATA_DIR") ? { dataDirFromEnv: read("DATA_DIR") } : {}),

@@ -19,15 +19,16 @@ import { assertRight, type Actor, type ContentAccess, type Origin } from "./righ
 import { createPageInput, movePageInput, updatePageInput, type CreatePageInput } from "./schemas.ts";
 import { buildTree, reorderPages, type TreeNode } from "./tree.ts";
 import { KeyedQueue } from "./write-queue.ts";
+import { OwnWrites } from "./own-writes.ts";
 
 /** What a committed write did, for listeners that act on files afterwards (git commits). */
 export interface CommittedWrite {
   workspace_id: string;
-  kind: "create" | "update" | "delete" | "move";
+  kind: "create" | "update" | "delete" | "move" | "upload";
   /** The page's path (its new path for a move). */
   path: string;
   old_path?: string;
-  /** Every file the write touched: a move includes the pages whose links were rewritten. */
+  /** Every file the write touched: a move includes the pages whose links were rewritten; an upload its `assets/` file. */
   files: string[];
   actor: Actor;
   origin: Origin;
@@ -50,6 +51,8 @@ export class ContentLedger {
   readonly records: PageRecords;
   readonly activity: ActivityLog;
   readonly queue = new KeyedQueue();
+  /** What the ledger itself last wrote, so the file watcher ignores its own writes. */
+  readonly ownWrites = new OwnWrites();
   private readonly committedListeners = new Set<(write: CommittedWrite) => void>();
 
   constructor(
@@ -144,7 +147,7 @@ export class ContentLedger {
       if (text === file.text) return { page: this.toJson(row, file), created: false };
       const next = readPageFile(text, path);
       const abs = this.dir(ws.id).resolveInside(path);
-      writeFileAtomic(abs, text);
+      this.writeFile(abs, text);
       const now = nowIso();
       this.deps.db.transaction(() => {
         this.records.update(row.id, this.recordWrite(path, next, access.actor, now));
@@ -174,7 +177,7 @@ export class ContentLedger {
       if (!row) throw new NotFoundError("Page not found");
       const dir = this.dir(ws.id);
       const abs = dir.resolveInside(path);
-      rmSync(abs, { force: true });
+      this.removeFile(abs);
       removeEmptyParents(abs, dir.root);
       const now = nowIso();
       this.deps.db.transaction(() => {
@@ -232,10 +235,10 @@ export class ContentLedger {
       }
       const moved = readPageFile(movedText, newPath);
       const oldAbs = dir.resolveInside(oldPath);
-      writeFileAtomic(newAbs, movedText);
-      rmSync(oldAbs, { force: true });
+      this.writeFile(newAbs, movedText);
+      this.removeFile(oldAbs);
       removeEmptyParents(oldAbs, dir.root);
-      for (const r of rewrites) writeFileAtomic(dir.resolveInside(r.row.path), r.file.text);
+      for (const r of rewrites) this.writeFile(dir.resolveInside(r.row.path), r.file.text);
       const now = nowIso();
       const { actor } = access;
       this.deps.db.transaction(() => {
@@ -279,10 +282,26 @@ export class ContentLedger {
     });
   }
 
+  /**
+   * Sets `sort_order` within one tree level. Order lives in the database only (no file changes,
+   * nothing for git), but clients must refresh their tree, so a reorder is announced with the
+   * events a pull uses: `page-updated` (with `reason: "reorder"`) when one page's order changed,
+   * one `bulk-sync` {changed_count, paths, reason: "reorder"} when several did. One event per
+   * request, whatever the size of the level.
+   */
   async reorder(access: ContentAccess, body: unknown): Promise<void> {
     assertRight(access, "edit");
     await this.exclusive(access.workspace.id, () => {
-      reorderPages(this.deps.db, this.records, access.workspace.id, body);
+      const paths = reorderPages(this.deps.db, this.records, access.workspace.id, body);
+      if (paths.length === 1) this.publishEvent(access, "page-updated", { path: paths[0], reason: "reorder" });
+      else if (paths.length > 1) {
+        const ws = access.workspace.id;
+        this.deps.bus.publish({
+          type: "bulk-sync",
+          workspace_id: ws,
+          payload: { workspace_id: ws, changed_count: paths.length, paths, reason: "reorder", actor: access.actor },
+        });
+      }
     });
   }
 
@@ -315,7 +334,7 @@ export class ContentLedger {
       throw new ConflictError("A page already exists at this path", undefined, { field: "path" });
     }
     const file = readPageFile(text, path);
-    writeFileAtomic(abs, text);
+    this.writeFile(abs, text);
     const now = nowIso();
     try {
       this.deps.db.transaction(() => {
@@ -332,7 +351,7 @@ export class ContentLedger {
         });
       })();
     } catch (error) {
-      rmSync(abs, { force: true }); // nothing is half-created: no record, no file
+      this.removeFile(abs); // nothing is half-created: no record, no file
       throw error;
     }
     const row = this.records.byId(id)!;
@@ -363,6 +382,17 @@ export class ContentLedger {
       }
     }
     return withYaml(split, yaml);
+  }
+
+  /** Every page file the ledger (or the reconciler) writes goes through here: atomic, and noted. */
+  writeFile(abs: string, text: string): void {
+    writeFileAtomic(abs, text);
+    this.ownWrites.note(abs, text);
+  }
+
+  removeFile(abs: string): void {
+    rmSync(abs, { force: true });
+    this.ownWrites.note(abs, null);
   }
 
   /** Reads and parses a page file; null when it does not exist (or is not a file we may read). */
@@ -439,7 +469,11 @@ export class ContentLedger {
     const ws = access.workspace.id;
     this.publishEvent(access, type, fields);
     for (const page of snapshots) this.deps.bus.publishChange({ kind: "upsert", workspace_id: ws, page });
-    const committed: CommittedWrite = { workspace_id: ws, actor: access.actor, origin: access.origin, ...write };
+    this.notifyCommitted({ workspace_id: ws, actor: access.actor, origin: access.origin, ...write });
+  }
+
+  /** Tells `onCommitted` listeners about a write (uploads call it too, so git commits them). */
+  notifyCommitted(committed: CommittedWrite): void {
     for (const listener of this.committedListeners) {
       try {
         listener(committed);

@@ -5,7 +5,6 @@ import type { Logger } from "../core/log.ts";
 import { isoFromMs, nowMs } from "../core/clock.ts";
 import { ulid } from "../core/ids.ts";
 import type { EventBus, PageSnapshot } from "../realtime/event-bus.ts";
-import { writeFileAtomic } from "./atomic-write.ts";
 import { injectId } from "./page-ids.ts";
 import type { ContentLedger } from "./ledger.ts";
 import { readPageFile, type PageFile } from "./page-file.ts";
@@ -27,6 +26,20 @@ export interface ReconcileProblem {
   kind: ProblemKind;
   path: string | null;
   message: string;
+}
+
+/** What started a pass; written into each activity row's details as `source`. */
+export type ReconcileSource = "filesystem" | "git" | "startup" | "cli";
+
+/** One page a pass changed, for its activity row and event. */
+interface PageChange {
+  action: "page_created" | "page_updated" | "page_deleted" | "page_moved";
+  pageId: string;
+  path: string;
+  oldPath?: string;
+  restored?: boolean;
+  contentHash?: string;
+  snapshot: PageSnapshot | null;
 }
 
 export interface ReconcileResult {
@@ -53,7 +66,10 @@ interface ScannedFile {
   recovered: boolean;
 }
 
-const RECONCILE_ACTOR: Actor = { id: null, name: "external change" };
+/** Changes found on disk have no known author: records, activity and events say "system". */
+const RECONCILE_ACTOR: Actor = { id: null, name: "system" };
+/** Above this many changed pages the search index gets one `reset` instead of page-by-page updates. */
+const RESET_ABOVE = 100;
 const YIELD_EVERY = 100;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -73,8 +89,8 @@ export class Reconciler {
    * Reconciles one workspace as its single writer. Call it after files changed outside Quire (a
    * git pull, an editor on disk). `announce` publishes a search `reset` even when nothing changed.
    */
-  reconcile(workspaceId: string, opts: { announce?: boolean } = {}): Promise<ReconcileResult> {
-    return this.deps.ledger.exclusive(workspaceId, () => this.run(workspaceId, opts.announce ?? false));
+  reconcile(workspaceId: string, opts: { announce?: boolean; source?: ReconcileSource } = {}): Promise<ReconcileResult> {
+    return this.deps.ledger.exclusive(workspaceId, () => this.run(workspaceId, opts.announce ?? false, opts.source ?? "filesystem"));
   }
 
   /** Reconciles every live workspace in the background; reads are served meanwhile. */
@@ -89,7 +105,7 @@ export class Reconciler {
       for (const id of ids) {
         if (this.stopping) return;
         try {
-          const r = await this.reconcile(id);
+          const r = await this.reconcile(id, { source: "startup" });
           if (r.inserted + r.updated + r.orphaned + r.recovered > 0 || r.problems.length > 0) {
             this.deps.log.info("reconciled workspace", { ...r, problems: r.problems.length });
           }
@@ -105,7 +121,7 @@ export class Reconciler {
     await this.background;
   }
 
-  private async run(workspaceId: string, announce: boolean): Promise<ReconcileResult> {
+  private async run(workspaceId: string, announce: boolean, source: ReconcileSource): Promise<ReconcileResult> {
     const started = performance.now();
     const { db, ledger } = this.deps;
     const result: ReconcileResult = {
@@ -162,7 +178,7 @@ export class Reconciler {
       if (s.file.meta.id === s.id || s.file.yamlError !== null) continue;
       const text = injectId(s.file, s.id);
       try {
-        writeFileAtomic(dir.resolveInside(s.path), text);
+        ledger.writeFile(dir.resolveInside(s.path), text);
         s.file = readPageFile(text, s.path);
       } catch (error) {
         result.problems.push({ kind: "unreadable", path: s.path, message: `could not add an id: ${String(error)}` });
@@ -171,38 +187,94 @@ export class Reconciler {
     const iso = isoFromMs(now);
     const claimed = new Set(scanned.map((s) => s.record?.id).filter((id): id is string => id !== undefined));
     const orphans = records.filter((r) => r.deleted_at === null && !claimed.has(r.id));
+    const changes: PageChange[] = [];
+    const snapshotOf = (s: ScannedFile): PageSnapshot => ({
+      page_id: s.id,
+      path: s.path,
+      title: s.file.meta.title,
+      description: s.file.meta.description,
+      tags: s.file.meta.tags,
+      body: s.file.split.body,
+    });
     db.transaction(() => {
-      for (const r of orphans) ledger.records.softDelete(r.id, iso, RECONCILE_ACTOR.id, RECONCILE_ACTOR.name);
+      for (const r of orphans) {
+        ledger.records.softDelete(r.id, iso, RECONCILE_ACTOR.id, RECONCILE_ACTOR.name);
+        changes.push({ action: "page_deleted", pageId: r.id, path: r.path, snapshot: null });
+      }
       // Records changing path step aside first, so two pages may swap paths.
       for (const s of scanned) if (s.record && s.record.path !== s.path && s.record.deleted_at === null) ledger.records.park(s.record.id);
       for (const s of scanned) {
         const write = ledger.recordWrite(s.path, s.file, RECONCILE_ACTOR, iso);
-        if (!s.record) {
+        const record = s.record;
+        if (!record) {
           ledger.records.insert(s.id, workspaceId, write);
           result.inserted++;
-        } else if (s.recovered) {
-          ledger.records.update(s.record.id, write);
-          result.recovered++;
-        } else if (changed(s.record, s.path, s.file)) {
-          ledger.records.update(s.record.id, write);
-          result.updated++;
+          changes.push({ action: "page_created", pageId: s.id, path: s.path, contentHash: s.file.contentHash, snapshot: snapshotOf(s) });
+        } else if (s.recovered || changed(record, s.path, s.file)) {
+          ledger.records.update(record.id, write);
+          if (s.recovered) result.recovered++;
+          else result.updated++;
+          const restored = record.deleted_at !== null;
+          const moved = !restored && record.path !== s.path;
+          changes.push({
+            action: restored ? "page_created" : moved ? "page_moved" : "page_updated",
+            pageId: record.id,
+            path: s.path,
+            ...(moved ? { oldPath: record.path } : {}),
+            ...(restored ? { restored: true } : {}),
+            contentHash: s.file.contentHash,
+            snapshot: snapshotOf(s),
+          });
         }
+      }
+      for (const c of changes) {
+        ledger.activity.record({
+          workspaceId,
+          action: c.action,
+          actorId: RECONCILE_ACTOR.id,
+          actorName: RECONCILE_ACTOR.name,
+          pageId: c.pageId,
+          pagePath: c.path,
+          details: {
+            source,
+            ...(c.oldPath !== undefined ? { old_path: c.oldPath, new_path: c.path } : {}),
+            ...(c.restored ? { restored: true } : {}),
+            ...(c.contentHash !== undefined ? { content_hash: c.contentHash } : {}),
+          },
+          now: iso,
+        });
       }
     })();
     result.orphaned = orphans.length;
-
-    if (announce || result.inserted + result.updated + result.orphaned + result.recovered > 0) {
-      const pages: PageSnapshot[] = scanned.map((s) => ({
-        page_id: s.id,
-        path: s.path,
-        title: s.file.meta.title,
-        description: s.file.meta.description,
-        tags: s.file.meta.tags,
-        body: s.file.split.body,
-      }));
-      this.deps.bus.publishChange({ kind: "reset", workspace_id: workspaceId, pages });
-    }
+    const reset = announce || changes.length > RESET_ABOVE;
+    this.announce(workspaceId, changes, reset ? scanned.map(snapshotOf) : null);
     return finish();
+  }
+
+  /**
+   * After the commit: page events (one `bulk-sync` when a pass changed several pages, the page's
+   * own event otherwise) and search updates (page by page, or one `reset` for a large pass).
+   */
+  private announce(workspaceId: string, changes: PageChange[], everything: PageSnapshot[] | null): void {
+    const { bus } = this.deps;
+    const actor = RECONCILE_ACTOR;
+    if (changes.length === 1) {
+      const c = changes[0]!;
+      const type = c.action === "page_created" ? "page-created" : c.action === "page_deleted" ? "page-deleted" : c.action === "page_moved" ? "page-moved" : "page-updated";
+      const fields = c.oldPath !== undefined ? { old_path: c.oldPath, new_path: c.path } : { path: c.path };
+      bus.publish({ type, workspace_id: workspaceId, payload: { workspace_id: workspaceId, ...fields, actor } });
+    } else if (changes.length > 1) {
+      const paths = [...new Set(changes.flatMap((c) => (c.oldPath !== undefined ? [c.oldPath, c.path] : [c.path])))].sort();
+      bus.publish({ type: "bulk-sync", workspace_id: workspaceId, payload: { workspace_id: workspaceId, changed_count: changes.length, paths, actor } });
+    }
+    if (everything !== null) {
+      bus.publishChange({ kind: "reset", workspace_id: workspaceId, pages: everything });
+      return;
+    }
+    for (const c of changes) {
+      if (c.snapshot) bus.publishChange({ kind: "upsert", workspace_id: workspaceId, page: c.snapshot });
+      else bus.publishChange({ kind: "remove", workspace_id: workspaceId, page_id: c.pageId });
+    }
   }
 
   /** Relative paths of the Markdown files, skipping dot entries, assets/ and symlinks. */

@@ -100,8 +100,11 @@ function sortLevel(nodes: TreeNode[]): void {
   for (const n of nodes) if (n.children) sortLevel(n.children);
 }
 
-/** Applies a reorder request: every id must be a live page of that level (a folder's index counts). */
-export function reorderPages(db: Db, records: PageRecords, workspaceId: string, body: unknown): void {
+/**
+ * Applies a reorder request: every id must be a live page of that level (a folder's index counts).
+ * Returns the paths of the pages whose `sort_order` actually changed.
+ */
+export function reorderPages(db: Db, records: PageRecords, workspaceId: string, body: unknown): string[] {
   const input = parseInput(reorderInput, body);
   const parent = normalizeFolderPath(input.parent_path ?? "");
   const rows = new Map(records.liveIn(workspaceId).map((r) => [r.id, r]));
@@ -112,7 +115,15 @@ export function reorderPages(db: Db, records: PageRecords, workspaceId: string, 
       throw new ValidationError(`order.${i}.id: the page is not directly under parent_path`, `order.${i}.id`);
     }
   });
+  const changed = new Set<string>();
   db.transaction(() => {
-    for (const entry of input.order) records.setSortOrder(entry.id, entry.sort_order);
+    for (const entry of input.order) {
+      const row = rows.get(entry.id)!;
+      if (row.sort_order === entry.sort_order) continue;
+      records.setSortOrder(entry.id, entry.sort_order);
+      row.sort_order = entry.sort_order; // an id listed twice: the last entry wins, once
+      changed.add(row.path);
+    }
   })();
+  return [...changed];
 }

@@ -102,10 +102,13 @@ export class Uploads {
     const clientName = file instanceof File ? file.name : "";
     const filename = `${stemOf(clientName)}-${ulid().toLowerCase()}.${type.ext}`;
     const ws = access.workspace;
+    const path = `assets/${filename}`;
     await this.ledger.exclusive(ws.id, () => {
       const dir = this.ledger.dir(ws.id);
       dir.ensure();
-      writeFileAtomic(dir.resolveInside(`assets/${filename}`), bytes);
+      writeFileAtomic(dir.resolveInside(path), bytes);
+      // No page record or event: an upload is a file for git to commit, nothing more.
+      this.ledger.notifyCommitted({ workspace_id: ws.id, kind: "upload", path, files: [path], actor: access.actor, origin: access.origin });
     });
     return {
       filename,

@@ -1,0 +1,151 @@
+import { existsSync, watch, type FSWatcher } from "node:fs";
+import { join } from "node:path";
+import type { Logger } from "../core/log.ts";
+import type { ContentLedger } from "./ledger.ts";
+import type { Reconciler } from "./reconcile.ts";
+
+/**
+ * Reconciliation after changes made outside Quire (an editor, a sync tool, a shell): one
+ * recursive `fs.watch` per workspace folder. Changes are gathered for `debounceMs` after the last
+ * one (at most `maxWaitMs` after the first, so a steady trickle still gets reconciled), then the
+ * reconciler runs for that workspace through the workspace's single-writer queue.
+ *
+ * Ignored: dot entries anywhere in the path (`.git/`, `.quire/`, the ledger's `.name.tmp` files,
+ * editors' `.#locks`), the `assets/` folder (uploads are not pages), names that are neither
+ * Markdown nor folder-like (swap and backup files: `page.md~`, `page.md.swp`), and the ledger's
+ * own writes (the file still holds exactly what the ledger wrote, see OwnWrites).
+ */
+export interface FileWatcherOptions {
+  ledger: ContentLedger;
+  reconciler: Reconciler;
+  log: Logger;
+  debounceMs?: number;
+  maxWaitMs?: number;
+}
+
+interface Watched {
+  watcher: FSWatcher;
+  pending: Set<string>;
+  timer: ReturnType<typeof setTimeout> | null;
+  firstAt: number;
+  running: Promise<void> | null;
+}
+
+export class FileWatcher {
+  private readonly watched = new Map<string, Watched>();
+  private readonly debounceMs: number;
+  private readonly maxWaitMs: number;
+  private closed = false;
+  /** Passes started by the watcher (tests and the benchmark read it). */
+  passes = 0;
+
+  constructor(private readonly opts: FileWatcherOptions) {
+    this.debounceMs = opts.debounceMs ?? 300;
+    this.maxWaitMs = opts.maxWaitMs ?? 2_000;
+  }
+
+  /** Starts watching a workspace's folder (creating it); watching twice is a no-op. */
+  watch(workspaceId: string): void {
+    if (this.closed || this.watched.has(workspaceId)) return;
+    const dir = this.opts.ledger.dir(workspaceId);
+    dir.ensure();
+    let watcher: FSWatcher;
+    try {
+      watcher = watch(dir.root, { recursive: true }, (_event, filename) => this.changed(workspaceId, filename));
+    } catch (error) {
+      this.opts.log.warn("cannot watch workspace folder; changes outside Quire need `quire rebuild`", {
+        workspace_id: workspaceId,
+        error: String(error),
+      });
+      return;
+    }
+    watcher.on("error", (error) => {
+      this.opts.log.warn("workspace folder watch failed", { workspace_id: workspaceId, error: String(error) });
+      this.unwatch(workspaceId);
+    });
+    this.watched.set(workspaceId, { watcher, pending: new Set(), timer: null, firstAt: 0, running: null });
+  }
+
+  /** Re-creates the watch (after something replaced the whole folder, e.g. a fresh clone). */
+  rewatch(workspaceId: string): void {
+    this.unwatch(workspaceId);
+    this.watch(workspaceId);
+  }
+
+  /** Stops watching (a deleted workspace); the files stay where they are. */
+  unwatch(workspaceId: string): void {
+    const w = this.watched.get(workspaceId);
+    if (!w) return;
+    this.watched.delete(workspaceId);
+    if (w.timer) clearTimeout(w.timer);
+    w.watcher.close();
+  }
+
+  isWatching(workspaceId: string): boolean {
+    return this.watched.has(workspaceId);
+  }
+
+  /** Stops every watch and waits for passes already running. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const running = [...this.watched.values()].map((w) => w.running);
+    for (const id of [...this.watched.keys()]) this.unwatch(id);
+    await Promise.all(running);
+  }
+
+  private changed(workspaceId: string, filename: string | Buffer | null): void {
+    const w = this.watched.get(workspaceId);
+    if (!w) return;
+    const rel = filename === null ? null : String(filename).replaceAll("\\", "/");
+    if (rel !== null && !relevant(rel)) return;
+    if (w.pending.size === 0 && w.timer === null) w.firstAt = Date.now();
+    w.pending.add(rel ?? "");
+    if (w.timer) clearTimeout(w.timer);
+    const wait = Math.max(0, Math.min(this.debounceMs, w.firstAt + this.maxWaitMs - Date.now()));
+    w.timer = setTimeout(() => this.flush(workspaceId), wait);
+  }
+
+  private flush(workspaceId: string): void {
+    const w = this.watched.get(workspaceId);
+    if (!w) return;
+    w.timer = null;
+    if (w.running) {
+      // A pass is under way: look again when it ends (it may already have seen these changes).
+      w.timer = setTimeout(() => this.flush(workspaceId), this.debounceMs);
+      return;
+    }
+    const paths = [...w.pending];
+    w.pending.clear();
+    const root = this.opts.ledger.dir(workspaceId).root;
+    const own = this.opts.ledger.ownWrites;
+    // "" stands for an event without a name: something changed, so look.
+    const foreign = paths.filter((p) => p === "" || !own.isOwn(join(root, p)));
+    if (foreign.length === 0 || !existsSync(root)) return;
+    this.passes++;
+    w.running = this.opts.reconciler
+      .reconcile(workspaceId, { source: "filesystem" })
+      .then((r) => {
+        if (r.aborted || r.problems.length > 0) {
+          this.opts.log.warn("reconcile after a change on disk reported problems", {
+            workspace_id: workspaceId,
+            aborted: r.aborted,
+            problems: r.problems.map((p) => `${p.kind}: ${p.path ?? ""}`).slice(0, 10),
+          });
+        }
+      })
+      .catch((error) => this.opts.log.error("reconcile after a change on disk failed", { workspace_id: workspaceId, error: String(error) }))
+      .finally(() => {
+        w.running = null;
+      });
+  }
+}
+
+/** Whether a changed relative path can matter to the pages of a workspace. */
+export function relevant(rel: string): boolean {
+  const parts = rel.split("/");
+  if (parts.some((p) => p.startsWith("."))) return false;
+  if (parts[0] === "assets") return false;
+  const name = parts[parts.length - 1]!;
+  // Markdown files, and folder-like names (a renamed or removed folder reports only its own name).
+  return name.endsWith(".md") || !name.includes(".");
+}
