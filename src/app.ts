@@ -56,6 +56,10 @@ import { FileWatcher } from "./content/file-watcher.ts";
 import { attachWorkspaceFolders, liveWorkspaceIds } from "./content/workspace-folders.ts";
 import { WebhookReceiver } from "./git/webhook-receiver.ts";
 import { gitWebhookRoutes } from "./http/routes/git-webhook.ts";
+import { GitSync } from "./git/sync-service.ts";
+import { ConflictService } from "./git/conflict-service.ts";
+import { gitSyncRoutes } from "./http/routes/git-sync.ts";
+import { conflictRoutes } from "./http/routes/conflicts.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -90,6 +94,10 @@ export interface Services extends AccessServices {
   watcher: FileWatcher | null;
   /** Inbound git push webhooks; the sync engine subscribes with `webhooks.onPush`. */
   webhooks: WebhookReceiver;
+  /** Git sync: commits, pushes, pulls, polling (DESIGN.md §6). */
+  gitSync: GitSync;
+  /** Sync conflicts and the manual sync, for the routes. */
+  conflictService: ConflictService;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -137,6 +145,15 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   // Files changed while the server was down are reconciled in the background; reads are served meanwhile.
   reconciler.startBackground();
   const access = buildAccessServices({ db, config, log, users, organizations, passwords, auth, email, workspaces, permissions });
+  // Every workspace is a git work tree: clone or init on create, commit each write, pull and push.
+  const gitSync = new GitSync({ db, config, dataDir, log, ledger, reconciler, bus, workspaces, users });
+  access.workspaceService.createdHooks.push((ws) => gitSync.onWorkspaceCreated(ws));
+  access.workspaceService.deletedHooks.push((ws) => gitSync.onWorkspaceDeleted(ws));
+  access.workspaceSettings.changedHooks.push((ws, keys) => gitSync.onSettingsChanged(ws, keys));
+  gitSync.start();
+  const conflictService = new ConflictService({ db, permissions, users, ledger, bus, gitSync });
+  const webhooks = new WebhookReceiver({ workspaces, log });
+  webhooks.onPush((push) => gitSync.trigger(push.workspaceId, { reason: "webhook", branch: push.branch }).catch(() => {}));
   const watcher = config.watchFiles ? new FileWatcher({ ledger, reconciler, log }) : null;
   const { createdHooks, deletedHooks } = access.workspaceService;
   attachWorkspaceFolders({ createdHooks, deletedHooks, starterHooks: auth.starterWorkspaceHooks }, ledger, watcher);
@@ -154,7 +171,9 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     reconciler,
     uploads,
     watcher,
-    webhooks: new WebhookReceiver({ workspaces, log }),
+    webhooks,
+    gitSync,
+    conflictService,
     email,
     config,
     log,
@@ -173,7 +192,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     workspaces,
     permissions,
     rateLimiter: new RateLimiter(),
-    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.queue.idle(), () => reconciler.stop(), () => watcher?.close()],
+    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.queue.idle(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close()],
   };
 }
 
@@ -200,6 +219,8 @@ export function createApp(services: Services) {
     .use(invitationRoutes(services))
     .use(shareLinkRoutes(services))
     .use(gitWebhookRoutes(services))
+    .use(gitSyncRoutes(services))
+    .use(conflictRoutes(services))
     .use(webAppRoutes(services));
 }
 

@@ -29,6 +29,8 @@ export interface Config {
   smtp?: SmtpConfig;
   log: { level: "debug" | "info" | "warn" | "error"; format: "json" | "pretty" | "auto" };
   edition: "community" | "cloud";
+  /** Native git for SSH remotes: the private key and known_hosts file (StrictHostKeyChecking on when set). */
+  git: { sshKeyPath?: string; sshKnownHosts?: string; allowPrivate: boolean };
   /** Watch workspace folders and reconcile changes made outside Quire (QUIRE_WATCH_FILES). */
   watchFiles: boolean;
 }
@@ -120,6 +122,18 @@ export function loadConfig(env: Env = process.env): Config {
     };
   }
 
+  const git: Config["git"] = { allowPrivate: bool("GIT_ALLOWLIST_PRIVATE", false) };
+  const sshKey = read("GIT_SSH_KEY_PATH");
+  if (sshKey !== undefined) {
+    if (!sshKey.startsWith("/")) problems.push(`GIT_SSH_KEY_PATH must be an absolute path (got "${sshKey}")`);
+    else git.sshKeyPath = sshKey;
+  }
+  const knownHosts = read("GIT_SSH_KNOWN_HOSTS");
+  if (knownHosts !== undefined) {
+    if (!knownHosts.startsWith("/")) problems.push(`GIT_SSH_KNOWN_HOSTS must be an absolute path (got "${knownHosts}")`);
+    else git.sshKnownHosts = knownHosts;
+  }
+
   const config: Config = {
     env: quireEnv,
     port,
@@ -140,6 +154,7 @@ export function loadConfig(env: Env = process.env): Config {
       format: oneOf("LOG_FORMAT", ["json", "pretty", "auto"] as const, "auto"),
     },
     edition: oneOf("QUIRE_EDITION", ["community", "cloud"] as const, "community"),
+    git,
     watchFiles: bool("QUIRE_WATCH_FILES", true),
     ...(smtp ? { smtp } : {}),
     ...(apiKeyPepper ? { apiKeyPepper } : {}),

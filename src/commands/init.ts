@@ -7,7 +7,12 @@ import { defineCommand } from "citty";
 import { join } from "node:path";
 import { z } from "zod";
 import { loadConfig } from "../config.ts";
-import { ConflictError } from "../core/errors.ts";
+import { isAbsolute } from "node:path";
+import { ConflictError, ValidationError } from "../core/errors.ts";
+import { gitBranch, gitRemoteProblem } from "../workspaces/git-remote.ts";
+import { cloneInto } from "../git/clone.ts";
+import { Repo, SYSTEM_AUTHOR } from "../git/repo.ts";
+import { Transport } from "../git/transport.ts";
 import { silentLogger } from "../core/log.ts";
 import { nowIso } from "../core/clock.ts";
 import { displayName, parseInput, slug } from "../core/validate.ts";
@@ -22,14 +27,14 @@ import { acquireLock } from "../ops/instance-lock.ts";
 import { CommandError } from "./exit.ts";
 import { dataDirArg, dataDirFrom } from "./shared.ts";
 
-const initInput = z.object({ name: displayName(100), slug });
+const initInput = z.object({ name: displayName(100), slug, branch: gitBranch });
 
 export const initCommand = defineCommand({
   meta: { name: "init", description: "Create the data directory and a workspace, and index its Markdown files" },
   args: {
     "workspace-name": { type: "string", required: true, valueHint: "name", description: "Name of the workspace" },
     slug: { type: "string", required: true, valueHint: "slug", description: "URL name of the workspace (lowercase letters, digits, hyphens)" },
-    "git-url": { type: "string", valueHint: "url", description: "Git remote to clone (not supported yet)" },
+    "git-url": { type: "string", valueHint: "url", description: "Git remote to clone (HTTPS or SSH URL, or a local path)" },
     branch: { type: "string", default: "main", valueHint: "branch", description: "Git branch" },
     ...dataDirArg,
   },
@@ -56,10 +61,13 @@ export async function initWorkspace(opts: {
   branch?: string | undefined;
   dataDir?: string | undefined;
 }): Promise<{ workspace: WorkspaceRow; result: ReconcileResult; dataDir: string }> {
-  if (opts.gitUrl !== undefined && opts.gitUrl !== "") {
-    throw new CommandError("--git-url is not supported yet: git sync is still being built; run init without it and add the remote later", 1);
+  const gitUrl = opts.gitUrl !== undefined && opts.gitUrl !== "" ? opts.gitUrl : null;
+  const input = parseInput(initInput, { name: opts.name, slug: opts.slug, branch: opts.branch ?? "main" });
+  // The operator may name a local path (absolute); the API never accepts one.
+  if (gitUrl !== null && !isAbsolute(gitUrl)) {
+    const problem = gitRemoteProblem(gitUrl);
+    if (problem) throw new ValidationError(`--git-url ${problem}`, "git_url");
   }
-  const input = parseInput(initInput, { name: opts.name, slug: opts.slug });
   const config = loadConfig(process.env);
   const { path: dataDir } = dataDirFrom({ "data-dir": opts.dataDir });
   const lock = acquireLock(dataDir);
@@ -74,13 +82,39 @@ export async function initWorkspace(opts: {
     const now = nowIso();
     const workspace = db.transaction(() => {
       const org = new Organizations(db).defaultOrganization(now);
-      return workspaces.insert({ orgId: org.id, name: input.name, slug: input.slug, gitBranch: opts.branch ?? "main", createdBy: null, now });
+      return workspaces.insert({ orgId: org.id, name: input.name, slug: input.slug, gitRemote: gitUrl, gitBranch: input.branch, createdBy: null, now });
     })();
     const bus = new EventBus();
     const ledger = new ContentLedger({ db, dataDir, bus, log: silentLogger });
-    ledger.dir(workspace.id).ensure();
+    const dir = ledger.dir(workspace.id).root;
+    if (gitUrl !== null) {
+      try {
+        await cloneInto({
+          dir,
+          remote: gitUrl,
+          branch: input.branch,
+          transport: new Transport({ keyPath: config.git.sshKeyPath, knownHosts: config.git.sshKnownHosts }),
+          allowPrivate: config.git.allowPrivate,
+        });
+      } catch (error) {
+        // A failed clone leaves no workspace behind: no row, no folder.
+        db.query("DELETE FROM workspaces WHERE id = ?").run(workspace.id);
+        throw new CommandError((error as Error).message.replace(/^git_remote: /, "--git-url: "), 1);
+      }
+    } else {
+      ledger.dir(workspace.id).ensure();
+    }
     const result = await new Reconciler({ db, ledger, bus, log: silentLogger }).reconcile(workspace.id);
-    return { workspace, result, dataDir };
+    // Every workspace is a git work tree; the files as indexed (ids added) are its next commit.
+    const repo = new Repo(dir);
+    if (!repo.exists()) await repo.init(input.branch);
+    const dirty = await repo.dirtyPaths();
+    if (dirty.length > 0) await repo.commitPaths(dirty, gitUrl ? "Add page ids via Quire" : "Initial commit via Quire", SYSTEM_AUTHOR);
+    if (gitUrl !== null) {
+      const status = dirty.length > 0 ? "ahead" : "synced"; // the server pushes what is ahead on its first sync
+      workspaces.update(workspace.id, { sync_status: status }, nowIso());
+    }
+    return { workspace: workspaces.byId(workspace.id) ?? workspace, result, dataDir };
   } finally {
     db.close();
     lock.release();

@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { tempDir } from "../helpers/server.ts";
@@ -49,13 +49,16 @@ test("init creates the data directory, database, key and a workspace in the defa
   expect(bad.stderr).toContain("slug");
 });
 
-test("init --git-url is not supported yet (exit 1); rebuild needs a known workspace id", async () => {
+test("init --git-url that cannot be cloned leaves no workspace (exit 1); rebuild needs a known workspace id", async () => {
   const dataDir = tempDir();
   dirs.push(dataDir);
-  const git = await runCli(["init", "--workspace-name", "X", "--slug", "x", "--git-url", "https://example.com/r.git", "--data-dir", dataDir]);
+  const git = await runCli(["init", "--workspace-name", "X", "--slug", "x", "--git-url", "https://example.invalid/r.git", "--data-dir", dataDir]);
   expect(git.code).toBe(1);
-  expect(git.stderr).toContain("not supported yet");
-  expect(existsSync(join(dataDir, "quire.db"))).toBe(false);
+  expect(git.stderr).toContain("--git-url");
+  const db = new Database(join(dataDir, "quire.db"), { readonly: true });
+  expect(db.query("SELECT COUNT(*) AS n FROM workspaces").get()).toEqual({ n: 0 });
+  db.close();
+  expect(existsSync(join(dataDir, "workspaces")) ? readdirSync(join(dataDir, "workspaces")) : []).toEqual([]);
   const unknown = await runCli(["rebuild", "-w", "01J0000000000000000000000Z", "--data-dir", dataDir]);
   expect(unknown.code).toBe(1);
   expect(unknown.stderr).toContain("No workspace");

@@ -2,14 +2,21 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { memberWithRole } from "../access/support.ts";
+import { startGitHttpRemote, type GitHttpRemote } from "../helpers/git-remote.ts";
 
 let server: TestServer;
 let owner: TestUser;
+// Creating a workspace with a remote clones it: a loopback remote with basic auth and an empty branch.
+let remote: GitHttpRemote;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ GIT_ALLOWLIST_PRIVATE: "true" });
   owner = await registerUser(server.url);
+  remote = await startGitHttpRemote({ branch: "docs/main", files: {}, auth: { username: "token", token: "secret" } });
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server.close();
+  await remote.close();
+});
 
 let slugCounter = 0;
 const freshSlug = () => `space-${++slugCounter}`;
@@ -77,7 +84,7 @@ describe("creating", () => {
       name: "Handbook",
       slug,
       description: "How we work",
-      git_remote: "https://token:secret@github.com/acme/handbook.git",
+      git_remote: remote.authUrl,
       git_branch: "docs/main",
     });
     expect(r.status).toBe(201);
@@ -86,11 +93,11 @@ describe("creating", () => {
       slug,
       description: "How we work",
       role: "super_admin",
-      git_remote: "https://github.com/acme/handbook.git",
+      git_remote: remote.url,
       git_branch: "docs/main",
       git_auto_commit: true,
       sync_interval: 300,
-      sync_status: "disabled",
+      sync_status: "synced",
       editor_can_create_pages: true,
       editor_can_delete_pages: false,
       published: false,
@@ -101,7 +108,7 @@ describe("creating", () => {
     expect(r.body.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
     const row = server.services.db.query<any, [string]>("SELECT * FROM workspaces WHERE id = ?").get(r.body.id);
     // Stored as given (git needs the credentials); only shown without them.
-    expect(row.git_remote).toBe("https://token:secret@github.com/acme/handbook.git");
+    expect(row.git_remote).toBe(remote.authUrl);
     expect(row.webhook_secret).toMatch(/^[0-9a-f]{64}$/);
     const member = server.services.db
       .query<any, [string]>("SELECT user_id, role FROM workspace_members WHERE workspace_id = ?")
@@ -161,9 +168,11 @@ describe("creating", () => {
       "git@github.com:acme/docs.git",
       "git@bitbucket.org:acme/docs",
     ];
+    // These shapes pass validation; the clone that follows fails here (no such servers), and says so.
     for (const git_remote of good) {
       const r = await owner.client.post("/api/v1/workspaces", { name: "Remote", slug: freshSlug(), git_remote });
-      expect({ git_remote, status: r.status }).toEqual({ git_remote, status: 201 });
+      expect({ git_remote, status: r.status, field: r.body.details?.field }).toEqual({ git_remote, status: 400, field: "git_remote" });
+      expect(["unreachable", "auth", "branch_not_found"]).toContain(r.body.details.reason);
     }
     const bad = [
       "file:///etc/passwd",
@@ -182,6 +191,7 @@ describe("creating", () => {
       const r = await owner.client.post("/api/v1/workspaces", { name: "Remote", slug: freshSlug(), git_remote });
       expect({ git_remote, status: r.status }).toEqual({ git_remote, status: 400 });
       expect(r.body.details.field).toBe("git_remote");
+      expect(r.body.details.reason).toBeUndefined(); // refused by shape, before any clone
     }
     for (const git_branch of ["-x", "a..b", "main.lock", "has space", "/lead", "trail/", ".hidden"]) {
       const r = await owner.client.post("/api/v1/workspaces", { name: "Branch", slug: freshSlug(), git_branch });

@@ -1,0 +1,173 @@
+import type { Db } from "../db/database.ts";
+import { nowIso } from "../core/clock.ts";
+import { NotFoundError } from "../core/errors.ts";
+import { parseInput } from "../core/validate.ts";
+import type { Principal } from "../access/principal.ts";
+import type { Permissions } from "../access/permissions.ts";
+import type { Users } from "../identity/users.ts";
+import type { ContentLedger } from "../content/ledger.ts";
+import { assertRight, type ContentAccess } from "../content/rights.ts";
+import { injectId } from "../content/page-ids.ts";
+import { readPageFile } from "../content/page-file.ts";
+import type { EventBus } from "../realtime/event-bus.ts";
+import { workspaceRef, type WorkspaceRow } from "../workspaces/workspace-records.ts";
+import { conflictId, parseConflictId, type ConflictMeta } from "./conflict-store.ts";
+import { writeOrRemove } from "./pull.ts";
+import type { GitSync, SyncResult } from "./sync-service.ts";
+import { resolveConflictInput } from "./schemas.ts";
+
+/**
+ * What people do with sync conflicts: list them, download either side, and resolve them.
+ * Resolving `kept_local` only removes the artifacts (the local file is already in the work tree
+ * and was pushed with the merge); `kept_remote` and `custom` write the chosen text through the
+ * ledger's writer as the caller, commit it with the caller as author, and push.
+ */
+export interface ConflictJson {
+  id: string;
+  path: string;
+  page_id: string;
+  timestamp: string;
+  ours_hash: string;
+  theirs_hash: string;
+  theirs_deleted: boolean;
+}
+
+export class ConflictService {
+  constructor(
+    private readonly deps: { db: Db; permissions: Permissions; users: Users; ledger: ContentLedger; bus: EventBus; gitSync: GitSync },
+  ) {}
+
+  async sync(principal: Principal, ref: string): Promise<SyncResult> {
+    const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "admin");
+    return this.deps.gitSync.trigger(workspace.id, { reason: "manual" });
+  }
+
+  list(principal: Principal, ref: string) {
+    const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
+    return {
+      workspace_id: workspace.id,
+      sync_status: workspace.sync_status,
+      conflicts: this.deps.gitSync.conflicts.list(workspace.id).map((m) => ({
+        id: conflictId(m),
+        path: m.path,
+        ours_hash: m.ours_hash,
+        theirs_hash: m.theirs_hash,
+        page_id: m.page_id,
+        timestamp: m.timestamp,
+      })),
+    };
+  }
+
+  /** The raw ours/theirs file of a conflict (read access to its workspace). */
+  file(principal: Principal, pageId: string, timestamp: string, version: string): string {
+    if (version !== "ours" && version !== "theirs") throw new NotFoundError("Unknown conflict version; use ours or theirs");
+    const meta = this.locate(principal, pageId, timestamp, "viewer").meta;
+    return this.deps.gitSync.conflicts.read(meta, version).toString("utf8");
+  }
+
+  /** Removes the artifacts, keeping the local file (edit access). */
+  resolveArtifacts(principal: Principal, pageId: string, timestamp: string): { message: string; page_id: string } {
+    const { meta, workspace } = this.locate(principal, pageId, timestamp, "editor");
+    this.deps.gitSync.conflicts.remove(meta);
+    this.deps.gitSync.refreshStatus(workspace.id);
+    return { message: `Conflict on ${meta.path} resolved; the local version is kept`, page_id: meta.page_id };
+  }
+
+  inspect(principal: Principal, ref: string, id: string) {
+    const { workspace, meta } = this.byId(principal, ref, id, "viewer");
+    const store = this.deps.gitSync.conflicts;
+    return {
+      ...this.toJson(meta),
+      workspace_id: workspace.id,
+      ours: store.read(meta, "ours").toString("utf8"),
+      theirs: meta.theirs_deleted ? null : store.read(meta, "theirs").toString("utf8"),
+      base: store.read(meta, "base").toString("utf8"),
+    };
+  }
+
+  async resolve(principal: Principal, ref: string, id: string, body: unknown) {
+    const { workspace, meta, role } = this.byId(principal, ref, id, "editor");
+    const input = parseInput(resolveConflictInput, body);
+    const access: ContentAccess = {
+      workspace,
+      role,
+      actor: { id: principal.userId, name: this.deps.users.byId(principal.userId)?.name ?? "" },
+      origin: principal.kind === "api_key" ? "API" : "web editor",
+    };
+    assertRight(access, "edit");
+    const store = this.deps.gitSync.conflicts;
+    if (input.resolution === "kept_remote") {
+      await this.write(access, meta, meta.theirs_deleted ? null : store.read(meta, "theirs").toString("utf8"));
+    } else if (input.resolution === "custom") {
+      await this.write(access, meta, input.content!);
+    }
+    store.remove(meta);
+    this.deps.gitSync.refreshStatus(workspace.id);
+    return { id, resolution: input.resolution, path: meta.path, page_id: meta.page_id, sync_status: this.deps.permissions.require(principal, { id: workspace.id }, "viewer").workspace.sync_status };
+  }
+
+  /**
+   * Writes the chosen text (null: delete) as the caller, through the ledger's writer: file,
+   * record and activity, events, then the commit (author = the caller) and a push.
+   */
+  private async write(access: ContentAccess, meta: ConflictMeta, text: string | null): Promise<void> {
+    const { ledger, db, bus, gitSync } = this.deps;
+    const ws = access.workspace;
+    const path = meta.path;
+    await ledger.exclusive(ws.id, async () => {
+      const row = ledger.records.live(ws.id, path);
+      const now = nowIso();
+      const dir = ledger.dir(ws.id).root;
+      if (text === null) {
+        writeOrRemove(dir, path, null);
+        if (row) {
+          db.transaction(() => {
+            ledger.records.softDelete(row.id, now, access.actor.id, access.actor.name);
+            ledger.activity.record({ workspaceId: ws.id, action: "page_deleted", actorId: access.actor.id, actorName: access.actor.name, pageId: row.id, pagePath: path, details: { origin: access.origin, reason: "conflict_resolved" }, now });
+          })();
+          bus.publishChange({ kind: "remove", workspace_id: ws.id, page_id: row.id });
+        }
+        bus.publish({ type: "page-deleted", workspace_id: ws.id, payload: { workspace_id: ws.id, path, actor: access.actor } });
+      } else if (path.endsWith(".md")) {
+        const id = row?.id ?? meta.page_id;
+        let file = readPageFile(text, path);
+        if (file.meta.id !== id && file.yamlError === null) file = readPageFile(injectId(file, id), path);
+        writeOrRemove(dir, path, new TextEncoder().encode(file.text));
+        db.transaction(() => {
+          const write = ledger.recordWrite(path, file, access.actor, now);
+          if (row) ledger.records.update(row.id, write);
+          else ledger.records.insert(id, ws.id, write);
+          ledger.activity.record({ workspaceId: ws.id, action: row ? "page_updated" : "page_created", actorId: access.actor.id, actorName: access.actor.name, pageId: id, pagePath: path, details: { content_hash: file.contentHash, origin: access.origin, reason: "conflict_resolved" }, now });
+        })();
+        const saved = ledger.records.byId(id)!;
+        bus.publish({ type: row ? "page-updated" : "page-created", workspace_id: ws.id, payload: { workspace_id: ws.id, path, actor: access.actor } });
+        bus.publishChange({ kind: "upsert", workspace_id: ws.id, page: ledger.snapshot(saved, file) });
+      } else {
+        writeOrRemove(dir, path, new TextEncoder().encode(text));
+      }
+      const repo = gitSync.repo(ws.id);
+      await repo.commitPaths([path], `Update ${path} via ${access.origin === "API" ? "API" : "web editor"} (conflict resolved)`, gitSync.authorOf(access.actor));
+    });
+    if (ws.git_remote) gitSync.schedulePush(ws.id);
+  }
+
+  private byId(principal: Principal, ref: string, id: string, min: "viewer" | "editor") {
+    const { workspace, role } = this.deps.permissions.require(principal, workspaceRef(ref), min);
+    const { pageId, timestamp } = parseConflictId(id);
+    const meta = this.deps.gitSync.conflicts.get(pageId, timestamp);
+    if (meta.workspace_id !== workspace.id) throw new NotFoundError("Conflict not found");
+    return { workspace, role, meta };
+  }
+
+  /** A conflict by page id and timestamp; its workspace decides access (404 without read access). */
+  private locate(principal: Principal, pageId: string, timestamp: string, min: "viewer" | "editor"): { meta: ConflictMeta; workspace: WorkspaceRow } {
+    const meta = this.deps.gitSync.conflicts.get(pageId, timestamp);
+    this.deps.permissions.require(principal, { id: meta.workspace_id }, "viewer");
+    const { workspace } = this.deps.permissions.require(principal, { id: meta.workspace_id }, min);
+    return { meta, workspace };
+  }
+
+  private toJson(m: ConflictMeta): ConflictJson {
+    return { id: conflictId(m), path: m.path, page_id: m.page_id, timestamp: m.timestamp, ours_hash: m.ours_hash, theirs_hash: m.theirs_hash, theirs_deleted: m.theirs_deleted };
+  }
+}

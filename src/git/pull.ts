@@ -1,0 +1,144 @@
+import { lstatSync, mkdirSync, readFileSync, realpathSync, rmdirSync, rmSync } from "node:fs";
+import { dirname, join, resolve, sep } from "node:path";
+import { writeFileAtomic } from "../content/atomic-write.ts";
+import { readPageFile } from "../content/page-file.ts";
+import type { PageRecords } from "../content/page-records.ts";
+import { compactTimestamp, type ConflictMeta, type ConflictStore } from "./conflict-store.ts";
+import { mergeLines } from "./line-merge.ts";
+import type { Repo } from "./repo.ts";
+
+/**
+ * The file half of a pull: given the remote tip, decide for every file changed upstream since the
+ * merge base whether to take it, merge it (manifests) or keep ours and record a conflict. Runs as
+ * the workspace's single writer; records and events follow (reconcile, then the sync service).
+ */
+export const MANIFESTS = new Set([".quire/workspace.yaml", ".quire/publish.yaml", ".quire/redirects.yaml"]);
+
+export interface AppliedChange {
+  path: string;
+  kind: "added" | "updated" | "deleted";
+  /** The page id the path had locally before the pull (to recognise moves afterwards). */
+  previousId: string | null;
+}
+
+export interface PullPlan {
+  base: string | null;
+  applied: AppliedChange[];
+  conflicts: ConflictMeta[];
+  /** Files merged line-wise (manifests). */
+  merged: string[];
+}
+
+/** Paths a remote may not write however its tree is made: git internals, escapes, odd bytes. */
+export function unsafeRepoPath(path: string): boolean {
+  if (path.length === 0 || path.length > 1024 || path.includes("\\") || /[\u0000-\u001f]/.test(path)) return true;
+  return path.split("/").some((seg) => seg === "" || seg === "." || seg === ".." || seg.toLowerCase() === ".git");
+}
+
+export async function applyUpstream(opts: {
+  repo: Repo;
+  workspaceId: string;
+  remoteOid: string;
+  records: PageRecords;
+  conflicts: ConflictStore;
+}): Promise<PullPlan> {
+  const { repo, workspaceId, remoteOid, records } = opts;
+  const head = await repo.head();
+  const plan: PullPlan = { base: null, applied: [], conflicts: [], merged: [] };
+  if (head !== null && (await repo.isAncestor(remoteOid, head))) return plan; // nothing new upstream
+  const base = head !== null ? await repo.mergeBase(head, remoteOid) : null;
+  plan.base = base;
+  const stamp = compactTimestamp();
+  for (const change of await repo.diff(base, remoteOid)) {
+    const { path } = change;
+    if (unsafeRepoPath(path)) continue;
+    const local = await repo.workOid(path);
+    if (local === change.after) continue; // both sides made the same change
+    const theirs = change.after ? await repo.blob(change.after) : null;
+    if (local === change.before) {
+      writeOrRemove(repo.dir, path, theirs);
+      plan.applied.push({
+        path,
+        kind: change.before === null ? "added" : change.after === null ? "deleted" : "updated",
+        previousId: path.endsWith(".md") ? (records.live(workspaceId, path)?.id ?? null) : null,
+      });
+      continue;
+    }
+    const ours = local !== null ? readFileSync(join(repo.dir, path)) : null;
+    const baseBytes = change.before ? await repo.blob(change.before) : null;
+    if (MANIFESTS.has(path) && ours && theirs) {
+      const merged = mergeLines(text(baseBytes), ours.toString("utf8"), text(theirs));
+      if (merged !== null) {
+        writeOrRemove(repo.dir, path, new TextEncoder().encode(merged));
+        plan.merged.push(path);
+        continue;
+      }
+    }
+    if (!path.endsWith(".md") && !MANIFESTS.has(path)) continue; // other files: ours is kept (see the sync log)
+    const pageId = conflictPageId(workspaceId, path, ours, records);
+    plan.conflicts.push(
+      opts.conflicts.save(
+        { workspace_id: workspaceId, path, page_id: pageId, timestamp: stamp, theirs_deleted: theirs === null, remote_commit: remoteOid },
+        { ours: ours ?? new Uint8Array(), theirs, base: baseBytes },
+      ),
+    );
+  }
+  return plan;
+}
+
+function text(bytes: Uint8Array | null): string {
+  return bytes ? new TextDecoder().decode(bytes) : "";
+}
+
+/** The page the conflict is about: the local record, else the file's own id, else a name for the manifest. */
+function conflictPageId(workspaceId: string, path: string, ours: Buffer | null, records: PageRecords): string {
+  const live = records.live(workspaceId, path)?.id;
+  if (live) return live;
+  if (ours && path.endsWith(".md")) {
+    const id = readPageFile(ours.toString("utf8"), path).meta.id;
+    if (id && /^[A-Za-z0-9_-]{1,80}$/.test(id)) return id;
+  }
+  return `file-${path.replace(/[^A-Za-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60) || "unnamed"}`;
+}
+
+/**
+ * Writes (atomically) or removes one file of the work tree. Every existing folder on the way must
+ * be a real folder inside the work tree: a symlink planted earlier never redirects a write.
+ */
+export function writeOrRemove(root: string, path: string, bytes: Uint8Array | null): void {
+  const abs = resolve(root, path);
+  if (!abs.startsWith(root + sep)) throw new Error("path outside the work tree");
+  let current = root;
+  const parts = path.split("/");
+  for (let i = 0; i < parts.length; i++) {
+    current = join(current, parts[i]!);
+    try {
+      if (lstatSync(current).isSymbolicLink()) {
+        if (i === parts.length - 1) {
+          rmSync(current, { force: true }); // a link at the file's place is replaced, never followed
+          continue;
+        }
+        const real = realpathSync(current);
+        if (!(real + sep).startsWith(realpathSync(root) + sep)) throw new Error(`refusing to write through a symlink: ${path}`);
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") break;
+      throw error;
+    }
+  }
+  if (bytes === null) {
+    rmSync(abs, { force: true });
+    let dir = dirname(abs);
+    while (dir.startsWith(root + sep)) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        break;
+      }
+      dir = dirname(dir);
+    }
+    return;
+  }
+  mkdirSync(dirname(abs), { recursive: true });
+  writeFileAtomic(abs, Buffer.from(bytes));
+}

@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { closedObject } from "../access/closed-object.ts";
+
+/** Input of the workspace-scoped conflict resolve endpoint (every transport uses this one). */
+export const resolveConflictInput = closedObject({
+  resolution: z.enum(["kept_local", "kept_remote", "custom"]),
+  /** The complete file text (frontmatter and body) for `custom`. */
+  content: z.string().max(5 * 1024 * 1024, "must be at most 5 MB").optional(),
+}).superRefine((v, ctx) => {
+  if (v.resolution === "custom" && v.content === undefined) {
+    ctx.addIssue({ code: "custom", path: ["content"], message: "is required when resolution is custom" });
+  }
+  if (v.resolution !== "custom" && v.content !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["content"], message: "is only accepted with resolution custom" });
+  }
+});
+export type ResolveConflictInput = z.infer<typeof resolveConflictInput>;

@@ -1,0 +1,462 @@
+import { rmSync } from "node:fs";
+import type { Config } from "../config.ts";
+import type { Db } from "../db/database.ts";
+import type { Logger } from "../core/log.ts";
+import { nowIso } from "../core/clock.ts";
+import { ValidationError } from "../core/errors.ts";
+import type { ContentLedger, CommittedWrite } from "../content/ledger.ts";
+import type { Reconciler } from "../content/reconcile.ts";
+import { KeyedQueue } from "../content/write-queue.ts";
+import type { Actor, Origin } from "../content/rights.ts";
+import type { EventBus } from "../realtime/event-bus.ts";
+import type { Users } from "../identity/users.ts";
+import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-records.ts";
+import { cloneInto } from "./clone.ts";
+import { ConflictStore } from "./conflict-store.ts";
+import { applyUpstream, type PullPlan } from "./pull.ts";
+import { assertRemoteAllowed, parseRemote, scrub, type RemoteSpec } from "./remote-url.ts";
+import { Repo, SYSTEM_AUTHOR, type Author } from "./repo.ts";
+import { RemoteError, Transport, trackingRef } from "./transport.ts";
+
+/**
+ * Git sync (DESIGN.md §6). Every workspace is a git work tree:
+ * - outbound: each committed ledger write becomes a commit (author = the acting user) when
+ *   `git_auto_commit` is on; commits are pushed after a short debounce so quick saves share a push;
+ *   a rejected push (remote moved on) pulls, reconciles and pushes again, never forced;
+ * - inbound: `trigger` (manual sync, webhook, polling) fetches, applies upstream changes through
+ *   the ledger's writer, records conflicts, reconciles, records a merge commit and pushes.
+ *
+ * Two per-workspace queues cooperate: anything touching the work tree or `.git/` runs inside the
+ * ledger's writer queue (so it never interleaves with a save), while network transfers run in
+ * this service's own queue, so an unreachable remote never holds up local editing.
+ */
+export type SyncStatus = "disabled" | "synced" | "syncing" | "ahead" | "behind" | "conflict" | "error";
+
+export interface SyncResult {
+  /** `completed`; `conflict` when conflicts are open after the pull; `ignored` for another branch; `failed` when the remote could not be used. */
+  status: "completed" | "conflict" | "ignored" | "failed";
+  changes: { added: number; updated: number; deleted: number };
+  conflicts?: number;
+  error?: string;
+}
+
+export type TriggerReason = "manual" | "webhook" | "poll" | "push-rejected" | "start";
+
+const GIT_ACTOR: Actor = { id: null, name: "git sync" };
+const ORIGIN_LABEL: Partial<Record<Origin, string>> = { "web editor": "web editor", API: "API", MCP: "MCP" };
+const VERB: Record<string, string> = { create: "Create", update: "Update", delete: "Delete", move: "Move", upload: "Upload" };
+const MAX_PUSH_ROUNDS = 3;
+
+export class GitSync {
+  readonly conflicts: ConflictStore;
+  private readonly transport: Transport;
+  private readonly netQueue = new KeyedQueue();
+  private readonly pushTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly pollTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly lastErrors = new Map<string, string>();
+  private unsubscribe: (() => void) | null = null;
+  private stopping = false;
+  /** Quick saves within this window share one push. */
+  pushDelayMs = 250;
+
+  constructor(
+    private readonly deps: {
+      db: Db;
+      config: Config;
+      dataDir: string;
+      log: Logger;
+      ledger: ContentLedger;
+      reconciler: Reconciler;
+      bus: EventBus;
+      workspaces: WorkspaceRecords;
+      users: Users;
+    },
+  ) {
+    this.conflicts = new ConflictStore(deps.dataDir);
+    this.transport = new Transport({ keyPath: deps.config.git.sshKeyPath, knownHosts: deps.config.git.sshKnownHosts });
+  }
+
+  repo(workspaceId: string): Repo {
+    return new Repo(this.deps.ledger.dir(workspaceId).root);
+  }
+
+  /** Subscribes to the ledger, gives existing workspaces a repository, and starts polling. */
+  start(): void {
+    this.unsubscribe = this.deps.ledger.onCommitted((write) => this.onCommitted(write));
+    const rows = this.deps.db.query<WorkspaceRow, []>("SELECT * FROM workspaces WHERE deleted_at IS NULL ORDER BY id").all();
+    for (const ws of rows) {
+      this.track(this.deps.ledger.exclusive(ws.id, () => this.ensureRepo(ws)));
+      this.schedulePoll(ws);
+    }
+  }
+
+  /** Stops timers and waits for queued commits, pushes and pulls to finish. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.unsubscribe?.();
+    for (const t of this.pollTimers.values()) clearTimeout(t);
+    this.pollTimers.clear();
+    // Pushes that were waiting for their debounce go out now rather than being lost.
+    for (const [id, t] of this.pushTimers) {
+      clearTimeout(t);
+      this.track(this.netQueue.run(id, () => this.pushNow(id)));
+    }
+    this.pushTimers.clear();
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+    await this.netQueue.idle();
+  }
+
+  /** Resolves when no commit, push (including debounced ones) or pull is queued (tests, benchmarks). */
+  async idle(): Promise<void> {
+    for (;;) {
+      await this.deps.ledger.queue.idle();
+      if (this.pushTimers.size > 0) {
+        await Bun.sleep(this.pushDelayMs);
+        continue;
+      }
+      if (this.pending.size === 0) return;
+      await Promise.allSettled([...this.pending]);
+    }
+  }
+
+  lastError(workspaceId: string): string | null {
+    return this.lastErrors.get(workspaceId) ?? null;
+  }
+
+  // ---- workspace lifecycle -------------------------------------------------------------------
+
+  /**
+   * After a workspace row is committed: clone its remote, or `git init` without one. A failed
+   * clone removes the row (members cascade), the folder and anything indexed, then throws the
+   * ValidationError that says why.
+   */
+  async onWorkspaceCreated(ws: WorkspaceRow): Promise<void> {
+    if (!ws.git_remote) {
+      await this.deps.ledger.exclusive(ws.id, () => this.ensureRepo(ws));
+      return;
+    }
+    const dir = this.deps.ledger.dir(ws.id).root;
+    try {
+      await this.deps.ledger.exclusive(ws.id, () =>
+        cloneInto({ dir, remote: ws.git_remote!, branch: ws.git_branch, transport: this.transport, allowPrivate: this.deps.config.git.allowPrivate }),
+      );
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      this.deps.db.transaction(() => {
+        this.deps.db.query("DELETE FROM workspaces WHERE id = ?").run(ws.id);
+      })();
+      throw error;
+    }
+    await this.deps.reconciler.reconcile(ws.id, { announce: true });
+    // Ids injected into files that had none are committed, then pushed with the first sync.
+    await this.deps.ledger.exclusive(ws.id, async () => {
+      const repo = this.repo(ws.id);
+      const dirty = await repo.dirtyPaths();
+      if (dirty.length > 0) await repo.commitPaths(dirty, "Add page ids via Quire", SYSTEM_AUTHOR);
+    });
+    const fresh = this.deps.workspaces.byId(ws.id) ?? ws;
+    const head = await this.repo(ws.id).head();
+    const tracking = await this.repo(ws.id).resolve(trackingRef(ws.git_branch));
+    this.setStatus(fresh, head !== null && head !== tracking ? "ahead" : "synced");
+    if (head !== null && head !== tracking) this.schedulePush(ws.id);
+    this.schedulePoll(fresh);
+  }
+
+  onWorkspaceDeleted(ws: WorkspaceRow): void {
+    const t = this.pollTimers.get(ws.id);
+    if (t) clearTimeout(t);
+    this.pollTimers.delete(ws.id);
+  }
+
+  /** Settings changed (branch, interval, auto-commit): polling follows the new interval. */
+  onSettingsChanged(ws: WorkspaceRow, keys: string[]): void {
+    if (keys.includes("sync_interval") || keys.includes("git_branch")) this.schedulePoll(ws);
+  }
+
+  /** Local history for a workspace that has none yet (every workspace is a work tree). */
+  private async ensureRepo(ws: WorkspaceRow): Promise<Repo> {
+    const repo = this.repo(ws.id);
+    if (repo.exists()) return repo;
+    this.deps.ledger.dir(ws.id).ensure();
+    await repo.init(ws.git_branch);
+    if (ws.git_remote) await repo.setRemote(parseRemote(ws.git_remote).url);
+    const dirty = await repo.dirtyPaths();
+    if (dirty.length > 0) await repo.commitPaths(dirty, "Initial commit of existing pages via Quire", SYSTEM_AUTHOR);
+    return repo;
+  }
+
+  // ---- outbound ------------------------------------------------------------------------------
+
+  private onCommitted(write: CommittedWrite): void {
+    if (this.stopping) return;
+    const ws = this.deps.workspaces.byId(write.workspace_id);
+    if (!ws || ws.git_auto_commit !== 1) return;
+    const message = `${VERB[write.kind] ?? "Update"} ${write.path} via ${ORIGIN_LABEL[write.origin] ?? "Quire"}`;
+    const author = this.authorOf(write.actor);
+    // Queued behind the write that announced it, so the commit holds exactly that write.
+    const job = this.deps.ledger.exclusive(ws.id, async () => {
+      const repo = await this.ensureRepo(ws);
+      return repo.commitPaths(write.files, message, author);
+    });
+    this.track(
+      job.then(
+        (oid) => {
+          if (oid && ws.git_remote) {
+            this.markAhead(ws.id);
+            this.schedulePush(ws.id);
+          }
+        },
+        (error) => this.deps.log.error("git commit failed", { workspace_id: ws.id, error: String(error) }),
+      ),
+    );
+  }
+
+  authorOf(actor: Actor): Author {
+    if (actor.id === null) return SYSTEM_AUTHOR;
+    const user = this.deps.users.byId(actor.id);
+    return user ? { name: user.name || actor.name, email: user.email } : { name: actor.name || SYSTEM_AUTHOR.name, email: SYSTEM_AUTHOR.email };
+  }
+
+  schedulePush(workspaceId: string): void {
+    if (this.stopping || this.pushTimers.has(workspaceId)) return;
+    const timer = setTimeout(() => {
+      this.pushTimers.delete(workspaceId);
+      this.track(this.netQueue.run(workspaceId, () => this.pushNow(workspaceId)));
+    }, this.pushDelayMs);
+    this.pushTimers.set(workspaceId, timer);
+  }
+
+  /** Pushes HEAD when the remote does not have it; a rejection pulls first and retries. */
+  private async pushNow(workspaceId: string): Promise<void> {
+    const ws = this.deps.workspaces.byId(workspaceId);
+    if (!ws?.git_remote) return;
+    const repo = this.repo(ws.id);
+    const head = await this.deps.ledger.exclusive(ws.id, () => repo.head());
+    if (head === null || head === (await repo.resolve(trackingRef(ws.git_branch)))) return;
+    const spec = parseRemote(ws.git_remote);
+    try {
+      await assertRemoteAllowed(spec, this.deps.config.git.allowPrivate);
+      await this.transport.push(repo.dir, spec, ws.git_branch, head);
+      this.lastErrors.delete(ws.id);
+      this.setStatus(ws, this.settledStatus(ws.id));
+    } catch (error) {
+      if (error instanceof RemoteError && error.reason === "rejected") {
+        await this.syncLocked(ws, "push-rejected");
+        return;
+      }
+      this.fail(ws, spec, error, "push");
+    }
+  }
+
+  // ---- inbound -------------------------------------------------------------------------------
+
+  /**
+   * Fetches and applies upstream changes (manual sync, webhook, polling). `branch`, when given
+   * (a webhook's push), must be the workspace's branch; pushes to other branches are ignored.
+   */
+  async trigger(workspaceId: string, opts: { reason: TriggerReason; branch?: string }): Promise<SyncResult> {
+    const ws = this.deps.workspaces.byId(workspaceId);
+    if (!ws) return emptyResult("ignored");
+    if (!ws.git_remote) throw new ValidationError("This workspace has no git remote to sync with", "git_remote");
+    if (opts.branch !== undefined && opts.branch !== ws.git_branch) return emptyResult("ignored");
+    const run = this.netQueue.run(workspaceId, async () => {
+      const fresh = this.deps.workspaces.byId(workspaceId);
+      return fresh?.git_remote ? this.syncLocked(fresh, opts.reason) : emptyResult("ignored");
+    });
+    this.track(run);
+    return run;
+  }
+
+  /** One pull-reconcile-merge-push round (or a few, when the remote keeps moving). Runs in the network queue. */
+  private async syncLocked(ws: WorkspaceRow, reason: TriggerReason): Promise<SyncResult> {
+    const spec = parseRemote(ws.git_remote!);
+    const total = { added: 0, updated: 0, deleted: 0 };
+    const previous = ws.sync_status as SyncStatus;
+    this.setStatus(ws, "syncing");
+    try {
+      await assertRemoteAllowed(spec, this.deps.config.git.allowPrivate);
+      for (let round = 0; round < MAX_PUSH_ROUNDS; round++) {
+        const repo = await this.deps.ledger.exclusive(ws.id, () => this.ensureRepo(ws));
+        const remoteOid = await this.transport.fetch(repo.dir, spec, ws.git_branch);
+        if (remoteOid !== null) {
+          const counts = await this.pull(ws, repo, remoteOid, reason);
+          total.added += counts.added;
+          total.updated += counts.updated;
+          total.deleted += counts.deleted;
+        }
+        const head = await this.deps.ledger.exclusive(ws.id, () => repo.head());
+        if (head === null || head === remoteOid) break;
+        try {
+          await this.transport.push(repo.dir, spec, ws.git_branch, head);
+          break;
+        } catch (error) {
+          if (!(error instanceof RemoteError && error.reason === "rejected") || round === MAX_PUSH_ROUNDS - 1) throw error;
+        }
+      }
+    } catch (error) {
+      this.fail(ws, spec, error, "sync", previous);
+      return { status: "failed", changes: total, error: this.lastErrors.get(ws.id) ?? "sync failed" };
+    }
+    this.lastErrors.delete(ws.id);
+    const open = this.conflicts.list(ws.id).length;
+    this.setStatus(ws, open > 0 ? "conflict" : "synced");
+    return { status: open > 0 ? "conflict" : "completed", changes: total, conflicts: open };
+  }
+
+  /** Applies `remoteOid` to the work tree, reconciles, records the merge, and announces it. */
+  private async pull(ws: WorkspaceRow, repo: Repo, remoteOid: string, reason: TriggerReason) {
+    const { ledger, reconciler } = this.deps;
+    const plan = await ledger.exclusive(ws.id, () =>
+      applyUpstream({ repo, workspaceId: ws.id, remoteOid, records: ledger.records, conflicts: this.conflicts }),
+    );
+    const touched = plan.applied.length + plan.merged.length;
+    // A reconciler that announces the pages it changed itself (page events or one bulk-sync) is
+    // left to do so; otherwise the pull announces them. Either way each change is told once.
+    let announcedByReconcile = 0;
+    const off = this.deps.bus.onEvent((e) => {
+      if (e.workspace_id === ws.id && (e.type.startsWith("page-") || e.type === "bulk-sync")) announcedByReconcile++;
+    });
+    try {
+      const opts = { announce: false, source: "git" as const };
+      if (touched > 0) await reconciler.reconcile(ws.id, opts);
+    } finally {
+      off();
+    }
+    await ledger.exclusive(ws.id, () => this.recordMerge(ws, repo, remoteOid, touched > 0));
+    return this.announce(ws, plan, remoteOid, reason, announcedByReconcile === 0);
+  }
+
+  /**
+   * Makes the reconciled work tree the branch's next commit: a fast-forward when nothing was
+   * committed locally since the merge base, else a merge commit with both parents. Ids the
+   * reconciler injected are committed on top (they must reach the remote too).
+   */
+  private async recordMerge(ws: WorkspaceRow, repo: Repo, remoteOid: string, reconciled: boolean): Promise<void> {
+    const head = await repo.head();
+    if (head === remoteOid || (head !== null && (await repo.isAncestor(remoteOid, head)))) return;
+    if (head === null || (await repo.isAncestor(head, remoteOid))) {
+      await repo.setRef(`refs/heads/${ws.git_branch}`, remoteOid);
+      const dirty = reconciled ? await repo.dirtyPaths() : [];
+      if (dirty.length > 0) await repo.commitPaths(dirty, "Add page ids via Quire", SYSTEM_AUTHOR);
+      return;
+    }
+    const dirty = await repo.dirtyPaths();
+    await repo.commitPaths(dirty, `Merge origin/${ws.git_branch} via Quire`, SYSTEM_AUTHOR, [head, remoteOid]);
+  }
+
+  /** Events and the activity entry for a pull: one bulk-sync when several pages changed. */
+  private announce(ws: WorkspaceRow, plan: PullPlan, remoteOid: string, reason: TriggerReason, publishPages: boolean) {
+    const { bus, ledger, db } = this.deps;
+    const counts = { added: 0, updated: 0, deleted: 0 };
+    const pages = plan.applied.filter((c) => c.path.endsWith(".md"));
+    const events: Array<{ type: "page-created" | "page-updated" | "page-deleted" | "page-moved"; fields: Record<string, unknown> }> = [];
+    // A deleted path whose page id reappears at an added path is a move: the id is kept.
+    const added = pages.filter((c) => c.kind === "added");
+    const movedFrom = new Map<string, string>();
+    for (const d of pages.filter((c) => c.kind === "deleted" && c.previousId)) {
+      const target = added.find((a) => ledger.records.live(ws.id, a.path)?.id === d.previousId);
+      if (target) movedFrom.set(target.path, d.path);
+    }
+    const movedAway = new Set(movedFrom.values());
+    for (const c of pages) {
+      if (movedAway.has(c.path)) continue;
+      const from = movedFrom.get(c.path);
+      if (from) {
+        counts.updated++;
+        events.push({ type: "page-moved", fields: { old_path: from, new_path: c.path } });
+      } else {
+        counts[c.kind]++;
+        events.push({ type: c.kind === "added" ? "page-created" : c.kind === "deleted" ? "page-deleted" : "page-updated", fields: { path: c.path } });
+      }
+    }
+    for (const conflict of plan.conflicts) {
+      bus.publish({ type: "conflict-detected", workspace_id: ws.id, payload: { workspace_id: ws.id, path: conflict.path } });
+    }
+    if (!publishPages) {
+      // already announced by the reconciler
+    } else if (events.length > 1) {
+      const paths = [...new Set(pages.map((c) => c.path))];
+      bus.publish({ type: "bulk-sync", workspace_id: ws.id, payload: { workspace_id: ws.id, changed_count: paths.length, paths } });
+    } else if (events.length === 1) {
+      const e = events[0]!;
+      bus.publish({ type: e.type, workspace_id: ws.id, payload: { workspace_id: ws.id, ...e.fields, actor: GIT_ACTOR } });
+    }
+    if (events.length > 0 || plan.conflicts.length > 0 || plan.merged.length > 0) {
+      db.transaction(() => {
+        ledger.activity.record({
+          workspaceId: ws.id,
+          action: "sync_completed",
+          actorId: null,
+          actorName: GIT_ACTOR.name,
+          details: { ...counts, conflicts: plan.conflicts.length, merged: plan.merged, remote_commit: remoteOid, reason },
+          now: nowIso(),
+        });
+      })();
+    }
+    return counts;
+  }
+
+  // ---- status --------------------------------------------------------------------------------
+
+  private settledStatus(workspaceId: string): SyncStatus {
+    return this.conflicts.list(workspaceId).length > 0 ? "conflict" : "synced";
+  }
+
+  /** Re-evaluates the status after conflicts were resolved. */
+  refreshStatus(workspaceId: string): void {
+    const ws = this.deps.workspaces.byId(workspaceId);
+    if (!ws?.git_remote) return;
+    if (ws.sync_status === "conflict" || ws.sync_status === "synced") this.setStatus(ws, this.settledStatus(ws.id));
+  }
+
+  private markAhead(workspaceId: string): void {
+    const ws = this.deps.workspaces.byId(workspaceId);
+    if (ws && (ws.sync_status === "synced" || ws.sync_status === "disabled")) this.setStatus(ws, "ahead");
+  }
+
+  setStatus(ws: WorkspaceRow, status: SyncStatus): void {
+    const current = this.deps.workspaces.byId(ws.id);
+    if (!current || current.sync_status === status) return;
+    this.deps.workspaces.update(ws.id, { sync_status: status }, nowIso());
+    this.deps.bus.publish({ type: "sync-status", workspace_id: ws.id, payload: { workspace_id: ws.id, status } });
+  }
+
+  private fail(ws: WorkspaceRow, spec: RemoteSpec, error: unknown, what: string, _previous?: SyncStatus): void {
+    const message = scrub(error instanceof Error ? error.message : String(error), spec);
+    this.lastErrors.set(ws.id, message);
+    this.deps.log.warn(`git ${what} failed`, { workspace_id: ws.id, error: message });
+    this.setStatus(ws, "error");
+  }
+
+  // ---- polling -------------------------------------------------------------------------------
+
+  private schedulePoll(ws: WorkspaceRow): void {
+    const existing = this.pollTimers.get(ws.id);
+    if (existing) clearTimeout(existing);
+    this.pollTimers.delete(ws.id);
+    if (this.stopping || !ws.git_remote) return;
+    const seconds = Math.max(10, ws.sync_interval);
+    const timer = setTimeout(() => {
+      this.pollTimers.delete(ws.id);
+      const fresh = this.deps.workspaces.byId(ws.id);
+      if (!fresh?.git_remote || this.stopping) return;
+      this.trigger(fresh.id, { reason: "poll" })
+        .catch((error) => this.deps.log.warn("git poll failed", { workspace_id: ws.id, error: String(error) }))
+        .finally(() => {
+          const again = this.deps.workspaces.byId(ws.id);
+          if (again) this.schedulePoll(again);
+        });
+    }, seconds * 1000);
+    timer.unref?.();
+    this.pollTimers.set(ws.id, timer);
+  }
+
+  private track<T>(p: Promise<T>): void {
+    const tracked = p.catch(() => {});
+    this.pending.add(tracked);
+    void tracked.finally(() => this.pending.delete(tracked));
+  }
+}
+
+const emptyResult = (status: SyncResult["status"]): SyncResult => ({ status, changes: { added: 0, updated: 0, deleted: 0 } });

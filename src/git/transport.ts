@@ -1,0 +1,134 @@
+import * as git from "isomorphic-git";
+import http from "isomorphic-git/http/node";
+import * as fs from "node:fs";
+import { runGit, type SshOptions } from "./native-git.ts";
+import { scrub, type RemoteSpec } from "./remote-url.ts";
+
+/**
+ * Moving commits between the work tree's repository and its remote. HTTP(S) goes through
+ * isomorphic-git; SSH and local paths through the native git binary. Both write the same
+ * `.git/` layout, so everything else (history, diffs) is isomorphic-git whatever the remote.
+ * Credentials are handed over at the call (basic auth) and never written to `.git/config`.
+ */
+export class RemoteError extends Error {
+  constructor(
+    message: string,
+    readonly reason: "unreachable" | "auth" | "branch_not_found" | "rejected" | "git_missing" | "failed",
+  ) {
+    super(message);
+  }
+}
+
+export const trackingRef = (branch: string) => `refs/remotes/origin/${branch}`;
+
+export class Transport {
+  constructor(private readonly ssh: SshOptions) {}
+
+  /**
+   * Fetches `branch` into refs/remotes/origin/<branch>. Returns the remote tip, or null when the
+   * remote is empty (no branches at all). A missing branch on a non-empty remote is an error.
+   */
+  async fetch(dir: string, spec: RemoteSpec, branch: string): Promise<string | null> {
+    if (spec.kind === "http") {
+      let heads: string[];
+      try {
+        const refs = await git.listServerRefs({ http, url: spec.url, prefix: "refs/heads/", onAuth: this.onAuth(spec), onAuthFailure: () => ({ cancel: true }) });
+        heads = refs.map((r) => r.ref);
+      } catch (error) {
+        throw this.classify(error, spec);
+      }
+      if (heads.length === 0) return null;
+      if (!heads.includes(`refs/heads/${branch}`)) throw new RemoteError(`the branch ${branch} does not exist on the remote`, "branch_not_found");
+      await git.setConfig({ fs, dir, path: "remote.origin.url", value: spec.url });
+      await git.setConfig({ fs, dir, path: "remote.origin.fetch", value: "+refs/heads/*:refs/remotes/origin/*" });
+      try {
+        await git.fetch({
+          fs,
+          http,
+          dir,
+          url: spec.url,
+          ref: branch,
+          remoteRef: branch,
+          remote: "origin",
+          singleBranch: true,
+          tags: false,
+          onAuth: this.onAuth(spec),
+          onAuthFailure: () => ({ cancel: true }),
+        });
+      } catch (error) {
+        throw this.classify(error, spec);
+      }
+      return git.resolveRef({ fs, dir, ref: trackingRef(branch) });
+    }
+    const heads = await this.native(["ls-remote", "--heads", spec.url], dir, spec);
+    const lines = heads.stdout.split("\n").filter((l) => l.trim() !== "");
+    if (lines.length === 0) return null;
+    if (!lines.some((l) => l.endsWith(`\trefs/heads/${branch}`))) throw new RemoteError(`the branch ${branch} does not exist on the remote`, "branch_not_found");
+    await this.native(["fetch", "--quiet", "--no-tags", spec.url, `+refs/heads/${branch}:${trackingRef(branch)}`], dir, spec);
+    return git.resolveRef({ fs, dir, ref: trackingRef(branch) });
+  }
+
+  /** Pushes `oid` to the remote branch; never forced. A remote that moved on is `rejected`. */
+  async push(dir: string, spec: RemoteSpec, branch: string, oid: string): Promise<void> {
+    if (spec.kind === "http") {
+      // isomorphic-git pushes a ref, not an oid: a scratch ref pins exactly what was decided.
+      const scratch = `refs/quire/push`;
+      await git.writeRef({ fs, dir, ref: scratch, value: oid, force: true });
+      let result;
+      try {
+        result = await git.push({ fs, http, dir, url: spec.url, ref: scratch, remoteRef: `refs/heads/${branch}`, onAuth: this.onAuth(spec), onAuthFailure: () => ({ cancel: true }) });
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code === "PushRejectedError") throw new RemoteError("the remote branch moved on", "rejected");
+        throw this.classify(error, spec);
+      }
+      if (!result.ok) {
+        const detail = Object.values(result.refs ?? {}).map((r) => r.error ?? "").join(" ");
+        if (/non-fast-forward|fetch first|rejected/i.test(detail)) throw new RemoteError("the remote branch moved on", "rejected");
+        throw new RemoteError(`push failed: ${scrub(result.error ?? detail, spec)}`, "failed");
+      }
+      await git.writeRef({ fs, dir, ref: trackingRef(branch), value: oid, force: true });
+      return;
+    }
+    const r = await runGit(["push", "--quiet", "--porcelain", spec.url, `${oid}:refs/heads/${branch}`], { cwd: dir, ssh: this.ssh });
+    if (r.code !== 0) {
+      const text = `${r.stdout}\n${r.stderr}`;
+      if (/non-fast-forward|fetch first|\[rejected\]/i.test(text)) throw new RemoteError("the remote branch moved on", "rejected");
+      throw this.nativeError(r.stderr, spec);
+    }
+    await git.writeRef({ fs, dir, ref: trackingRef(branch), value: oid, force: true });
+  }
+
+  private async native(args: string[], cwd: string, spec: RemoteSpec) {
+    let r;
+    try {
+      r = await runGit(args, { cwd, ssh: this.ssh });
+    } catch (error) {
+      throw new RemoteError((error as Error).message, "git_missing");
+    }
+    if (r.code !== 0) throw this.nativeError(r.stderr, spec);
+    return r;
+  }
+
+  private nativeError(stderr: string, spec: RemoteSpec): RemoteError {
+    const text = scrub(stderr.trim().split("\n").slice(-3).join(" "), spec);
+    if (/permission denied|authentication|could not read from remote|host key verification/i.test(stderr)) {
+      return new RemoteError(`the remote refused access: ${text}`, "auth");
+    }
+    return new RemoteError(`the remote could not be reached: ${text}`, "unreachable");
+  }
+
+  private onAuth(spec: RemoteSpec) {
+    return () => (spec.auth ? { username: spec.auth.username, password: spec.auth.password } : { cancel: true });
+  }
+
+  private classify(error: unknown, spec: RemoteSpec): RemoteError {
+    const e = error as { code?: string; message?: string; data?: { statusCode?: number } };
+    const message = scrub(e.message ?? String(error), spec);
+    if (e.code === "HttpError" && (e.data?.statusCode === 401 || e.data?.statusCode === 403)) {
+      return new RemoteError("the remote refused the credentials", "auth");
+    }
+    if (e.code === "UserCanceledError") return new RemoteError("the remote needs credentials that were refused or not given", "auth");
+    return new RemoteError(`the remote could not be reached: ${message}`, "unreachable");
+  }
+}
