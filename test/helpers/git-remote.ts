@@ -52,7 +52,7 @@ export async function tryGit(args: string[], opts: { cwd?: string; env?: Record<
 /** Runs `git <args>` asynchronously and throws with git's stderr when it fails. */
 export async function git(args: string[], opts: { cwd?: string; env?: Record<string, string>; stdin?: string } = {}): Promise<string> {
   const r = await tryGit(args, opts);
-  if (r.code !== 0) throw new Error(`git ${args.join(" ")} failed (${r.code}): ${r.stderr.trim()}`);
+  if (r.code !== 0) throw new Error(`git ${args.join(" ")} failed (${r.code}): ${(r.stderr + r.stdout).trim()}`);
   return r.stdout;
 }
 
@@ -418,9 +418,25 @@ export class IdeClone {
     return tryGit(["push", "--quiet", "origin", `HEAD:refs/heads/${branch}`], { cwd: this.dir });
   }
 
+  /**
+   * What a developer does when the remote moved on (Quire pushes its own commits): pull (merge)
+   * and push again, a few times. Refusals other than "remote moved on" are rethrown.
+   */
+  async pushWithPull(branch = this.branch, attempts = 4): Promise<void> {
+    for (let i = 1; ; i++) {
+      const r = await this.tryPush(branch);
+      if (r.code === 0) return;
+      const racing = /fetch first|non-fast-forward|failed to update ref|cannot lock ref/.test(r.stderr);
+      if (!racing || i >= attempts) throw new Error(`git push failed: ${r.stderr.trim()}`);
+      await Bun.sleep(50 * i);
+      const pulled = await tryGit(["pull", "--quiet", "--no-rebase", "--no-edit", "origin", branch], { cwd: this.dir });
+      if (pulled.code !== 0 && !/couldn't find remote ref/.test(pulled.stderr)) throw new Error(`git pull failed: ${(pulled.stderr + pulled.stdout).trim()}`);
+    }
+  }
+
   /** Fetches and fast-forwards or merges the remote branch (no rebase). */
   async pull(branch = this.branch): Promise<void> {
-    await this.git(["pull", "--quiet", "--no-rebase", "origin", branch]);
+    await this.git(["pull", "--quiet", "--no-rebase", "--no-edit", "origin", branch]);
   }
 
   /** Newest-first commits of HEAD. */
