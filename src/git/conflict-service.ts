@@ -118,8 +118,9 @@ export class ConflictService {
       const row = ledger.records.live(ws.id, path);
       const now = nowIso();
       const dir = ledger.dir(ws.id).root;
+      const note = (abs: string, t: string | null) => ledger.ownWrites.note(abs, t);
       if (text === null) {
-        writeOrRemove(dir, path, null);
+        writeOrRemove(dir, path, null, note);
         if (row) {
           db.transaction(() => {
             ledger.records.softDelete(row.id, now, access.actor.id, access.actor.name);
@@ -132,7 +133,7 @@ export class ConflictService {
         const id = row?.id ?? meta.page_id;
         let file = readPageFile(text, path);
         if (file.meta.id !== id && file.yamlError === null) file = readPageFile(injectId(file, id), path);
-        writeOrRemove(dir, path, new TextEncoder().encode(file.text));
+        writeOrRemove(dir, path, new TextEncoder().encode(file.text), note);
         db.transaction(() => {
           const write = ledger.recordWrite(path, file, access.actor, now);
           if (row) ledger.records.update(row.id, write);
@@ -143,7 +144,7 @@ export class ConflictService {
         bus.publish({ type: row ? "page-updated" : "page-created", workspace_id: ws.id, payload: { workspace_id: ws.id, path, actor: access.actor } });
         bus.publishChange({ kind: "upsert", workspace_id: ws.id, page: ledger.snapshot(saved, file) });
       } else {
-        writeOrRemove(dir, path, new TextEncoder().encode(text));
+        writeOrRemove(dir, path, new TextEncoder().encode(text), note);
       }
       const repo = gitSync.repo(ws.id);
       await repo.commitPaths([path], `Update ${path} via ${access.origin === "API" ? "API" : "web editor"} (conflict resolved)`, gitSync.authorOf(access.actor));

@@ -41,6 +41,8 @@ export async function applyUpstream(opts: {
   remoteOid: string;
   records: PageRecords;
   conflicts: ConflictStore;
+  /** Told of every file written or removed (the file watcher must not take them for an editor's). */
+  noteWrite?: WriteNote;
 }): Promise<PullPlan> {
   const { repo, workspaceId, remoteOid, records } = opts;
   const head = await repo.head();
@@ -56,7 +58,7 @@ export async function applyUpstream(opts: {
     if (local === change.after) continue; // both sides made the same change
     const theirs = change.after ? await repo.blob(change.after) : null;
     if (local === change.before) {
-      writeOrRemove(repo.dir, path, theirs);
+      writeOrRemove(repo.dir, path, theirs, opts.noteWrite);
       plan.applied.push({
         path,
         kind: change.before === null ? "added" : change.after === null ? "deleted" : "updated",
@@ -69,7 +71,7 @@ export async function applyUpstream(opts: {
     if (MANIFESTS.has(path) && ours && theirs) {
       const merged = mergeLines(text(baseBytes), ours.toString("utf8"), text(theirs));
       if (merged !== null) {
-        writeOrRemove(repo.dir, path, new TextEncoder().encode(merged));
+        writeOrRemove(repo.dir, path, new TextEncoder().encode(merged), opts.noteWrite);
         plan.merged.push(path);
         continue;
       }
@@ -105,7 +107,9 @@ function conflictPageId(workspaceId: string, path: string, ours: Buffer | null, 
  * Writes (atomically) or removes one file of the work tree. Every existing folder on the way must
  * be a real folder inside the work tree: a symlink planted earlier never redirects a write.
  */
-export function writeOrRemove(root: string, path: string, bytes: Uint8Array | null): void {
+export type WriteNote = (abs: string, text: string | null) => void;
+
+export function writeOrRemove(root: string, path: string, bytes: Uint8Array | null, note?: WriteNote): void {
   const abs = resolve(root, path);
   if (!abs.startsWith(root + sep)) throw new Error("path outside the work tree");
   let current = root;
@@ -126,6 +130,7 @@ export function writeOrRemove(root: string, path: string, bytes: Uint8Array | nu
       throw error;
     }
   }
+  note?.(abs, bytes === null ? null : Buffer.from(bytes).toString("utf8"));
   if (bytes === null) {
     rmSync(abs, { force: true });
     let dir = dirname(abs);

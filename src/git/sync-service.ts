@@ -308,7 +308,7 @@ export class GitSync {
   private async pull(ws: WorkspaceRow, repo: Repo, remoteOid: string, reason: TriggerReason) {
     const { ledger, reconciler } = this.deps;
     const plan = await ledger.exclusive(ws.id, () =>
-      applyUpstream({ repo, workspaceId: ws.id, remoteOid, records: ledger.records, conflicts: this.conflicts }),
+      applyUpstream({ repo, workspaceId: ws.id, remoteOid, records: ledger.records, conflicts: this.conflicts, noteWrite: (abs, text) => ledger.ownWrites.note(abs, text) }),
     );
     const touched = plan.applied.length + plan.merged.length;
     // A reconciler that announces the pages it changed itself (page events or one bulk-sync) is

@@ -3,7 +3,7 @@ import type { TestServer } from "../helpers/server.ts";
 import type { TestUser } from "../helpers/factories.ts";
 
 /** Environment of the git sync tests: loopback remotes are allowed, pushes go out quickly. */
-export const GIT_ENV = { GIT_ALLOWLIST_PRIVATE: "true", QUIRE_WATCH_FILES: "false" };
+export const GIT_ENV = { GIT_ALLOWLIST_PRIVATE: "true" };
 
 export async function waitFor<T>(probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms = 5000, what = "condition"): Promise<T> {
   const deadline = Date.now() + ms;
