@@ -7,7 +7,7 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, get, messageOf, put } from "../api/client.ts";
 import type { Page, Workspace } from "../api/types.ts";
-import { addNavigationGuard } from "../app/router.ts";
+import { addNavigationGuard, navigate, pageUrl } from "../app/router.ts";
 import { onPageChange } from "../live/page-events.ts";
 import { RichEditor, type EditorHandle } from "../editor/RichEditor.tsx";
 import { Notice, Spinner } from "../ui/controls.tsx";
@@ -16,6 +16,7 @@ import { FrontmatterForm } from "./FrontmatterForm.tsx";
 import { ConflictBanner, type ConflictState } from "./ConflictBanner.tsx";
 
 const RawEditor = lazy(() => import("../editor/RawEditor.tsx"));
+const CommentsPanel = lazy(() => import("../comments/CommentsPanel.tsx"));
 
 export const AUTOSAVE_MS = 2000;
 
@@ -43,6 +44,7 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
   const [notice, setNotice] = useState<string | null>(null);
   // After "take theirs" the person's own text stays on screen to copy from: nothing typed is lost.
   const [discarded, setDiscarded] = useState<string | null>(null);
+  const [comments, setComments] = useState(false);
   const editor = useRef<EditorHandle>(null);
   const hash = useRef<string>("");
   const savedText = useRef<string>("");
@@ -161,7 +163,18 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
     () =>
       onPageChange(async (change) => {
         const mine = change.slug === workspace.slug || change.workspace_id === workspace.id;
-        if (!mine || change.path !== path || change.type !== "page-updated") return;
+        if (!mine) return;
+        const who = change.actor?.name || "Someone else";
+        if (change.type === "page-moved" && change.old_path === path) {
+          if (currentText() === savedText.current) navigate(pageUrl(workspace.slug, change.path), { replace: true });
+          else setNotice(`${who} moved this page to ${change.path}. Your text is kept here: copy it before leaving.`);
+          return;
+        }
+        if (change.type === "page-deleted" && change.path === path) {
+          setNotice(`${who} deleted this page. Your text is kept here: copy it if you need it.`);
+          return;
+        }
+        if (change.path !== path || change.type !== "page-updated") return;
         if (saving.current) await saving.current;
         const p = await get<Page>(url).catch(() => null);
         if (!p || p.content_hash === hash.current) return;
@@ -172,7 +185,6 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
           setPage(p);
           return;
         }
-        const who = change.actor?.name || "Someone else";
         if (dirty || conflictRef.current) {
           setNotice(`${who} changed this page while you were editing. Your text is kept; saving will show both versions.`);
           return;
@@ -198,6 +210,7 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
   if (!page || !opened) return <Spinner label="Loading page" />;
 
   return (
+    <div className="page-layout">
     <article className="page-editor" aria-labelledby="page-title">
       <div className="page-head">
         <h1 id="page-title">{page.title}</h1>
@@ -210,6 +223,9 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
               Save
             </button>
           )}
+          <button type="button" className={`btn btn-small${comments ? " active" : ""}`} aria-pressed={comments} onClick={() => setComments(!comments)}>
+            Comments
+          </button>
           <button
             type="button"
             className={`btn btn-small mode-toggle${mode === "raw" ? " active" : ""}`}
@@ -298,5 +314,11 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
         </Suspense>
       )}
     </article>
+      {comments && (
+        <Suspense fallback={<Spinner label="Loading comments" />}>
+          <CommentsPanel workspace={workspace} path={path} onClose={() => setComments(false)} />
+        </Suspense>
+      )}
+    </div>
   );
 }

@@ -13,6 +13,9 @@ import { useTree, useWorkspaces } from "../app/workspace-data.ts";
 import { Notice, Spinner } from "../ui/controls.tsx";
 import { NewPageDialog } from "./NewPageDialog.tsx";
 import { PageTree, type TreeRights } from "./PageTree.tsx";
+import { LiveProvider } from "../live/LiveContext.tsx";
+import { PresenceBar } from "../live/PresenceBar.tsx";
+import { onPageChange } from "../live/page-events.ts";
 
 // The editors are the heaviest part of the app: loaded only when a page is opened.
 const PageScreen = lazy(() => import("./PageScreen.tsx"));
@@ -94,6 +97,14 @@ export function treeRights(ws: Workspace | undefined): TreeRights {
 }
 
 export function Shell() {
+  return (
+    <LiveProvider>
+      <ShellFrame />
+    </LiveProvider>
+  );
+}
+
+function ShellFrame() {
   const { user, signOutEverywhere } = useAuth();
   const { path } = useLocation();
   const { items: workspaces, error: wsError } = useWorkspaces();
@@ -105,6 +116,21 @@ export function Shell() {
   const [newIn, setNewIn] = useState<string | null>(null);
   const [drawer, setDrawer] = useState(false);
   const [searching, setSearching] = useState(false);
+
+  // Live page events of this workspace re-read the tree (a burst of events reads it once).
+  useEffect(() => {
+    if (!workspace) return;
+    let t: ReturnType<typeof setTimeout> | null = null;
+    const off = onPageChange((c) => {
+      if (c.workspace_id !== workspace.id) return;
+      if (t) clearTimeout(t);
+      t = setTimeout(() => void reloadTree(), 150);
+    });
+    return () => {
+      off();
+      if (t) clearTimeout(t);
+    };
+  }, [workspace, reloadTree]);
 
   // Ctrl/Cmd+K opens the search anywhere in the app (the editor's own shortcuts use other keys).
   useEffect(() => {
@@ -165,6 +191,7 @@ export function Shell() {
             Search <kbd>Ctrl K</kbd>
           </button>
         )}
+        {workspace && <PresenceBar workspaceId={workspace.id} me={user?.id} />}
         <ThemeSwitch />
         <details className="account-menu">
           <summary className="btn btn-ghost" aria-label="Account">
