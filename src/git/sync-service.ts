@@ -87,6 +87,8 @@ export class GitSync {
     const rows = this.deps.db.query<WorkspaceRow, []>("SELECT * FROM workspaces WHERE deleted_at IS NULL ORDER BY id").all();
     for (const ws of rows) {
       this.track(this.deps.ledger.exclusive(ws.id, () => this.ensureRepo(ws)));
+      // Catch up both ways after a restart: commits made while offline go out, upstream comes in.
+      if (ws.git_remote) this.track(this.trigger(ws.id, { reason: "start" }));
       this.schedulePoll(ws);
     }
   }
