@@ -65,6 +65,8 @@ export class WebhookReceiver {
       return { status: "ignored", provider: event.provider, reason: `push to ${event.branches.join(", ") || "a non-branch ref"}, not ${branch}` };
     }
     if (event.deleted) return { status: "ignored", provider: event.provider, reason: `branch ${branch} was deleted on the remote` };
+    // Verified, but there is nothing to pull from: say so rather than claim a sync was started.
+    if (!workspace.git_remote) return { status: "ignored", provider: event.provider, reason: "the workspace has no git remote" };
 
     const notice: PushNotice = {
       workspaceId: workspace.id,

@@ -7,6 +7,7 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { Client } from "../helpers/client.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import type { PushNotice } from "../../src/git/webhook-receiver.ts";
+import { startGitHttpRemote, type GitHttpRemote } from "../helpers/git-remote.ts";
 import { pushBody, pushHeaders } from "./webhook-payloads.ts";
 
 let server: TestServer;
@@ -15,19 +16,29 @@ let secret: string;
 let branch: string;
 const notices: PushNotice[] = [];
 
+let remote: GitHttpRemote;
+let wsId: string;
+
 beforeAll(async () => {
-  server = await startTestServer();
+  remote = await startGitHttpRemote({ branch: "main" });
+  server = await startTestServer({ GIT_ALLOWLIST_PRIVATE: "true" });
   owner = await registerUser(server.url);
-  const settings = (await owner.client.get(`/api/v1/workspaces/${owner.workspaceId}/admin/settings`)).body;
+  const created = await owner.client.post("/api/v1/workspaces", { name: "Hooks", slug: "hooks", git_remote: remote.url, git_branch: "main" });
+  expect(created.status).toBe(201);
+  wsId = created.body.id;
+  const settings = (await owner.client.get(`/api/v1/workspaces/${wsId}/admin/settings`)).body;
   secret = settings.webhook_secret;
   branch = settings.git_branch;
   server.services.webhooks.onPush((n) => void notices.push(n));
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server?.close();
+  await remote?.close();
+});
 
 test("31 deliveries in a minute from one address: the 31st is 429 and starts nothing", async () => {
   const sender = new Client(server.url);
-  const path = `/api/git/webhook/${owner.workspaceId}`;
+  const path = `/api/git/webhook/${wsId}`;
   const body = pushBody("github", branch);
   const statuses: number[] = [];
   for (let i = 0; i < 30; i++) {
@@ -64,12 +75,12 @@ test("an 11 MB delivery is refused with 413 before it is read, even with a valid
   // 11,000,000 bytes: over the 10 MiB cap, answered by the HTTP core in the error shape.
   const prefix = `{"ref":"refs/heads/${branch}","padding":"`;
   const big = prefix + "x".repeat(11_000_000 - prefix.length - 2) + '"}';
-  const res = await new Client(server.url).request("POST", `/api/git/webhook/${owner.workspaceId}`, { body: big, headers: pushHeaders("github", big, secret) });
+  const res = await new Client(server.url).request("POST", `/api/git/webhook/${wsId}`, { body: big, headers: pushHeaders("github", big, secret) });
   expect(res.status).toBe(413);
   expect(res.body.error).toBe("PAYLOAD_TOO_LARGE");
   // 11 MiB and more: the server itself cuts the connection with a 413 before any handler runs.
   const huge = prefix + "x".repeat(11 * 1024 * 1024) + '"}';
-  const cut = await new Client(server.url).request("POST", `/api/git/webhook/${owner.workspaceId}`, { body: huge, headers: pushHeaders("github", huge, secret) });
+  const cut = await new Client(server.url).request("POST", `/api/git/webhook/${wsId}`, { body: huge, headers: pushHeaders("github", huge, secret) });
   expect(cut.status).toBe(413);
   await Bun.sleep(5);
   expect(notices.length).toBe(before);
@@ -86,7 +97,7 @@ test("an 11 MB chunked delivery (no Content-Length) is cut off with 413 too", as
     },
   });
   const before = notices.length;
-  const res = await fetch(`${server.url}/api/git/webhook/${owner.workspaceId}`, {
+  const res = await fetch(`${server.url}/api/git/webhook/${wsId}`, {
     method: "POST",
     headers: { ...pushHeaders("github", "", secret), "x-forwarded-for": new Client(server.url).ip },
     body: stream,
@@ -98,6 +109,6 @@ test("an 11 MB chunked delivery (no Content-Length) is cut off with 413 too", as
 
 test("a 9 MB signed push is within the cap and accepted", async () => {
   const big = JSON.stringify({ ref: `refs/heads/${branch}`, after: "a".repeat(40), padding: "y".repeat(9 * 1024 * 1024) });
-  const res = await new Client(server.url).request("POST", `/api/git/webhook/${owner.workspaceId}`, { body: big, headers: pushHeaders("github", big, secret) });
+  const res = await new Client(server.url).request("POST", `/api/git/webhook/${wsId}`, { body: big, headers: pushHeaders("github", big, secret) });
   expect(res.status).toBe(202);
 });

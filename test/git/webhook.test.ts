@@ -7,6 +7,7 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { Client } from "../helpers/client.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import type { PushNotice } from "../../src/git/webhook-receiver.ts";
+import { git, startGitHttpRemote, type GitHttpRemote } from "../helpers/git-remote.ts";
 import { signBitbucket, signGithub } from "../../src/git/webhook-signature.ts";
 import {
   GITHUB_BRANCH_PUSH,
@@ -22,26 +23,46 @@ import {
 } from "./webhook-payloads.ts";
 
 let server: TestServer;
+let remote: GitHttpRemote;
 let owner: TestUser;
+/** A workspace cloned from `remote` (branch main): the one the deliveries go to. */
+let wsId: string;
 let secret: string;
 let branch: string;
 const notices: PushNotice[] = [];
 
-beforeAll(async () => {
-  server = await startTestServer();
-  owner = await registerUser(server.url);
-  const settings = await owner.client.get(`/api/v1/workspaces/${owner.workspaceId}/admin/settings`);
+/** A workspace of the owner's organization that syncs with the test remote. */
+async function gitWorkspace(slug: string, gitBranch = "main"): Promise<{ id: string; secret: string }> {
+  const created = await owner.client.post("/api/v1/workspaces", { name: slug, slug, git_remote: remote.url, git_branch: gitBranch });
+  expect(created.status).toBe(201);
+  const settings = await owner.client.get(`/api/v1/workspaces/${created.body.id}/admin/settings`);
   expect(settings.status).toBe(200);
+  return { id: created.body.id, secret: settings.body.webhook_secret };
+}
+
+beforeAll(async () => {
+  remote = await startGitHttpRemote({ branch: "main" });
+  // GitHub's published examples push to `master`.
+  await git(["branch", "master", "main"], { cwd: remote.bareDir });
+  server = await startTestServer({ GIT_ALLOWLIST_PRIVATE: "true" });
+  owner = await registerUser(server.url);
+  const ws = await gitWorkspace("hooks");
+  wsId = ws.id;
+  const settings = await owner.client.get(`/api/v1/workspaces/${wsId}/admin/settings`);
   secret = settings.body.webhook_secret;
   branch = settings.body.git_branch;
+  expect(branch).toBe("main");
   expect(secret).toMatch(/^[0-9a-f]{64}$/);
-  expect(settings.body.webhook_url).toBe(`${server.config.baseUrl}/api/git/webhook/${owner.workspaceId}`);
+  expect(settings.body.webhook_url).toBe(`${server.config.baseUrl}/api/git/webhook/${wsId}`);
   server.services.webhooks.onPush((n) => void notices.push(n));
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server?.close();
+  await remote?.close();
+});
 
 /** Each delivery comes from its own address, so the 30/min per-IP limit never interferes. */
-function deliver(body: string | Uint8Array | undefined, headers: Record<string, string>, workspaceId = owner.workspaceId) {
+function deliver(body: string | Uint8Array | undefined, headers: Record<string, string>, workspaceId = wsId) {
   return new Client(server.url).request("POST", `/api/git/webhook/${workspaceId}`, { body: body as BodyInit | undefined, headers });
 }
 
@@ -69,7 +90,7 @@ describe.each(PROVIDERS)("%s", (provider) => {
     expect(res.body).toEqual({ status: "accepted", provider, branch });
     const got = await pushesSince(from);
     expect(got).toHaveLength(1);
-    expect(got[0]).toMatchObject({ workspaceId: owner.workspaceId, branch, provider });
+    expect(got[0]).toMatchObject({ workspaceId: wsId, branch, provider });
     expect(got[0]!.deliveryId).toBeTruthy();
   });
 
@@ -153,7 +174,7 @@ describe.each(PROVIDERS)("%s", (provider) => {
   test("an unknown workspace is 404 whatever the proof", async () => {
     const from = notices.length;
     const body = pushBody(provider, branch);
-    for (const id of ["01JZZZZZZZZZZZZZZZZZZZZZZZ", "not-a-workspace", owner.workspaceSlug]) {
+    for (const id of ["01JZZZZZZZZZZZZZZZZZZZZZZZ", "not-a-workspace", "hooks"]) {
       const res = await deliver(body, pushHeaders(provider, body, secret), id);
       expect(res.status).toBe(404);
       expect(res.body.error).toBe("NOT_FOUND");
@@ -194,7 +215,7 @@ describe("signatures are over the raw bytes", () => {
         c.close();
       },
     });
-    const res = await fetch(`${server.url}/api/git/webhook/${owner.workspaceId}`, {
+    const res = await fetch(`${server.url}/api/git/webhook/${wsId}`, {
       method: "POST",
       headers: { ...pushHeaders("github", body, secret), "x-forwarded-for": new Client(server.url).ip },
       body: stream,
@@ -319,17 +340,14 @@ describe("events", () => {
 });
 
 test("GitHub's published push examples: branch pushes to the configured branch accepted, tag pushes ignored", async () => {
-  // The examples push to `master`: configure the workspace for it the way an admin would.
-  const ws = await registerUser(server.url);
-  const put = await ws.client.put(`/api/v1/workspaces/${ws.workspaceId}/admin/settings`, { git_branch: "master" });
-  expect(put.status).toBe(200);
-  const s = (await ws.client.get(`/api/v1/workspaces/${ws.workspaceId}/admin/settings`)).body;
+  // The examples push to `master`: a workspace that syncs that branch.
+  const ws = await gitWorkspace("examples", "master");
   expect(GITHUB_PUSH_EXAMPLES.length).toBeGreaterThanOrEqual(5);
   let accepted = 0;
   for (const example of GITHUB_PUSH_EXAMPLES) {
     // Sent the way GitHub does: pretty-printed JSON bytes.
     const body = JSON.stringify(example, null, 2);
-    const res = await deliver(body, pushHeaders("github", body, s.webhook_secret), ws.workspaceId);
+    const res = await deliver(body, pushHeaders("github", body, ws.secret), ws.id);
     if (String(example.ref).startsWith("refs/heads/master")) {
       expect(res.status).toBe(202);
       accepted++;
@@ -342,9 +360,9 @@ test("GitHub's published push examples: branch pushes to the configured branch a
 });
 
 test("after the secret is regenerated the old one fails and the new one works", async () => {
-  const ws = await registerUser(server.url);
-  const old = (await ws.client.get(`/api/v1/workspaces/${ws.workspaceId}/admin/settings`)).body;
-  const regen = await ws.client.post(`/api/v1/workspaces/${ws.workspaceId}/admin/settings/webhook-secret/regenerate`, {});
+  const ws = { workspaceId: (await gitWorkspace("regen")).id };
+  const old = (await owner.client.get(`/api/v1/workspaces/${ws.workspaceId}/admin/settings`)).body;
+  const regen = await owner.client.post(`/api/v1/workspaces/${ws.workspaceId}/admin/settings/webhook-secret/regenerate`, {});
   expect(regen.status).toBe(200);
   const fresh = regen.body.webhook_secret;
   expect(fresh).toMatch(/^[0-9a-f]{64}$/);
@@ -368,25 +386,36 @@ test("one workspace's secret does not open another's webhook", async () => {
 });
 
 test("a deleted workspace's webhook is 404", async () => {
+  const { id, secret: s } = await gitWorkspace("doomed");
+  const body = pushBody("github", "main");
+  expect((await deliver(body, pushHeaders("github", body, s), id)).status).toBe(202);
+  expect((await owner.client.delete(`/api/v1/workspaces/${id}`)).status).toBeLessThan(300);
+  expect((await deliver(body, pushHeaders("github", body, s), id)).status).toBe(404);
+});
+
+test("a verified push to a workspace without a remote is acknowledged and ignored", async () => {
+  // The starter workspace of a new account keeps local history only.
   const u = await registerUser(server.url);
-  const created = await u.client.post("/api/v1/workspaces", { name: "Doomed", slug: `doomed-${Date.now()}` });
-  expect(created.status).toBe(201);
-  const id = created.body.id;
-  const s = (await u.client.get(`/api/v1/workspaces/${id}/admin/settings`)).body;
+  const s = (await u.client.get(`/api/v1/workspaces/${u.workspaceId}/admin/settings`)).body;
+  expect(s.git_remote).toBeNull();
+  const from = notices.length;
   const body = pushBody("github", s.git_branch);
-  expect((await deliver(body, pushHeaders("github", body, s.webhook_secret), id)).status).toBe(202);
-  expect((await u.client.delete(`/api/v1/workspaces/${id}`)).status).toBeLessThan(300);
-  expect((await deliver(body, pushHeaders("github", body, s.webhook_secret), id)).status).toBe(404);
+  const res = await deliver(body, pushHeaders("github", body, s.webhook_secret), u.workspaceId);
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ status: "ignored", reason: "the workspace has no git remote" });
+  expect(await pushesSince(from)).toEqual([]);
+  // Its webhook still checks the signature first.
+  await expectRefused(await deliver(body, pushHeaders("github", body, "wrong"), u.workspaceId), from);
 });
 
 test("the route is public: a user's bearer token is neither needed nor enough", async () => {
   const body = pushBody("github", branch);
   const headers = pushHeaders("github", body, secret);
   delete headers["X-Hub-Signature-256"];
-  const res = await new Client(server.url).request("POST", `/api/git/webhook/${owner.workspaceId}`, { body, headers, token: owner.accessToken });
+  const res = await new Client(server.url).request("POST", `/api/git/webhook/${wsId}`, { body, headers, token: owner.accessToken });
   expect(res.status).toBe(401);
   // Other methods are not routes.
-  const get = await new Client(server.url).request("GET", `/api/git/webhook/${owner.workspaceId}`);
+  const get = await new Client(server.url).request("GET", `/api/git/webhook/${wsId}`);
   expect(get.status).toBe(404);
 });
 
