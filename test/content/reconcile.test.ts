@@ -151,7 +151,7 @@ test("a file deleted while the scan is reading is reported, and its record is so
   expect(r.orphaned).toBe(50);
   expect(r.problems.map((p) => p.kind)).toEqual(Array(50).fill("vanished"));
   expect(live(o).filter((x) => x.path.startsWith("bulk/")).length).toBe(350);
-});
+}, 15_000); // 400 fsync'd id injections: slow on a busy disk
 
 test("the server reconciles every workspace in the background at start", async () => {
   const o = await owner(server);
