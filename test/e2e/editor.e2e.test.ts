@@ -79,14 +79,14 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
     const editorA = a.page.getByRole("textbox", { name: "Page content" });
     await editorA.waitFor();
 
-    // Someone else saves first.
-    const hash = created.body.content_hash;
-    const theirs = await user.client.put(`/api/v1/content/${user.workspaceSlug}/shared.md`, { body: "Line one.\n\nTheir line.\n", lastKnownHash: hash });
-    expect(theirs.status).toBe(200);
-
+    // The person types; someone else saves before the autosave. (A page with nothing unsaved
+    // would simply follow the other save over the live stream: see live.e2e.test.ts.)
     await editorA.getByText("Line one.").click();
     await a.page.keyboard.press("End");
     await a.page.keyboard.type(" Mine too.");
+    const hash = created.body.content_hash;
+    const theirs = await user.client.put(`/api/v1/content/${user.workspaceSlug}/shared.md`, { body: "Line one.\n\nTheir line.\n", lastKnownHash: hash });
+    expect(theirs.status).toBe(200);
     await a.page.keyboard.press("Control+s");
     const banner = a.page.getByRole("alert", { name: "Edit conflict" });
     await banner.waitFor({ timeout: 10_000 });
@@ -108,10 +108,10 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
     await signInInUi(tab.page, user);
     const editor = tab.page.getByRole("textbox", { name: "Page content" });
     await editor.waitFor();
-    await user.client.put(`/api/v1/content/${user.workspaceSlug}/theirs.md`, { body: "Server text.\n", lastKnownHash: created.body.content_hash });
     await editor.getByText("Base text.").click();
     await tab.page.keyboard.press("End");
     await tab.page.keyboard.type(" My addition.");
+    await user.client.put(`/api/v1/content/${user.workspaceSlug}/theirs.md`, { body: "Server text.\n", lastKnownHash: created.body.content_hash });
     await tab.page.keyboard.press("Control+s");
     const banner = tab.page.getByRole("alert", { name: "Edit conflict" });
     await banner.getByRole("button", { name: "Take theirs" }).click();

@@ -1,15 +1,16 @@
 import { useEffect } from "react";
-import { PUBLIC_PATHS, loginUrlFor, useAuth } from "./auth.tsx";
+import { PUBLIC_PATHS, isOpenPath, loginUrlFor, useAuth } from "./auth.tsx";
 import { navigate, useLocation } from "./router.ts";
 import { ForgotPasswordScreen, LoginScreen, RegisterScreen, ResetPasswordScreen } from "../screens/AuthScreens.tsx";
 import { Shell } from "../screens/Shell.tsx";
+import { InviteAcceptScreen } from "../screens/InviteScreens.tsx";
 import { Spinner } from "../ui/controls.tsx";
 
 /** Chooses the screen: sign-in screens for signed-out people, the shell for everyone else. */
 export function App() {
   const { status } = useAuth();
   const { path, href } = useLocation();
-  const isPublic = PUBLIC_PATHS.some((p) => path === p);
+  const isPublic = PUBLIC_PATHS.some((p) => path === p) || isOpenPath(path);
 
   useEffect(() => {
     if (status === "signed-out" && !isPublic) navigate(loginUrlFor(href), { replace: true });
@@ -24,12 +25,14 @@ export function App() {
       "/forgot-password": "Reset password",
       "/reset-password": "New password",
     };
+    if (path.startsWith("/invite/")) titles[path] = "Invitation";
     document.title = titles[path] ? `${titles[path]} · Quire` : "Quire";
   }, [path]);
 
   if (status === "loading") return <Spinner label="Starting" />;
   if (path === "/reset-password") return <ResetPasswordScreen />;
   if (path === "/forgot-password") return <ForgotPasswordScreen />;
+  if (path.startsWith("/invite/")) return <InviteAcceptScreen token={decodeURIComponent(path.slice("/invite/".length))} />;
   if (status === "signed-out") {
     if (path === "/register") return <RegisterScreen />;
     return <LoginScreen />;

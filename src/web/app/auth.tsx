@@ -15,11 +15,15 @@ interface AuthState {
   register(input: { name: string; email: string; password: string }): Promise<void>;
   signOutEverywhere(): Promise<void>;
   reloadUser(): Promise<void>;
+  /** Signs in with an access token obtained elsewhere (an accepted invitation). */
+  adoptSession(accessToken: string): Promise<void>;
 }
 
 const AuthContext = createContext<AuthState | null>(null);
 
 export const PUBLIC_PATHS = ["/login", "/register", "/forgot-password", "/reset-password"];
+/** Screens anyone may open, signed in or not (their token is in the path). */
+export const isOpenPath = (path: string) => path.startsWith("/invite/");
 
 /**
  * Whether this browser signed in before. The refresh cookie is HttpOnly (invisible here), so
@@ -116,6 +120,10 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         }
       },
       reloadUser: loadUser,
+      async adoptSession(token) {
+        setAccessToken(token);
+        await loadUser();
+      },
     }),
     [status, user, loadUser],
   );

@@ -8,7 +8,7 @@ import { lazy, Suspense, useCallback, useEffect, useRef, useState } from "react"
 import { ApiError, get, messageOf, put } from "../api/client.ts";
 import type { Page, Workspace } from "../api/types.ts";
 import { addNavigationGuard, navigate, pageUrl } from "../app/router.ts";
-import { onPageChange } from "../live/page-events.ts";
+import { onPageChange, type PageChange } from "../live/page-events.ts";
 import { RichEditor, type EditorHandle } from "../editor/RichEditor.tsx";
 import { Notice, Spinner } from "../ui/controls.tsx";
 import { canWrite } from "./Shell.tsx";
@@ -159,9 +159,19 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
   // character and say so — the next save then shows the conflict banner with both sides.
   const reopenRef = useRef(reopen);
   reopenRef.current = reopen;
-  useEffect(
-    () =>
-      onPageChange(async (change) => {
+  useEffect(() => {
+    // Handled a moment later, and not at all once this page has closed (a move navigates away),
+    // so a burst of events (retitle then move) never reads a path that has just gone.
+    let closed = false;
+    const timers = new Set<ReturnType<typeof setTimeout>>();
+    const off = onPageChange((change) => {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        if (!closed) void handle(change);
+      }, 250);
+      timers.add(t);
+    });
+    const handle = async (change: PageChange) => {
         const mine = change.slug === workspace.slug || change.workspace_id === workspace.id;
         if (!mine) return;
         const who = change.actor?.name || "Someone else";
@@ -177,7 +187,7 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
         if (change.path !== path || change.type !== "page-updated") return;
         if (saving.current) await saving.current;
         const p = await get<Page>(url).catch(() => null);
-        if (!p || p.content_hash === hash.current) return;
+        if (closed || !p || p.content_hash === hash.current) return;
         const dirty = currentText() !== savedText.current;
         if (p.content === savedText.current) {
           // Only the frontmatter changed: adopt it silently, the body on screen is still current.
@@ -194,9 +204,13 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
         setPage(p);
         reopenRef.current(p.content);
         setNotice(`${who} updated this page; showing the new version.`);
-      }),
-    [url, path, workspace.slug, workspace.id, currentText],
-  );
+    };
+    return () => {
+      closed = true;
+      off();
+      for (const t of timers) clearTimeout(t);
+    };
+  }, [url, path, workspace.slug, workspace.id, currentText]);
 
   const toggleMode = () => {
     const text = currentText();

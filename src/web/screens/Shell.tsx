@@ -12,6 +12,7 @@ import { currentTheme, setTheme, type Theme } from "../app/theme.ts";
 import { useTree, useWorkspaces } from "../app/workspace-data.ts";
 import { Notice, Spinner } from "../ui/controls.tsx";
 import { NewPageDialog } from "./NewPageDialog.tsx";
+import { JoinScreen } from "./InviteScreens.tsx";
 import { PageTree, type TreeRights } from "./PageTree.tsx";
 import { LiveProvider } from "../live/LiveContext.tsx";
 import { PresenceBar } from "../live/PresenceBar.tsx";
@@ -21,6 +22,7 @@ import { onPageChange } from "../live/page-events.ts";
 const PageScreen = lazy(() => import("./PageScreen.tsx"));
 const AccountScreen = lazy(() => import("./AccountScreen.tsx"));
 const SearchDialog = lazy(() => import("./SearchDialog.tsx"));
+const SettingsScreen = lazy(() => import("../settings/SettingsScreen.tsx"));
 
 function ThemeSwitch() {
   const [theme, set] = useState<Theme>(currentTheme());
@@ -107,10 +109,12 @@ export function Shell() {
 function ShellFrame() {
   const { user, signOutEverywhere } = useAuth();
   const { path } = useLocation();
-  const { items: workspaces, error: wsError } = useWorkspaces();
+  const { items: workspaces, error: wsError, reload: reloadWorkspaces } = useWorkspaces();
   const match = /^\/w\/([^/]+)(?:\/p\/(.+))?/.exec(path);
   const slug = match ? decodeURIComponent(match[1]!) : undefined;
   const pagePath = match?.[2] ? match[2].split("/").map(decodeURIComponent).join("/") : undefined;
+  const settings = /^\/w\/[^/]+\/settings(?:\/([^/]+))?$/.exec(path);
+  const joinToken = path.startsWith("/join/") ? decodeURIComponent(path.slice("/join/".length)) : null;
   const workspace = workspaces?.find((w) => w.slug === slug);
   const { tree, error: treeError, reload: reloadTree } = useTree(workspace?.slug);
   const [newIn, setNewIn] = useState<string | null>(null);
@@ -146,9 +150,9 @@ function ShellFrame() {
 
   // "/" and unknown workspaces go to the first workspace the person can read.
   useEffect(() => {
-    if (!workspaces || path.startsWith("/account")) return;
+    if (!workspaces || path.startsWith("/account") || joinToken !== null) return;
     if ((!slug || !workspace) && workspaces[0]) navigate(`/w/${encodeURIComponent(workspaces[0].slug)}`, { replace: true });
-  }, [workspaces, slug, workspace, path]);
+  }, [workspaces, slug, workspace, path, joinToken]);
   useEffect(() => setDrawer(false), [path]);
 
   const onCreated = (page: Page) => {
@@ -159,6 +163,7 @@ function ShellFrame() {
 
   let main;
   if (path.startsWith("/account")) main = <AccountScreen />;
+  else if (joinToken !== null) main = <JoinScreen token={joinToken} onJoined={reloadWorkspaces} />;
   else if (wsError) main = <Notice kind="error">{messageOf(wsError)}</Notice>;
   else if (!workspaces) main = <Spinner label="Loading workspaces" />;
   else if (workspaces.length === 0)
@@ -169,6 +174,7 @@ function ShellFrame() {
       </div>
     );
   else if (!workspace) main = <Spinner />;
+  else if (settings) main = <SettingsScreen workspace={workspace} tab={settings[1]} onWorkspaceChanged={reloadWorkspaces} />;
   else if (pagePath) main = <PageScreen key={`${workspace.slug}/${pagePath}`} workspace={workspace} path={pagePath} onTreeChanged={reloadTree} />;
   else main = <WorkspaceHome workspace={workspace} empty={tree !== null && tree.length === 0} onNewPage={() => setNewIn("")} />;
 
@@ -242,6 +248,13 @@ function ShellFrame() {
               />
             )}
           </>
+        )}
+        {workspace && (
+          <div className="sidebar-foot">
+            <a href={`/w/${encodeURIComponent(workspace.slug)}/settings`} onClick={linkClick} aria-current={settings ? "page" : undefined}>
+              Settings
+            </a>
+          </div>
         )}
       </nav>
       <main id="main" className="content" tabIndex={-1}>

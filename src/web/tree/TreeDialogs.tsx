@@ -5,6 +5,7 @@ import type { TreeNode } from "../api/types.ts";
 import { Dialog, Field, Notice } from "../ui/controls.tsx";
 import { deletePage, movePage, retitlePage } from "./tree-api.ts";
 import { foldersOf, pagePathOf } from "./tree-ops.ts";
+import { emitPageChange } from "../live/page-events.ts";
 
 export type TreeDialogState = { kind: "rename"; node: TreeNode } | { kind: "delete"; node: TreeNode } | null;
 
@@ -53,6 +54,9 @@ function RenameDialog(props: { slug: string; tree: TreeNode[]; node: TreeNode | 
             if (to !== from) {
               await movePage(props.slug, from, to);
               props.onMoved(from, to);
+            } else if (title.trim() !== node.title) {
+              // The open page (if it is this one) picks up its new title.
+              emitPageChange({ slug: props.slug, path: from, type: "page-updated" });
             }
             props.onChanged();
             props.onClose();

@@ -2,7 +2,6 @@
 import { api, del, get, post, put } from "../api/client.ts";
 import type { Page } from "../api/types.ts";
 import type { ReorderBody } from "./tree-ops.ts";
-import { emitPageChange } from "../live/page-events.ts";
 
 const base = (slug: string) => `/api/v1/content/${encodeURIComponent(slug)}`;
 export const pageApiUrl = (slug: string, path: string) => `${base(slug)}/${path.split("/").map(encodeURIComponent).join("/")}`;
@@ -16,7 +15,6 @@ export const movePage = (slug: string, from: string, to: string) =>
 export async function retitlePage(slug: string, path: string, title: string): Promise<Page> {
   const current = await get<Page>(pageApiUrl(slug, path));
   const page = await put<Page>(pageApiUrl(slug, path), { frontmatter: { title }, lastKnownHash: current.content_hash });
-  emitPageChange({ slug, path, type: "page-updated" });
   return page;
 }
 

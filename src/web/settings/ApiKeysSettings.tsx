@@ -1,0 +1,173 @@
+/**
+ * The person's API keys: create with a name, scopes, an expiry and optionally one workspace; the
+ * secret is shown once with a copy button and a ready-to-paste MCP client configuration; rotate
+ * (new secret, old one stops at once) and delete.
+ */
+import { useState } from "react";
+import { del, post } from "../api/client.ts";
+import type { List, Workspace } from "../api/types.ts";
+import { Field, Notice, Spinner } from "../ui/controls.tsx";
+import { fmtDate, SecretBox, useAction, useResource } from "./common.tsx";
+
+interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  workspace_id: string | null;
+  expires_at: number | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+const SCOPES: Array<[string, string]> = [
+  ["read", "Read pages and search"],
+  ["write", "Create and edit pages"],
+  ["delete", "Delete pages"],
+  ["admin:read", "Read workspace administration"],
+  ["admin", "Administer the workspace"],
+];
+
+export function mcpConfig(slug: string, secret: string): string {
+  return JSON.stringify({ mcpServers: { quire: { command: "quire", args: ["mcp", "--workspace", slug], env: { QUIRE_API_KEY: secret } } } }, null, 2);
+}
+
+export function ApiKeysSettings({ workspace }: { workspace: Workspace }) {
+  const { data, error, reload } = useResource<List<ApiKey>>("/api/v1/api-keys");
+  const [name, setName] = useState("");
+  const [scopes, setScopes] = useState<string[]>(["read"]);
+  const [days, setDays] = useState("90");
+  const [onlyHere, setOnlyHere] = useState(true);
+  const [secret, setSecret] = useState<{ name: string; value: string } | null>(null);
+  const action = useAction();
+
+  return (
+    <>
+      <form
+        className="settings-form"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setSecret(null);
+          const body: Record<string, unknown> = { name, scopes };
+          if (days) body.expires_at = Math.floor(Date.now() / 1000) + Number(days) * 86_400;
+          if (onlyHere) body.workspace_id = workspace.id;
+          // The answer is the key's record plus `key`, the secret (shown only in this answer).
+          const res = await action.run(() => post<ApiKey & { key: string }>("/api/v1/api-keys", body));
+          if (res) {
+            setSecret({ name: res.name, value: res.key });
+            setName("");
+            await reload();
+          }
+        }}
+      >
+        <Field label="Key name" required value={name} onChange={(e) => setName(e.target.value)} placeholder="CI docs sync" />
+        <fieldset className="checks">
+          <legend>Scopes</legend>
+          {SCOPES.map(([s, text]) => (
+            <div className="check" key={s}>
+              <input
+                id={`scope-${s}`}
+                type="checkbox"
+                checked={scopes.includes(s)}
+                onChange={(e) => setScopes(e.target.checked ? [...scopes, s] : scopes.filter((x) => x !== s))}
+              />
+              <label htmlFor={`scope-${s}`}>
+                <code>{s}</code> — {text}
+              </label>
+            </div>
+          ))}
+        </fieldset>
+        <div className="field">
+          <label htmlFor="key-expiry">Expires</label>
+          <select id="key-expiry" value={days} onChange={(e) => setDays(e.target.value)}>
+            <option value="7">in 7 days</option>
+            <option value="30">in 30 days</option>
+            <option value="90">in 90 days</option>
+            <option value="365">in a year</option>
+            <option value="">never</option>
+          </select>
+        </div>
+        <div className="check">
+          <input id="key-here" type="checkbox" checked={onlyHere} onChange={(e) => setOnlyHere(e.target.checked)} />
+          <label htmlFor="key-here">Only for {workspace.name}</label>
+        </div>
+        <button className="btn btn-primary" type="submit" disabled={action.busy || scopes.length === 0 || !name.trim()}>
+          {action.busy ? "Creating…" : "Create key"}
+        </button>
+      </form>
+      {action.error && <Notice kind="error">{action.error}</Notice>}
+      {secret && (
+        <div className="secret-panel" role="region" aria-label="New API key">
+          <SecretBox label={`Secret of “${secret.name}”`} value={secret.value} note="Copy it now: it is shown only once. Send it as “Authorization: Bearer …”." />
+          <div className="field">
+            <label htmlFor="mcp-config">MCP client configuration</label>
+            <textarea id="mcp-config" readOnly rows={9} value={mcpConfig(workspace.slug, secret.value)} onFocus={(e) => e.currentTarget.select()} />
+          </div>
+        </div>
+      )}
+      <h3>Your keys</h3>
+      {error ? (
+        <Notice kind="error">{String((error as Error).message)}</Notice>
+      ) : !data ? (
+        <Spinner />
+      ) : data.items.length === 0 ? (
+        <p className="muted">No API keys yet.</p>
+      ) : (
+        <table className="table">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Last used</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.items.map((k) => (
+              <tr key={k.id}>
+                <td>{k.name}</td>
+                <td>
+                  <code>{k.prefix}…</code>
+                </td>
+                <td>{k.scopes.join(", ")}</td>
+                <td>{k.expires_at ? new Date(k.expires_at * 1000).toLocaleDateString() : "Never"}</td>
+                <td>{fmtDate(k.last_used_at)}</td>
+                <td className="row-actions">
+                  <button
+                    type="button"
+                    className="btn btn-small"
+                    aria-label={`Rotate ${k.name}`}
+                    onClick={async () => {
+                      if (!window.confirm(`Rotate “${k.name}”? The current secret stops working at once.`)) return;
+                      const res = await action.run(() => post<ApiKey & { key: string }>(`/api/v1/api-keys/${k.id}/rotate`));
+                      if (res) setSecret({ name: res.name, value: res.key });
+                      await reload();
+                    }}
+                  >
+                    Rotate
+                  </button>
+                  <button
+                    type="button"
+                    className="btn btn-small btn-danger"
+                    aria-label={`Delete ${k.name}`}
+                    onClick={async () => {
+                      if (!window.confirm(`Delete “${k.name}”? Anything using it stops working.`)) return;
+                      await action.run(() => del(`/api/v1/api-keys/${k.id}`));
+                      await reload();
+                    }}
+                  >
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}

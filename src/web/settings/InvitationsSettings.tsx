@@ -1,0 +1,108 @@
+/** Invite by email with a role; when the instance sends no email the link is shown to pass on. */
+import { useState } from "react";
+import { del, post } from "../api/client.ts";
+import { bootData, type List, type Workspace } from "../api/types.ts";
+import { Field, Notice, Spinner } from "../ui/controls.tsx";
+import { fmtDate, roleLabel, SecretBox, useAction, useResource } from "./common.tsx";
+
+interface Invitation {
+  id: string;
+  email: string;
+  role: string;
+  status: string;
+  created_at: string;
+  expires_at: string;
+  url?: string;
+}
+
+export function InvitationsSettings({ workspace }: { workspace: Workspace }) {
+  const base = `/api/v1/workspaces/${workspace.id}/invitations`;
+  const { data, error, reload } = useResource<List<Invitation>>(base);
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState("editor");
+  const [created, setCreated] = useState<Invitation | null>(null);
+  const action = useAction();
+  return (
+    <>
+      <form
+        className="inline-form"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setCreated(null);
+          const inv = await action.run(() => post<Invitation>(base, { email, role }));
+          if (inv) {
+            setCreated(inv);
+            setEmail("");
+            await reload();
+          }
+        }}
+      >
+        <Field label="Email address" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        <div className="field">
+          <label htmlFor="inv-role">Role</label>
+          <select id="inv-role" value={role} onChange={(e) => setRole(e.target.value)}>
+            {["viewer", "commenter", "editor", "admin"].map((r) => (
+              <option key={r} value={r}>
+                {roleLabel[r]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button className="btn btn-primary" type="submit" disabled={action.busy}>
+          {action.busy ? "Inviting…" : "Invite"}
+        </button>
+      </form>
+      {action.error && <Notice kind="error">{action.error}</Notice>}
+      {created &&
+        (created.url ? (
+          <SecretBox label={`Invitation link for ${created.email}`} value={created.url} note="This instance sends no email: pass this link on yourself. It is shown only now." />
+        ) : (
+          <Notice kind="success">Invitation sent to {created.email}.</Notice>
+        ))}
+      {!bootData().email_enabled && !created && <p className="hint">No email is configured: after inviting, you get a link to pass on.</p>}
+      <h3>Pending invitations</h3>
+      {error ? (
+        <Notice kind="error">{String((error as Error).message)}</Notice>
+      ) : !data ? (
+        <Spinner />
+      ) : data.items.length === 0 ? (
+        <p className="muted">No pending invitations.</p>
+      ) : (
+        <table className="table">
+          <thead>
+            <tr>
+              <th scope="col">Email</th>
+              <th scope="col">Role</th>
+              <th scope="col">Expires</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.items.map((i) => (
+              <tr key={i.id}>
+                <td>{i.email}</td>
+                <td>{roleLabel[i.role] ?? i.role}</td>
+                <td>{fmtDate(i.expires_at)}</td>
+                <td>
+                  <button
+                    type="button"
+                    className="btn btn-small btn-danger"
+                    aria-label={`Revoke the invitation of ${i.email}`}
+                    onClick={async () => {
+                      await action.run(() => del(`${base}/${i.id}`));
+                      await reload();
+                    }}
+                  >
+                    Revoke
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,111 @@
+/** Share links: anyone signed in who opens one joins with its role (never admin), within its limits. */
+import { useState } from "react";
+import { del, post } from "../api/client.ts";
+import type { List, Workspace } from "../api/types.ts";
+import { Field, Notice, Spinner } from "../ui/controls.tsx";
+import { fmtDate, roleLabel, SecretBox, useAction, useResource } from "./common.tsx";
+
+interface ShareLink {
+  id: string;
+  role: string;
+  uses: number;
+  max_uses: number | null;
+  expires_at: string | null;
+  active: boolean;
+  created_at: string;
+  token?: string;
+}
+
+export function ShareLinksSettings({ workspace }: { workspace: Workspace }) {
+  const base = `/api/v1/workspaces/${workspace.id}/share-links`;
+  const { data, error, reload } = useResource<List<ShareLink>>(base);
+  const [role, setRole] = useState("viewer");
+  const [maxUses, setMaxUses] = useState("");
+  const [days, setDays] = useState("7");
+  const [created, setCreated] = useState<string | null>(null);
+  const action = useAction();
+  return (
+    <>
+      <form
+        className="inline-form"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setCreated(null);
+          const body: Record<string, unknown> = { role };
+          if (maxUses) body.max_uses = Number(maxUses);
+          if (days) body.expires_at = new Date(Date.now() + Number(days) * 86_400_000).toISOString();
+          const link = await action.run(() => post<ShareLink>(base, body));
+          if (link?.token) {
+            setCreated(`${location.origin}/join/${link.token}`);
+            await reload();
+          }
+        }}
+      >
+        <div className="field">
+          <label htmlFor="sl-role">Role</label>
+          <select id="sl-role" value={role} onChange={(e) => setRole(e.target.value)}>
+            {["viewer", "commenter", "editor"].map((r) => (
+              <option key={r} value={r}>
+                {roleLabel[r]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <Field label="Maximum uses" type="number" min={1} value={maxUses} onChange={(e) => setMaxUses(e.target.value)} placeholder="No limit" />
+        <Field label="Expires after (days)" type="number" min={1} value={days} onChange={(e) => setDays(e.target.value)} placeholder="Never" />
+        <button className="btn btn-primary" type="submit" disabled={action.busy}>
+          {action.busy ? "Creating…" : "Create link"}
+        </button>
+      </form>
+      {action.error && <Notice kind="error">{action.error}</Notice>}
+      {created && <SecretBox label="Share link" value={created} note="Shown only now. Anyone signed in who opens it joins this workspace." />}
+      <h3>Links</h3>
+      {error ? (
+        <Notice kind="error">{String((error as Error).message)}</Notice>
+      ) : !data ? (
+        <Spinner />
+      ) : data.items.length === 0 ? (
+        <p className="muted">No share links.</p>
+      ) : (
+        <table className="table">
+          <thead>
+            <tr>
+              <th scope="col">Role</th>
+              <th scope="col">Uses</th>
+              <th scope="col">Expires</th>
+              <th scope="col">State</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.items.map((l) => (
+              <tr key={l.id}>
+                <td>{roleLabel[l.role] ?? l.role}</td>
+                <td>
+                  {l.uses}
+                  {l.max_uses !== null ? ` / ${l.max_uses}` : ""}
+                </td>
+                <td>{fmtDate(l.expires_at)}</td>
+                <td>{l.active ? "Active" : "Used up or expired"}</td>
+                <td>
+                  <button
+                    type="button"
+                    className="btn btn-small btn-danger"
+                    onClick={async () => {
+                      await action.run(() => del(`${base}/${l.id}`));
+                      await reload();
+                    }}
+                  >
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}

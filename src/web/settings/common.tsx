@@ -1,0 +1,78 @@
+/** Helpers shared by the settings tabs: a reloadable list, an action runner with error and progress, copy buttons. */
+import { useCallback, useEffect, useState } from "react";
+import { get, messageOf } from "../api/client.ts";
+
+export function useResource<T>(url: string | null) {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const load = useCallback(async () => {
+    if (!url) return;
+    try {
+      setData(await get<T>(url));
+      setError(null);
+    } catch (e) {
+      setError(e);
+    }
+  }, [url]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+  return { data, error, reload: load };
+}
+
+/** Runs one action at a time, keeping its error message (from the API's error shape) and a busy flag. */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = useCallback(async <T,>(work: () => Promise<T>): Promise<T | undefined> => {
+    setBusy(true);
+    setError(null);
+    try {
+      return await work();
+    } catch (e) {
+      setError(messageOf(e));
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, run, clearError: () => setError(null) };
+}
+
+export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      type="button"
+      className="btn btn-small"
+      onClick={async () => {
+        try {
+          await navigator.clipboard.writeText(text);
+          setDone(true);
+          setTimeout(() => setDone(false), 1500);
+        } catch {
+          /* clipboard refused (no permission): the text is selectable on screen */
+        }
+      }}
+    >
+      {done ? "Copied" : label}
+    </button>
+  );
+}
+
+/** A secret or link shown once, in a read-only field that selects itself, with a copy button. */
+export function SecretBox({ label, value, note }: { label: string; value: string; note?: string }) {
+  return (
+    <div className="secret-box">
+      <label className="secret-label">
+        {label}
+        <input readOnly value={value} onFocus={(e) => e.currentTarget.select()} />
+      </label>
+      <CopyButton text={value} />
+      {note && <p className="hint">{note}</p>}
+    </div>
+  );
+}
+
+export const roleLabel: Record<string, string> = { viewer: "Viewer", commenter: "Commenter", editor: "Editor", admin: "Admin", super_admin: "Super Admin" };
+export const fmtDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : "—");

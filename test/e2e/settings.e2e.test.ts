@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser } from "playwright-core";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { registerUser, type TestUser } from "../helpers/factories.ts";
+import { hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+
+describe.skipIf(!hasChromium)("settings in a real browser", () => {
+  let server: TestServer;
+  let browser: Browser;
+  let admin: TestUser;
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startTestServer(), launch()]);
+    admin = await registerUser(server.url, { name: "Ada Admin" });
+    expect((await admin.client.post(`/api/v1/content/${admin.workspaceSlug}/keyed.md`, { title: "Keyed", body: "Read by a key.\n" })).status).toBe(201);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  const settingsUrl = (tab: string) => `${server.url}/w/${admin.workspaceSlug}/settings/${tab}`;
+
+  test("an API key is created with scopes and expiry, shown once with an MCP config, used with fetch, rotated and deleted", async () => {
+    const tab = await newTab(browser);
+    const { page } = tab;
+    page.on("dialog", (d) => void d.accept());
+    await page.goto(settingsUrl("api-keys"));
+    await signInInUi(page, admin);
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    await page.getByLabel("Key name").fill("Docs bot");
+    await page.getByLabel("write — Create and edit pages").check();
+    await page.getByLabel("Expires").selectOption("30");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const secretField = page.getByLabel("Secret of “Docs bot”");
+    await secretField.waitFor();
+    const secret = await secretField.inputValue();
+    expect(secret.length).toBeGreaterThan(20);
+    const config = JSON.parse(await page.getByLabel("MCP client configuration").inputValue());
+    expect(config.mcpServers.quire.env.QUIRE_API_KEY).toBe(secret);
+    expect(config.mcpServers.quire.args).toEqual(["mcp", "--workspace", admin.workspaceSlug]);
+    await screenshot(page, "15-api-key");
+
+    // Used like curl would: a Bearer header from outside the browser.
+    const read = await fetch(`${server.url}/api/v1/content/${admin.workspaceSlug}/keyed.md`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(read.status).toBe(200);
+    expect(((await read.json()) as { content: string }).content).toBe("Read by a key.\n");
+    const keys = (await admin.client.get("/api/v1/api-keys")).body.items;
+    expect(keys).toHaveLength(1);
+    expect(keys[0].scopes.sort()).toEqual(["read", "write"]);
+    expect(keys[0].workspace_id).toBe(admin.workspaceId);
+    expect(keys[0].expires_at - Date.now() / 1000).toBeGreaterThan(29 * 86_400);
+    // The list never shows the secret again.
+    await page.reload();
+    await page.getByRole("cell", { name: "Docs bot", exact: true }).waitFor();
+    expect(await page.content()).not.toContain(secret);
+
+    // Rotate: a new secret, the old one stops at once.
+    await page.getByRole("button", { name: "Rotate Docs bot" }).click();
+    const rotated = await page.getByLabel("Secret of “Docs bot”").inputValue();
+    expect(rotated).not.toBe(secret);
+    const old = await fetch(`${server.url}/api/v1/content/${admin.workspaceSlug}/keyed.md`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(old.status).toBe(401);
+    const fresh = await fetch(`${server.url}/api/v1/content/${admin.workspaceSlug}/keyed.md`, { headers: { authorization: `Bearer ${rotated}` } });
+    expect(fresh.status).toBe(200);
+
+    await page.getByRole("button", { name: "Delete Docs bot" }).click();
+    await page.getByText("No API keys yet.").waitFor();
+    expect((await admin.client.get("/api/v1/api-keys")).body.items).toEqual([]);
+    expect(tab.errors).toEqual([]);
+    await tab.context.close();
+  }, 60_000);
+
+  test("an invitation link (no email configured) is accepted in a second browser; roles and workspace settings change", async () => {
+    const tab = await newTab(browser);
+    const { page } = tab;
+    await page.goto(settingsUrl("invitations"));
+    await signInInUi(page, admin);
+    await page.getByLabel("Email address").fill("newcomer@example.test");
+    await page.locator("#inv-role").selectOption("editor");
+    await page.getByRole("button", { name: "Invite" }).click();
+    const link = await page.getByLabel("Invitation link for newcomer@example.test").inputValue();
+    expect(link).toMatch(/\/invite\/[^/]+$/);
+    await page.getByRole("cell", { name: "newcomer@example.test", exact: true }).waitFor();
+    await screenshot(page, "16-invitations");
+
+    // A second browser, signed out, opens the link and joins with a name and a password.
+    const guest = await newTab(browser);
+    await guest.page.goto(server.url + new URL(link).pathname);
+    await guest.page.getByRole("heading", { name: "Accept the invitation" }).waitFor();
+    await screenshot(guest.page, "17-invite-accept");
+    await guest.page.getByLabel("Your name").fill("Nina Newcomer");
+    await guest.page.getByLabel("Password").fill("a long enough password");
+    await guest.page.getByRole("button", { name: "Accept and join" }).click();
+    await guest.page.waitForURL(new RegExp(`/w/${admin.workspaceSlug}$`));
+    await guest.page.getByRole("tree", { name: "Pages" }).getByRole("link", { name: "Keyed" }).waitFor();
+    expect(guest.errors).toEqual([]);
+
+    // The admin sees the new member and makes her a commenter.
+    await page.getByRole("link", { name: "Members" }).click();
+    const role = page.getByLabel("Role of Nina Newcomer");
+    expect(await role.inputValue()).toBe("editor");
+    await role.selectOption("commenter");
+    await page.waitForFunction(() => (document.querySelector('select[aria-label="Role of Nina Newcomer"]') as HTMLSelectElement | null)?.disabled === false);
+    const members = (await admin.client.get(`/api/v1/workspaces/${admin.workspaceId}/admin/members`)).body.items;
+    expect(members.find((m: { name: string }) => m.name === "Nina Newcomer").role).toBe("commenter");
+    await screenshot(page, "18-members");
+
+    // General: renaming the workspace shows in the switcher.
+    await page.getByRole("link", { name: "General" }).click();
+    const general = page.getByRole("region", { name: "General" });
+    await general.getByLabel("Name").fill("Ada's handbook");
+    await general.getByLabel("Delete pages").check();
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Settings saved.").waitFor();
+    await page.getByRole("option", { name: "Ada's handbook" }).waitFor({ state: "attached" });
+    const ws = (await admin.client.get(`/api/v1/workspaces/${admin.workspaceId}`)).body;
+    expect(ws.name).toBe("Ada's handbook");
+    expect(ws.editor_can_delete_pages).toBe(true);
+    expect(tab.errors).toEqual([]);
+    await tab.context.close();
+    await guest.context.close();
+  }, 60_000);
+
+  test("a share link joins a signed-in person; API errors are shown from the error shape", async () => {
+    const tab = await newTab(browser);
+    const { page } = tab;
+    await page.goto(settingsUrl("share-links"));
+    await signInInUi(page, admin);
+    await page.locator("#sl-role").selectOption("viewer");
+    await page.getByLabel("Maximum uses").fill("1");
+    await page.getByRole("button", { name: "Create link" }).click();
+    const link = await page.getByRole("textbox", { name: "Share link" }).inputValue();
+    expect(link).toMatch(/\/join\/[^/]+$/);
+
+    const other = await registerUser(server.url, { name: "Sam Shared" });
+    const visitor = await newTab(browser);
+    await visitor.page.goto(server.url + new URL(link).pathname);
+    await signInInUi(visitor.page, other);
+    await visitor.page.waitForURL(new RegExp(`/w/${admin.workspaceSlug}$`));
+    await visitor.page.getByRole("tree", { name: "Pages" }).getByRole("link", { name: "Keyed" }).waitFor();
+    // A viewer gets only the API keys tab of the settings.
+    await visitor.page.getByRole("link", { name: "Settings" }).click();
+    await visitor.page.getByRole("heading", { name: "API keys" }).waitFor();
+    expect(await visitor.page.getByRole("navigation", { name: "Settings sections" }).getByRole("link").allTextContents()).toEqual(["API keys"]);
+    expect(visitor.errors).toEqual([]);
+
+    // The link is used up: the table says so; an invalid invitation shows the API's message.
+    await page.reload();
+    await page.getByRole("cell", { name: "Used up or expired" }).waitFor();
+    await page.getByRole("link", { name: "Invitations" }).click();
+    await page.getByLabel("Email address").fill("not-an-email");
+    await page.getByLabel("Email address").evaluate((el: HTMLInputElement) => (el.type = "text"));
+    await page.getByRole("button", { name: "Invite" }).click();
+    await page.getByRole("alert").filter({ hasText: /email/i }).waitFor();
+    expect(tab.errors.filter((e) => !e.includes("400"))).toEqual([]);
+    await tab.context.close();
+    await visitor.context.close();
+  }, 60_000);
+});
