@@ -1,77 +1,94 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { RawData } from "@orama/orama";
-import { randomToken } from "../core/ids.ts";
+import { openDatabase, type Db } from "../db/database.ts";
+import type { Logger } from "../core/log.ts";
 
 /**
- * Bumped whenever the schema, tokenizer or file layout changes: a file written under another
- * format is treated like a corrupt one and the index is rebuilt.
+ * Bumped whenever the table layout, tokenizer or indexed text changes: a file of another format
+ * is deleted and every index is rebuilt from the ledger.
  */
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2;
 
-export interface StoredIndex {
-  format: number;
-  workspace_id: string;
-  saved_at: string;
-  /** page_id → content_hash of the page as indexed, to spot pages changed while we were down. */
-  stamps: Record<string, string>;
-  raw: RawData;
-}
-
-/** Index files under `{DATA_DIR}/search/`, one per workspace, replaced atomically. */
+/**
+ * `{DATA_DIR}/search/index.db`: one SQLite file (WAL) holding every workspace's FTS5 index.
+ * Kept out of quire.db so `search/` stays what DESIGN.md says it is, derived data that can be
+ * deleted at any time and is rebuilt from the files, and so index writes never queue behind
+ * (or bloat the backups of) the ledger's database.
+ */
 export class IndexStore {
   readonly dir: string;
-  constructor(dataDir: string) {
+  readonly file: string;
+  private handle: Db | null = null;
+
+  constructor(
+    dataDir: string,
+    private readonly log: Logger,
+  ) {
     this.dir = join(dataDir, "search");
+    this.file = join(this.dir, "index.db");
   }
 
-  pathOf(workspaceId: string): string {
-    return join(this.dir, `${workspaceId}.json`);
+  /** The open database, opened (and, when unreadable or of another format, recreated) on first use. */
+  get db(): Db {
+    return (this.handle ??= this.open());
   }
 
-  exists(workspaceId: string): boolean {
-    return existsSync(this.pathOf(workspaceId));
+  /** Whether a workspace's index is in the file (a complete build or a kept-up index). */
+  has(workspaceId: string): boolean {
+    return this.db.query<{ one: number }, [string]>("SELECT 1 AS one FROM indexed WHERE workspace_id = ?").get(workspaceId) !== null;
   }
 
-  /** The stored index, or null when it is missing, unreadable or of another format. */
-  read(workspaceId: string): StoredIndex | null {
-    let text: string;
+  /** Throws the file away and starts empty: used when SQLite reports it corrupt. */
+  recreate(): void {
+    this.close();
+    this.removeFiles();
+    this.handle = this.open();
+  }
+
+  close(): void {
     try {
-      text = readFileSync(this.pathOf(workspaceId), "utf8");
+      this.handle?.close();
     } catch {
-      return null;
+      // Closing a corrupt or already closed handle: nothing left to save.
     }
-    try {
-      const parsed = JSON.parse(text) as StoredIndex;
-      if (parsed?.format !== INDEX_FORMAT || parsed.workspace_id !== workspaceId || typeof parsed.raw !== "object") return null;
-      if (typeof parsed.stamps !== "object" || parsed.stamps === null) return null;
-      return parsed;
-    } catch {
-      return null;
-    }
+    this.handle = null;
   }
 
-  /** Temp file in the same folder, fsync, rename: a crash leaves the old file or the new one. */
-  write(stored: StoredIndex): void {
+  private open(): Db {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const target = this.pathOf(stored.workspace_id);
-    const temp = join(this.dir, `.${stored.workspace_id}.${randomToken(6)}.tmp`);
-    const fd = openSync(temp, "w", 0o600);
+    this.removeOldFormatFiles();
     try {
-      writeSync(fd, JSON.stringify(stored));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    try {
-      renameSync(temp, target);
+      return this.prepare(openDatabase(this.file));
     } catch (error) {
-      rmSync(temp, { force: true });
+      this.log.warn("search index file unusable; starting a new one", { error: String(error) });
+      this.removeFiles();
+      return this.prepare(openDatabase(this.file));
+    }
+  }
+
+  private prepare(db: Db): Db {
+    try {
+      db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+      const format = db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'format'").get()?.value;
+      if (format !== undefined && format !== String(INDEX_FORMAT)) throw new Error(`index format ${format}, expected ${INDEX_FORMAT}`);
+      db.exec("CREATE TABLE IF NOT EXISTS indexed (workspace_id TEXT PRIMARY KEY, built_at TEXT NOT NULL)");
+      db.query("INSERT OR IGNORE INTO meta (key, value) VALUES ('format', ?)").run(String(INDEX_FORMAT));
+      return db;
+    } catch (error) {
+      db.close();
       throw error;
     }
   }
 
-  delete(workspaceId: string): void {
-    rmSync(this.pathOf(workspaceId), { force: true });
+  private removeFiles(): void {
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(this.file + suffix, { force: true });
+  }
+
+  /** The JSON files of the earlier in-memory index: derived data, so they just go. */
+  private removeOldFormatFiles(): void {
+    if (!existsSync(this.dir)) return;
+    for (const name of readdirSync(this.dir)) {
+      if (/^\.?[0-9A-Z]{26}(\.[A-Za-z0-9_-]+)?\.(json|tmp)$/.test(name)) rmSync(join(this.dir, name), { force: true });
+    }
   }
 }

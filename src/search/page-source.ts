@@ -14,9 +14,9 @@ interface PageRow {
 }
 
 /**
- * Reads pages for (re)building an index when no usable index file exists: the live rows of the
- * ledger's `pages` table, each body read from its file under `{DATA_DIR}/workspaces/{id}/`.
- * Until the ledger's table exists there is simply nothing to read.
+ * Reads pages for (re)building an index when the index file does not hold the workspace: the
+ * live rows of the ledger's `pages` table, each body read from its file under
+ * `{DATA_DIR}/workspaces/{id}/`. Until the ledger's table exists there is simply nothing to read.
  */
 export class PageSource {
   constructor(
@@ -58,22 +58,21 @@ export class PageSource {
     }
   }
 
-  /** Snapshots of the live pages; `only` limits the set (to re-read just the changed ones). */
-  snapshots(workspaceId: string, only?: Set<string>): PageSnapshot[] {
+  /** Snapshots of the live pages, read one file at a time; `only` limits the set (to re-read just the changed ones). */
+  *snapshots(workspaceId: string, only?: Set<string>): Generator<PageSnapshot & { stamp: string }> {
     const root = resolve(this.dataDir, "workspaces", workspaceId);
-    const out: PageSnapshot[] = [];
     for (const row of this.rows(workspaceId)) {
       if (only && !only.has(row.id)) continue;
-      out.push({
+      yield {
         page_id: row.id,
         path: row.path,
         title: row.title,
         description: row.description ?? "",
         tags: parseTags(row.tags),
         body: readBody(root, row.path),
-      });
+        stamp: row.content_hash ?? "",
+      };
     }
-    return out;
   }
 }
 

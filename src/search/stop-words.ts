@@ -1,7 +1,7 @@
 /**
- * English stop words dropped from both the index and queries. Orama's core ships the stemmer but
- * no stop-word list (that lives in a separate package), so the list is kept here. It is kept
- * short on purpose: documentation searches for words such as "not", "when" or "first" matter.
+ * English stop words dropped from queries (the index keeps them: FTS5 has no stop-word list, and
+ * keeping them costs little). The list is short on purpose: documentation searches for words
+ * such as "not", "when" or "first" matter.
  */
 export const ENGLISH_STOP_WORDS: string[] = [
   "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "for", "from", "had", "has",

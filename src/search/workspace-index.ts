@@ -1,46 +1,30 @@
-import { count, create, getByID, load, remove, save, search, upsert, type Orama, type RawData, type Results } from "@orama/orama";
+import type { Db } from "../db/database.ts";
 import type { PageSnapshot } from "../realtime/event-bus.ts";
-import { createSearchTokenizer, normalizeWord } from "./tokenizer.ts";
+import { isUlid } from "../core/ids.ts";
 import { sha256Hex } from "../core/crypto.ts";
+import { indexedText } from "./snippet.ts";
+import { Vocabulary } from "./vocabulary.ts";
 
-const SCHEMA = {
-  page_id: "string",
-  path: "string",
-  title: "string",
-  description: "string",
-  tags: "string[]",
-  body: "string",
-} as const;
+/** bm25 weights per column, in the FTS5 table's column order: title, tags, description, body, path. */
+export const WEIGHTS = [3, 2, 1.5, 1, 0.5] as const;
+/** Private-use characters FTS5 puts around matches; stripped from indexed text so pages cannot fake them. */
+export const MARK_OPEN = "\uE000";
+export const MARK_CLOSE = "\uE001";
+const SNIPPET_TOKENS = 24;
 
-type SearchDb = Orama<typeof SCHEMA>;
-
-/** What an index document holds besides the indexed fields: `sig` tells a reset what changed. */
-export interface IndexedPage extends PageSnapshot {
-  id: string;
-  sig: string;
-}
-
-export interface QueryPlan {
-  /** Words matched as they are (after stemming), or as the start of a longer word. */
-  exact: string[];
-  /** Words also matched with one letter inserted, dropped or changed. */
-  fuzzy: string[];
-}
-
-interface RadixNode {
-  find(params: { term: string; exact?: boolean; tolerance?: number }): Record<string, unknown>;
-}
-
-export interface RawHit {
-  page: IndexedPage;
+export interface RankedRow {
+  id: number;
   score: number;
 }
 
-/** Field weights: a hit in the title counts three times one in the body. */
-export const BOOST = { title: 3, tags: 2, description: 1.5, body: 1, path: 1 } as const;
-/** Words this long or longer still match with one letter wrong. */
-export const TYPO_MIN_LENGTH = 5;
-const SEARCH_PROPERTIES = ["title", "tags", "description", "body", "path"] as const;
+export interface HitRow {
+  page_id: string;
+  path: string;
+  title: string;
+  description: string;
+  score: number;
+  snippet: string;
+}
 
 /** The signature of a snapshot: equal signatures mean a reset can skip re-indexing the page. */
 export function snapshotSig(page: PageSnapshot): string {
@@ -48,159 +32,196 @@ export function snapshotSig(page: PageSnapshot): string {
 }
 
 /**
- * One workspace's Orama index. The page id is the document id, so an upsert replaces the page
- * wherever it moved. Orama's own search is OR across words with BM25 scoring per field; typo
- * tolerance is applied only to long words (see query()).
+ * One workspace's index inside the shared index file: its own FTS5 table (so BM25's document
+ * counts and the vocabulary are the workspace's alone, and no query can reach another
+ * workspace's rows), a vocabulary view of it, and a table mapping FTS rowids to pages. The
+ * workspace id names the tables, so it is checked to be a ULID before any SQL is built from it.
  */
 export class WorkspaceIndex {
-  private db: SearchDb;
-  /** Bumped on every change, so the store knows whether there is anything to persist. */
-  version = 0;
+  private readonly docs: string;
+  private readonly fts: string;
+  private readonly vocab: string;
+  /** The terms in memory for typo tolerance, loaded on first need. */
+  readonly vocabulary = new Vocabulary(() => this.terms());
 
-  constructor(raw?: RawData) {
-    this.db = WorkspaceIndex.empty();
-    if (raw) load(this.db, raw);
+  constructor(
+    private readonly db: Db,
+    readonly workspaceId: string,
+  ) {
+    if (!isUlid(workspaceId)) throw new Error(`not a workspace id: ${workspaceId}`);
+    this.docs = `"d_${workspaceId}"`;
+    this.fts = `"f_${workspaceId}"`;
+    this.vocab = `"v_${workspaceId}"`;
   }
 
-  private static empty(): SearchDb {
-    return create({ schema: SCHEMA, components: { tokenizer: createSearchTokenizer() } }) as SearchDb;
+  /** Creates the tables (empty) and records the workspace as indexed. */
+  create(): void {
+    this.db.exec(
+      `CREATE TABLE IF NOT EXISTS ${this.docs} (id INTEGER PRIMARY KEY, page_id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
+        title TEXT NOT NULL, description TEXT NOT NULL, stamp TEXT NOT NULL, sig TEXT NOT NULL)`,
+    );
+    this.db.exec(
+      `CREATE VIRTUAL TABLE IF NOT EXISTS ${this.fts} USING fts5(title, tags, description, body, path,
+        tokenize = 'porter unicode61 remove_diacritics 2')`,
+    );
+    this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${this.vocab} USING fts5vocab(${this.fts}, row)`);
+    this.db
+      .query("INSERT OR REPLACE INTO indexed (workspace_id, built_at) VALUES (?, ?)")
+      .run(this.workspaceId, new Date().toISOString());
+  }
+
+  drop(): void {
+    this.db.exec(`DROP TABLE IF EXISTS ${this.vocab}`);
+    this.db.exec(`DROP TABLE IF EXISTS ${this.fts}`);
+    this.db.exec(`DROP TABLE IF EXISTS ${this.docs}`);
+    this.db.query("DELETE FROM indexed WHERE workspace_id = ?").run(this.workspaceId);
   }
 
   get size(): number {
-    return count(this.db);
+    return this.db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${this.docs}`).get()!.n;
   }
 
-  upsert(page: PageSnapshot): void {
-    const doc = { id: page.page_id, ...toDoc(page), sig: snapshotSig(page) };
-    upsert(this.db, doc as never);
-    this.version++;
+  /** page_id → the content hash the page had when it was indexed. */
+  stamps(): Map<string, string> {
+    const rows = this.db.query<{ page_id: string; stamp: string }, []>(`SELECT page_id, stamp FROM ${this.docs}`).all();
+    return new Map(rows.map((r) => [r.page_id, r.stamp]));
   }
 
-  remove(pageId: string): void {
-    if (getByID(this.db, pageId)) {
-      remove(this.db, pageId);
-      this.version++;
+  /** Adds or replaces a page (the caller holds a transaction); false when it was already indexed as it is. */
+  upsert(page: PageSnapshot, stamp: string): boolean {
+    const sig = snapshotSig(page);
+    const existing = this.db
+      .query<{ id: number; sig: string }, [string]>(`SELECT id, sig FROM ${this.docs} WHERE page_id = ?`)
+      .get(page.page_id);
+    if (existing?.sig === sig) {
+      this.db.query(`UPDATE ${this.docs} SET stamp = ? WHERE id = ?`).run(stamp, existing.id);
+      return false;
     }
+    const text = indexedText(page);
+    if (existing) {
+      this.db.query(`DELETE FROM ${this.fts} WHERE rowid = ?`).run(existing.id);
+      this.db
+        .query(`UPDATE ${this.docs} SET path = ?, title = ?, description = ?, stamp = ?, sig = ? WHERE id = ?`)
+        .run(page.path, page.title, page.description, stamp, sig, existing.id);
+    }
+    const id =
+      existing?.id ??
+      this.db
+        .query<{ id: number }, [string, string, string, string, string, string]>(
+          `INSERT INTO ${this.docs} (page_id, path, title, description, stamp, sig) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+        )
+        .get(page.page_id, page.path, page.title, page.description, stamp, sig)!.id;
+    this.db
+      .query(`INSERT INTO ${this.fts} (rowid, title, tags, description, body, path) VALUES (?, ?, ?, ?, ?, ?)`)
+      .run(id, text.title, text.tags, text.description, text.body, text.path);
+    this.vocabulary.add(text.title, text.tags, text.description, text.body, text.path);
+    return true;
   }
 
-  /** Makes the index hold exactly `pages`, touching only the pages whose content changed. */
-  reset(pages: PageSnapshot[]): { upserted: number; removed: number } {
-    const wanted = new Set(pages.map((p) => p.page_id));
-    let upserted = 0;
-    let removed = 0;
-    for (const page of pages) {
-      const existing = getByID(this.db, page.page_id) as unknown as IndexedPage | undefined;
-      if (existing && existing.sig === snapshotSig(page)) continue;
-      this.upsert(page);
-      upserted++;
-    }
-    for (const id of this.ids()) {
-      if (!wanted.has(id)) {
-        this.remove(id);
-        removed++;
-      }
-    }
-    return { upserted, removed };
+  remove(pageId: string): boolean {
+    const row = this.db.query<{ id: number }, [string]>(`SELECT id FROM ${this.docs} WHERE page_id = ?`).get(pageId);
+    if (!row) return false;
+    this.db.query(`DELETE FROM ${this.fts} WHERE rowid = ?`).run(row.id);
+    this.db.query(`DELETE FROM ${this.docs} WHERE id = ?`).run(row.id);
+    return true;
   }
 
-  ids(): string[] {
-    const docs = (this.db.data.docs as unknown as { docs: Record<string, IndexedPage> }).docs;
-    return Object.values(docs).map((d) => d.id);
+  /** Whether some page holds the word (FTS5 stems it, as it did the pages). */
+  hasWord(word: string): boolean {
+    return this.db.query(`SELECT rowid FROM ${this.fts} WHERE ${this.fts} MATCH ? LIMIT 1`).get(`"${word}"`) !== null;
+  }
+
+  /** Whether some page holds a word starting with the word's stem. */
+  hasPrefix(word: string): boolean {
+    return this.db.query(`SELECT rowid FROM ${this.fts} WHERE ${this.fts} MATCH ? LIMIT 1`).get(`"${word}"*`) !== null;
+  }
+
+  /** Every term of the index (stems, as FTS5 stored them). */
+  terms(): string[] {
+    return this.db.query<{ term: string }, []>(`SELECT term FROM ${this.vocab}`).all().map((r) => r.term);
   }
 
   /**
-   * Splits the query words into those matched as they are (after stemming, or as the start of a
-   * longer indexed word) and those allowed one letter of slack. Typo tolerance is a fallback: a
-   * word of TYPO_MIN_LENGTH letters or more whose stem the index does not know is searched with
-   * tolerance 1. (Searching every word with tolerance costs several times more and mostly adds
-   * noise.) Orama applies the tolerance to the stem, which covers a slip in the word's root; a
-   * slip in the ending defeats the stemmer instead ("environmnt" keeps its letters while
-   * "environment" stems to "environ"), so the longest prefix of such a word (at most five letters
-   * shorter) that is an indexed stem is searched as well.
+   * One step of background merging of the index's segments (every commit adds one, and each
+   * lookup visits them all); false once they are merged into one and there is nothing to do.
    */
-  plan(words: string[]): QueryPlan {
-    const plan: QueryPlan = { exact: [], fuzzy: [] };
-    for (const raw of words) {
-      const word = raw.toLowerCase();
-      const stem = normalizeWord(this.db.tokenizer, word);
-      if (stem === "") continue;
-      if (word.length < TYPO_MIN_LENGTH || this.hasTerm(stem, false)) {
-        plan.exact.push(word);
-        continue;
-      }
-      plan.fuzzy.push(word);
-      for (let k = word.length - 1; k >= Math.max(4, word.length - 5); k--) {
-        const prefix = word.slice(0, k);
-        if (this.hasTerm(prefix, true)) {
-          plan.exact.push(prefix);
-          break;
-        }
-      }
+  mergeStep(pages: number): boolean {
+    const before = this.db.query<{ n: number }, []>("SELECT total_changes() AS n").get()!.n;
+    this.db.query(`INSERT INTO ${this.fts} (${this.fts}, rank) VALUES ('merge', ?)`).run(-pages);
+    return this.db.query<{ n: number }, []>("SELECT total_changes() AS n").get()!.n !== before;
+  }
+
+  /** Merges every segment into one (after a build). */
+  optimize(): void {
+    this.db.query(`INSERT INTO ${this.fts} (${this.fts}) VALUES ('optimize')`).run();
+  }
+
+  /**
+   * The best `limit` matches of an FTS5 expression, by weighted BM25 (FTS5's bm25 is lower for
+   * better matches; the score returned is its negation). `minRowid` restricts the candidates to
+   * a rowid range (see SearchService's cap on ranking work).
+   */
+  rank(match: string, limit: number, opts: { minRowid?: number; columns?: string } = {}): RankedRow[] {
+    const expr = opts.columns ? `${opts.columns} : (${match})` : match;
+    return this.db
+      .query<RankedRow, [string, number, number]>(
+        `SELECT rowid AS id, -bm25(${this.fts}, ${WEIGHTS.join(", ")}) AS score FROM ${this.fts}
+         WHERE ${this.fts} MATCH ? AND rowid >= ? ORDER BY score DESC, rowid LIMIT ?`,
+      )
+      .all(expr, opts.minRowid ?? 0, limit);
+  }
+
+  /** The rowid of the n-th newest match (0-based), or null when there are no more than n. */
+  nthNewest(match: string, n: number): number | null {
+    return (
+      this.db
+        .query<{ id: number }, [string, number]>(
+          `SELECT rowid AS id FROM ${this.fts} WHERE ${this.fts} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`,
+        )
+        .get(match, n)?.id ?? null
+    );
+  }
+
+  /** Full BM25 scores of some rows (one pass over the matches, filtered by id before scoring). */
+  scores(match: string, ids: number[]): RankedRow[] {
+    if (ids.length === 0) return [];
+    return this.db
+      .query<RankedRow, [string, string]>(
+        `SELECT rowid AS id, -bm25(${this.fts}, ${WEIGHTS.join(", ")}) AS score FROM ${this.fts}
+         WHERE ${this.fts} MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`,
+      )
+      .all(match, JSON.stringify(ids));
+  }
+
+  /**
+   * The pages behind ranked rows, in the same order, each with a snippet of its body (or
+   * description, or title) around the matches, the matches between the marker characters.
+   */
+  hits(match: string, ranked: RankedRow[]): HitRow[] {
+    if (ranked.length === 0) return [];
+    const ids = JSON.stringify(ranked.map((r) => r.id));
+    const snippet = (col: number) => `snippet(${this.fts}, ${col}, '${MARK_OPEN}', '${MARK_CLOSE}', '…', ${SNIPPET_TOKENS})`;
+    // "+rowid": one pass over the matches, filtered by id before any snippet is made. A plain
+    // rowid constraint would make FTS5 evaluate the whole expression once per id.
+    const snippets = this.db
+      .query<{ id: number; snippet: string }, [string, string]>(
+        `SELECT rowid AS id, CASE WHEN body <> '' THEN ${snippet(3)} WHEN description <> '' THEN ${snippet(2)} ELSE ${snippet(0)} END AS snippet
+         FROM ${this.fts} WHERE ${this.fts} MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`,
+      )
+      .all(match, ids);
+    const pages = this.db
+      .query<{ id: number; page_id: string; path: string; title: string; description: string }, [string]>(
+        `SELECT id, page_id, path, title, description FROM ${this.docs} WHERE id IN (SELECT value FROM json_each(?))`,
+      )
+      .all(ids);
+    const snippetOf = new Map(snippets.map((r) => [r.id, r.snippet]));
+    const pageOf = new Map(pages.map((r) => [r.id, r]));
+    const out: HitRow[] = [];
+    for (const { id, score } of ranked) {
+      const page = pageOf.get(id);
+      if (!page) continue;
+      out.push({ page_id: page.page_id, path: page.path, title: page.title, description: page.description, score, snippet: snippetOf.get(id) ?? "" });
     }
-    return plan;
+    return out;
   }
-
-  /** The indexed words a fuzzy query word matches (for highlighting exactly what was found). */
-  fuzzyMatches(word: string): string[] {
-    const stem = normalizeWord(this.db.tokenizer, word.toLowerCase());
-    const out = new Set<string>();
-    for (const node of this.radixNodes()) for (const w of Object.keys(node.find({ term: stem, tolerance: 1 }))) out.add(w);
-    return [...out];
-  }
-
-  /** Orama takes one tolerance per query, so the two groups run as two searches whose scores add up per page. */
-  query(plan: QueryPlan, limit: number): RawHit[] {
-    const groups = [
-      { term: plan.exact.join(" "), tolerance: 0 },
-      { term: plan.fuzzy.join(" "), tolerance: 1 },
-    ].filter((g) => g.term !== "");
-    // With two groups every hit of each is needed to add the scores up correctly.
-    const fetch = groups.length > 1 ? Math.max(limit, this.size) : limit;
-    const scores = new Map<string, RawHit>();
-    for (const { term, tolerance } of groups) {
-      const result = search(this.db, {
-        term,
-        tolerance,
-        boost: BOOST,
-        properties: [...SEARCH_PROPERTIES],
-        limit: fetch,
-      }) as Results<IndexedPage>;
-      for (const hit of result.hits) {
-        const seen = scores.get(hit.id);
-        if (seen) seen.score += hit.score;
-        else scores.set(hit.id, { page: hit.document as IndexedPage, score: hit.score });
-      }
-    }
-    return [...scores.values()].sort((a, b) => b.score - a.score || a.page.path.localeCompare(b.page.path)).slice(0, limit);
-  }
-
-  /** Whether some searchable field holds the stem exactly (or, with exact false, a word starting with it). */
-  private hasTerm(stem: string, exact: boolean): boolean {
-    return this.radixNodes().some((node) => Object.keys(node.find({ term: stem, exact })).length > 0);
-  }
-
-  private radixNodes(): RadixNode[] {
-    const indexes = (this.db.data.index as unknown as { indexes: Record<string, { node: RadixNode }> }).indexes;
-    return SEARCH_PROPERTIES.map((prop) => indexes[prop]?.node).filter((n): n is RadixNode => n !== undefined);
-  }
-
-  serialize(): RawData {
-    return save(this.db);
-  }
-
-  /** The tokenizer this index uses, for highlighting with the same rules. */
-  get tokenizer() {
-    return this.db.tokenizer;
-  }
-}
-
-function toDoc(page: PageSnapshot) {
-  return {
-    page_id: page.page_id,
-    path: page.path,
-    title: page.title,
-    description: page.description,
-    tags: page.tags,
-    body: page.body,
-  };
 }

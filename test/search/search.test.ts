@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import { Database } from "bun:sqlite";
 import { startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
 import { Client } from "../helpers/client.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
@@ -192,6 +193,16 @@ describe("access and input", () => {
   });
 });
 
+/** The page ids the index file holds for a workspace, read straight from the file. */
+function indexedPageIds(file: string, workspaceId: string): string[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.query<{ page_id: string }, []>(`SELECT page_id FROM "d_${workspaceId}"`).all().map((r) => r.page_id);
+  } finally {
+    db.close();
+  }
+}
+
 describe("persistence", () => {
   test("the index is written under DATA_DIR/search, survives a restart without re-reading files, and a corrupt file is rebuilt from the ledger", async () => {
     const dir = tempDir();
@@ -203,11 +214,12 @@ describe("persistence", () => {
     writeLedgerPage(s, w.id, page);
     s.services.bus.publishChange({ kind: "upsert", workspace_id: w.id, page });
     const file = s.services.search.indexFile(w.id);
-    expect(file).toBe(`${dir}/search/${w.id}.json`);
+    expect(file).toBe(`${dir}/search/index.db`);
     const deadline = Date.now() + 2000;
     while (!existsSync(file) && Date.now() < deadline) await Bun.sleep(25);
     expect(existsSync(file)).toBe(true);
     await s.close();
+    expect(indexedPageIds(file, w.id)).toContain(page.page_id);
 
     // The file is loaded as it is: no page file is read for the index.
     s = await startTestServer({}, { dataDir: dir, keepDir: true });
@@ -219,7 +231,7 @@ describe("persistence", () => {
     await s.close();
 
     // A corrupt file: the index is rebuilt from the pages table and the files on disk.
-    writeFileSync(file, "{ not json");
+    writeFileSync(file, "{ not a database");
     s = await startTestServer({}, { dataDir: dir });
     const c2 = new Client(s.url);
     c2.token = (await c2.post("/api/auth/login", { email: user.email, password: user.password })).body.access_token;
@@ -236,8 +248,7 @@ describe("persistence", () => {
     writeLedgerPage(server, w.id, page);
     const result = server.services.search.rebuild(w.id);
     expect(result.pages).toBeGreaterThanOrEqual(1);
-    const stored = JSON.parse(readFileSync(server.services.search.indexFile(w.id), "utf8"));
-    expect(stored.workspace_id).toBe(w.id);
+    expect(indexedPageIds(server.services.search.indexFile(w.id), w.id)).toContain(page.page_id);
     const r = await searchFor(user.client, "capybara", "", w.id);
     expect(r.body.items[0]).toMatchObject({ page_id: page.page_id, path: "animals/capybara.md", title: "Rebuilt capybara" });
     expect(r.body.items[0].snippet).toContain("<mark>Capybaras</mark>");
