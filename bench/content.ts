@@ -3,11 +3,13 @@
  *   - page save through the API (PUT with hash, no git): p50/p99
  *   - page read through the API: p50/p99
  *   - reconcile of 1,000 and 10,000 generated files (first run with ids, steady run, id injection)
- *   - RSS of a `quire serve` child holding a 1,000-page workspace
+ *   - RSS of a `quire serve` child: empty, and holding a 1,000-page workspace (idle and peak)
+ *   - the cost of each fsync of an atomic write (file + folder, file only, none), interleaved
+ * `bun bench/content.ts [api] [reconcile] [rss] [fsync]` runs only the named sections.
  * The API limits writes to 60/min and reads to 300/min per organization, so requests rotate over
  * several registered users (each has its own organization and starter workspace).
  */
-import { mkdirSync, rmSync, writeFileSync, readFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync, readFileSync, openSync, writeSync, fsyncSync, closeSync, renameSync, constants } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { mkdtempSync } from "node:fs";
@@ -135,8 +137,8 @@ async function reconcileTimes(count: number, withIds: boolean): Promise<void> {
   }
 }
 
-/** RSS of a real `quire serve` child with a 1,000-page workspace, after the background reconcile. */
-async function serveRss(): Promise<void> {
+/** RSS of a real `quire serve` child with `pages` generated pages, after the background reconcile. */
+async function serveRss(pages = 1000): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "quire-bench-rss-"));
   const cli = join(import.meta.dir, "../src/cli.ts");
   const env = { ...process.env, ...FAST_ENV, LOG_FORMAT: "json" };
@@ -145,7 +147,7 @@ async function serveRss(): Promise<void> {
     const out = await new Response(init.stdout).text();
     await init.exited;
     const wsId = /id ([0-9A-Z]{26})/.exec(out)![1]!;
-    generate(join(dataDir, "workspaces", wsId), 1000, true);
+    if (pages > 0) generate(join(dataDir, "workspaces", wsId), pages, true);
     const serve = Bun.spawn([process.execPath, cli, "serve", "--port", "0", "--data-dir", dataDir], { env, stdout: "pipe", stderr: "pipe" });
     const reader = serve.stdout.getReader();
     let line = "";
@@ -155,7 +157,7 @@ async function serveRss(): Promise<void> {
     const db = openDatabase(join(dataDir, "quire.db"));
     for (let i = 0; i < 200; i++) {
       const n = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM pages WHERE workspace_id = ? AND deleted_at IS NULL").get(wsId)!.n;
-      if (n >= 1000) break;
+      if (n >= pages) break;
       await Bun.sleep(50);
     }
     db.close();
@@ -163,7 +165,12 @@ async function serveRss(): Promise<void> {
     await Bun.sleep(1500);
     const status = readFileSync(`/proc/${serve.pid}/status`, "utf8");
     const kb = Number(/VmRSS:\s+(\d+)/.exec(status)![1]);
-    row("RSS of quire serve with a 1,000-page workspace (idle, after reconcile)", `${(kb / 1024).toFixed(1)} MB`, "< 80 MB");
+    const peak = Number(/VmHWM:\s+(\d+)/.exec(status)![1]);
+    if (pages === 0) row("RSS of quire serve, empty workspace (idle)", `${(kb / 1024).toFixed(1)} MB`);
+    else {
+      row(`RSS of quire serve with a ${pages.toLocaleString("en")}-page workspace (idle, after reconcile)`, `${(kb / 1024).toFixed(1)} MB`, "< 80 MB");
+      row(`  peak RSS during the start-up reconcile`, `${(peak / 1024).toFixed(1)} MB`);
+    }
     serve.kill("SIGTERM");
     await serve.exited;
   } finally {
@@ -171,11 +178,58 @@ async function serveRss(): Promise<void> {
   }
 }
 
-await apiLatency();
-await reconcileTimes(1000, true);
-await reconcileTimes(1000, false);
-await reconcileTimes(10_000, true);
-await serveRss();
+/**
+ * What each fsync of an atomic 4 KB page write costs on this disk, the three variants interleaved
+ * so load changes hit them alike (docs/decisions/durability.md).
+ */
+async function fsyncCost(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "quire-bench-fsync-"));
+  const data = Buffer.from("x".repeat(4096));
+  const write = (path: string, file: boolean, folder: boolean) => {
+    const tmp = `${path}.tmp`;
+    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o644);
+    writeSync(fd, data);
+    if (file) fsyncSync(fd);
+    closeSync(fd);
+    renameSync(tmp, path);
+    if (folder) {
+      const d = openSync(dir, constants.O_RDONLY);
+      fsyncSync(d);
+      closeSync(d);
+    }
+  };
+  const variants = [["file + folder fsync", true, true], ["file fsync only", true, false], ["no fsync", false, false]] as const;
+  const times: number[][] = variants.map(() => []);
+  try {
+    for (let i = 0; i < 1500; i++) {
+      const v = i % variants.length;
+      const [, file, folder] = variants[v]!;
+      const t = performance.now();
+      write(join(dir, `p${i % 20}.md`), file, folder);
+      times[v]!.push(performance.now() - t);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  variants.forEach(([label], v) => {
+    const t = times[v]!;
+    row(`atomic 4 KB write, ${label}: p50 / p99`, `${percentile(t, 50).toFixed(2)} / ${percentile(t, 99).toFixed(2)} ms`);
+  });
+}
+
+const wanted = new Set(process.argv.slice(2));
+const run = (name: string) => wanted.size === 0 || wanted.has(name);
+if (run("api")) await apiLatency();
+if (run("reconcile")) {
+  await reconcileTimes(1000, true);
+  await reconcileTimes(1000, false);
+  await reconcileTimes(10_000, true);
+}
+if (run("rss")) {
+  await serveRss(0);
+  await serveRss(1000);
+}
+if (run("fsync")) await fsyncCost();
 
 const width = Math.max(...rows.map((r) => r[0].length));
 process.stdout.write(`\n${"measure".padEnd(width)}  ${"value".padStart(10)}  budget\n`);

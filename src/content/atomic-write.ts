@@ -1,13 +1,19 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync, constants } from "node:fs";
+import { close, closeSync, fsync, fsyncSync, mkdirSync, open, openSync, renameSync, rmSync, writeSync, constants } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 
 /**
  * Writes a file so that a crash leaves either the old or the new content, never a torn one: a
- * temporary file in the same folder (same filesystem, so rename is atomic), fsync, rename, then
- * fsync of the folder so the rename itself is durable.
+ * temporary file in the same folder (same filesystem, so rename is atomic), fsync of the file,
+ * rename. The fsync of the folder, which makes the rename itself survive a power cut, is batched
+ * and done off the request path (docs/decisions/durability.md): at most `DIR_SYNC_DELAY_MS` after
+ * the write, one fsync per touched folder, on libuv's thread pool. Until then a power cut can
+ * bring back the previous version of the file, complete, never a mix, which the reconciler
+ * handles like any change on disk. `{ syncDir: "now" }` keeps the old, synchronous behaviour.
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array): void {
+export const DIR_SYNC_DELAY_MS = 20;
+
+export function writeFileAtomic(path: string, data: string | Uint8Array, opts: { syncDir?: "now" | "batched" } = {}): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: 0o755 });
   // Dot-prefixed: the reconciler and page listings skip it if a crash leaves one behind.
@@ -30,7 +36,8 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
     rmSync(tmp, { force: true });
     throw error;
   }
-  syncDir(dir);
+  if (opts.syncDir === "now") syncDir(dir);
+  else syncDirSoon(dir);
 }
 
 export function syncDir(dir: string): void {
@@ -44,4 +51,39 @@ export function syncDir(dir: string): void {
   } catch {
     // Some filesystems refuse fsync on directories; the file itself is already durable.
   }
+}
+
+const dirtyDirs = new Set<string>();
+let flushTimer: ReturnType<typeof setTimeout> | null = null;
+let inFlight: Promise<void> = Promise.resolve();
+
+/** Queues an fsync of `dir`; many writes to one folder within the delay share one fsync. */
+export function syncDirSoon(dir: string): void {
+  dirtyDirs.add(dir);
+  flushTimer ??= setTimeout(() => void flushDirSyncs(), DIR_SYNC_DELAY_MS);
+}
+
+/** Runs the queued folder fsyncs now; resolves when they (and any running) are done. Call on shutdown. */
+export function flushDirSyncs(): Promise<void> {
+  if (flushTimer) clearTimeout(flushTimer);
+  flushTimer = null;
+  const dirs = [...dirtyDirs];
+  dirtyDirs.clear();
+  const batch = Promise.all(dirs.map(syncDirAsync)).then(() => {});
+  inFlight = Promise.all([inFlight, batch]).then(() => {});
+  return inFlight;
+}
+
+/** How many folders wait for their fsync (tests read it). */
+export function pendingDirSyncs(): number {
+  return dirtyDirs.size;
+}
+
+function syncDirAsync(dir: string): Promise<void> {
+  return new Promise((resolve) => {
+    open(dir, constants.O_RDONLY, (error, fd) => {
+      if (error) return resolve(); // removed meanwhile, or not openable: nothing to make durable
+      fsync(fd, () => close(fd, () => resolve())); // a refused directory fsync is not an error
+    });
+  });
 }

@@ -8,7 +8,7 @@ import { nowIso } from "../core/clock.ts";
 import { parseInput } from "../core/validate.ts";
 import type { EventBus, PageSnapshot } from "../realtime/event-bus.ts";
 import { ActivityLog } from "./activity-log.ts";
-import { writeFileAtomic } from "./atomic-write.ts";
+import { flushDirSyncs, writeFileAtomic } from "./atomic-write.ts";
 import { joinFile, parseYaml, setKeys, withYaml, yamlValue } from "./frontmatter.ts";
 import { rewriteLinks } from "./links.ts";
 import { injectId } from "./page-ids.ts";
@@ -70,6 +70,12 @@ export class ContentLedger {
   onCommitted(listener: (write: CommittedWrite) => void): () => void {
     this.committedListeners.add(listener);
     return () => this.committedListeners.delete(listener);
+  }
+
+  /** On shutdown: lets queued writes finish, then makes their renames durable (batched folder fsyncs). */
+  async close(): Promise<void> {
+    await this.queue.idle();
+    await flushDirSyncs();
   }
 
   /** Runs `op` as the workspace's single writer (the reconciler uses it too). */

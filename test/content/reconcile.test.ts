@@ -165,3 +165,18 @@ test("the server reconciles every workspace in the background at start", async (
   expect(fresh.status).toBe(200);
   expect(fresh.body.title).toBe("Written while the server was down");
 });
+
+test("an alias bomb in frontmatter is invalid YAML: reported, the page still loads, and reading it stays small and fast", async () => {
+  const o = await owner(server);
+  let yaml = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (let i = 1; i < 10; i++) yaml += `a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(", ")}]\n`;
+  write(o, "bomb.md", `---\ntitle: Bomb\n${yaml}---\nbody\n`);
+  const r = await reconcile(o);
+  expect(r.problems.map((p) => [p.kind, p.path])).toEqual([["invalid_yaml", "bomb.md"]]);
+  const started = performance.now();
+  const page = await o.client.get(`${o.base}/bomb`);
+  expect(page.status).toBe(200);
+  expect(page.body).toMatchObject({ title: "Bomb", frontmatter: {}, content: "body\n" });
+  expect(page.text.length).toBeLessThan(10_000);
+  expect(performance.now() - started).toBeLessThan(1000);
+});
