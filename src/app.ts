@@ -40,6 +40,8 @@ import { activityRoutes } from "./http/routes/activity.ts";
 import { templateRoutes } from "./http/routes/templates.ts";
 import { People } from "./collab/people.ts";
 import { peopleRoutes } from "./http/routes/people.ts";
+import { PasswordChange } from "./identity/password-change.ts";
+import { passwordChangeRoutes } from "./http/routes/password-change.ts";
 import { buildAccessServices, type AccessServices } from "./access/services.ts";
 import { workspaceRoutes } from "./http/routes/workspaces.ts";
 import { memberRoutes } from "./http/routes/members.ts";
@@ -87,6 +89,7 @@ export interface Services extends AccessServices {
   activity: ActivityFeed;
   templates: Templates;
   people: People;
+  passwordChange: PasswordChange;
   ledger: ContentLedger;
   reconciler: Reconciler;
   uploads: Uploads;
@@ -167,6 +170,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     activity,
     templates: new Templates(),
     people: new People({ db, permissions }),
+    passwordChange: new PasswordChange({ db, users, sessions, passwords }),
     ledger,
     reconciler,
     uploads,
@@ -213,6 +217,7 @@ export function createApp(services: Services) {
     .use(activityRoutes(services))
     .use(templateRoutes(services))
     .use(peopleRoutes(services))
+    .use(passwordChangeRoutes(services))
     .use(workspaceRoutes(services))
     .use(memberRoutes(services))
     .use(settingsRoutes(services))
