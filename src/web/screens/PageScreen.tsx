@@ -7,7 +7,7 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, get, messageOf, put } from "../api/client.ts";
 import type { Page, Workspace } from "../api/types.ts";
-import { addNavigationGuard, navigate, pageUrl } from "../app/router.ts";
+import { addNavigationGuard, linkClick, navigate, pageUrl } from "../app/router.ts";
 import { onPageChange, type PageChange } from "../live/page-events.ts";
 import { RichEditor, type EditorHandle } from "../editor/RichEditor.tsx";
 import { Notice, Spinner } from "../ui/controls.tsx";
@@ -237,6 +237,9 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
               Save
             </button>
           )}
+          <a className="btn btn-small" href={`/w/${encodeURIComponent(workspace.slug)}/activity?page=${encodeURIComponent(path)}`} onClick={linkClick}>
+            History
+          </a>
           <button type="button" className={`btn btn-small${comments ? " active" : ""}`} aria-pressed={comments} onClick={() => setComments(!comments)}>
             Comments
           </button>

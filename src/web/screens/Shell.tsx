@@ -13,6 +13,7 @@ import { useTree, useWorkspaces } from "../app/workspace-data.ts";
 import { Notice, Spinner } from "../ui/controls.tsx";
 import { NewPageDialog } from "./NewPageDialog.tsx";
 import { JoinScreen } from "./InviteScreens.tsx";
+import { NewWorkspaceDialog } from "./NewWorkspaceDialog.tsx";
 import { PageTree, type TreeRights } from "./PageTree.tsx";
 import { LiveProvider } from "../live/LiveContext.tsx";
 import { PresenceBar } from "../live/PresenceBar.tsx";
@@ -23,6 +24,7 @@ const PageScreen = lazy(() => import("./PageScreen.tsx"));
 const AccountScreen = lazy(() => import("./AccountScreen.tsx"));
 const SearchDialog = lazy(() => import("./SearchDialog.tsx"));
 const SettingsScreen = lazy(() => import("../settings/SettingsScreen.tsx"));
+const ActivityScreen = lazy(() => import("./ActivityScreen.tsx"));
 
 function ThemeSwitch() {
   const [theme, set] = useState<Theme>(currentTheme());
@@ -108,12 +110,15 @@ export function Shell() {
 
 function ShellFrame() {
   const { user, signOutEverywhere } = useAuth();
-  const { path } = useLocation();
+  const { path, query } = useLocation();
   const { items: workspaces, error: wsError, reload: reloadWorkspaces } = useWorkspaces();
   const match = /^\/w\/([^/]+)(?:\/p\/(.+))?/.exec(path);
   const slug = match ? decodeURIComponent(match[1]!) : undefined;
   const pagePath = match?.[2] ? match[2].split("/").map(decodeURIComponent).join("/") : undefined;
   const settings = /^\/w\/[^/]+\/settings(?:\/([^/]+))?$/.exec(path);
+  const activity = /^\/w\/[^/]+\/activity$/.test(path);
+  const [creatingWs, setCreatingWs] = useState(false);
+  const superAdmin = !!workspaces?.some((w) => w.role === "super_admin");
   const joinToken = path.startsWith("/join/") ? decodeURIComponent(path.slice("/join/".length)) : null;
   const workspace = workspaces?.find((w) => w.slug === slug);
   const { tree, error: treeError, reload: reloadTree } = useTree(workspace?.slug);
@@ -174,6 +179,7 @@ function ShellFrame() {
       </div>
     );
   else if (!workspace) main = <Spinner />;
+  else if (activity) main = <ActivityScreen workspace={workspace} page={query.get("page")} />;
   else if (settings) main = <SettingsScreen workspace={workspace} tab={settings[1]} onWorkspaceChanged={reloadWorkspaces} />;
   else if (pagePath) main = <PageScreen key={`${workspace.slug}/${pagePath}`} workspace={workspace} path={pagePath} onTreeChanged={reloadTree} />;
   else main = <WorkspaceHome workspace={workspace} empty={tree !== null && tree.length === 0} onNewPage={() => setNewIn("")} />;
@@ -191,6 +197,11 @@ function ShellFrame() {
           Quire
         </a>
         {workspaces && workspaces.length > 0 && <WorkspaceSwitcher workspaces={workspaces} current={workspace} />}
+        {superAdmin && (
+          <button type="button" className="btn btn-ghost btn-small" aria-label="New workspace" title="New workspace" onClick={() => setCreatingWs(true)}>
+            +
+          </button>
+        )}
         <div className="topbar-spacer" />
         {workspace && (
           <button type="button" className="btn btn-ghost search-button" aria-keyshortcuts="Control+K Meta+K" onClick={() => setSearching(true)}>
@@ -251,6 +262,9 @@ function ShellFrame() {
         )}
         {workspace && (
           <div className="sidebar-foot">
+            <a href={`/w/${encodeURIComponent(workspace.slug)}/activity`} onClick={linkClick} aria-current={activity ? "page" : undefined}>
+              Activity
+            </a>
             <a href={`/w/${encodeURIComponent(workspace.slug)}/settings`} onClick={linkClick} aria-current={settings ? "page" : undefined}>
               Settings
             </a>
@@ -264,6 +278,17 @@ function ShellFrame() {
         <Suspense fallback={null}>
           <SearchDialog workspace={workspace} onClose={() => setSearching(false)} />
         </Suspense>
+      )}
+      {superAdmin && (
+        <NewWorkspaceDialog
+          open={creatingWs}
+          onClose={() => setCreatingWs(false)}
+          onCreated={async (ws) => {
+            setCreatingWs(false);
+            await reloadWorkspaces();
+            navigate(`/w/${encodeURIComponent(ws.slug)}`);
+          }}
+        />
       )}
       {workspace && <NewPageDialog slug={workspace.slug} folder={newIn} onClose={() => setNewIn(null)} onCreated={onCreated} />}
     </div>

@@ -1,0 +1,63 @@
+/** Super Admins create workspaces: a name, the address (slug) derived from it, a description. */
+import { useEffect, useState } from "react";
+import { messageOf, post } from "../api/client.ts";
+import type { Workspace } from "../api/types.ts";
+import { Dialog, Field, Notice } from "../ui/controls.tsx";
+
+export const slugFor = (name: string) =>
+  name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 60);
+
+export function NewWorkspaceDialog(props: { open: boolean; onClose(): void; onCreated(ws: Workspace): void }) {
+  const [name, setName] = useState("");
+  const [slug, setSlug] = useState<string | null>(null);
+  const [description, setDescription] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (props.open) {
+      setName("");
+      setSlug(null);
+      setDescription("");
+      setError(null);
+    }
+  }, [props.open]);
+  const effective = slug ?? slugFor(name);
+  return (
+    <Dialog open={props.open} title="New workspace" onClose={props.onClose}>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setBusy(true);
+          setError(null);
+          try {
+            const ws = await post<Workspace>("/api/v1/workspaces", { name, slug: effective, ...(description ? { description } : {}) });
+            props.onCreated(ws);
+          } catch (err) {
+            setError(messageOf(err));
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        {error && <Notice kind="error">{error}</Notice>}
+        <Field label="Workspace name" required value={name} onChange={(e) => setName(e.target.value)} autoFocus />
+        <Field label="Address" required value={effective} onChange={(e) => setSlug(e.target.value)} hint="Lower-case letters, digits and dashes; part of every page's URL." />
+        <Field label="Description" value={description} onChange={(e) => setDescription(e.target.value)} />
+        <div className="dialog-actions">
+          <button type="button" className="btn" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="btn btn-primary" disabled={busy || !name.trim()}>
+            {busy ? "Creating…" : "Create workspace"}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
