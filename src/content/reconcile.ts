@@ -113,6 +113,12 @@ export class Reconciler {
           this.deps.log.error("reconcile failed", { workspace_id: id, error: String(error) });
         }
       }
+      // The start-up pass reads every file once; hand the memory it used back before the server
+      // settles (measured: ~3 MB less resident with 1,000 pages; bench/content.ts).
+      if (!this.stopping) {
+        this.deps.db.exec("PRAGMA shrink_memory");
+        Bun.gc(true);
+      }
     })();
   }
 
