@@ -274,7 +274,6 @@ export class GitSync {
   private async syncLocked(ws: WorkspaceRow, reason: TriggerReason): Promise<SyncResult> {
     const spec = parseRemote(ws.git_remote!);
     const total = { added: 0, updated: 0, deleted: 0 };
-    const previous = ws.sync_status as SyncStatus;
     this.setStatus(ws, "syncing");
     try {
       await assertRemoteAllowed(spec, this.deps.config.git.allowPrivate);
@@ -297,7 +296,7 @@ export class GitSync {
         }
       }
     } catch (error) {
-      this.fail(ws, spec, error, "sync", previous);
+      this.fail(ws, spec, error, "sync");
       return { status: "failed", changes: total, error: this.lastErrors.get(ws.id) ?? "sync failed" };
     }
     this.lastErrors.delete(ws.id);
@@ -375,12 +374,10 @@ export class GitSync {
     for (const conflict of plan.conflicts) {
       bus.publish({ type: "conflict-detected", workspace_id: ws.id, payload: { workspace_id: ws.id, path: conflict.path } });
     }
-    if (!publishPages) {
-      // already announced by the reconciler
-    } else if (events.length > 1) {
+    if (publishPages && events.length > 1) {
       const paths = [...new Set(pages.map((c) => c.path))];
       bus.publish({ type: "bulk-sync", workspace_id: ws.id, payload: { workspace_id: ws.id, changed_count: paths.length, paths } });
-    } else if (events.length === 1) {
+    } else if (publishPages && events.length === 1) {
       const e = events[0]!;
       bus.publish({ type: e.type, workspace_id: ws.id, payload: { workspace_id: ws.id, ...e.fields, actor: GIT_ACTOR } });
     }
@@ -424,7 +421,7 @@ export class GitSync {
     this.deps.bus.publish({ type: "sync-status", workspace_id: ws.id, payload: { workspace_id: ws.id, status } });
   }
 
-  private fail(ws: WorkspaceRow, spec: RemoteSpec, error: unknown, what: string, _previous?: SyncStatus): void {
+  private fail(ws: WorkspaceRow, spec: RemoteSpec, error: unknown, what: string): void {
     const message = scrub(error instanceof Error ? error.message : String(error), spec);
     this.lastErrors.set(ws.id, message);
     this.deps.log.warn(`git ${what} failed`, { workspace_id: ws.id, error: message });
