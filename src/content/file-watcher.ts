@@ -44,11 +44,17 @@ export class FileWatcher {
     this.maxWaitMs = opts.maxWaitMs ?? 2_000;
   }
 
-  /** Starts watching a workspace's folder (creating it); watching twice is a no-op. */
+  /**
+   * Starts watching a workspace's folder; watching twice is a no-op. A missing folder is not
+   * created here (it may be an unmounted volume: the reconciler's safety stop reports it).
+   */
   watch(workspaceId: string): void {
     if (this.closed || this.watched.has(workspaceId)) return;
     const dir = this.opts.ledger.dir(workspaceId);
-    dir.ensure();
+    if (!existsSync(dir.root)) {
+      this.opts.log.warn("workspace folder is missing; not watching it", { workspace_id: workspaceId });
+      return;
+    }
     let watcher: FSWatcher;
     try {
       watcher = watch(dir.root, { recursive: true }, (_event, filename) => this.changed(workspaceId, filename));

@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { activityRows, livePage, owner, pageRows, recordBus, type Owner } from "./support.ts";
 import type { CommittedWrite } from "../../src/content/ledger.ts";
 import { loadConfig, ConfigError } from "../../src/config.ts";
-import { TEST_ENV } from "../helpers/server.ts";
+import { TEST_ENV, tempDir } from "../helpers/server.ts";
 
 /**
  * Changes made outside Quire (an editor writing straight into the workspace folder) are picked up
@@ -292,5 +292,27 @@ test("QUIRE_WATCH_FILES=false runs no watcher; a bad value is a configuration er
     expect(existsSync(join(quiet.dataDir, "workspaces", created.body.id))).toBe(true);
   } finally {
     await quiet.close();
+  }
+});
+
+test("a workspace folder missing at start is not recreated by the watcher: the safety stop reports it, nothing is deleted", async () => {
+  const dataDir = tempDir();
+  let s = await startTestServer({}, { dataDir, keepDir: true });
+  const o = await owner(s);
+  await o.client.post(`${o.base}/precious`, { title: "Precious" });
+  await s.close();
+  renameSync(o.dir, `${o.dir}.unmounted`);
+  s = await startTestServer({}, { dataDir });
+  try {
+    await until("the start-up pass", () => s.services.reconciler.lastResult(o.wsId));
+    expect(s.services.watcher!.isWatching(o.wsId)).toBe(false);
+    // (Git's start-up may give the workspace a fresh, empty work tree: then the stop says "no Markdown".)
+    expect(s.services.reconciler.lastResult(o.wsId)).toMatchObject({
+      aborted: true,
+      problems: [{ kind: "safety_stop", message: expect.stringMatching(/missing|no Markdown/) }],
+    });
+    expect(livePage(s, o.wsId, "precious.md")).not.toBeNull();
+  } finally {
+    await s.close();
   }
 });
