@@ -1,5 +1,5 @@
 import type { WorkspaceIndex } from "./workspace-index.ts";
-import { isStopWord, oneEditAway, stem, TYPO_MIN_LENGTH, words } from "./terms.ts";
+import { isStopWord, oneEditAway, stem, TYPO_MAX_LENGTH, TYPO_MIN_LENGTH, words } from "./terms.ts";
 
 /** At most this many distinct words count: each costs index lookups, a misspelt one a vocabulary probe. */
 export const MAX_QUERY_WORDS = 12;
@@ -34,7 +34,7 @@ export function planQuery(index: WorkspaceIndex, q: string): string | null {
       groups.push(`"${word}"*`);
       return;
     }
-    if (word.length < TYPO_MIN_LENGTH) return;
+    if (word.length < TYPO_MIN_LENGTH || word.length > TYPO_MAX_LENGTH) return;
     const alternatives = typoAlternatives(index, word);
     if (alternatives.length === 1) groups.push(alternatives[0]!);
     else if (alternatives.length > 1) groups.push(`(${alternatives.join(" OR ")})`);

@@ -30,8 +30,10 @@ export const isStopWord = (folded: string): boolean => STOP.has(folded);
 
 export const stem = porterStem;
 
-/** Words of this many letters or more still match with one letter wrong. */
+/** Words of this many letters or more still match with one letter wrong... */
 export const TYPO_MIN_LENGTH = 5;
+/** ...up to this length (a longer "word" is no typo, and its spellings one edit away number thousands). */
+export const TYPO_MAX_LENGTH = 30;
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz";
 
 /**

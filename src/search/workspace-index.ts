@@ -54,7 +54,12 @@ export class WorkspaceIndex {
     this.vocab = `"v_${workspaceId}"`;
   }
 
-  /** Creates the tables (empty) and records the workspace as indexed. */
+  /**
+   * Creates the tables (empty) and records the workspace as indexed. The prefix indexes of two-
+   * and three-letter prefixes make a half-typed last word cheap: without them FTS5 merges the
+   * document lists of every term starting with "con" on each query (tens of milliseconds at
+   * 10,000 pages), with them it reads one list; they cost about a quarter more file.
+   */
   create(): void {
     this.db.exec(
       `CREATE TABLE IF NOT EXISTS ${this.docs} (id INTEGER PRIMARY KEY, page_id TEXT NOT NULL UNIQUE, path TEXT NOT NULL,
@@ -62,7 +67,7 @@ export class WorkspaceIndex {
     );
     this.db.exec(
       `CREATE VIRTUAL TABLE IF NOT EXISTS ${this.fts} USING fts5(title, tags, description, body, path,
-        tokenize = 'porter unicode61 remove_diacritics 2')`,
+        tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2 3')`,
     );
     this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${this.vocab} USING fts5vocab(${this.fts}, row)`);
     this.db

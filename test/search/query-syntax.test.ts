@@ -126,3 +126,13 @@ describe("isolation", () => {
     expect(await titles("quetzalcoatll")).toEqual([]);
   });
 });
+
+describe("abuse", () => {
+  test("one enormous word or hundreds of fragments answer quickly and find nothing", async () => {
+    for (const q of ["a".repeat(500), "qwertyuiop".repeat(50), "ab ".repeat(166), "é".repeat(500)]) {
+      const started = performance.now();
+      expect(await titles(q)).toEqual([]);
+      expect(performance.now() - started).toBeLessThan(500);
+    }
+  });
+});
