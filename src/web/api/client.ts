@@ -121,3 +121,36 @@ export function messageOf(error: unknown): string {
   if (error instanceof TypeError) return "The server cannot be reached. Check your connection and try again.";
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * A multipart upload with progress (fetch cannot report upload progress; XMLHttpRequest can).
+ * Renews the session once on 401, like `api`; errors keep the API's shape.
+ */
+export function uploadWithProgress<T>(path: string, form: FormData, onProgress: (fraction: number) => void): Promise<T> {
+  const send = () =>
+    new Promise<{ status: number; text: string; type: string }>((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open("POST", path);
+      if (accessToken) xhr.setRequestHeader("authorization", `Bearer ${accessToken}`);
+      xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
+      xhr.onload = () => resolve({ status: xhr.status, text: xhr.responseText, type: xhr.getResponseHeader("content-type") ?? "" });
+      xhr.onerror = () => reject(new TypeError("network error"));
+      xhr.send(form);
+    });
+  return (async () => {
+    let res = await send();
+    if (res.status === 401 && (await refreshSession())) res = await send();
+    if (res.status >= 200 && res.status < 300) return JSON.parse(res.text) as T;
+    const response = new Response(res.text, { status: res.status, headers: { "content-type": res.type } });
+    throw await toError(response);
+  })();
+}
+
+/** A file behind the API (an upload) as an object URL, for <img> elements that cannot send the token. */
+export async function objectUrlOf(path: string): Promise<string> {
+  const send = () => fetch(path, { headers: accessToken ? { authorization: `Bearer ${accessToken}` } : {}, credentials: "same-origin" });
+  let res = await send();
+  if (res.status === 401 && (await refreshSession())) res = await send();
+  if (!res.ok) throw await toError(res);
+  return URL.createObjectURL(await res.blob());
+}

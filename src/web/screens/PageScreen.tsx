@@ -6,11 +6,15 @@
  */
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, get, messageOf, put } from "../api/client.ts";
-import type { Page, Workspace } from "../api/types.ts";
+import type { Page, TreeNode, Workspace } from "../api/types.ts";
 import { addNavigationGuard, linkClick, navigate, pageUrl } from "../app/router.ts";
 import { onPageChange, type PageChange } from "../live/page-events.ts";
 import { RichEditor, type EditorHandle } from "../editor/RichEditor.tsx";
 import { Notice, Spinner } from "../ui/controls.tsx";
+import { uploadImage } from "../editor/image-upload.ts";
+import type { PickablePage } from "../editor/PagePicker.tsx";
+import { normalizeTree } from "../app/workspace-data.ts";
+import { pagePathOf } from "../tree/tree-ops.ts";
 import { canWrite } from "./Shell.tsx";
 import { FrontmatterForm } from "./FrontmatterForm.tsx";
 import { ConflictBanner, type ConflictState } from "./ConflictBanner.tsx";
@@ -45,6 +49,36 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
   // After "take theirs" the person's own text stays on screen to copy from: nothing typed is lost.
   const [discarded, setDiscarded] = useState<string | null>(null);
   const [comments, setComments] = useState(false);
+  const [uploading, setUploading] = useState<{ name: string; fraction: number } | null>(null);
+  const [uploadError, setUploadError] = useState<string | null>(null);
+
+  const uploadImageFile = useCallback(
+    async (file: File): Promise<string | null> => {
+      setUploadError(null);
+      setUploading({ name: file.name || "image", fraction: 0 });
+      try {
+        const stored = await uploadImage(workspace.slug, file, (fraction) => setUploading({ name: file.name || "image", fraction }));
+        return stored.url;
+      } catch (e) {
+        setUploadError(`${file.name || "The image"} was not uploaded: ${messageOf(e)}`);
+        return null;
+      } finally {
+        setUploading(null);
+      }
+    },
+    [workspace.slug],
+  );
+  const loadPages = useCallback(async (): Promise<PickablePage[]> => {
+    const flat: PickablePage[] = [];
+    const walk = (nodes: TreeNode[]) =>
+      nodes.forEach((n) => {
+        const p = pagePathOf(n);
+        if (p && p !== path) flat.push({ path: p, title: n.title || n.name });
+        walk(n.children);
+      });
+    walk(normalizeTree(await get(`/api/v1/content/${encodeURIComponent(workspace.slug)}/tree`)));
+    return flat;
+  }, [workspace.slug, path]);
   const editor = useRef<EditorHandle>(null);
   const hash = useRef<string>("");
   const savedText = useRef<string>("");
@@ -313,6 +347,12 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
           </div>
         </details>
       )}
+      {uploading && (
+        <div className="upload-status" role="status">
+          Uploading {uploading.name}… <progress max={1} value={uploading.fraction} aria-label={`Upload of ${uploading.name}`} />
+        </div>
+      )}
+      {uploadError && <Notice kind="error">{uploadError}</Notice>}
       {mode === "rich" ? (
         <RichEditor
           key={opened.generation}
@@ -320,6 +360,8 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
           markdown={opened.text}
           editable={editable}
           onChange={onChange}
+          uploadImage={editable ? uploadImageFile : undefined}
+          loadPages={loadPages}
           onUnsupported={() => {
             setNotice("This page uses Markdown the rich editor cannot show block for block, so it is open as source.");
             setMode("raw");
