@@ -1,6 +1,226 @@
-/** Git sync settings (placeholder until the sync endpoints are wired). */
+/**
+ * Git sync of a workspace (admins): the remote (fixed at creation), branch, auto-commit and poll
+ * interval; the webhook URL and secret for the git host; Sync now with its result; the status; and
+ * the open conflicts, each with ours and theirs side by side and the three resolutions.
+ */
+import { useEffect, useState } from "react";
+import { get, post, put } from "../api/client.ts";
 import type { Workspace } from "../api/types.ts";
+import { Field, Notice, Spinner } from "../ui/controls.tsx";
+import { CopyButton, SecretBox, useAction, useResource } from "./common.tsx";
+
+interface GitSettingsJson {
+  git_remote: string | null;
+  git_branch: string;
+  git_auto_commit: boolean;
+  sync_interval: number;
+  sync_status: string;
+  webhook_secret: string;
+  webhook_url: string;
+}
+
+interface SyncResult {
+  status: "completed" | "conflict" | "ignored" | "failed";
+  changes: { added: number; updated: number; deleted: number };
+  conflicts?: number;
+  error?: string;
+}
+
+interface ConflictSummary {
+  id: string;
+  path: string;
+  timestamp: string;
+}
+
+interface ConflictDetail extends ConflictSummary {
+  ours: string;
+  theirs: string | null;
+  theirs_deleted?: boolean;
+}
+
+function ConflictView({ workspace, summary, onResolved }: { workspace: Workspace; summary: ConflictSummary; onResolved(): void }) {
+  const base = `/api/v1/workspaces/${workspace.id}/sync/conflicts/${encodeURIComponent(summary.id)}`;
+  const [detail, setDetail] = useState<ConflictDetail | null>(null);
+  const [merged, setMerged] = useState<string | null>(null);
+  const action = useAction();
+  useEffect(() => {
+    void get<ConflictDetail>(base).then(setDetail, () => setDetail(null));
+  }, [base]);
+  const resolve = async (resolution: "kept_local" | "kept_remote" | "custom") => {
+    const body = resolution === "custom" ? { resolution, content: merged ?? "" } : { resolution };
+    if ((await action.run(() => post(`${base}/resolve`, body))) !== undefined) onResolved();
+  };
+  return (
+    <li className="conflict-item" aria-label={`Conflict in ${summary.path}`}>
+      <h4>
+        <code>{summary.path}</code> <span className="muted">since {summary.timestamp}</span>
+      </h4>
+      {action.error && <Notice kind="error">{action.error}</Notice>}
+      {!detail ? (
+        <Spinner label="Loading the conflict" />
+      ) : (
+        <>
+          <div className="side-by-side">
+            <div>
+              <h5>Ours (this workspace)</h5>
+              <pre aria-label={`Ours: ${summary.path}`}>{detail.ours}</pre>
+            </div>
+            <div>
+              <h5>Theirs (the remote)</h5>
+              <pre aria-label={`Theirs: ${summary.path}`}>{detail.theirs ?? "(deleted on the remote)"}</pre>
+            </div>
+          </div>
+          {merged !== null && (
+            <div className="field">
+              <label htmlFor={`merge-${summary.id}`}>Merged version</label>
+              <textarea id={`merge-${summary.id}`} rows={10} value={merged} onChange={(e) => setMerged(e.target.value)} />
+            </div>
+          )}
+          <div className="conflict-actions">
+            <button className="btn btn-small" type="button" disabled={action.busy} onClick={() => void resolve("kept_local")}>
+              Keep ours
+            </button>
+            <button className="btn btn-small" type="button" disabled={action.busy} onClick={() => void resolve("kept_remote")}>
+              Take theirs
+            </button>
+            {merged === null ? (
+              <button className="btn btn-small" type="button" onClick={() => setMerged(detail.ours)}>
+                Merge by hand
+              </button>
+            ) : (
+              <button className="btn btn-small btn-primary" type="button" disabled={action.busy} onClick={() => void resolve("custom")}>
+                Save merged version
+              </button>
+            )}
+          </div>
+        </>
+      )}
+    </li>
+  );
+}
 
 export default function GitSettings({ workspace }: { workspace: Workspace }) {
-  return <p className="muted">Git sync for {workspace.name}.</p>;
+  const url = `/api/v1/workspaces/${workspace.id}/admin/settings`;
+  const { data, error, reload } = useResource<GitSettingsJson>(url);
+  const conflicts = useResource<{ sync_status: string; conflicts: ConflictSummary[] }>(`/api/v1/workspaces/${workspace.id}/conflicts`);
+  const [form, setForm] = useState<{ git_branch: string; git_auto_commit: boolean; sync_interval: string } | null>(null);
+  const [saved, setSaved] = useState(false);
+  const [result, setResult] = useState<SyncResult | null>(null);
+  const save = useAction();
+  const sync = useAction();
+  const secret = useAction();
+  useEffect(() => {
+    if (data) setForm({ git_branch: data.git_branch, git_auto_commit: data.git_auto_commit, sync_interval: String(data.sync_interval) });
+  }, [data]);
+  if (error) return <Notice kind="error">{String((error as Error).message)}</Notice>;
+  if (!data || !form) return <Spinner label="Loading git settings" />;
+  const status = conflicts.data?.sync_status ?? data.sync_status;
+  return (
+    <div className="git-settings">
+      <dl className="facts">
+        <dt>Remote</dt>
+        <dd>{data.git_remote ? <code>{data.git_remote}</code> : <span className="muted">None: this workspace is a local git repository only. The remote is chosen when a workspace is created.</span>}</dd>
+        <dt>Status</dt>
+        <dd>
+          <span className={`badge sync-${status}`} data-sync-status={status}>
+            {status}
+          </span>
+        </dd>
+      </dl>
+
+      <div className="sync-now">
+        <button
+          type="button"
+          className="btn btn-primary"
+          disabled={sync.busy}
+          onClick={async () => {
+            setResult(null);
+            const r = await sync.run(() => post<SyncResult>(`/api/v1/workspaces/${workspace.id}/sync`));
+            if (r) setResult(r);
+            await Promise.all([reload(), conflicts.reload()]);
+          }}
+        >
+          {sync.busy ? "Syncing…" : "Sync now"}
+        </button>
+        {sync.busy && (
+          <span role="status" className="muted">
+            Pulling and pushing…
+          </span>
+        )}
+        {sync.error && <Notice kind="error">{sync.error}</Notice>}
+        {result && (
+          <Notice kind={result.status === "failed" ? "error" : result.status === "conflict" ? "warning" : "success"}>
+            Sync {result.status}: {result.changes.added} added, {result.changes.updated} updated, {result.changes.deleted} deleted
+            {result.conflicts ? `, ${result.conflicts} in conflict` : ""}
+            {result.error ? `. ${result.error}` : "."}
+          </Notice>
+        )}
+      </div>
+
+      <h3>Options</h3>
+      <form
+        className="settings-form"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setSaved(false);
+          const ok = await save.run(() => put(url, { git_branch: form.git_branch, git_auto_commit: form.git_auto_commit, sync_interval: Number(form.sync_interval) }));
+          if (ok !== undefined) {
+            setSaved(true);
+            await reload();
+          }
+        }}
+      >
+        {save.error && <Notice kind="error">{save.error}</Notice>}
+        {saved && <Notice kind="success">Git settings saved.</Notice>}
+        <Field label="Branch" required value={form.git_branch} onChange={(e) => setForm({ ...form, git_branch: e.target.value })} />
+        <div className="check">
+          <input id="git-auto" type="checkbox" checked={form.git_auto_commit} onChange={(e) => setForm({ ...form, git_auto_commit: e.target.checked })} />
+          <label htmlFor="git-auto">Commit every change automatically</label>
+        </div>
+        <Field label="Pull interval (seconds)" type="number" min={10} max={604800} required value={form.sync_interval} onChange={(e) => setForm({ ...form, sync_interval: e.target.value })} />
+        <button className="btn" type="submit" disabled={save.busy}>
+          {save.busy ? "Saving…" : "Save git settings"}
+        </button>
+      </form>
+
+      <h3>Webhook</h3>
+      <p className="hint">Point your git host's push webhook here so pushes are pulled at once.</p>
+      <div className="secret-box">
+        <label className="secret-label">
+          Webhook URL
+          <input readOnly value={data.webhook_url} onFocus={(e) => e.currentTarget.select()} />
+        </label>
+        <CopyButton text={data.webhook_url} />
+      </div>
+      <SecretBox label="Webhook secret" value={data.webhook_secret} />
+      {secret.error && <Notice kind="error">{secret.error}</Notice>}
+      <button
+        type="button"
+        className="btn btn-small"
+        disabled={secret.busy}
+        onClick={async () => {
+          if (!window.confirm("Generate a new webhook secret? The git host must be given the new one.")) return;
+          await secret.run(() => post(`/api/v1/workspaces/${workspace.id}/admin/settings/webhook-secret/regenerate`));
+          await reload();
+        }}
+      >
+        New secret
+      </button>
+
+      <h3>Conflicts</h3>
+      {conflicts.error ? (
+        <Notice kind="error">{String((conflicts.error as Error).message)}</Notice>
+      ) : !conflicts.data ? (
+        <Spinner />
+      ) : conflicts.data.conflicts.length === 0 ? (
+        <p className="muted">No open conflicts.</p>
+      ) : (
+        <ul className="conflict-list">
+          {conflicts.data.conflicts.map((c) => (
+            <ConflictView key={c.id} workspace={workspace} summary={c} onResolved={() => void Promise.all([conflicts.reload(), reload()])} />
+          ))}
+        </ul>
+      )}
+    </div>
+  );
 }
