@@ -63,49 +63,42 @@ export class Repo {
   /**
    * Stages the given paths (added, changed or removed in the work tree) and commits them when
    * anything changed. Returns the new commit id, or null when the paths match HEAD already.
+   * (With `parents` a commit is always made: a merge records both histories even when the tree
+   * is one of them.)
    */
   async commitPaths(paths: string[], message: string, author: Author, parents?: string[]): Promise<string | null> {
-    const changed = await this.stage(paths);
-    if (!changed && parents === undefined) return null;
+    await this.stage(paths);
     const now = Math.floor(Date.now() / 1000);
     const who = { name: author.name || SYSTEM_AUTHOR.name, email: author.email || SYSTEM_AUTHOR.email, timestamp: now, timezoneOffset: 0 };
-    return git.commit({
-      fs,
-      dir: this.dir,
-      message,
-      author: who,
-      committer: { ...SYSTEM_AUTHOR, timestamp: now, timezoneOffset: 0 },
-      cache: this.cache,
-      ...(parents ? { parent: parents } : {}),
-    });
+    try {
+      return await git.commit({
+        fs,
+        dir: this.dir,
+        message,
+        author: who,
+        committer: { ...SYSTEM_AUTHOR, timestamp: now, timezoneOffset: 0 },
+        cache: this.cache,
+        disallowEmpty: parents === undefined,
+        ...(parents ? { parent: parents } : {}),
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code === "EmptyCommitError") return null;
+      throw error;
+    }
   }
 
-  /** Brings the index in line with the work tree for `paths`; true when something differs from HEAD. */
-  async stage(paths: string[]): Promise<boolean> {
-    if (paths.length === 0) return false;
-    const unique = [...new Set(paths)];
-    const rows = await git.statusMatrix({ fs, dir: this.dir, filepaths: unique, cache: this.cache });
-    let changed = false;
-    for (const [path, head, workdir, stage] of rows) {
-      if (workdir === 0) {
-        if (stage !== 0) await git.remove({ fs, dir: this.dir, filepath: path, cache: this.cache });
-      } else if (!((workdir === 1 && stage === 1) || (workdir === 2 && stage === 2))) {
-        await git.add({ fs, dir: this.dir, filepath: path, cache: this.cache });
-      }
-      if (!(head === 1 && workdir === 1) && !(head === 0 && workdir === 0)) changed = true;
-    }
-    // Paths gone from the work tree and from the status (deleted files still in the index).
-    const seen = new Set(rows.map((r) => r[0]));
+  /**
+   * Brings the index in line with the work tree for `paths`: present files are added in one
+   * call (one index write), missing ones removed. No status walk: a save stages only what it wrote.
+   */
+  async stage(paths: string[]): Promise<void> {
+    const unique = [...new Set(paths)].filter((p) => p !== "" && !p.startsWith(".git/"));
+    const present = unique.filter((p) => existsSync(join(this.dir, p)));
+    if (present.length > 0) await git.add({ fs, dir: this.dir, filepath: present, cache: this.cache });
     for (const path of unique) {
-      if (seen.has(path) || existsSync(join(this.dir, path))) continue;
-      try {
-        await git.remove({ fs, dir: this.dir, filepath: path, cache: this.cache });
-        changed = true;
-      } catch {
-        // not in the index either
-      }
+      if (present.includes(path)) continue;
+      await git.remove({ fs, dir: this.dir, filepath: path, cache: this.cache });
     }
-    return changed;
   }
 
   /** Every changed path in the work tree (untracked, modified, deleted), `.git` excluded. */

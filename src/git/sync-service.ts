@@ -55,6 +55,7 @@ export class GitSync {
   private readonly pollTimers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly lastErrors = new Map<string, string>();
+  private readonly repos = new Map<string, Repo>();
   private unsubscribe: (() => void) | null = null;
   private stopping = false;
   /** Quick saves within this window share one push. */
@@ -77,8 +78,14 @@ export class GitSync {
     this.transport = new Transport({ keyPath: deps.config.git.sshKeyPath, knownHosts: deps.config.git.sshKnownHosts });
   }
 
+  /** One Repo per workspace, so isomorphic-git's object cache lives across saves. */
   repo(workspaceId: string): Repo {
-    return new Repo(this.deps.ledger.dir(workspaceId).root);
+    let repo = this.repos.get(workspaceId);
+    if (!repo) {
+      repo = new Repo(this.deps.ledger.dir(workspaceId).root);
+      this.repos.set(workspaceId, repo);
+    }
+    return repo;
   }
 
   /** Subscribes to the ledger, gives existing workspaces a repository, and starts polling. */
@@ -144,6 +151,7 @@ export class GitSync {
         cloneInto({ dir, remote: ws.git_remote!, branch: ws.git_branch, transport: this.transport, allowPrivate: this.deps.config.git.allowPrivate }),
       );
     } catch (error) {
+      this.repos.delete(ws.id);
       rmSync(dir, { recursive: true, force: true });
       this.deps.db.transaction(() => {
         this.deps.db.query("DELETE FROM workspaces WHERE id = ?").run(ws.id);
@@ -166,6 +174,7 @@ export class GitSync {
   }
 
   onWorkspaceDeleted(ws: WorkspaceRow): void {
+    this.repos.delete(ws.id);
     const t = this.pollTimers.get(ws.id);
     if (t) clearTimeout(t);
     this.pollTimers.delete(ws.id);
