@@ -68,19 +68,26 @@ async function apiLatency(): Promise<void> {
       const r = (await (await call(u, "POST", "bench/page", { title: "Bench page", body })).json()) as { content_hash: string };
       hashes.set(u.slug, r.content_hash);
     }
-    const saves: number[] = [];
-    const n = 24 * 50;
-    for (let i = 0; i < n; i++) {
-      const u = users[i % users.length]!;
-      const t = performance.now();
-      const res = await call(u, "PUT", "bench/page", { body: `${body}\n\nEdit ${i}\n`, lastKnownHash: hashes.get(u.slug) });
-      const r = (await res.json()) as { content_hash: string };
-      saves.push(performance.now() - t);
-      if (res.status !== 200) throw new Error(`save ${res.status}`);
-      hashes.set(u.slug, r.content_hash);
+    // Twice: with each save committed to the workspace's local git history (the default), and
+    // with auto-commit off, the ledger alone (DESIGN.md §11's "no git push" budget).
+    for (const autoCommit of [true, false]) {
+      server.services.db.query("UPDATE workspaces SET git_auto_commit = ?").run(autoCommit ? 1 : 0);
+      const saves: number[] = [];
+      const n = 24 * 25;
+      for (let i = 0; i < n; i++) {
+        const u = users[i % users.length]!;
+        const t = performance.now();
+        const res = await call(u, "PUT", "bench/page", { body: `${body}\n\nEdit ${autoCommit} ${i}\n`, lastKnownHash: hashes.get(u.slug) });
+        const r = (await res.json()) as { content_hash: string };
+        saves.push(performance.now() - t);
+        if (res.status !== 200) throw new Error(`save ${res.status}`);
+        hashes.set(u.slug, r.content_hash);
+      }
+      await server.services.ledger.queue.idle();
+      const label = autoCommit ? "git auto-commit on" : "git auto-commit off";
+      row(`page save via API, p50 (${n} PUTs, 4 KB, ${label})`, ms(percentile(saves, 50)), "< 5 ms");
+      row(`page save via API, p99 (${label})`, ms(percentile(saves, 99)), "< 20 ms");
     }
-    row(`page save via API, p50 (${n} PUTs, 4 KB, fsync)`, ms(percentile(saves, 50)), "< 5 ms");
-    row(`page save via API, p99`, ms(percentile(saves, 99)), "< 20 ms");
     const reads: number[] = [];
     const m = 24 * 250;
     for (let i = 0; i < m; i++) {
