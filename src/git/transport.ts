@@ -21,6 +21,19 @@ export class RemoteError extends Error {
 
 export const trackingRef = (branch: string) => `refs/remotes/origin/${branch}`;
 
+/**
+ * isomorphic-git's HTTP client has no timeout of its own: a remote that never answers must not
+ * hold a workspace's sync (or a create request) forever.
+ */
+const HTTP_TIMEOUT_MS = 60_000;
+function withTimeout<T>(work: Promise<T>, ms = HTTP_TIMEOUT_MS): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RemoteError(`the remote did not answer within ${ms / 1000} s`, "unreachable")), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
 export class Transport {
   constructor(private readonly ssh: SshOptions) {}
 
@@ -32,7 +45,7 @@ export class Transport {
     if (spec.kind === "http") {
       let heads: string[];
       try {
-        const refs = await git.listServerRefs({ http, url: spec.url, prefix: "refs/heads/", onAuth: this.onAuth(spec), onAuthFailure: () => ({ cancel: true }) });
+        const refs = await withTimeout(git.listServerRefs({ http, url: spec.url, prefix: "refs/heads/", onAuth: this.onAuth(spec), onAuthFailure: () => ({ cancel: true }) }));
         heads = refs.map((r) => r.ref);
       } catch (error) {
         throw this.classify(error, spec);
@@ -42,7 +55,7 @@ export class Transport {
       await git.setConfig({ fs, dir, path: "remote.origin.url", value: spec.url });
       await git.setConfig({ fs, dir, path: "remote.origin.fetch", value: "+refs/heads/*:refs/remotes/origin/*" });
       try {
-        await git.fetch({
+        await withTimeout(git.fetch({
           fs,
           http,
           dir,
@@ -54,7 +67,7 @@ export class Transport {
           tags: false,
           onAuth: this.onAuth(spec),
           onAuthFailure: () => ({ cancel: true }),
-        });
+        }));
       } catch (error) {
         throw this.classify(error, spec);
       }
@@ -76,7 +89,10 @@ export class Transport {
       await git.writeRef({ fs, dir, ref: scratch, value: oid, force: true });
       let result;
       try {
-        result = await git.push({ fs, http, dir, url: spec.url, ref: scratch, remoteRef: `refs/heads/${branch}`, onAuth: this.onAuth(spec), onAuthFailure: () => ({ cancel: true }) });
+        result = await withTimeout(
+          git.push({ fs, http, dir, url: spec.url, ref: scratch, remoteRef: `refs/heads/${branch}`, onAuth: this.onAuth(spec), onAuthFailure: () => ({ cancel: true }) }),
+          2 * HTTP_TIMEOUT_MS,
+        );
       } catch (error) {
         const code = (error as { code?: string }).code;
         if (code === "PushRejectedError") throw new RemoteError("the remote branch moved on", "rejected");
@@ -123,6 +139,7 @@ export class Transport {
   }
 
   private classify(error: unknown, spec: RemoteSpec): RemoteError {
+    if (error instanceof RemoteError) return error;
     const e = error as { code?: string; message?: string; data?: { statusCode?: number } };
     const message = scrub(e.message ?? String(error), spec);
     if (e.code === "HttpError" && (e.data?.statusCode === 401 || e.data?.statusCode === 403)) {

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { IdeClone, startGitHttpRemote, type GitHttpRemote } from "../helpers/git-remote.ts";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { GIT_ENV, createFromRemote, recordEvents, row, settled, waitFor } from "./support.ts";
 
 let server: TestServer;
@@ -42,7 +44,8 @@ describe("clone, outbound and inbound", () => {
     // The ids Quire gave the pages were committed by Quire and pushed.
     const [top] = await remote.log();
     expect(top).toMatchObject({ subject: "Add page ids via Quire", author_name: "Quire", author_email: "quire@localhost" });
-    expect(await remote.show("index.md")).toContain(`id: ${page.body.page_id === undefined ? "" : ""}`);
+    const home = await owner.client.get(`/api/v1/content/${ws.slug}/index.md`);
+    expect(await remote.show("index.md")).toStartWith(`---\nid: ${home.body.page_id}\ntitle: Home\n`);
     const get = await owner.client.get(`/api/v1/workspaces/${ws.id}`);
     expect(get.body).toMatchObject({ git_remote: remote.url, git_branch: "main", sync_status: "synced" });
   });
@@ -143,6 +146,29 @@ describe("clone, outbound and inbound", () => {
     expect(await remote.show("from-ide.md")).toContain("From IDE");
     expect((await owner.client.get(`/api/v1/content/${ws.slug}/from-ide.md`)).status).toBe(200);
     expect(row(server, ws.id).sync_status).toBe("synced");
+  });
+  test(".quire/workspace.yaml changed on both sides on different lines is merged, not a conflict", async () => {
+    await ide.pull();
+    ide.writeFile(".quire/workspace.yaml", "name: Docs\ntheme: default\nnav: tree\n");
+    await ide.commit("Add the manifest");
+    await ide.push();
+    await server.services.gitSync.trigger(ws.id, { reason: "manual" });
+    const manifest = join(server.dataDir, "workspaces", ws.id, ".quire/workspace.yaml");
+    expect(readFileSync(manifest, "utf8")).toBe("name: Docs\ntheme: default\nnav: tree\n");
+    // Quire changes the first line locally (committed like any write of its own) ...
+    await server.services.ledger.exclusive(ws.id, async () => {
+      writeFileSync(manifest, "name: Handbook\ntheme: default\nnav: tree\n");
+      await server.services.gitSync.repo(ws.id).commitPaths([".quire/workspace.yaml"], "Rename the workspace via Quire", { name: "Quire", email: "quire@localhost" });
+    });
+    // ... while the IDE changes the last one.
+    ide.writeFile(".quire/workspace.yaml", "name: Docs\ntheme: default\nnav: file\n");
+    await ide.commit("Navigation from a file");
+    await ide.push();
+    const result = await server.services.gitSync.trigger(ws.id, { reason: "manual" });
+    expect(result.status).toBe("completed");
+    expect(readFileSync(manifest, "utf8")).toBe("name: Handbook\ntheme: default\nnav: file\n");
+    expect(await remote.show(".quire/workspace.yaml")).toBe("name: Handbook\ntheme: default\nnav: file\n");
+    expect((await owner.client.get(`/api/v1/workspaces/${ws.id}/conflicts`)).body.conflicts).toEqual([]);
   });
 });
 
