@@ -1,4 +1,4 @@
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Db } from "../db/database.ts";
 import type { SmtpConfig } from "../config.ts";
 import type { Logger } from "../core/log.ts";
@@ -24,25 +24,30 @@ export class EmailOutbox {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
-  private readonly transport: Transporter | undefined;
+  /** nodemailer is loaded on first send only: an instance without SMTP never pays its memory. */
+  private transport: Promise<Transporter> | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly smtp: SmtpConfig | undefined,
     private readonly log: Logger,
-  ) {
-    if (smtp) {
-      this.transport = nodemailer.createTransport({
+  ) {}
+
+  private transporter(): Promise<Transporter> {
+    const smtp = this.smtp!;
+    this.transport ??= import("nodemailer").then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
         host: smtp.host,
         port: smtp.port,
         secure: smtp.secure,
         ...(smtp.user ? { auth: { user: smtp.user, pass: smtp.pass ?? "" } } : {}),
-      });
-    }
+      }),
+    );
+    return this.transport;
   }
 
   get enabled(): boolean {
-    return this.transport !== undefined;
+    return this.smtp !== undefined;
   }
 
   /** Inserts the message; returns its id, or null when email is not configured. */
@@ -75,7 +80,7 @@ export class EmailOutbox {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.running;
-    this.transport?.close();
+    if (this.transport) (await this.transport).close();
   }
 
   /** Sends every due message once; reschedules itself while the worker runs. */
@@ -99,7 +104,7 @@ export class EmailOutbox {
     for (const row of due) {
       if (this.stopped) return;
       try {
-        await this.transport!.sendMail({
+        await (await this.transporter()).sendMail({
           from: this.smtp!.from,
           to: row.to_address,
           subject: row.subject,
