@@ -144,9 +144,25 @@ describe.skipIf(!hasChromium)("settings in a real browser", () => {
     expect(await visitor.page.getByRole("navigation", { name: "Settings sections" }).getByRole("link").allTextContents()).toEqual(["API keys"]);
     expect(visitor.errors).toEqual([]);
 
-    // The link is used up: the table says so; an invalid invitation shows the API's message.
+    // Someone without an account follows another link, registers from the login screen and lands in the workspace.
+    await page.getByRole("button", { name: "Create link" }).click();
+    const second = await page.getByRole("textbox", { name: "Share link" }).inputValue();
+    const stranger = await newTab(browser);
+    await stranger.page.goto(server.url + new URL(second).pathname);
+    await stranger.page.getByRole("link", { name: "Create an account" }).click();
+    await stranger.page.getByLabel("Name").fill("Rita Registered");
+    await stranger.page.getByLabel("Email").fill(`rita.${Date.now()}@example.test`);
+    await stranger.page.getByLabel("Password").fill("correct horse battery");
+    await stranger.page.getByLabel("I accept the terms of use").check();
+    await stranger.page.getByRole("button", { name: "Create account" }).click();
+    await stranger.page.waitForURL(new RegExp(`/w/${admin.workspaceSlug}$`));
+    await stranger.page.getByRole("tree", { name: "Pages" }).getByRole("link", { name: "Keyed" }).waitFor();
+    expect(stranger.errors).toEqual([]);
+    await stranger.context.close();
+
+    // The first link is used up: the table says so; an invalid invitation shows the API's message.
     await page.reload();
-    await page.getByRole("cell", { name: "Used up or expired" }).waitFor();
+    await page.getByRole("cell", { name: "Used up or expired" }).first().waitFor();
     await page.getByRole("link", { name: "Invitations" }).click();
     await page.getByLabel("Email address").fill("not-an-email");
     await page.getByLabel("Email address").evaluate((el: HTMLInputElement) => (el.type = "text"));

@@ -9,14 +9,18 @@ import { Spinner } from "../ui/controls.tsx";
 /** Chooses the screen: sign-in screens for signed-out people, the shell for everyone else. */
 export function App() {
   const { status } = useAuth();
-  const { path, href } = useLocation();
+  const { path, href, query } = useLocation();
+  const nextParam = query.get("next");
   const isPublic = PUBLIC_PATHS.some((p) => path === p) || isOpenPath(path);
 
   useEffect(() => {
     if (status === "signed-out" && !isPublic) navigate(loginUrlFor(href), { replace: true });
     // Signed-in people have no business on the sign-in forms (the reset link still works).
-    if (status === "signed-in" && (path === "/login" || path === "/register")) navigate("/", { replace: true });
-  }, [status, isPublic, path, href]);
+    // (A new account made from a share link or deep link goes on to it: `next` is an in-app path only.)
+    if (status === "signed-in" && (path === "/login" || path === "/register")) {
+      navigate(nextParam && nextParam.startsWith("/") && !nextParam.startsWith("//") ? nextParam : "/", { replace: true });
+    }
+  }, [status, isPublic, path, href, nextParam]);
 
   useEffect(() => {
     const titles: Record<string, string> = {

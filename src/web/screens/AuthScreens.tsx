@@ -58,7 +58,7 @@ export function LoginScreen() {
         signupEnabled ? (
           <>
             New here?{" "}
-            <a href="/register" onClick={linkClick}>
+            <a href={query.get("next") ? `/register?next=${encodeURIComponent(safeNext(query.get("next")))}` : "/register"} onClick={linkClick}>
               Create an account
             </a>
           </>
@@ -138,7 +138,7 @@ export function RegisterScreen() {
         onSubmit={(e) =>
           run(e, async () => {
             await register({ name, email, password });
-            navigate("/", { replace: true });
+            navigate(safeNext(new URLSearchParams(location.search).get("next")), { replace: true });
           })
         }
       >

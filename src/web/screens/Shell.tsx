@@ -204,8 +204,11 @@ function ShellFrame() {
         )}
         <div className="topbar-spacer" />
         {workspace && (
-          <button type="button" className="btn btn-ghost search-button" aria-keyshortcuts="Control+K Meta+K" onClick={() => setSearching(true)}>
-            Search <kbd>Ctrl K</kbd>
+          <button type="button" className="btn btn-ghost search-button" aria-label="Search pages" aria-keyshortcuts="Control+K Meta+K" title="Search (Ctrl+K)" onClick={() => setSearching(true)}>
+            <span aria-hidden="true">⌕</span>
+            <span className="search-label" aria-hidden="true">
+              Search <kbd>Ctrl K</kbd>
+            </span>
           </button>
         )}
         {workspace && <PresenceBar workspaceId={workspace.id} me={user?.id} />}
