@@ -42,6 +42,8 @@ import { People } from "./collab/people.ts";
 import { peopleRoutes } from "./http/routes/people.ts";
 import { PasswordChange } from "./identity/password-change.ts";
 import { passwordChangeRoutes } from "./http/routes/password-change.ts";
+import { PageViewing } from "./realtime/page-viewing.ts";
+import { pageViewingRoutes } from "./http/routes/page-viewing.ts";
 import { buildAccessServices, type AccessServices } from "./access/services.ts";
 import { workspaceRoutes } from "./http/routes/workspaces.ts";
 import { memberRoutes } from "./http/routes/members.ts";
@@ -90,6 +92,7 @@ export interface Services extends AccessServices {
   templates: Templates;
   people: People;
   passwordChange: PasswordChange;
+  pageViewing: PageViewing;
   ledger: ContentLedger;
   reconciler: Reconciler;
   uploads: Uploads;
@@ -171,6 +174,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     templates: new Templates(),
     people: new People({ db, permissions }),
     passwordChange: new PasswordChange({ db, users, sessions, passwords }),
+    pageViewing: new PageViewing({ permissions, bus }),
     ledger,
     reconciler,
     uploads,
@@ -218,6 +222,7 @@ export function createApp(services: Services) {
     .use(templateRoutes(services))
     .use(peopleRoutes(services))
     .use(passwordChangeRoutes(services))
+    .use(pageViewingRoutes(services))
     .use(workspaceRoutes(services))
     .use(memberRoutes(services))
     .use(settingsRoutes(services))

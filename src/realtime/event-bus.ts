@@ -19,7 +19,9 @@ export type EventType =
   // Comments (not in SPEC.md's table; payload {workspace_id, comment_id, parent_id, page_path, resolved, actor})
   | "comment-added"
   | "comment-updated"
-  | "comment-deleted";
+  | "comment-deleted"
+  // The page a person has open (not in SPEC.md's table; payload {workspace_id, user_id, path|null})
+  | "page-viewing";
 
 export interface WorkspaceEvent {
   type: EventType;

@@ -1,0 +1,19 @@
+import { Elysia } from "elysia";
+import type { Services } from "../../app.ts";
+import { httpCore } from "../core.ts";
+import { requirePrincipal, requireSession } from "../guards.ts";
+
+/**
+ * GET  /api/v1/workspaces/:id/viewing → {items: [{user_id, path, since}]}   who has which page open
+ * POST /api/v1/workspaces/:id/viewing {path | null} → 204                    the caller's open page (sessions only)
+ */
+export function pageViewingRoutes(services: Services) {
+  const { pageViewing } = services;
+  return new Elysia({ prefix: "/api/v1/workspaces" })
+    .use(httpCore(services))
+    .get("/:id/viewing", ({ principal, params }) => pageViewing.list(requirePrincipal(principal), params.id))
+    .post("/:id/viewing", ({ principal, params, body, set }) => {
+      pageViewing.report(requireSession(principal), params.id, body);
+      set.status = 204;
+    });
+}

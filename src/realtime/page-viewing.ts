@@ -1,0 +1,85 @@
+import { z } from "zod";
+import type { Principal } from "../access/principal.ts";
+import type { Permissions } from "../access/permissions.ts";
+import type { EventBus } from "./event-bus.ts";
+import { isUlid } from "../core/ids.ts";
+import { parseInput } from "../core/validate.ts";
+
+/** POST /api/v1/workspaces/:id/viewing: the page the caller has open (null: none). */
+export const viewingInput = z.strictObject({
+  path: z.string().min(1, "must not be empty").max(512, "must be at most 512 characters").nullable(),
+});
+
+export interface ViewingJson {
+  user_id: string;
+  path: string;
+  since: string;
+}
+
+interface Entry {
+  path: string;
+  since: string;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * Which page each person has open, per workspace — the page-level half of presence (the live
+ * stream's presence says who is in the workspace). Browsers report the open page and repeat it
+ * while it stays open; an entry not repeated within the timeout (90 s, SPEC's presence timeout)
+ * lapses. Changes go out on the live stream as `page-viewing` {user_id, path|null}. Kept in
+ * memory: it describes this server's connected people and means nothing after a restart.
+ */
+export class PageViewing {
+  private readonly entries = new Map<string, Entry>();
+
+  private timeoutMs = 90_000;
+
+  constructor(private readonly deps: { permissions: Permissions; bus: EventBus }) {}
+
+  /** Tests use milliseconds instead of the 90 s default. */
+  setTimeoutMs(ms: number): void {
+    this.timeoutMs = ms;
+  }
+
+  report(principal: Principal, workspaceRef: string, body: unknown): void {
+    const { workspace } = this.deps.permissions.require(principal, ref(workspaceRef), "viewer");
+    const input = parseInput(viewingInput, body);
+    const key = `${workspace.id}|${principal.userId}`;
+    const before = this.entries.get(key);
+    if (before) clearTimeout(before.timer);
+    if (input.path === null) {
+      this.entries.delete(key);
+      if (before) this.announce(workspace.id, principal.userId, null);
+      return;
+    }
+    const path = input.path;
+    const timer = setTimeout(() => {
+      if (this.entries.get(key)?.timer !== timer) return;
+      this.entries.delete(key);
+      this.announce(workspace.id, principal.userId, null);
+    }, this.timeoutMs);
+    timer.unref?.();
+    this.entries.set(key, { path, since: before?.path === path ? before.since : new Date().toISOString(), timer });
+    if (before?.path !== path) this.announce(workspace.id, principal.userId, path);
+  }
+
+  list(principal: Principal, workspaceRef: string): { items: ViewingJson[]; next_cursor: null } {
+    const { workspace } = this.deps.permissions.require(principal, ref(workspaceRef), "viewer");
+    const prefix = `${workspace.id}|`;
+    const items = [...this.entries]
+      .filter(([k]) => k.startsWith(prefix))
+      .map(([k, e]) => ({ user_id: k.slice(prefix.length), path: e.path, since: e.since }));
+    return { items, next_cursor: null };
+  }
+
+  stop(): void {
+    for (const e of this.entries.values()) clearTimeout(e.timer);
+    this.entries.clear();
+  }
+
+  private announce(workspaceId: string, userId: string, path: string | null) {
+    this.deps.bus.publish({ type: "page-viewing", workspace_id: workspaceId, payload: { workspace_id: workspaceId, user_id: userId, path } });
+  }
+}
+
+const ref = (r: string) => (isUlid(r) ? { id: r } : { slug: r });
