@@ -39,6 +39,10 @@ describe.skipIf(!hasChromium)("live updates in a real browser", () => {
     await b.page.goto(`${server.url}/w/${ada.workspaceSlug}`);
     await signInInUi(b.page, bob);
     await a.page.getByRole("list", { name: "Also here: Bob Builder" }).waitFor({ timeout: 10_000 });
+    // Bob opens the page Ada is on: her tree shows him on it.
+    await b.page.getByRole("tree", { name: "Pages" }).getByRole("link", { name: "Live" }).click();
+    await b.page.getByRole("heading", { name: "Live" }).waitFor();
+    await a.page.locator('.tree-row[data-path="live.md"]').getByRole("img", { name: "Viewing now: Bob Builder" }).waitFor({ timeout: 10_000 });
 
     // A page Bob creates appears in Ada's tree without a reload.
     expect((await bob.client.post(url("from-bob.md"), { title: "From Bob", body: "Hi.\n" })).status).toBe(201);
@@ -62,9 +66,10 @@ describe.skipIf(!hasChromium)("live updates in a real browser", () => {
     await a.page.getByRole("alert", { name: "Edit conflict" }).waitFor({ timeout: 10_000 });
     expect((await ada.client.get(url("live.md"))).body.content).toBe("Third version by Bob.\n");
 
-    // Bob leaves: Ada's presence list empties.
+    // Bob leaves: Ada's presence list empties and he is no longer shown on the page.
     await b.context.close();
     await a.page.getByRole("list", { name: "Also here: Bob Builder" }).waitFor({ state: "detached", timeout: 10_000 });
+    expect(await a.page.getByRole("img", { name: "Viewing now: Bob Builder" }).count()).toBe(0);
     expect(a.errors.filter((e) => !e.includes("409"))).toEqual([]);
     expect(b.errors).toEqual([]);
     await a.context.close();

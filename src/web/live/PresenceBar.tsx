@@ -15,6 +15,7 @@ export function PresenceBar({ workspaceId, me }: { workspaceId: string; me: stri
   const present = (live?.presentIn(workspaceId) ?? []).filter((id) => id !== me);
   const people = usePeople(workspaceId, present);
   const names = present.map((id) => people.find((p) => p.id === id)?.name ?? "Someone");
+  const viewing = live?.viewingIn(workspaceId);
   return (
     <div className="presence" aria-live="polite">
       {live?.status === "offline" && (
@@ -25,7 +26,7 @@ export function PresenceBar({ workspaceId, me }: { workspaceId: string; me: stri
       {names.length > 0 && (
         <ul className="presence-list" aria-label={`Also here: ${names.join(", ")}`}>
           {names.map((n, i) => (
-            <li key={present[i]} className="avatar" title={`${n} is here`}>
+            <li key={present[i]} className="avatar" title={viewing?.get(present[i]!) ? `${n} is on ${viewing.get(present[i]!)}` : `${n} is here`}>
               <span aria-hidden="true">{initials(n)}</span>
               <span className="visually-hidden">{n}</span>
             </li>

@@ -27,12 +27,16 @@ export class LiveClient {
   status: LiveStatus = "connecting";
   /** Bumped on every status or presence change (a cheap snapshot for React). */
   version = 0;
+  /** Bumped on every successful (re)connect, so screens can re-read what they may have missed. */
+  connections = 0;
   private socket: WebSocket | null = null;
   private attempt = 0;
   private retry: ReturnType<typeof setTimeout> | null = null;
   private heartbeat: ReturnType<typeof setInterval> | null = null;
   private stopped = false;
   private readonly present = new Map<string, Set<string>>();
+  /** workspace id → user id → the page path that person has open. */
+  private readonly viewing = new Map<string, Map<string, string>>();
   private readonly listeners = new Set<() => void>();
   private readonly eventListeners = new Set<(e: Envelope) => void>();
 
@@ -61,6 +65,17 @@ export class LiveClient {
     return () => this.eventListeners.delete(listener);
   }
 
+  /** Who has which page open in a workspace (user id → path). */
+  viewingIn(workspaceId: string): Map<string, string> {
+    return this.viewing.get(workspaceId) ?? new Map();
+  }
+
+  /** Seeds the page-level presence of a workspace (the stream then keeps it current). */
+  setViewing(workspaceId: string, items: Array<{ user_id: string; path: string }>): void {
+    this.viewing.set(workspaceId, new Map(items.map((i) => [i.user_id, i.path])));
+    this.changed();
+  }
+
   presentIn(workspaceId: string): string[] {
     return [...(this.present.get(workspaceId) ?? [])];
   }
@@ -86,6 +101,7 @@ export class LiveClient {
     this.socket = socket;
     socket.onopen = () => {
       this.attempt = 0;
+      this.connections++;
       this.status = "open";
       this.changed();
     };
@@ -136,8 +152,17 @@ export class LiveClient {
         break;
       case "presence-leave":
         this.present.get(ws)?.delete(String(p.user_id));
+        this.viewing.get(ws)?.delete(String(p.user_id));
         this.changed();
         break;
+      case "page-viewing": {
+        if (!this.viewing.has(ws)) this.viewing.set(ws, new Map());
+        const who = String(p.user_id);
+        if (typeof p.path === "string") this.viewing.get(ws)!.set(who, p.path);
+        else this.viewing.get(ws)!.delete(who);
+        this.changed();
+        break;
+      }
       case "page-created":
       case "page-updated":
       case "page-deleted":

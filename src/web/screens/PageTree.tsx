@@ -20,6 +20,7 @@ export interface TreeRights {
 
 interface TreeCtx {
   slug: string;
+  viewers: Record<string, string[]>;
   current: string | undefined;
   rights: TreeRights;
   onNewPage(folder: string): void;
@@ -150,6 +151,11 @@ function Node({ node, depth }: { node: TreeNode; depth: number }) {
         ) : (
           <span className="tree-folder">{label}</span>
         )}
+        {pagePath && ctx.viewers[pagePath] && (
+          <span className="viewers" title={`${ctx.viewers[pagePath]!.join(", ")} viewing`} aria-label={`Viewing now: ${ctx.viewers[pagePath]!.join(", ")}`} role="img">
+            {ctx.viewers[pagePath]!.map((n) => n.trim()[0]?.toUpperCase() ?? "?").join("")}
+          </span>
+        )}
         {node.kind === "folder" && ctx.rights.create && (
           <button type="button" className="tree-add" aria-label={`New page in ${label}`} title="New page here" onClick={() => ctx.onNewPage(node.path.replace(/\/?index\.md$/, ""))}>
             +
@@ -173,6 +179,8 @@ export function PageTree(props: {
   slug: string;
   current: string | undefined;
   rights: TreeRights;
+  /** Page path → names of the other people who have it open. */
+  viewers?: Record<string, string[]>;
   onNewPage(folder: string): void;
   /** Re-read the tree after a change. */
   onChanged(): Promise<void> | void;
@@ -200,6 +208,7 @@ export function PageTree(props: {
 
   const ctx: TreeCtx = {
     slug,
+    viewers: props.viewers ?? {},
     current: props.current,
     rights: props.rights,
     onNewPage: props.onNewPage,

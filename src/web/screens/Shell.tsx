@@ -18,6 +18,9 @@ import { PageTree, type TreeRights } from "./PageTree.tsx";
 import { LiveProvider } from "../live/LiveContext.tsx";
 import { PresenceBar } from "../live/PresenceBar.tsx";
 import { onPageChange } from "../live/page-events.ts";
+import { useLive } from "../live/LiveContext.tsx";
+import { useViewingReport } from "../live/viewing.ts";
+import { usePeople } from "../app/people.ts";
 
 // The editors are the heaviest part of the app: loaded only when a page is opened.
 const PageScreen = lazy(() => import("./PageScreen.tsx"));
@@ -125,6 +128,16 @@ function ShellFrame() {
   const [newIn, setNewIn] = useState<string | null>(null);
   const [drawer, setDrawer] = useState(false);
   const [searching, setSearching] = useState(false);
+  const live = useLive();
+  useViewingReport(live, workspace?.id, pagePath);
+  // Who else has which page open, for the tree: page path → names.
+  const viewingMap = workspace ? live?.viewingIn(workspace.id) : undefined;
+  const people = usePeople(workspace?.id, viewingMap ? [...viewingMap.keys()] : []);
+  const viewers: Record<string, string[]> = {};
+  for (const [who, at] of viewingMap ?? []) {
+    if (who === user?.id) continue;
+    (viewers[at] ??= []).push(people.find((p) => p.id === who)?.name ?? "Someone");
+  }
 
   // Live page events of this workspace re-read the tree (a burst of events reads it once).
   useEffect(() => {
@@ -251,6 +264,7 @@ function ShellFrame() {
                 slug={workspace.slug}
                 current={pagePath}
                 rights={treeRights(workspace)}
+                viewers={viewers}
                 onNewPage={(f) => setNewIn(f)}
                 onChanged={reloadTree}
                 onMoved={(from, to) => {
