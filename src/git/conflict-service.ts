@@ -95,6 +95,9 @@ export class ConflictService {
       origin: principal.kind === "api_key" ? "API" : "web editor",
     };
     assertRight(access, "edit");
+    // Taking a remote deletion deletes the page; writing a page that is gone locally creates it.
+    if (input.resolution === "kept_remote" && meta.theirs_deleted) assertRight(access, "delete");
+    else if (input.resolution !== "kept_local" && !this.deps.ledger.records.live(workspace.id, meta.path)) assertRight(access, "create");
     const store = this.deps.gitSync.conflicts;
     if (input.resolution === "kept_remote") {
       await this.write(access, meta, meta.theirs_deleted ? null : store.read(meta, "theirs").toString("utf8"));
@@ -103,7 +106,8 @@ export class ConflictService {
     }
     store.remove(meta);
     this.deps.gitSync.refreshStatus(workspace.id);
-    return { id, resolution: input.resolution, path: meta.path, page_id: meta.page_id, sync_status: this.deps.permissions.require(principal, { id: workspace.id }, "viewer").workspace.sync_status };
+    const status = this.deps.permissions.require(principal, { id: workspace.id }, "viewer").workspace.sync_status;
+    return { id, resolution: input.resolution, path: meta.path, page_id: meta.page_id, sync_status: status };
   }
 
   /**
@@ -163,7 +167,7 @@ export class ConflictService {
   /** A conflict by page id and timestamp; its workspace decides access (404 without read access). */
   private locate(principal: Principal, pageId: string, timestamp: string, min: "viewer" | "editor"): { meta: ConflictMeta; workspace: WorkspaceRow } {
     const meta = this.deps.gitSync.conflicts.get(pageId, timestamp);
-    this.deps.permissions.require(principal, { id: meta.workspace_id }, "viewer");
+    // 404 without read access, 403 with read but not edit access.
     const { workspace } = this.deps.permissions.require(principal, { id: meta.workspace_id }, min);
     return { meta, workspace };
   }
