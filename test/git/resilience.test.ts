@@ -84,6 +84,25 @@ describe("an unreachable remote", () => {
   });
 });
 
+describe("an empty remote", () => {
+  test("is cloned as an empty workspace; the first save creates the branch on the remote", async () => {
+    const empty = await startGitHttpRemote({ branch: "main", files: {} });
+    try {
+      const ws = (await createFromRemote(owner, "empty-remote", empty.url)).body;
+      expect(ws.sync_status).toBe("synced");
+      expect(ws.page_count).toBe(0);
+      const r = await owner.client.post(`/api/v1/content/${ws.slug}/first`, { title: "First", body: "The first page." });
+      expect(r.status).toBe(201);
+      await settled(server);
+      expect(await empty.head()).not.toBeNull();
+      expect(await empty.show("first.md")).toContain("The first page.");
+      expect((await empty.log()).map((c) => c.subject)).toEqual(["Create first.md via web editor"]);
+    } finally {
+      await empty.close();
+    }
+  });
+});
+
 describe("private network remotes", () => {
   test("are refused unless GIT_ALLOWLIST_PRIVATE=true, checking every resolved address", async () => {
     const strict = await startTestServer();
