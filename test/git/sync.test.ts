@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { IdeClone, startGitHttpRemote, type GitHttpRemote } from "../helpers/git-remote.ts";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GIT_ENV, createFromRemote, recordEvents, row, settled, waitFor } from "./support.ts";
 
@@ -183,6 +183,10 @@ describe("create failures leave nothing behind", () => {
     expect(r.body.message).toContain("could not clone");
     expect(count()).toBe(before);
     expect(server.services.workspaces.bySlug("nowhere")).toBeNull();
+    const folders = () => readdirSync(join(server.dataDir, "workspaces")).sort();
+    const known = server.services.db.query<any, []>("SELECT id FROM workspaces ORDER BY id").all().map((w) => w.id);
+    await Bun.sleep(600); // past the file watcher's debounce: nothing brings the folder back
+    expect(folders()).toEqual(known);
     // The slug is free again.
     const again = await owner.client.post("/api/v1/workspaces", { name: "Now here", slug: "nowhere" });
     expect(again.status).toBe(201);
