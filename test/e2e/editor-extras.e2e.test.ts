@@ -79,6 +79,30 @@ describe.skipIf(!hasChromium)("editor extras in a real browser", () => {
     const stored = readdirSync(join(server.dataDir, "workspaces", user.workspaceId), { recursive: true }).map(String).filter((f) => f.endsWith(".png"));
     expect(stored.length).toBe(2);
 
+    // The source editor offers the same: [[ picker and pasted images as Markdown.
+    await page.getByRole("button", { name: "Switch to Markdown source" }).click();
+    const source = page.getByRole("textbox", { name: "Markdown source" });
+    await source.click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("\nRaw link [[");
+    await picker.getByRole("combobox", { name: "Find a page to link" }).waitFor();
+    await page.keyboard.type("target");
+    await picker.getByRole("option", { name: /Target page/ }).waitFor();
+    await page.keyboard.press("Enter");
+    await picker.waitFor({ state: "detached" });
+    await page.evaluate((b64) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], "raw-dot.png", { type: "image/png" }));
+      document.querySelector(".cm-content")!.dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
+    }, PNG_B64);
+    await page.locator(".cm-line", { hasText: "![raw-dot](/api/v1/content/" }).waitFor();
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+    expect(onDisk("host.md")).toMatch(/\nRaw link \[\[handbook\/target-page\]\]!\[raw-dot\]\(\/api\/v1\/content\/[^)]+\.png\)\n?$/);
+    await page.getByRole("button", { name: "Switch to rich editor" }).click();
+    await editor.waitFor();
+
     // The collapsible frontmatter form edits only the frontmatter.
     await page.getByText("Page settings").click();
     const form = page.locator("details.frontmatter");

@@ -2,7 +2,9 @@
  * The raw Markdown editor (CodeMirror 6), loaded only when someone switches to it. Its text is the
  * file's body exactly; nothing is reformatted.
  */
-import { forwardRef, useEffect, useImperativeHandle, useRef } from "react";
+import { forwardRef, useEffect, useImperativeHandle, useRef, useState } from "react";
+import { imageFiles } from "./image-upload.ts";
+import { PagePicker, wikilinkFor, type PickablePage } from "./PagePicker.tsx";
 import { EditorState } from "@codemirror/state";
 import { EditorView, keymap, lineNumbers, highlightActiveLine, drawSelection } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
@@ -15,13 +17,46 @@ interface Props {
   markdown: string;
   editable: boolean;
   onChange(): void;
+  /** Stores a pasted or dropped image and gives back its URL. */
+  uploadImage?(file: File): Promise<string | null>;
+  /** Pages for the `[[` picker. */
+  loadPages?(): Promise<PickablePage[]>;
 }
+
+const imageMarkdown = (file: File, url: string) => `![${file.name.replace(/\.[a-z0-9]+$/i, "").replace(/[[\]]/g, "")}](${url})`;
 
 const RawEditor = forwardRef<EditorHandle, Props>(function RawEditor(props, ref) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const onChange = useRef(props.onChange);
   onChange.current = props.onChange;
+  const callbacks = useRef(props);
+  callbacks.current = props;
+  const wrapper = useRef<HTMLDivElement>(null);
+  const [picker, setPicker] = useState<{ left: number; top: number } | null>(null);
+  const [pages, setPages] = useState<PickablePage[] | null>(null);
+
+  const insertImages = (v: EditorView, files: File[], at: number) => {
+    const upload = callbacks.current.uploadImage;
+    if (!upload) return;
+    for (const file of files) {
+      void upload(file).then((url) => {
+        if (!url || view.current !== v) return;
+        const pos = Math.min(at, v.state.doc.length);
+        const text = imageMarkdown(file, url);
+        v.dispatch({ changes: { from: pos, insert: text }, selection: { anchor: pos + text.length } });
+      });
+    }
+  };
+
+  const openPicker = (v: EditorView, pos: number) => {
+    const box = wrapper.current?.getBoundingClientRect();
+    const c = v.coordsAtPos(pos);
+    if (!box || !c || !callbacks.current.loadPages) return;
+    setPicker({ left: Math.max(0, c.left - box.left), top: c.bottom - box.top + 4 });
+    setPages(null);
+    void callbacks.current.loadPages().then(setPages, () => setPages([]));
+  };
   useEffect(() => {
     const nonce = cspNonce();
     const v = new EditorView({
@@ -41,7 +76,29 @@ const RawEditor = forwardRef<EditorHandle, Props>(function RawEditor(props, ref)
           EditorView.contentAttributes.of({ "aria-label": "Markdown source" }),
           ...(nonce ? [EditorView.cspNonce.of(nonce)] : []),
           EditorView.updateListener.of((u) => {
-            if (u.docChanged) onChange.current();
+            if (!u.docChanged) return;
+            onChange.current();
+            // The second "[" of "[[" typed opens the page picker.
+            const head = u.state.selection.main.head;
+            if (u.transactions.some((t) => t.isUserEvent("input.type")) && head >= 2 && u.state.sliceDoc(head - 2, head) === "[[") {
+              setTimeout(() => openPicker(u.view, head), 0);
+            }
+          }),
+          EditorView.domEventHandlers({
+            paste: (event, v) => {
+              const files = imageFiles(event.clipboardData?.files);
+              if (files.length === 0 || !callbacks.current.uploadImage) return false;
+              event.preventDefault();
+              insertImages(v, files, v.state.selection.main.head);
+              return true;
+            },
+            drop: (event, v) => {
+              const files = imageFiles(event.dataTransfer?.files);
+              if (files.length === 0 || !callbacks.current.uploadImage) return false;
+              event.preventDefault();
+              insertImages(v, files, v.posAtCoords({ x: event.clientX, y: event.clientY }) ?? v.state.selection.main.head);
+              return true;
+            },
           }),
         ],
       }),
@@ -55,7 +112,32 @@ const RawEditor = forwardRef<EditorHandle, Props>(function RawEditor(props, ref)
     getMarkdown: () => view.current?.state.doc.toString() ?? props.markdown,
     focus: () => view.current?.focus(),
   }));
-  return <div className="raw-editor" ref={host} />;
+  const pick = (page: PickablePage) => {
+    setPicker(null);
+    const v = view.current;
+    if (!v) return;
+    const head = v.state.selection.main.head;
+    const from = v.state.sliceDoc(head - 2, head) === "[[" ? head - 2 : head;
+    const text = wikilinkFor(page.path);
+    v.dispatch({ changes: { from, to: head, insert: text }, selection: { anchor: from + text.length } });
+    v.focus();
+  };
+  return (
+    <div className="raw-editor-wrap" ref={wrapper}>
+      <div className="raw-editor" ref={host} />
+      {picker && (
+        <PagePicker
+          pages={pages}
+          at={picker}
+          onPick={pick}
+          onClose={() => {
+            setPicker(null);
+            if (!document.activeElement || document.activeElement === document.body) view.current?.focus();
+          }}
+        />
+      )}
+    </div>
+  );
 });
 
 export default RawEditor;

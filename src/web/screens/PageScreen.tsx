@@ -369,7 +369,15 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
         />
       ) : (
         <Suspense fallback={<Spinner label="Loading the source editor" />}>
-          <RawEditor key={opened.generation} ref={editor} markdown={opened.text} editable={editable} onChange={onChange} />
+          <RawEditor
+            key={opened.generation}
+            ref={editor}
+            markdown={opened.text}
+            editable={editable}
+            onChange={onChange}
+            uploadImage={editable ? uploadImageFile : undefined}
+            loadPages={loadPages}
+          />
         </Suspense>
       )}
     </article>
