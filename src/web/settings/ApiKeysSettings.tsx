@@ -101,7 +101,7 @@ export function ApiKeysSettings({ workspace }: { workspace: Workspace }) {
           <SecretBox label={`Secret of “${secret.name}”`} value={secret.value} note="Copy it now: it is shown only once. Send it as “Authorization: Bearer …”." />
           <div className="field">
             <label htmlFor="mcp-config">MCP client configuration</label>
-            <textarea id="mcp-config" readOnly rows={9} value={mcpConfig(workspace.slug, secret.value)} onFocus={(e) => e.currentTarget.select()} />
+            <textarea id="mcp-config" readOnly rows={13} value={mcpConfig(workspace.slug, secret.value)} onFocus={(e) => e.currentTarget.select()} />
           </div>
         </div>
       )}

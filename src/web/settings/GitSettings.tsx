@@ -38,6 +38,12 @@ interface ConflictDetail extends ConflictSummary {
   theirs_deleted?: boolean;
 }
 
+/** `20261121T131855Z` → a local date and time. */
+function when(stamp: string): string {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(stamp);
+  return m ? new Date(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`).toLocaleString() : stamp;
+}
+
 function ConflictView({ workspace, summary, onResolved }: { workspace: Workspace; summary: ConflictSummary; onResolved(): void }) {
   const base = `/api/v1/workspaces/${workspace.id}/sync/conflicts/${encodeURIComponent(summary.id)}`;
   const [detail, setDetail] = useState<ConflictDetail | null>(null);
@@ -53,7 +59,7 @@ function ConflictView({ workspace, summary, onResolved }: { workspace: Workspace
   return (
     <li className="conflict-item" aria-label={`Conflict in ${summary.path}`}>
       <h4>
-        <code>{summary.path}</code> <span className="muted">since {summary.timestamp}</span>
+        <code>{summary.path}</code> <span className="muted">since {when(summary.timestamp)}</span>
       </h4>
       {action.error && <Notice kind="error">{action.error}</Notice>}
       {!detail ? (
