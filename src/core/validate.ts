@@ -4,11 +4,18 @@ import { ValidationError } from "./errors.ts";
 /**
  * Parses `value` with a zod schema; the first problem becomes a VALIDATION_ERROR whose
  * `details.field` names the offending field (dotted path). Every transport validates through this.
+ *
+ * An absent input (`undefined`: no body, no query) reads as `{}` so optional fields take their
+ * defaults. A JSON `null`, an array or a scalar where an object is expected is refused naming
+ * `body`: it is a malformed request, not a request for the defaults.
  */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const result = schema.safeParse(value ?? {});
+  const result = schema.safeParse(value === undefined ? {} : value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
+  if (issue.path.length === 0 && issue.code === "invalid_type" && issue.expected === "object") {
+    throw new ValidationError("body: must be a JSON object", "body", { issues: result.error.issues.length });
+  }
   const field = issue.path.map(String).join(".") || undefined;
   const message = field ? `${field}: ${issue.message}` : issue.message;
   throw new ValidationError(message, field, { issues: result.error.issues.length });
