@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { displayName, emailAddress } from "../core/validate.ts";
+import { closedObject, displayName, emailAddress } from "../core/validate.ts";
 import { WORKSPACE_ROLES } from "./roles.ts";
-import { closedObject } from "./closed-object.ts";
 
 /** Input schemas of the member, invitation and share-link endpoints, shared by every transport. */
 

@@ -21,6 +21,21 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.in
   throw new ValidationError(message, field, { issues: result.error.issues.length });
 }
 
+/**
+ * An object schema that refuses keys it does not know, naming the first one as the offending
+ * field: a mistyped or smuggled field (`is_platform_owner`, `role`) is a 400, never silently
+ * dropped or, worse, assigned.
+ */
+export function closedObject<S extends z.ZodRawShape>(shape: S) {
+  const known = new Set(Object.keys(shape));
+  return z.looseObject(shape).transform((value, ctx) => {
+    const unknown = Object.keys(value).filter((k) => !known.has(k));
+    for (const key of unknown) ctx.addIssue({ code: "custom", path: [key], message: "is not a known field" });
+    if (unknown.length > 0) return z.NEVER;
+    return value as z.infer<z.ZodObject<S>>;
+  });
+}
+
 // Control characters (C0, DEL, C1) and bidi overrides have no place in names.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { closedObject } from "../access/closed-object.ts";
+import { closedObject } from "../core/validate.ts";
 
 /** Input of the workspace-scoped conflict resolve endpoint (every transport uses this one). */
 export const resolveConflictInput = closedObject({

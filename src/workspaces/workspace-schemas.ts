@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { displayName, slug } from "../core/validate.ts";
+import { closedObject, displayName, slug } from "../core/validate.ts";
 import { gitBranch, gitRemote } from "./git-remote.ts";
-import { closedObject } from "../access/closed-object.ts";
 
 /** Input schemas of the workspace endpoints, shared by every transport (HTTP, MCP, CLI). */
 
