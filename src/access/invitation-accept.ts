@@ -1,11 +1,12 @@
 import type { Db } from "../db/database.ts";
 import type { Config } from "../config.ts";
-import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from "../core/errors.ts";
+import { ConflictError, NotFoundError, ValidationError } from "../core/errors.ts";
 import { ulid } from "../core/ids.ts";
 import { isoFromMs, nowMs } from "../core/clock.ts";
 import { parseInput } from "../core/validate.ts";
 import { checkPasswordRules, type PasswordHasher } from "../identity/passwords.ts";
-import { toUserJson, type UserJson, type UserRow, type Users } from "../identity/users.ts";
+import { toUserJson, type UserJson, type Users } from "../identity/users.ts";
+import { checkPasswordWithLockout } from "../identity/password-check.ts";
 import type { Organizations } from "../identity/organizations.ts";
 import type { AuthService, ClientInfo, IssuedTokens } from "../identity/auth-service.ts";
 import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
@@ -13,8 +14,6 @@ import type { Members } from "./members.ts";
 import type { WorkspaceRole } from "./roles.ts";
 import { acceptInvitationInput } from "./schemas.ts";
 import { invitationStatus, invitationTokenHash, type InvitationRow } from "./invitations.ts";
-
-const INVALID_CREDENTIALS = "Invalid email or password";
 
 export interface AcceptedInvitation {
   user: UserJson;
@@ -55,7 +54,8 @@ export class InvitationAcceptance {
     let userId: string;
     let passwordHash: string | null = null;
     if (existing) {
-      await this.proveOwnership(existing, input.password);
+      // Wrong passwords here count toward the same lockout as login.
+      await checkPasswordWithLockout({ users, passwords, lock: this.deps.config.loginLock }, existing, input.password);
       userId = existing.id;
     } else {
       if (input.name === undefined) throw new ValidationError("name is required to create your account", "name");
@@ -121,30 +121,5 @@ export class InvitationAcceptance {
     if (status === "accepted") throw new ValidationError("This invitation was already used", "token", { reason: "used" });
     if (status === "expired") throw new ValidationError("This invitation has expired; ask for a new one", "token", { reason: "expired" });
     return row;
-  }
-
-  /**
-   * The same rules as password login (AuthService.login): verify first, then decide the lock on
-   * the account as it is after the slow verification, so concurrent guesses cannot slip past it.
-   */
-  private async proveOwnership(user: UserRow, password: string): Promise<UserRow> {
-    const { users, passwords, config } = this.deps;
-    if (user.password_hash === null) {
-      await passwords.verifyDummy(password);
-      throw new UnauthorizedError(INVALID_CREDENTIALS);
-    }
-    const ok = await passwords.verify(user.password_hash, password);
-    const t = nowMs();
-    users.clearExpiredLock(user.id, t);
-    const current = users.byId(user.id);
-    if (!current || (current.locked_until !== null && current.locked_until > t)) throw new UnauthorizedError(INVALID_CREDENTIALS);
-    if (!ok) {
-      users.recordFailedLogin(user.id, config.loginLock.threshold, config.loginLock.durationSec * 1000, t);
-      throw new UnauthorizedError(INVALID_CREDENTIALS);
-    }
-    // A password reset during the verification makes the verified password an old one.
-    if (current.password_hash !== user.password_hash) throw new UnauthorizedError(INVALID_CREDENTIALS);
-    users.resetFailedLogins(user.id);
-    return current;
   }
 }

@@ -11,6 +11,7 @@ import type { Sessions, SessionJson } from "./sessions.ts";
 import { toUserJson, type UserJson, type UserRow, type Users } from "./users.ts";
 import type { Organizations } from "./organizations.ts";
 import { loginInput, registerInput } from "./schemas.ts";
+import { checkPasswordWithLockout, INVALID_CREDENTIALS } from "./password-check.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-records.ts";
 import { handleFrom } from "./organizations.ts";
 
@@ -27,8 +28,6 @@ export interface IssuedTokens {
   expires_at: string;
   session_id: string;
 }
-
-const INVALID_CREDENTIALS = "Invalid email or password";
 
 export type WorkspaceCreatedHook = (workspace: WorkspaceRow, actorUserId: string) => Promise<void> | void;
 
@@ -110,27 +109,8 @@ export class AuthService {
   async login(body: unknown, client: ClientInfo): Promise<IssuedTokens> {
     const { users, passwords, config } = this.deps;
     const input = parseInput(loginInput, body);
-    const user = users.byEmail(input.email);
-    if (!user || user.password_hash === null) {
-      await passwords.verifyDummy(input.password);
-      throw new UnauthorizedError(INVALID_CREDENTIALS);
-    }
-    // The password is verified first (always, so a locked account answers in the same time), and
-    // the lock is decided on the account as it is *after* the slow verification: a burst of
-    // concurrent guesses must not each find the account still unlocked as it was when they arrived.
-    const ok = await passwords.verify(user.password_hash, input.password);
-    const t = nowMs();
-    users.clearExpiredLock(user.id, t);
-    const current = users.byId(user.id);
-    if (!current || (current.locked_until !== null && current.locked_until > t)) throw new UnauthorizedError(INVALID_CREDENTIALS);
-    if (!ok) {
-      users.recordFailedLogin(user.id, config.loginLock.threshold, config.loginLock.durationSec * 1000, t);
-      throw new UnauthorizedError(INVALID_CREDENTIALS);
-    }
-    // A reset that landed during the verification makes the verified password an old one.
-    if (current.password_hash !== user.password_hash) throw new UnauthorizedError(INVALID_CREDENTIALS);
-    users.resetFailedLogins(user.id);
-    return this.signIn(current, client);
+    const user = await checkPasswordWithLockout({ users, passwords, lock: config.loginLock }, users.byEmail(input.email), input.password);
+    return this.signIn(user, client);
   }
 
   /** Starts a session for a user whose identity is already proven. */
