@@ -5,7 +5,7 @@ import type { Permissions } from "../access/permissions.ts";
 import { isUlid } from "../core/ids.ts";
 import { parseInput } from "../core/validate.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
-import { normalizeCommentPath } from "./page-path.ts";
+import { normalizePagePath } from "../content/paths.ts";
 
 const limit = z.coerce
   .number({ error: "must be a number" })
@@ -92,7 +92,7 @@ export class ActivityFeed {
   forPage(principal: Principal, workspaceRef: string, query: unknown): Page {
     const q = parseInput(pageActivityQuery, query);
     const { workspace } = this.deps.permissions.require(principal, refOf(workspaceRef), "viewer");
-    const path = normalizeCommentPath(q.page, "page");
+    const path = normalizePagePath(q.page, "page");
     const pageId = this.deps.db
       .query<{ id: string }, [string, string]>("SELECT id FROM pages WHERE workspace_id = ? AND path = ? AND deleted_at IS NULL")
       .get(workspace.id, path)?.id;

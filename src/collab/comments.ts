@@ -9,7 +9,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from "../core/errors.t
 import { isUlid, ulid } from "../core/ids.ts";
 import { parseInput } from "../core/validate.ts";
 import { createCommentInput, listCommentsQuery, updateCommentInput } from "./comment-schemas.ts";
-import { normalizeCommentPath } from "./page-path.ts";
+import { normalizePagePath } from "../content/paths.ts";
 import { resolveMentions, workspacePeople } from "./mentions.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { recordActivity } from "./activity-writer.ts";
@@ -91,7 +91,7 @@ export class Comments {
     const args: (string | number)[] = [workspace.id];
     if (q.page !== undefined) {
       where.push("page_path = ?");
-      args.push(normalizeCommentPath(q.page, "page"));
+      args.push(normalizePagePath(q.page, "page"));
     }
     if (q.resolved !== undefined) {
       // The thread's state decides, so a reply in a resolved thread counts as resolved.
@@ -130,12 +130,12 @@ export class Comments {
     let pagePath: string;
     if (parent) {
       pagePath = parent.page_path;
-      if (input.page_path !== undefined && normalizeCommentPath(input.page_path, "page_path") !== pagePath) {
+      if (input.page_path !== undefined && normalizePagePath(input.page_path, "page_path") !== pagePath) {
         throw new ValidationError("page_path: a reply belongs to its thread's page", "page_path");
       }
     } else {
       if (input.page_path === undefined) throw new ValidationError("page_path: is required", "page_path");
-      pagePath = normalizeCommentPath(input.page_path, "page_path");
+      pagePath = normalizePagePath(input.page_path, "page_path");
     }
     const mentions = resolveMentions(input.body, workspacePeople(this.deps.db, workspace));
     const row: CommentRow = {

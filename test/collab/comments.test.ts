@@ -95,6 +95,11 @@ describe("creating", () => {
       [{ page_path: ".git/config", body: "x" }, "page_path"],
       [{ page_path: "/abs.md", body: "x" }, "page_path"],
       [{ page_path: "a\u0000.md", body: "x" }, "page_path"],
+      // The ledger's path rules: nothing a page could never be named.
+      [{ page_path: "%2e%2e/secret.md", body: "x" }, "page_path"],
+      [{ page_path: "C:/windows.md", body: "x" }, "page_path"],
+      [{ page_path: "assets/logo.md", body: "x" }, "page_path"],
+      [{ page_path: "what?.md", body: "x" }, "page_path"],
       [{ page_path: "a.md", body: "x", author_id: stranger.id }, ""],
       [{ page_path: "a.md", body: "x", parent_id: "not-a-ulid" }, "parent_id"],
     ];
