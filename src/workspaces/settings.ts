@@ -6,7 +6,7 @@ import { parseInput } from "../core/validate.ts";
 import type { Principal } from "../access/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "./workspace-records.ts";
-import { stripCredentials, workspaceRef } from "./workspace-records.ts";
+import { workspaceOptionsJson, workspaceRef, type WorkspaceOptionsJson } from "./workspace-records.ts";
 import {
   READ_ONLY_SETTINGS,
   THEMES,
@@ -24,18 +24,11 @@ export interface StoredSettings {
   custom_domain: string | null;
 }
 
-export interface SettingsJson extends StoredSettings {
+export interface SettingsJson extends StoredSettings, WorkspaceOptionsJson {
   id: string;
   slug: string;
   name: string;
   description: string;
-  git_remote: string | null;
-  git_branch: string;
-  git_auto_commit: boolean;
-  sync_interval: number;
-  sync_status: string;
-  editor_can_create_pages: boolean;
-  editor_can_delete_pages: boolean;
   webhook_secret: string;
   webhook_url: string;
 }
@@ -170,13 +163,7 @@ export class WorkspaceSettings {
       slug: row.slug,
       name: row.name,
       description: row.description,
-      git_remote: stripCredentials(row.git_remote),
-      git_branch: row.git_branch,
-      git_auto_commit: row.git_auto_commit === 1,
-      sync_interval: row.sync_interval,
-      sync_status: row.sync_status,
-      editor_can_create_pages: row.editor_can_create_pages === 1,
-      editor_can_delete_pages: row.editor_can_delete_pages === 1,
+      ...workspaceOptionsJson(row),
       ...stored,
       webhook_secret: row.webhook_secret,
       webhook_url: `${this.deps.baseUrl}/api/git/webhook/${row.id}`,

@@ -46,13 +46,8 @@ export function workspaceRef(idOrSlug: string): { id: string } | { slug: string 
   return /^[0-9A-HJKMNP-TV-Z]{26}$/.test(idOrSlug) ? { id: idOrSlug } : { slug: idOrSlug };
 }
 
-export interface WorkspaceJson {
-  id: string;
-  org_id: string;
-  name: string;
-  slug: string;
-  description: string;
-  role: EffectiveRole | null;
+/** The git and editor-rights columns as JSON: part of both a workspace and its admin settings. */
+export interface WorkspaceOptionsJson {
   git_remote: string | null;
   git_branch: string;
   git_auto_commit: boolean;
@@ -60,6 +55,27 @@ export interface WorkspaceJson {
   sync_status: string;
   editor_can_create_pages: boolean;
   editor_can_delete_pages: boolean;
+}
+
+export function workspaceOptionsJson(row: WorkspaceRow): WorkspaceOptionsJson {
+  return {
+    git_remote: stripCredentials(row.git_remote),
+    git_branch: row.git_branch,
+    git_auto_commit: row.git_auto_commit === 1,
+    sync_interval: row.sync_interval,
+    sync_status: row.sync_status,
+    editor_can_create_pages: row.editor_can_create_pages === 1,
+    editor_can_delete_pages: row.editor_can_delete_pages === 1,
+  };
+}
+
+export interface WorkspaceJson extends WorkspaceOptionsJson {
+  id: string;
+  org_id: string;
+  name: string;
+  slug: string;
+  description: string;
+  role: EffectiveRole | null;
   published: boolean;
   page_count: number;
   member_count: number;
@@ -180,13 +196,7 @@ export class WorkspaceRecords {
       slug: row.slug,
       description: row.description,
       role,
-      git_remote: stripCredentials(row.git_remote),
-      git_branch: row.git_branch,
-      git_auto_commit: row.git_auto_commit === 1,
-      sync_interval: row.sync_interval,
-      sync_status: row.sync_status,
-      editor_can_create_pages: row.editor_can_create_pages === 1,
-      editor_can_delete_pages: row.editor_can_delete_pages === 1,
+      ...workspaceOptionsJson(row),
       published: row.published === 1,
       page_count: pageCount,
       member_count: this.memberCount(row.id),
