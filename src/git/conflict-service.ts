@@ -22,15 +22,7 @@ import { resolveConflictInput } from "./schemas.ts";
  * and was pushed with the merge); `kept_remote` and `custom` write the chosen text through the
  * ledger's writer as the caller, commit it with the caller as author, and push.
  */
-export interface ConflictJson {
-  id: string;
-  path: string;
-  page_id: string;
-  timestamp: string;
-  ours_hash: string;
-  theirs_hash: string;
-  theirs_deleted: boolean;
-}
+export type ConflictJson = { id: string } & Omit<ConflictMeta, "workspace_id" | "remote_commit">;
 
 export class ConflictService {
   constructor(
