@@ -153,7 +153,8 @@ export class WorkspaceIndex {
   mergeStep(pages: number): boolean {
     const before = this.db.query<{ n: number }, []>("SELECT total_changes() AS n").get()!.n;
     this.db.query(`INSERT INTO ${this.fts} (${this.fts}, rank) VALUES ('merge', ?)`).run(-pages);
-    return this.db.query<{ n: number }, []>("SELECT total_changes() AS n").get()!.n !== before;
+    // The command itself counts as one change; FTS5 documents "more than one" as "work was done".
+    return this.db.query<{ n: number }, []>("SELECT total_changes() AS n").get()!.n - before > 1;
   }
 
   /** Merges every segment into one (after a build). */

@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { openDatabase, migrate, type Db } from "../../src/db/database.ts";
 import { EventBus, type PageSnapshot } from "../../src/realtime/event-bus.ts";
 import { SearchService, type SearchOptions } from "../../src/search/search-service.ts";
+import { WorkspaceIndex } from "../../src/search/workspace-index.ts";
 import { WorkspaceRecords } from "../../src/workspaces/workspace-records.ts";
 import { Permissions } from "../../src/access/permissions.ts";
 import { silentLogger } from "../../src/core/log.ts";
@@ -136,4 +137,24 @@ test("dropping a workspace's index removes its tables; the next search builds it
   expect(s.loadedFrom(t.workspaceId)).toBe(null);
   expect(s.searchWorkspace(t.workspaceId, "lemur", 5)).toEqual([]);
   expect(s.loadedFrom(t.workspaceId)).toBe("ledger");
+});
+
+test("background merging of segments finishes: steps report work only while segments remain", () => {
+  const t = setup();
+  cleanups.push(t.cleanup);
+  const db = openDatabase(join(t.dir, "merge.db"));
+  cleanups.unshift(() => db.close());
+  db.exec("CREATE TABLE indexed (workspace_id TEXT PRIMARY KEY, built_at TEXT NOT NULL)");
+  const index = new WorkspaceIndex(db, t.workspaceId);
+  index.create();
+  // One commit per page, as the ledger's changes arrive: one segment each.
+  for (let i = 0; i < 60; i++) index.upsert(snapshot({ title: `Page ${i}`, body: `walrus ${i} `.repeat(50) }), "");
+  let steps = 0;
+  while (index.mergeStep(32)) {
+    steps++;
+    expect(steps).toBeLessThan(100);
+  }
+  expect(steps).toBeGreaterThan(0);
+  expect(index.mergeStep(32)).toBe(false);
+  expect(index.rank('"walrus"', 100)).toHaveLength(60);
 });
