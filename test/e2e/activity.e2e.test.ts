@@ -16,7 +16,7 @@ describe.skipIf(!hasChromium)("activity, workspace creation and profile in a rea
     expect(created.status).toBe(201);
     expect((await user.client.put(`/api/v1/content/${user.workspaceSlug}/story.md`, { body: "Twice.\n", lastKnownHash: created.body.content_hash })).status).toBe(200);
     expect((await user.client.post(`/api/v1/workspaces/${user.workspaceId}/comments`, { page_path: "story.md", body: "Nice" })).status).toBe(201);
-  });
+  }, 30_000);
   afterAll(async () => {
     await browser?.close();
     await server?.close();

@@ -13,7 +13,7 @@ describe.skipIf(!hasChromium)("web app in a real browser", () => {
   let browser: Browser;
   beforeAll(async () => {
     [server, browser] = await Promise.all([startTestServer(), launch()]);
-  });
+  }, 30_000);
   afterAll(async () => {
     await browser?.close();
     await server?.close();

@@ -16,7 +16,7 @@ describe.skipIf(!hasChromium)("comments in a real browser", () => {
     bob = await registerUser(server.url, { name: "Bob Builder" });
     addMember(server, ada.workspaceId, bob.id, "commenter");
     expect((await ada.client.post(`/api/v1/content/${ada.workspaceSlug}/review.md`, { title: "Review me", body: "Draft.\n" })).status).toBe(201);
-  });
+  }, 30_000);
   afterAll(async () => {
     await browser?.close();
     await server?.close();

@@ -18,7 +18,7 @@ describe.skipIf(!hasChromium)("editor extras in a real browser", () => {
     user = await registerUser(server.url);
     expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/handbook/target-page.md`, { title: "Target page", body: "x\n" })).status).toBe(201);
     expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/host.md`, { title: "Host", body: "Intro.\n" })).status).toBe(201);
-  });
+  }, 30_000);
   afterAll(async () => {
     await browser?.close();
     await server?.close();

@@ -15,7 +15,7 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
   beforeAll(async () => {
     [server, browser] = await Promise.all([startTestServer(), launch()]);
     user = await registerUser(server.url);
-  });
+  }, 30_000);
   afterAll(async () => {
     await browser?.close();
     await server?.close();

@@ -22,7 +22,7 @@ describe.skipIf(!hasChromium)("git sync settings in a real browser", () => {
     ws = created.body;
     await settled(server);
     ide = await IdeClone.clone(remote.url);
-  });
+  }, 30_000);
   afterAll(async () => {
     await browser?.close();
     await ide?.close();

@@ -17,7 +17,7 @@ describe.skipIf(!hasChromium)("live updates in a real browser", () => {
     addMember(server, ada.workspaceId, bob.id, "editor");
     // Someone who left is shown as gone after the presence timeout: short here so the test is quick.
     server.services.realtime.setTimings({ heartbeatMs: 500, timeoutMs: 1500 });
-  });
+  }, 30_000);
   afterAll(async () => {
     await browser?.close();
     await server?.close();

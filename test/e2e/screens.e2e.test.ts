@@ -13,7 +13,7 @@ describe.skipIf(!hasChromium)("main screens in dark mode and at phone width", ()
     user = await registerUser(server.url, { name: "Dana Dark" });
     expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/night.md`, { title: "Night notes", body: "# Night\n\nSome **text**.\n" })).status).toBe(201);
     expect((await user.client.post(`/api/v1/workspaces/${user.workspaceId}/comments`, { page_path: "night.md", body: "Looks good in the dark." })).status).toBe(201);
-  });
+  }, 30_000);
   afterAll(async () => {
     await browser?.close();
     await server?.close();

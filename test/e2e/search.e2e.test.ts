@@ -19,7 +19,7 @@ describe.skipIf(!hasChromium)("Ctrl+K search in a real browser", () => {
     for (const [path, title, body] of pages) {
       expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/${path}`, { title, body })).status).toBe(201);
     }
-  });
+  }, 30_000);
   afterAll(async () => {
     await browser?.close();
     await server?.close();

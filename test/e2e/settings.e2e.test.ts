@@ -12,7 +12,7 @@ describe.skipIf(!hasChromium)("settings in a real browser", () => {
     [server, browser] = await Promise.all([startTestServer(), launch()]);
     admin = await registerUser(server.url, { name: "Ada Admin" });
     expect((await admin.client.post(`/api/v1/content/${admin.workspaceSlug}/keyed.md`, { title: "Keyed", body: "Read by a key.\n" })).status).toBe(201);
-  });
+  }, 30_000);
   afterAll(async () => {
     await browser?.close();
     await server?.close();

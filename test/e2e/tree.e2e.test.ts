@@ -24,7 +24,7 @@ describe.skipIf(!hasChromium)("page tree management in a real browser", () => {
       const res = await user.client.post(`/api/v1/content/${user.workspaceSlug}/${path}`, { title: title!, body: `# ${title}\n` });
       expect(res.status).toBe(201);
     }
-  });
+  }, 30_000);
   afterAll(async () => {
     await browser?.close();
     await server?.close();
