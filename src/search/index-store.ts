@@ -68,6 +68,9 @@ export class IndexStore {
 
   private prepare(db: Db): Db {
     try {
+      // SQLite's page cache counts in the server's RSS while the OS caches the file anyway; 1 MiB
+      // (instead of 2) measured no slower at 10,000 pages and keeps idle memory down.
+      db.exec("PRAGMA cache_size = -1024");
       db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
       const format = db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'format'").get()?.value;
       if (format !== undefined && format !== String(INDEX_FORMAT)) throw new Error(`index format ${format}, expected ${INDEX_FORMAT}`);

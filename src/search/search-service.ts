@@ -298,6 +298,8 @@ export class SearchService {
       for (const page of pages) index.upsert(page, page.stamp);
     })();
     index.optimize();
+    // A build fills SQLite's page cache with pages written once; hand that memory back.
+    this.store.db.exec("PRAGMA shrink_memory");
     const entry: Loaded = { index, size: index.size, origin: "ledger", mergeTimer: null };
     this.loaded.set(workspaceId, entry);
     return entry.size;
