@@ -84,6 +84,15 @@ export interface RecordWrite {
   now: string;
 }
 
+/**
+ * The values a page's file decides, in the column order both `insert` and `update` list them:
+ * path, title, description, tags, status, publish, nav_order, content_hash, frontmatter_hash.
+ */
+function fileColumns(w: RecordWrite): [string, string, string, string, string, number, number | null, string, string] {
+  const { meta } = w;
+  return [w.path, meta.title, meta.description, JSON.stringify(meta.tags), meta.status, meta.publish ? 1 : 0, meta.navOrder, w.contentHash, w.frontmatterHash];
+}
+
 export class PageRecords {
   constructor(private readonly db: Db) {}
 
@@ -127,24 +136,7 @@ export class PageRecords {
            frontmatter_hash, created_by, updated_by, updated_by_name, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(
-        id,
-        workspaceId,
-        w.path,
-        w.meta.title,
-        w.meta.description,
-        JSON.stringify(w.meta.tags),
-        w.meta.status,
-        w.meta.publish ? 1 : 0,
-        w.meta.navOrder,
-        w.contentHash,
-        w.frontmatterHash,
-        w.actorId,
-        w.actorId,
-        w.actorName,
-        w.now,
-        w.now,
-      );
+      .run(id, workspaceId, ...fileColumns(w), w.actorId, w.actorId, w.actorName, w.now, w.now);
   }
 
   /** Updates a record from its file (and undeletes it: a file exists for it). */
@@ -155,21 +147,7 @@ export class PageRecords {
            content_hash = ?, frontmatter_hash = ?, updated_by = ?, updated_by_name = ?, updated_at = ?, deleted_at = NULL
          WHERE id = ?`,
       )
-      .run(
-        w.path,
-        w.meta.title,
-        w.meta.description,
-        JSON.stringify(w.meta.tags),
-        w.meta.status,
-        w.meta.publish ? 1 : 0,
-        w.meta.navOrder,
-        w.contentHash,
-        w.frontmatterHash,
-        w.actorId,
-        w.actorName,
-        w.now,
-        id,
-      );
+      .run(...fileColumns(w), w.actorId, w.actorName, w.now, id);
   }
 
   /**

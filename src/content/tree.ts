@@ -45,31 +45,30 @@ export function buildTree(rows: PageRow[]): TreeNode[] {
   };
   for (const row of rows) {
     if (isIndex(row.path) && row.path.includes("/")) {
-      const node = folder(parentOf(row.path));
-      Object.assign(node, {
-        page_id: row.id,
-        title: row.title,
-        sort_order: row.sort_order,
-        nav_order: row.nav_order,
-        publish: row.publish === 1,
-        status: row.status,
-      });
+      Object.assign(folder(parentOf(row.path)), pageFields(row));
       continue;
     }
     folder(parentOf(row.path)).children!.push({
       type: "page",
       name: row.path.slice(row.path.lastIndexOf("/") + 1),
       path: row.path,
-      page_id: row.id,
-      title: row.title,
-      sort_order: row.sort_order,
-      nav_order: row.nav_order,
-      publish: row.publish === 1,
-      status: row.status,
+      ...pageFields(row),
     });
   }
   sortLevel(root.children!);
   return root.children!;
+}
+
+/** What a page gives its node; a folder's index.md gives the same to its folder. */
+function pageFields(row: PageRow): Pick<TreeNode, "page_id" | "title" | "sort_order" | "nav_order" | "publish" | "status"> {
+  return {
+    page_id: row.id,
+    title: row.title,
+    sort_order: row.sort_order,
+    nav_order: row.nav_order,
+    publish: row.publish === 1,
+    status: row.status,
+  };
 }
 
 function folderNode(path: string): TreeNode {
