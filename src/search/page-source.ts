@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
-import matter from "gray-matter";
 import type { Db } from "../db/database.ts";
 import type { PageSnapshot } from "../realtime/event-bus.ts";
+import { splitFile } from "../content/frontmatter.ts";
 
 interface PageRow {
   id: string;
@@ -91,13 +91,8 @@ function readBody(root: string, path: string): string {
   const file = resolve(join(root, path));
   if (!file.startsWith(root + sep)) return "";
   try {
-    const text = readFileSync(file, "utf8");
-    try {
-      // Options given on purpose: without them gray-matter caches every file it ever parsed.
-      return matter(text, {}).content;
-    } catch {
-      return text;
-    }
+    // The ledger's own split (no YAML parsing: only the body is indexed from the file).
+    return splitFile(readFileSync(file, "utf8")).body;
   } catch {
     return "";
   }

@@ -4,6 +4,8 @@ const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;"
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 /** The private-use characters FTS5's snippet() is told to put around matches. */
+export const MARK_OPEN = "\uE000";
+export const MARK_CLOSE = "\uE001";
 const MARKERS = /[\uE000\uE001]/g;
 
 /**
@@ -14,7 +16,7 @@ const MARKERS = /[\uE000\uE001]/g;
 export function renderSnippet(marked: string): string {
   let open = false;
   const html = escapeHtml(marked).replace(MARKERS, (m) => {
-    open = m === "\uE000";
+    open = m === MARK_OPEN;
     return open ? "<mark>" : "</mark>";
   });
   return open ? html + "</mark>" : html;

@@ -2,14 +2,11 @@ import type { Db } from "../db/database.ts";
 import type { PageSnapshot } from "../realtime/event-bus.ts";
 import { isUlid } from "../core/ids.ts";
 import { sha256Hex } from "../core/crypto.ts";
-import { indexedText } from "./snippet.ts";
+import { indexedText, MARK_CLOSE, MARK_OPEN } from "./snippet.ts";
 import { Vocabulary } from "./vocabulary.ts";
 
 /** bm25 weights per column, in the FTS5 table's column order: title, tags, description, body, path. */
 export const WEIGHTS = [3, 2, 1.5, 1, 0.5] as const;
-/** Private-use characters FTS5 puts around matches; stripped from indexed text so pages cannot fake them. */
-export const MARK_OPEN = "\uE000";
-export const MARK_CLOSE = "\uE001";
 const SNIPPET_TOKENS = 24;
 
 export interface RankedRow {
