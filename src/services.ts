@@ -1,0 +1,203 @@
+/**
+ * Every domain service, built once per process and wired together (hooks between domains, the
+ * closers run on shutdown). The HTTP app (`app.ts`), commands and tests all start from here.
+ */
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import type { Config } from "./config.ts";
+import type { Logger } from "./core/log.ts";
+import { openDatabase, migrate, type Db } from "./db/database.ts";
+import { ulid } from "./core/ids.ts";
+import { loadOrCreateSigningKey } from "./identity/signing-key.ts";
+import { AccessTokens } from "./identity/access-tokens.ts";
+import { createPasswordHasher, type PasswordHasher } from "./identity/passwords.ts";
+import { Sessions } from "./identity/sessions.ts";
+import { Users } from "./identity/users.ts";
+import { Organizations } from "./identity/organizations.ts";
+import { AuthService } from "./identity/auth-service.ts";
+import { ApiKeys } from "./identity/api-keys.ts";
+import { WorkspaceRecords } from "./workspaces/workspace-records.ts";
+import { Permissions } from "./access/permissions.ts";
+import { PasswordResets } from "./identity/password-resets.ts";
+import { VERSION } from "./version.ts";
+import { EmailOutbox } from "./ops/email-outbox.ts";
+import { EventBus } from "./realtime/event-bus.ts";
+import { SearchService } from "./search/search-service.ts";
+import { RealtimeHub } from "./realtime/hub.ts";
+import { Comments } from "./collab/comments.ts";
+import { ActivityFeed } from "./collab/activity.ts";
+import { Templates } from "./collab/templates.ts";
+import { People } from "./collab/people.ts";
+import { PasswordChange } from "./identity/password-change.ts";
+import { PageViewing } from "./realtime/page-viewing.ts";
+import { buildAccessServices, type AccessServices } from "./access/services.ts";
+import { ContentLedger } from "./content/ledger.ts";
+import { Reconciler } from "./content/reconcile.ts";
+import { Uploads } from "./content/uploads.ts";
+import { seedStarterPages } from "./content/starter.ts";
+import { FileWatcher } from "./content/file-watcher.ts";
+import { attachWorkspaceFolders, liveWorkspaceIds } from "./content/workspace-folders.ts";
+import { WebhookReceiver } from "./git/webhook-receiver.ts";
+import { GitSync } from "./git/sync-service.ts";
+import { ConflictService } from "./git/conflict-service.ts";
+import { RateLimiter } from "./http/rate-limit.ts";
+
+export interface Services extends AccessServices {
+  config: Config;
+  log: Logger;
+  dataDir: string;
+  db: Db;
+  instanceId: string;
+  version: string;
+  users: Users;
+  organizations: Organizations;
+  sessions: Sessions;
+  tokens: AccessTokens;
+  passwords: PasswordHasher;
+  auth: AuthService;
+  passwordResets: PasswordResets;
+  apiKeys: ApiKeys;
+  workspaces: WorkspaceRecords;
+  permissions: Permissions;
+  rateLimiter: RateLimiter;
+  email: EmailOutbox;
+  bus: EventBus;
+  search: SearchService;
+  realtime: RealtimeHub;
+  comments: Comments;
+  activity: ActivityFeed;
+  templates: Templates;
+  people: People;
+  passwordChange: PasswordChange;
+  pageViewing: PageViewing;
+  ledger: ContentLedger;
+  reconciler: Reconciler;
+  uploads: Uploads;
+  /** Reconciles changes made outside Quire; null when QUIRE_WATCH_FILES=false. */
+  watcher: FileWatcher | null;
+  /** Inbound git push webhooks; the sync engine subscribes with `webhooks.onPush`. */
+  webhooks: WebhookReceiver;
+  /** Git sync: commits, pushes, pulls, polling (DESIGN.md §6). */
+  gitSync: GitSync;
+  /** Sync conflicts and the manual sync, for the routes. */
+  conflictService: ConflictService;
+  /** Closed in reverse order of registration on shutdown. */
+  closers: Array<() => Promise<void> | void>;
+}
+
+/**
+ * Opens the database (WAL, migrations), loads or creates the signing key, and builds every
+ * domain service. Nothing listens yet.
+ */
+export async function buildServices(opts: { config: Config; dataDir: string; log: Logger }): Promise<Services> {
+  const { config, dataDir, log } = opts;
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const db = openDatabase(join(dataDir, "quire.db"));
+  migrate(db);
+  const instanceId = instanceIdOf(db);
+  const keys = await loadOrCreateSigningKey(config.jwtKeyPath ?? join(dataDir, "jwt-private.pem"));
+  const tokens = new AccessTokens(keys, config.baseUrl);
+  const passwords = createPasswordHasher(config.argon2);
+  const users = new Users(db);
+  const organizations = new Organizations(db);
+  const sessions = new Sessions(db);
+  sessions.retireIfSigningKeyChanged(keys.kid);
+  const workspaces = new WorkspaceRecords(db);
+  const permissions = new Permissions(db, workspaces);
+  const auth = new AuthService({ db, config, users, organizations, sessions, tokens, passwords, workspaces });
+  const apiKeys = new ApiKeys(db, config.apiKeyPepper ?? localPepper(dataDir), (userId, workspaceId) => {
+    const ws = workspaces.byId(workspaceId);
+    return ws !== null && permissions.roleIn(userId, ws) !== null ? ws.org_id : null;
+  });
+  const email = new EmailOutbox(db, config.smtp, log);
+  email.start();
+  const passwordResets = new PasswordResets({ db, users, sessions, passwords, mailer: email, baseUrl: config.baseUrl });
+  const bus = new EventBus((error) => log.error("event listener failed", { error: String(error) }));
+  const search = new SearchService({ db, dataDir, bus, permissions, workspaces, log });
+  search.start();
+  const realtime = new RealtimeHub({ db, bus, permissions, workspaces, sessions, log });
+  realtime.start();
+  const comments = new Comments({ db, permissions, workspaces, users, bus });
+  const activity = new ActivityFeed({ db, permissions });
+  const ledger = new ContentLedger({ db, dataDir, bus, log });
+  const reconciler = new Reconciler({ db, ledger, bus, log });
+  const uploads = new Uploads(ledger);
+  auth.starterWorkspaceHooks.push(async (ws, userId) => {
+    await seedStarterPages(ledger, ws, { id: userId, name: users.byId(userId)?.name ?? "" });
+  });
+  // Files changed while the server was down are reconciled in the background; reads are served meanwhile.
+  reconciler.startBackground();
+  const access = buildAccessServices({ db, config, log, users, organizations, passwords, auth, email, workspaces, permissions });
+  // Every workspace is a git work tree: clone or init on create, commit each write, pull and push.
+  const gitSync = new GitSync({ db, config, dataDir, log, ledger, reconciler, bus, workspaces, users });
+  access.workspaceService.createdHooks.push((ws) => gitSync.onWorkspaceCreated(ws));
+  access.workspaceService.deletedHooks.push((ws) => gitSync.onWorkspaceDeleted(ws));
+  access.workspaceSettings.changedHooks.push((ws, keys) => gitSync.onSettingsChanged(ws, keys));
+  gitSync.start();
+  const conflictService = new ConflictService({ db, permissions, users, ledger, bus, gitSync });
+  const webhooks = new WebhookReceiver({ workspaces, log });
+  webhooks.onPush((push) => gitSync.trigger(push.workspaceId, { reason: "webhook", branch: push.branch }).catch(() => {}));
+  const watcher = config.watchFiles ? new FileWatcher({ ledger, reconciler, log }) : null;
+  const { createdHooks, deletedHooks } = access.workspaceService;
+  attachWorkspaceFolders({ createdHooks, deletedHooks, starterHooks: auth.starterWorkspaceHooks }, ledger, watcher);
+  for (const id of liveWorkspaceIds(db)) watcher?.watch(id);
+  return {
+    ...access,
+    bus,
+    search,
+    realtime,
+    comments,
+    activity,
+    templates: new Templates(),
+    people: new People({ db, permissions }),
+    passwordChange: new PasswordChange({ db, users, sessions, passwords }),
+    pageViewing: new PageViewing({ permissions, bus }),
+    ledger,
+    reconciler,
+    uploads,
+    watcher,
+    webhooks,
+    gitSync,
+    conflictService,
+    email,
+    config,
+    log,
+    dataDir,
+    db,
+    instanceId,
+    version: VERSION,
+    users,
+    organizations,
+    sessions,
+    tokens,
+    passwords,
+    auth,
+    passwordResets,
+    apiKeys,
+    workspaces,
+    permissions,
+    rateLimiter: new RateLimiter(),
+    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close()],
+  };
+}
+
+function instanceIdOf(db: Db): string {
+  const row = db.query<{ value: string }, []>("SELECT value FROM instance WHERE key = 'instance_id'").get();
+  if (row) return row.value;
+  const id = ulid();
+  db.query("INSERT INTO instance (key, value) VALUES ('instance_id', ?)").run(id);
+  return id;
+}
+
+/**
+ * Outside production a missing API_KEY_PEPPER is replaced by a random one kept in the data
+ * directory (mode 0600), so keys keep working across restarts of the same instance.
+ */
+function localPepper(dataDir: string): string {
+  const path = join(dataDir, "api-key-pepper");
+  if (existsSync(path)) return readFileSync(path, "utf8").trim();
+  const pepper = randomBytes(32).toString("hex");
+  writeFileSync(path, pepper, { mode: 0o600 });
+  return pepper;
+}
