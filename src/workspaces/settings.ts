@@ -6,7 +6,7 @@ import { parseInput } from "../core/validate.ts";
 import type { Principal } from "../access/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "./workspace-records.ts";
-import { workspaceOptionsJson, workspaceRef, type WorkspaceOptionsJson } from "./workspace-records.ts";
+import { SETTINGS_COLUMNS, workspaceOptionsJson, workspaceRef, type WorkspaceOptionsJson } from "./workspace-records.ts";
 import {
   READ_ONLY_SETTINGS,
   THEMES,
@@ -33,17 +33,8 @@ export interface SettingsJson extends StoredSettings, WorkspaceOptionsJson {
   webhook_url: string;
 }
 
-const COLUMN_KEYS = [
-  "name",
-  "description",
-  "git_branch",
-  "git_auto_commit",
-  "sync_interval",
-  "editor_can_create_pages",
-  "editor_can_delete_pages",
-] as const;
 const JSON_KEYS = ["theme", "visibility", "navigation", "custom_domain"] as const;
-const EDITABLE_KEYS: readonly string[] = [...COLUMN_KEYS, ...JSON_KEYS];
+const EDITABLE_KEYS: readonly string[] = [...SETTINGS_COLUMNS, ...JSON_KEYS];
 
 /**
  * The JSON settings of a workspace with defaults filled in. Other domains (the published site,
@@ -113,7 +104,7 @@ export class WorkspaceSettings {
       const current = records.byId(workspace.id);
       if (!current) return null;
       const columns: Record<string, string | number> = {};
-      for (const key of COLUMN_KEYS) {
+      for (const key of SETTINGS_COLUMNS) {
         const value = input[key];
         if (value === undefined) continue;
         columns[key] = typeof value === "boolean" ? (value ? 1 : 0) : value;

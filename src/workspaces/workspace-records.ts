@@ -25,8 +25,8 @@ export interface WorkspaceRow {
   deleted_at: string | null;
 }
 
-/** Columns a service may change through `update`; the names are fixed here, never taken from input. */
-export const EDITABLE_COLUMNS = [
+/** Columns an admin sets through the workspace settings (the rest of the settings is JSON). */
+export const SETTINGS_COLUMNS = [
   "name",
   "description",
   "git_branch",
@@ -34,6 +34,11 @@ export const EDITABLE_COLUMNS = [
   "sync_interval",
   "editor_can_create_pages",
   "editor_can_delete_pages",
+] as const;
+
+/** Columns a service may change through `update`; the names are fixed here, never taken from input. */
+export const EDITABLE_COLUMNS = [
+  ...SETTINGS_COLUMNS,
   "published",
   "settings",
   "sync_status",
