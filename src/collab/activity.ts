@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db } from "../db/database.ts";
 import type { Principal } from "../access/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
-import { isUlid } from "../core/ids.ts";
+import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { parseInput } from "../core/validate.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { normalizePagePath } from "../content/paths.ts";
@@ -76,9 +76,9 @@ type Page = { items: ActivityJson[]; next_cursor: string | null };
 export class ActivityFeed {
   constructor(private readonly deps: { db: Db; permissions: Permissions }) {}
 
-  list(principal: Principal, workspaceRef: string, query: unknown): Page {
+  list(principal: Principal, ref: string, query: unknown): Page {
     const q = parseInput(activityQuery, query);
-    const { workspace } = this.deps.permissions.require(principal, refOf(workspaceRef), "viewer");
+    const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
     const where = ["workspace_id = ?"];
     const args: string[] = [workspace.id];
     if (q.action !== undefined) {
@@ -89,9 +89,9 @@ export class ActivityFeed {
   }
 
   /** One page's history, following the page across moves through its page_id when it still exists. */
-  forPage(principal: Principal, workspaceRef: string, query: unknown): Page {
+  forPage(principal: Principal, ref: string, query: unknown): Page {
     const q = parseInput(pageActivityQuery, query);
-    const { workspace } = this.deps.permissions.require(principal, refOf(workspaceRef), "viewer");
+    const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
     const path = normalizePagePath(q.page, "page");
     const pageId = this.deps.db
       .query<{ id: string }, [string, string]>("SELECT id FROM pages WHERE workspace_id = ? AND path = ? AND deleted_at IS NULL")
@@ -117,5 +117,3 @@ export class ActivityFeed {
     return { items, next_cursor: rows.length > limit ? encodeCursor(items[items.length - 1]!.id) : null };
   }
 }
-
-const refOf = (ref: string) => (isUlid(ref) ? { id: ref } : { slug: ref });

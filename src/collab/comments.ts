@@ -7,6 +7,7 @@ import type { Users } from "../identity/users.ts";
 import { atLeast, type EffectiveRole } from "../access/roles.ts";
 import { ForbiddenError, NotFoundError, ValidationError } from "../core/errors.ts";
 import { isUlid, ulid } from "../core/ids.ts";
+import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { parseInput } from "../core/validate.ts";
 import { createCommentInput, listCommentsQuery, updateCommentInput } from "./comment-schemas.ts";
 import { normalizePagePath } from "../content/paths.ts";
@@ -83,9 +84,9 @@ export class Comments {
     private readonly deps: { db: Db; permissions: Permissions; workspaces: WorkspaceRecords; users: Users; bus: EventBus },
   ) {}
 
-  list(principal: Principal, workspaceRef: string, query: unknown): { items: CommentJson[]; next_cursor: string | null } {
+  list(principal: Principal, ref: string, query: unknown): { items: CommentJson[]; next_cursor: string | null } {
     const q = parseInput(listCommentsQuery, query);
-    const { workspace } = this.deps.permissions.require(principal, refOf(workspaceRef), "viewer");
+    const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
     const after = decodeCursor(q.cursor);
     const where = ["workspace_id = ?"];
     const args: (string | number)[] = [workspace.id];
@@ -116,9 +117,9 @@ export class Comments {
     return toJson(this.load(principal, commentId, "viewer").row);
   }
 
-  create(principal: Principal, workspaceRef: string, body: unknown): CommentJson {
+  create(principal: Principal, ref: string, body: unknown): CommentJson {
     const input = parseInput(createCommentInput, body);
-    const { workspace } = this.deps.permissions.require(principal, refOf(workspaceRef), "commenter");
+    const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "commenter");
     const author = this.deps.users.byId(principal.userId);
     const now = new Date().toISOString();
     let parent: CommentRow | null = null;
@@ -269,5 +270,3 @@ export class Comments {
     });
   }
 }
-
-const refOf = (ref: string) => (isUlid(ref) ? { id: ref } : { slug: ref });

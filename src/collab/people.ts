@@ -1,7 +1,7 @@
 import type { Db } from "../db/database.ts";
 import type { Principal } from "../access/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
-import { isUlid } from "../core/ids.ts";
+import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { workspacePeople } from "./mentions.ts";
 
 export interface PersonJson {
@@ -16,9 +16,8 @@ export interface PersonJson {
 export class People {
   constructor(private readonly deps: { db: Db; permissions: Permissions }) {}
 
-  list(principal: Principal, workspaceRef: string): { items: PersonJson[]; next_cursor: null } {
-    const ref = isUlid(workspaceRef) ? { id: workspaceRef } : { slug: workspaceRef };
-    const { workspace } = this.deps.permissions.require(principal, ref, "viewer");
+  list(principal: Principal, ref: string): { items: PersonJson[]; next_cursor: null } {
+    const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
     const items = workspacePeople(this.deps.db, workspace)
       .map((p) => ({ id: p.id, name: p.name }))
       .sort((a, b) => a.name.localeCompare(b.name, "en", { sensitivity: "base" }) || a.id.localeCompare(b.id));

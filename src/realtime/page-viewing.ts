@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Principal } from "../access/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { EventBus } from "./event-bus.ts";
-import { isUlid } from "../core/ids.ts";
+import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { parseInput } from "../core/validate.ts";
 
 /** POST /api/v1/workspaces/:id/viewing: the page the caller has open (null: none). */
@@ -41,8 +41,8 @@ export class PageViewing {
     this.timeoutMs = ms;
   }
 
-  report(principal: Principal, workspaceRef: string, body: unknown): void {
-    const { workspace } = this.deps.permissions.require(principal, ref(workspaceRef), "viewer");
+  report(principal: Principal, ref: string, body: unknown): void {
+    const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
     const input = parseInput(viewingInput, body);
     const key = `${workspace.id}|${principal.userId}`;
     const before = this.entries.get(key);
@@ -63,8 +63,8 @@ export class PageViewing {
     if (before?.path !== path) this.announce(workspace.id, principal.userId, path);
   }
 
-  list(principal: Principal, workspaceRef: string): { items: ViewingJson[]; next_cursor: null } {
-    const { workspace } = this.deps.permissions.require(principal, ref(workspaceRef), "viewer");
+  list(principal: Principal, ref: string): { items: ViewingJson[]; next_cursor: null } {
+    const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
     const prefix = `${workspace.id}|`;
     const items = [...this.entries]
       .filter(([k]) => k.startsWith(prefix))
@@ -81,5 +81,3 @@ export class PageViewing {
     this.deps.bus.publish({ type: "page-viewing", workspace_id: workspaceId, payload: { workspace_id: workspaceId, user_id: userId, path } });
   }
 }
-
-const ref = (r: string) => (isUlid(r) ? { id: r } : { slug: r });

@@ -1,6 +1,6 @@
 import type { Db } from "../db/database.ts";
 import { randomBytes } from "node:crypto";
-import { ulid } from "../core/ids.ts";
+import { isUlid, ulid } from "../core/ids.ts";
 import type { EffectiveRole } from "../access/roles.ts";
 
 export interface WorkspaceRow {
@@ -48,7 +48,7 @@ export type EditableColumn = (typeof EDITABLE_COLUMNS)[number];
 
 /** Routes address a workspace by ULID or by slug; slugs are lowercase, so the two never collide. */
 export function workspaceRef(idOrSlug: string): { id: string } | { slug: string } {
-  return /^[0-9A-HJKMNP-TV-Z]{26}$/.test(idOrSlug) ? { id: idOrSlug } : { slug: idOrSlug };
+  return isUlid(idOrSlug) ? { id: idOrSlug } : { slug: idOrSlug };
 }
 
 /** The git and editor-rights columns as JSON: part of both a workspace and its admin settings. */
