@@ -1,6 +1,7 @@
 import { lstatSync, mkdirSync, realpathSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { ValidationError } from "../core/errors.ts";
+import { CONTROL } from "../core/validate.ts";
 
 /**
  * Page paths as DESIGN.md §5 fixes them: relative, `/`-separated, ending in `.md` (added when
@@ -13,8 +14,6 @@ import { ValidationError } from "../core/errors.ts";
  */
 export const MAX_PATH_LENGTH = 512;
 const MAX_SEGMENT_BYTES = 200;
-// C0, DEL, C1 controls and bidi overrides: invisible in listings, dangerous in shells.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 // A percent sequence that survived decoding: a double-encoded trick like %252e%252e.
 const ENCODED = /%[0-9a-f]{2}/i;
 const WINDOWS_FORBIDDEN = /[<>:"|?*]/;

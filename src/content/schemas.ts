@@ -1,11 +1,10 @@
 import { z } from "zod";
+import { CONTROL } from "../core/validate.ts";
 
 /**
  * One schema per input of the content ledger, used by every transport that accepts it (the HTTP
  * routes now; MCP tools and the OpenAPI document later).
  */
-// Control characters have no place in a one-line field (titles, tags).
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 const line = (max: number) =>
   z

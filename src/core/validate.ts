@@ -36,8 +36,8 @@ export function closedObject<S extends z.ZodRawShape>(shape: S) {
   });
 }
 
-// Control characters (C0, DEL, C1) and bidi overrides have no place in names.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+/** Control characters (C0, DEL, C1) and bidi overrides: no place in names, one-line fields or paths. */
+export const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 export const displayName = (max = 100) =>
   z
