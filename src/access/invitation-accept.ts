@@ -5,7 +5,7 @@ import { ulid } from "../core/ids.ts";
 import { isoFromMs, nowMs } from "../core/clock.ts";
 import { parseInput } from "../core/validate.ts";
 import { checkPasswordRules, type PasswordHasher } from "../identity/passwords.ts";
-import { toUserJson, type UserJson, type Users } from "../identity/users.ts";
+import { isDuplicateEmailError, toUserJson, type UserJson, type Users } from "../identity/users.ts";
 import { checkPasswordWithLockout } from "../identity/password-check.ts";
 import type { Organizations } from "../identity/organizations.ts";
 import type { AuthService, ClientInfo, IssuedTokens } from "../identity/auth-service.ts";
@@ -80,7 +80,7 @@ export class InvitationAcceptance {
         return members.joinWithoutDowngrade(workspace.id, userId, invitation.role, now);
       })();
     } catch (error) {
-      if (String(error).includes("UNIQUE constraint failed: users.email_normalized")) {
+      if (isDuplicateEmailError(error)) {
         throw new ConflictError("An account with this email was created meanwhile; accept again with its password");
       }
       throw error;

@@ -8,7 +8,7 @@ import type { AccessTokens } from "./access-tokens.ts";
 import { ACCESS_TOKEN_TTL_SEC } from "./access-tokens.ts";
 import { checkPasswordRules, type PasswordHasher } from "./passwords.ts";
 import type { Sessions, SessionJson } from "./sessions.ts";
-import { toUserJson, type UserJson, type UserRow, type Users } from "./users.ts";
+import { isDuplicateEmailError, toUserJson, type UserJson, type UserRow, type Users } from "./users.ts";
 import type { Organizations } from "./organizations.ts";
 import { loginInput, registerInput } from "./schemas.ts";
 import { checkPasswordWithLockout, INVALID_CREDENTIALS } from "./password-check.ts";
@@ -83,7 +83,7 @@ export class AuthService {
       })();
     } catch (error) {
       // Two registrations racing for one address: the unique index decides.
-      if (String(error).includes("UNIQUE constraint failed: users.email_normalized")) {
+      if (isDuplicateEmailError(error)) {
         throw new ConflictError("An account with this email already exists", undefined, { field: "email" });
       }
       throw error;

@@ -25,6 +25,10 @@ export interface UserJson {
 
 export const normalizeEmail = (email: string): string => email.trim().normalize("NFC").toLowerCase();
 
+/** True when an insert lost a race for an address: the unique index on normalized emails decided. */
+export const isDuplicateEmailError = (error: unknown): boolean =>
+  String(error).includes("UNIQUE constraint failed: users.email_normalized");
+
 export function toUserJson(row: UserRow): UserJson {
   return {
     id: row.id,
