@@ -4,9 +4,9 @@ import type { Permissions } from "../access/permissions.ts";
 import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
 import type { Sessions } from "../identity/sessions.ts";
 import type { EventBus, WorkspaceEvent } from "./event-bus.ts";
-import { AppError } from "../core/errors.ts";
+import { NotFoundError, ValidationError } from "../core/errors.ts";
 import { parseInput } from "../core/validate.ts";
-import { clientMessage, envelope, MAX_CLIENT_FRAME_BYTES } from "./messages.ts";
+import { clientMessage, envelope, errorFrame, MAX_CLIENT_FRAME_BYTES } from "./messages.ts";
 import { DEFAULT_PRESENCE_TIMINGS, Presence, type PresenceTimings } from "./presence.ts";
 
 /** What the hub needs from a live socket; the WebSocket route adapts Bun's socket to it. */
@@ -105,7 +105,7 @@ export class RealtimeHub {
     const conn = this.connections.get(connectionId);
     if (!conn) return;
     if (typeof raw === "string" && raw.length > MAX_CLIENT_FRAME_BYTES) {
-      conn.send(envelope("error", { error: "VALIDATION_ERROR", message: "Message too large" }));
+      conn.send(errorFrame(new ValidationError("Message too large")));
       return;
     }
     this.alive(conn);
@@ -118,7 +118,7 @@ export class RealtimeHub {
         case "subscribe": {
           const workspace = this.deps.workspaces.byId(msg.workspace_id);
           if (!workspace || this.deps.permissions.roleIn(conn.userId, workspace) === null) {
-            conn.send(envelope("error", { error: "NOT_FOUND", message: "Workspace not found", workspace_id: msg.workspace_id }));
+            conn.send(errorFrame(new NotFoundError("Workspace not found"), { workspace_id: msg.workspace_id }));
             return;
           }
           this.subscribe(conn, workspace.id);
@@ -131,8 +131,7 @@ export class RealtimeHub {
           return;
       }
     } catch (error) {
-      const code = error instanceof AppError ? error.code : "VALIDATION_ERROR";
-      conn.send(envelope("error", { error: code, message: error instanceof AppError ? error.message : "Invalid message" }));
+      conn.send(errorFrame(error));
     }
   }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AppError } from "../core/errors.ts";
 import { ulidString } from "../core/validate.ts";
 
 /** Every frame the server sends: one JSON text frame per event (DESIGN.md §8). */
@@ -10,6 +11,15 @@ export interface Envelope {
 
 export const envelope = (type: string, payload: Record<string, unknown> = {}): string =>
   JSON.stringify({ type, payload, ts: new Date().toISOString() } satisfies Envelope);
+
+/**
+ * The live stream's one error mapper: an `error` frame with the machine code and message of an
+ * application error (plus `extra` fields); anything else a client sent is an invalid message.
+ */
+export const errorFrame = (error: unknown, extra: Record<string, unknown> = {}): string =>
+  error instanceof AppError
+    ? envelope("error", { error: error.code, message: error.message, ...extra })
+    : envelope("error", { error: "VALIDATION_ERROR", message: "Invalid message", ...extra });
 
 /** What a client may send. Anything else is answered with an `error` frame, never a close. */
 export const clientMessage = z.discriminatedUnion("type", [
