@@ -132,6 +132,8 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   // Every workspace is a git work tree: clone or init on create, commit each write, pull and push.
   const gitSync = new GitSync({ db, config, dataDir, log, ledger, reconciler, bus, workspaces, users });
   access.workspaceService.createdHooks.push((ws) => gitSync.onWorkspaceCreated(ws));
+  // The starter workspace too, before its pages are seeded: its repository exists when registration answers.
+  auth.starterWorkspaceHooks.unshift((ws) => gitSync.onWorkspaceCreated(ws));
   access.workspaceService.deletedHooks.push((ws) => gitSync.onWorkspaceDeleted(ws));
   access.workspaceSettings.changedHooks.push((ws, keys) => gitSync.onSettingsChanged(ws, keys));
   gitSync.start();

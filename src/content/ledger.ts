@@ -8,7 +8,7 @@ import { nowIso } from "../core/clock.ts";
 import { parseInput } from "../core/validate.ts";
 import type { EventBus, PageSnapshot } from "../realtime/event-bus.ts";
 import { ActivityLog } from "./activity-log.ts";
-import { flushDirSyncs, writeFileAtomic } from "./atomic-write.ts";
+import { flushDirSyncs, writeFileAtomic, writeFilesAtomic } from "./atomic-write.ts";
 import { joinFile, parseYaml, setKeys, withYaml, yamlValue } from "./frontmatter.ts";
 import { rewriteLinks } from "./links.ts";
 import { injectId } from "./page-ids.ts";
@@ -30,6 +30,11 @@ export interface CommittedWrite {
   old_path?: string;
   /** Every file the write touched: a move includes the pages whose links were rewritten; an upload its `assets/` file. */
   files: string[];
+  /**
+   * What the write left in each of `files`: the exact text or bytes written, null for a removed
+   * file. Git commits these bytes, so a commit never depends on reading the work tree later.
+   */
+  contents: Array<{ path: string; data: string | Uint8Array | null }>;
   actor: Actor;
   origin: Origin;
 }
@@ -169,7 +174,7 @@ export class ContentLedger {
         });
       })();
       const saved = this.records.byId(row.id)!;
-      this.afterCommit(access, "page-updated", { path }, [this.snapshot(saved, next)], { kind: "update", path, files: [path] });
+      this.afterCommit(access, "page-updated", { path }, [this.snapshot(saved, next)], { kind: "update", path, files: [path], contents: [{ path, data: text }] });
       return { page: this.toJson(saved, next), created: false };
     });
   }
@@ -200,7 +205,7 @@ export class ContentLedger {
         });
       })();
       this.deps.bus.publishChange({ kind: "remove", workspace_id: ws.id, page_id: row.id });
-      this.afterCommit(access, "page-deleted", { path }, [], { kind: "delete", path, files: [path] });
+      this.afterCommit(access, "page-deleted", { path }, [], { kind: "delete", path, files: [path], contents: [{ path, data: null }] });
     });
   }
 
@@ -279,6 +284,7 @@ export class ContentLedger {
         path: newPath,
         old_path: oldPath,
         files: [oldPath, newPath, ...rewrites.map((r) => r.row.path)],
+        contents: [{ path: oldPath, data: null }, { path: newPath, data: movedText }, ...rewrites.map((r) => ({ path: r.row.path, data: r.file.text }))],
       });
       for (const r of rewrites) {
         this.publishEvent(access, "page-updated", { path: r.row.path });
@@ -361,7 +367,7 @@ export class ContentLedger {
       throw error;
     }
     const row = this.records.byId(id)!;
-    this.afterCommit(access, "page-created", { path }, [this.snapshot(row, file)], { kind: "create", path, files: [path] });
+    this.afterCommit(access, "page-created", { path }, [this.snapshot(row, file)], { kind: "create", path, files: [path], contents: [{ path, data: text }] });
     return this.toJson(row, file);
   }
 
@@ -394,6 +400,16 @@ export class ContentLedger {
   writeFile(abs: string, text: string): void {
     writeFileAtomic(abs, text);
     this.ownWrites.note(abs, text);
+  }
+
+  /**
+   * Many page files at once (the reconciler's id injection), each atomic as `writeFile`, with
+   * their fsyncs in parallel. Noted first, so the watcher knows them whenever its event comes.
+   * One entry per file: null when written, else the error.
+   */
+  async writeFiles(files: Array<{ abs: string; text: string }>): Promise<Array<Error | null>> {
+    for (const f of files) this.ownWrites.note(f.abs, f.text);
+    return writeFilesAtomic(files.map((f) => ({ path: f.abs, data: f.text })));
   }
 
   removeFile(abs: string): void {

@@ -28,6 +28,14 @@ export interface ReconcileProblem {
   message: string;
 }
 
+export interface ReconcileOptions {
+  /** Publish a search `reset` even when nothing changed. */
+  announce?: boolean;
+  source?: ReconcileSource;
+  /** Told of the files that got an id, with the exact text written (git commits them from it). */
+  onIdsInjected?: (files: Array<{ path: string; text: string }>) => void;
+}
+
 /** What started a pass; written into each activity row's details as `source`. */
 export type ReconcileSource = "filesystem" | "git" | "startup" | "cli";
 
@@ -89,8 +97,8 @@ export class Reconciler {
    * Reconciles one workspace as its single writer. Call it after files changed outside Quire (a
    * git pull, an editor on disk). `announce` publishes a search `reset` even when nothing changed.
    */
-  reconcile(workspaceId: string, opts: { announce?: boolean; source?: ReconcileSource } = {}): Promise<ReconcileResult> {
-    return this.deps.ledger.exclusive(workspaceId, () => this.run(workspaceId, opts.announce ?? false, opts.source ?? "filesystem"));
+  reconcile(workspaceId: string, opts: ReconcileOptions = {}): Promise<ReconcileResult> {
+    return this.deps.ledger.exclusive(workspaceId, () => this.run(workspaceId, opts.announce ?? false, opts.source ?? "filesystem", opts.onIdsInjected));
   }
 
   /** Reconciles every live workspace in the background; reads are served meanwhile. */
@@ -127,7 +135,7 @@ export class Reconciler {
     await this.background;
   }
 
-  private async run(workspaceId: string, announce: boolean, source: ReconcileSource): Promise<ReconcileResult> {
+  private async run(workspaceId: string, announce: boolean, source: ReconcileSource, onIdsInjected?: ReconcileOptions["onIdsInjected"]): Promise<ReconcileResult> {
     const started = performance.now();
     const { db, ledger } = this.deps;
     const result: ReconcileResult = {
@@ -179,17 +187,20 @@ export class Reconciler {
     const records = ledger.records.recoverable(workspaceId, since);
     this.match(scanned, records, result.problems);
 
-    // Inject ids the files do not carry yet (one inserted line each), then write the records.
-    for (const s of scanned) {
-      if (s.file.meta.id === s.id || s.file.yamlError !== null) continue;
-      const text = injectId(s.file, s.id);
-      try {
-        ledger.writeFile(dir.resolveInside(s.path), text);
-        s.file = readPageFile(text, s.path);
-      } catch (error) {
+    // Inject ids the files do not carry yet (one inserted line each; the files written together,
+    // each atomically, their fsyncs in parallel), then write the records.
+    const injections = scanned.filter((s) => s.file.meta.id !== s.id && s.file.yamlError === null).map((s) => ({ s, text: injectId(s.file, s.id) }));
+    const failures = await ledger.writeFiles(injections.map(({ s, text }) => ({ abs: dir.resolveInside(s.path), text })));
+    const injected: Array<{ path: string; text: string }> = [];
+    injections.forEach(({ s, text }, i) => {
+      const error = failures[i];
+      if (error) {
         result.problems.push({ kind: "unreadable", path: s.path, message: `could not add an id: ${String(error)}` });
+        return;
       }
-    }
+      s.file = readPageFile(text, s.path);
+      injected.push({ path: s.path, text });
+    });
     const iso = isoFromMs(now);
     const claimed = new Set(scanned.map((s) => s.record?.id).filter((id): id is string => id !== undefined));
     const orphans = records.filter((r) => r.deleted_at === null && !claimed.has(r.id));
@@ -254,6 +265,7 @@ export class Reconciler {
     result.orphaned = orphans.length;
     const reset = announce || changes.length > RESET_ABOVE;
     this.announce(workspaceId, changes, reset ? scanned.map(snapshotOf) : null);
+    if (injected.length > 0) onIdsInjected?.(injected);
     return finish();
   }
 

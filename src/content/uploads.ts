@@ -108,7 +108,7 @@ export class Uploads {
       dir.ensure();
       writeFileAtomic(dir.resolveInside(path), bytes);
       // No page record or event: an upload is a file for git to commit, nothing more.
-      this.ledger.notifyCommitted({ workspace_id: ws.id, kind: "upload", path, files: [path], actor: access.actor, origin: access.origin });
+      this.ledger.notifyCommitted({ workspace_id: ws.id, kind: "upload", path, files: [path], contents: [{ path, data: bytes }], actor: access.actor, origin: access.origin });
     });
     return {
       filename,

@@ -115,6 +115,7 @@ export class ConflictService {
       const now = nowIso();
       const dir = ledger.dir(ws.id).root;
       const note = (abs: string, t: string | null) => ledger.ownWrites.note(abs, t);
+      let written: string | null = text;
       if (text === null) {
         writeOrRemove(dir, path, null, note);
         if (row) {
@@ -129,6 +130,7 @@ export class ConflictService {
         const id = row?.id ?? meta.page_id;
         let file = readPageFile(text, path);
         if (file.meta.id !== id && file.yamlError === null) file = readPageFile(injectId(file, id), path);
+        written = file.text;
         writeOrRemove(dir, path, new TextEncoder().encode(file.text), note);
         db.transaction(() => {
           const write = ledger.recordWrite(path, file, access.actor, now);
@@ -142,8 +144,8 @@ export class ConflictService {
       } else {
         writeOrRemove(dir, path, new TextEncoder().encode(text), note);
       }
-      const repo = gitSync.repo(ws.id);
-      await repo.commitPaths([path], `Update ${path} via ${access.origin === "API" ? "API" : "web editor"} (conflict resolved)`, gitSync.authorOf(access.actor));
+      // Committed by the git worker from the text written (after any commits queued before it).
+      await gitSync.commitFiles(ws.id, [{ path, data: written }], `Update ${path} via ${access.origin === "API" ? "API" : "web editor"} (conflict resolved)`, gitSync.authorOf(access.actor));
     });
     if (ws.git_remote) gitSync.schedulePush(ws.id);
   }

@@ -1,12 +1,13 @@
-import * as git from "isomorphic-git";
+import type * as Git from "isomorphic-git";
 import * as fs from "node:fs";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { editTree, type EntryChange, type TreeEntry, type TreeStore } from "./tree-edit.ts";
 
 /**
  * Local history of one workspace work tree, through isomorphic-git (in process: no spawn per
- * save). Everything here touches `.git/` and the index, so callers run it as the workspace's
- * single writer (inside the ledger's per-workspace queue).
+ * save). Everything here touches `.git/`: callers serialize it per workspace (GitSync's history
+ * queue; anything that also reads the work tree holds the ledger's writer too).
  */
 export interface Author {
   name: string;
@@ -23,8 +24,35 @@ export interface FileChange {
   after: string | null;
 }
 
+/** A file as a commit should record it: its exact bytes (or text, stored as UTF-8), or null when it is gone. */
+export interface FileContent {
+  path: string;
+  data: string | Uint8Array | null;
+}
+
+let loading: Promise<typeof Git> | null = null;
+/**
+ * isomorphic-git (~11 MB resident once loaded) is imported when a git operation first runs, not at
+ * start: an instance whose work trees exist and that nobody edits never pays for it.
+ */
+export function loadGit(): Promise<typeof Git> {
+  return (loading ??= import("isomorphic-git"));
+}
+
+const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+/** Blobs of a large commit (ids injected into a cloned repository) are written this many at a time. */
+const BLOB_BATCH = 64;
+/** Trees are immutable, so a cache by id never goes stale; it only needs a bound. */
+const TREE_CACHE_MAX = 2000;
+
 export class Repo {
   readonly cache = {};
+  /** Paths committed from bytes whose index entry may still show an older version (see syncIndex). */
+  private readonly indexBehind = new Set<string>();
+  private readonly trees = new Map<string, TreeEntry[]>();
+  /** The commit this object made last and its tree, so the next commit need not read it back. */
+  private last: { commit: string; tree: string } | null = null;
+
   constructor(readonly dir: string) {}
 
   exists(): boolean {
@@ -32,18 +60,16 @@ export class Repo {
   }
 
   async init(branch: string): Promise<void> {
+    const git = await loadGit();
     await git.init({ fs, dir: this.dir, defaultBranch: branch });
   }
 
   async head(): Promise<string | null> {
-    try {
-      return await git.resolveRef({ fs, dir: this.dir, ref: "HEAD" });
-    } catch {
-      return null; // no commit yet
-    }
+    return this.resolve("HEAD"); // null: no commit yet
   }
 
   async resolve(ref: string): Promise<string | null> {
+    const git = await loadGit();
     try {
       return await git.resolveRef({ fs, dir: this.dir, ref });
     } catch {
@@ -52,47 +78,112 @@ export class Repo {
   }
 
   async setRef(ref: string, oid: string): Promise<void> {
+    const git = await loadGit();
     await git.writeRef({ fs, dir: this.dir, ref, value: oid, force: true });
   }
 
   async setRemote(url: string): Promise<void> {
+    const git = await loadGit();
     await git.setConfig({ fs, dir: this.dir, path: "remote.origin.url", value: url });
     await git.setConfig({ fs, dir: this.dir, path: "remote.origin.fetch", value: "+refs/heads/*:refs/remotes/origin/*" });
   }
 
   /**
-   * Stages the given paths (added, changed or removed in the work tree) and commits them when
-   * anything changed. Returns the new commit id, or null when the paths match HEAD already.
-   * (With `parents` a commit is always made: a merge records both histories even when the tree
-   * is one of them.)
+   * Commits the work tree's current state of `paths` (present files as they are, missing ones
+   * removed) on top of HEAD, and brings the index in line for them. Returns the new commit id, or
+   * null when the paths match HEAD already. (With `parents` a commit is always made: a merge
+   * records both histories even when the tree is one of them.) Reads the files: the caller holds
+   * the work tree still (the ledger's writer).
    */
   async commitPaths(paths: string[], message: string, author: Author, parents?: string[]): Promise<string | null> {
-    await this.stage(paths);
+    const unique = [...new Set(paths)].filter((p) => p !== "" && !p.startsWith(".git/"));
+    const files = unique.map((path): FileContent => {
+      try {
+        return { path, data: readFileSync(join(this.dir, path)) };
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOENT" || code === "ENOTDIR") return { path, data: null };
+        throw error;
+      }
+    });
+    const oid = await this.commitContents(files, message, author, parents);
+    await this.stage(unique);
+    for (const path of unique) this.indexBehind.delete(path);
+    return oid;
+  }
+
+  /**
+   * Commits the given file contents on top of HEAD without the work tree or the index: blobs from
+   * the bytes given, the tree from HEAD's tree with only the changed paths rewritten. The index
+   * is left behind for these paths until `syncIndex` (off the save path). Null when nothing
+   * changed (unless `parents` is given, as for commitPaths).
+   */
+  async commitContents(files: FileContent[], message: string, author: Author, parents?: string[]): Promise<string | null> {
+    const git = await loadGit();
+    const head = await this.head();
+    const base = head === null ? null : this.last?.commit === head ? this.last.tree : (await git.readCommit({ fs, dir: this.dir, oid: head, cache: this.cache })).commit.tree;
+    const changes = new Map<string, EntryChange>();
+    const wanted = files.filter((f) => f.path !== "" && !f.path.startsWith(".git/"));
+    for (let i = 0; i < wanted.length; i += BLOB_BATCH) {
+      await Promise.all(
+        wanted.slice(i, i + BLOB_BATCH).map(async (f) => {
+          if (f.data === null) return void changes.set(f.path, null);
+          const blob = typeof f.data === "string" ? Buffer.from(f.data, "utf8") : f.data;
+          changes.set(f.path, { oid: await git.writeBlob({ fs, dir: this.dir, blob }) });
+        }),
+      );
+    }
+    for (const f of wanted) this.indexBehind.add(f.path);
+    // Map order follows the batches' completion; the tree does not depend on it (entries are sorted).
+    const tree = (await editTree(this.treeStore(git), base, changes)) ?? (await git.writeTree({ fs, dir: this.dir, tree: [] }));
+    if (parents === undefined && tree === (base ?? EMPTY_TREE)) return null;
     const now = Math.floor(Date.now() / 1000);
-    const who = { name: author.name || SYSTEM_AUTHOR.name, email: author.email || SYSTEM_AUTHOR.email, timestamp: now, timezoneOffset: 0 };
-    try {
-      return await git.commit({
-        fs,
-        dir: this.dir,
-        message,
-        author: who,
+    const oid = await git.writeCommit({
+      fs,
+      dir: this.dir,
+      commit: {
+        message, // rendered as `git commit` does (one trailing newline)
+        tree,
+        parent: parents ?? (head === null ? [] : [head]),
+        author: { name: author.name || SYSTEM_AUTHOR.name, email: author.email || SYSTEM_AUTHOR.email, timestamp: now, timezoneOffset: 0 },
         committer: { ...SYSTEM_AUTHOR, timestamp: now, timezoneOffset: 0 },
-        cache: this.cache,
-        disallowEmpty: parents === undefined,
-        ...(parents ? { parent: parents } : {}),
-      });
+      },
+    });
+    await git.writeRef({ fs, dir: this.dir, ref: this.headTarget(), value: oid, force: true });
+    this.last = { commit: oid, tree };
+    return oid;
+  }
+
+  /** How many paths wait for their index entry (syncIndex). */
+  get indexLag(): number {
+    return this.indexBehind.size;
+  }
+
+  /**
+   * Stages up to `max` of the paths committed from bytes, so the index (what `git status` and the
+   * status walk compare with) matches HEAD again. The files are read as they are now: a save that
+   * lands meanwhile is staged a moment before its own commit, which then marks it again.
+   */
+  async syncIndex(max = Infinity): Promise<number> {
+    const batch = [...this.indexBehind].slice(0, max);
+    for (const path of batch) this.indexBehind.delete(path);
+    try {
+      await this.stage(batch);
     } catch (error) {
-      if ((error as { code?: string }).code === "EmptyCommitError") return null;
+      for (const path of batch) this.indexBehind.add(path);
       throw error;
     }
+    return batch.length;
   }
 
   /**
    * Brings the index in line with the work tree for `paths`: present files are added in one
-   * call (one index write), missing ones removed. No status walk: a save stages only what it wrote.
+   * call (one index write), missing ones removed. No status walk.
    */
   async stage(paths: string[]): Promise<void> {
     const unique = [...new Set(paths)].filter((p) => p !== "" && !p.startsWith(".git/"));
+    if (unique.length === 0) return;
+    const git = await loadGit();
     const present = unique.filter((p) => existsSync(join(this.dir, p)));
     if (present.length > 0) await git.add({ fs, dir: this.dir, filepath: present, cache: this.cache });
     for (const path of unique) {
@@ -101,14 +192,46 @@ export class Repo {
     }
   }
 
+  /** The ref HEAD points at (`refs/heads/<branch>`, born or not), or HEAD itself when detached. */
+  private headTarget(): string {
+    const text = readFileSync(join(this.dir, ".git", "HEAD"), "utf8").trim();
+    return text.startsWith("ref: ") ? text.slice(5) : "HEAD";
+  }
+
+  private treeStore(git: typeof Git): TreeStore {
+    return {
+      readTree: async (oid) => {
+        const hit = this.trees.get(oid);
+        if (hit) return hit;
+        const { tree } = await git.readTree({ fs, dir: this.dir, oid, cache: this.cache });
+        const entries = tree.map((e) => ({ mode: e.mode, path: e.path, oid: e.oid, type: e.type }));
+        this.remember(oid, entries);
+        return entries;
+      },
+      writeTree: async (entries) => {
+        const oid = await git.writeTree({ fs, dir: this.dir, tree: entries });
+        this.remember(oid, entries);
+        return oid;
+      },
+    };
+  }
+
+  private remember(oid: string, entries: TreeEntry[]): void {
+    if (this.trees.size >= TREE_CACHE_MAX) this.trees.clear();
+    this.trees.set(oid, entries);
+  }
+
   /** Every changed path in the work tree (untracked, modified, deleted), `.git` excluded. */
   async dirtyPaths(): Promise<string[]> {
+    const git = await loadGit();
+    await this.syncIndex(); // entries left behind by commits from bytes would all show as changes
     const rows = await git.statusMatrix({ fs, dir: this.dir, cache: this.cache });
     return rows.filter(([, head, workdir, stage]) => !(head === 1 && workdir === 1 && stage === 1)).map((r) => r[0]);
   }
 
   /** Files that differ between two commits (`from` null: everything in `to`). */
   async diff(from: string | null, to: string): Promise<FileChange[]> {
+    const git = await loadGit();
     const trees = from ? [git.TREE({ ref: from }), git.TREE({ ref: to })] : [git.TREE({ ref: to })];
     const changes: FileChange[] = [];
     await git.walk({
@@ -141,11 +264,13 @@ export class Repo {
   }
 
   async blob(oid: string): Promise<Uint8Array> {
+    const git = await loadGit();
     const { blob } = await git.readBlob({ fs, dir: this.dir, oid, cache: this.cache });
     return blob;
   }
 
   async blobAt(commit: string, path: string): Promise<Uint8Array | null> {
+    const git = await loadGit();
     try {
       const { blob } = await git.readBlob({ fs, dir: this.dir, oid: commit, filepath: path, cache: this.cache });
       return blob;
@@ -156,6 +281,7 @@ export class Repo {
 
   /** The git object id the file would have (null when it does not exist). */
   async workOid(path: string): Promise<string | null> {
+    const git = await loadGit();
     let bytes: Buffer;
     try {
       bytes = fs.readFileSync(join(this.dir, path));
@@ -166,6 +292,7 @@ export class Repo {
   }
 
   async mergeBase(a: string, b: string): Promise<string | null> {
+    const git = await loadGit();
     try {
       const bases = await git.findMergeBase({ fs, dir: this.dir, oids: [a, b], cache: this.cache });
       return (bases[0] as string | undefined) ?? null;
@@ -175,6 +302,7 @@ export class Repo {
   }
 
   async isAncestor(ancestor: string, oid: string): Promise<boolean> {
+    const git = await loadGit();
     if (ancestor === oid) return true;
     try {
       return await git.isDescendent({ fs, dir: this.dir, oid, ancestor, depth: -1, cache: this.cache });
@@ -185,12 +313,14 @@ export class Repo {
 
   /** Points the current branch at `oid` and makes the index and work tree match it. */
   async checkoutCommit(branch: string, oid: string): Promise<void> {
+    const git = await loadGit();
     await git.writeRef({ fs, dir: this.dir, ref: `refs/heads/${branch}`, value: oid, force: true });
     await git.writeRef({ fs, dir: this.dir, ref: "HEAD", value: `refs/heads/${branch}`, force: true, symbolic: true });
     await git.checkout({ fs, dir: this.dir, ref: branch, force: true, cache: this.cache });
   }
 
   async log(depth = 20): Promise<Array<{ oid: string; message: string; author: Author; parents: string[] }>> {
+    const git = await loadGit();
     const entries = await git.log({ fs, dir: this.dir, depth, cache: this.cache });
     return entries.map((e) => ({ oid: e.oid, message: e.commit.message, author: { name: e.commit.author.name, email: e.commit.author.email }, parents: e.commit.parent }));
   }

@@ -7,6 +7,7 @@ import { ValidationError } from "../core/errors.ts";
 import type { ContentLedger, CommittedWrite } from "../content/ledger.ts";
 import type { Reconciler } from "../content/reconcile.ts";
 import { KeyedQueue } from "../content/write-queue.ts";
+import { HistoryQueue } from "./history-queue.ts";
 import type { Actor, Origin } from "../content/rights.ts";
 import type { EventBus } from "../realtime/event-bus.ts";
 import type { Users } from "../identity/users.ts";
@@ -15,7 +16,7 @@ import { cloneInto } from "./clone.ts";
 import { ConflictStore } from "./conflict-store.ts";
 import { applyUpstream, type PullPlan } from "./pull.ts";
 import { assertRemoteAllowed, parseRemote, scrub, type RemoteSpec } from "./remote-url.ts";
-import { Repo, SYSTEM_AUTHOR, type Author } from "./repo.ts";
+import { Repo, SYSTEM_AUTHOR, type Author, type FileContent } from "./repo.ts";
 import { RemoteError, Transport, trackingRef } from "./transport.ts";
 
 /**
@@ -26,8 +27,10 @@ import { RemoteError, Transport, trackingRef } from "./transport.ts";
  * - inbound: `trigger` (manual sync, webhook, polling) fetches, applies upstream changes through
  *   the ledger's writer, records conflicts, reconciles, records a merge commit and pushes.
  *
- * Two per-workspace queues cooperate: anything touching the work tree or `.git/` runs inside the
- * ledger's writer queue (so it never interleaves with a save), while network transfers run in
+ * Three per-workspace queues cooperate: commits are made by the history queue (the git worker)
+ * from the bytes each write reported, off the save path; anything that reads or writes the work
+ * tree as well (clone, pull, merge) holds the ledger's writer and then the history queue, so it
+ * sees every commit queued before it and never interleaves with a save; network transfers run in
  * this service's own queue, so an unreachable remote never holds up local editing.
  */
 export type SyncStatus = "disabled" | "synced" | "syncing" | "ahead" | "behind" | "conflict" | "error";
@@ -56,6 +59,7 @@ export class GitSync {
   private readonly pending = new Set<Promise<unknown>>();
   private readonly lastErrors = new Map<string, string>();
   private readonly repos = new Map<string, Repo>();
+  private readonly history: HistoryQueue;
   private unsubscribe: (() => void) | null = null;
   private stopping = false;
   /** Quick saves within this window share one push. */
@@ -76,6 +80,20 @@ export class GitSync {
   ) {
     this.conflicts = new ConflictStore(deps.dataDir);
     this.transport = new Transport({ keyPath: deps.config.git.sshKeyPath, knownHosts: deps.config.git.sshKnownHosts });
+    this.history = new HistoryQueue({ repo: (id) => this.repo(id), log: deps.log });
+  }
+
+  /** Runs `op` holding the work tree (the ledger's writer) and then the history, after queued commits. */
+  private withTree<T>(workspaceId: string, op: () => Promise<T> | T): Promise<T> {
+    return this.deps.ledger.exclusive(workspaceId, () => this.history.run(workspaceId, op));
+  }
+
+  /**
+   * Queues a commit of exactly these file contents (conflict resolutions use it). Resolves once it
+   * is made, with its id (null when nothing changed); safe to await while holding the ledger's writer.
+   */
+  commitFiles(workspaceId: string, files: FileContent[], message: string, author: Author): Promise<string | null> {
+    return this.history.commit(workspaceId, files, message, author);
   }
 
   /** One Repo per workspace, so isomorphic-git's object cache lives across saves. */
@@ -93,7 +111,7 @@ export class GitSync {
     this.unsubscribe = this.deps.ledger.onCommitted((write) => this.onCommitted(write));
     const rows = this.deps.db.query<WorkspaceRow, []>("SELECT * FROM workspaces WHERE deleted_at IS NULL ORDER BY id").all();
     for (const ws of rows) {
-      this.track(this.deps.ledger.exclusive(ws.id, () => this.ensureRepo(ws)));
+      this.track(this.withTree(ws.id, () => this.ensureRepo(ws)));
       // Catch up both ways after a restart: commits made while offline go out, upstream comes in.
       if (ws.git_remote) this.track(this.trigger(ws.id, { reason: "start" }));
       this.schedulePoll(ws);
@@ -114,12 +132,14 @@ export class GitSync {
     this.pushTimers.clear();
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
     await this.netQueue.idle();
+    await this.history.close(this.repos);
   }
 
   /** Resolves when no commit, push (including debounced ones) or pull is queued (tests, benchmarks). */
   async idle(): Promise<void> {
     for (;;) {
       await this.deps.ledger.queue.idle();
+      await this.history.idle();
       if (this.pushTimers.size > 0) {
         await Bun.sleep(this.pushDelayMs);
         continue;
@@ -142,12 +162,12 @@ export class GitSync {
    */
   async onWorkspaceCreated(ws: WorkspaceRow): Promise<void> {
     if (!ws.git_remote) {
-      await this.deps.ledger.exclusive(ws.id, () => this.ensureRepo(ws));
+      await this.withTree(ws.id, () => this.ensureRepo(ws));
       return;
     }
     const dir = this.deps.ledger.dir(ws.id).root;
     try {
-      await this.deps.ledger.exclusive(ws.id, () =>
+      await this.withTree(ws.id, () =>
         cloneInto({ dir, remote: ws.git_remote!, branch: ws.git_branch, transport: this.transport, allowPrivate: this.deps.config.git.allowPrivate }),
       );
     } catch (error) {
@@ -158,16 +178,17 @@ export class GitSync {
       })();
       throw error;
     }
-    await this.deps.reconciler.reconcile(ws.id, { announce: true });
-    // Ids injected into files that had none are committed, then pushed with the first sync.
-    await this.deps.ledger.exclusive(ws.id, async () => {
+    // Ids injected into files that had none are committed (one commit, from the texts the
+    // reconciler wrote: no status walk over the fresh clone), then pushed with the first sync.
+    const injected: FileContent[] = [];
+    await this.deps.reconciler.reconcile(ws.id, { announce: true, onIdsInjected: (files) => injected.push(...files.map((f) => ({ path: f.path, data: f.text }))) });
+    const { head, tracking } = await this.history.run(ws.id, async () => {
       const repo = this.repo(ws.id);
-      const dirty = await repo.dirtyPaths();
-      if (dirty.length > 0) await repo.commitPaths(dirty, "Add page ids via Quire", SYSTEM_AUTHOR);
+      if (injected.length > 0) await repo.commitContents(injected, "Add page ids via Quire", SYSTEM_AUTHOR);
+      return { head: await repo.head(), tracking: await repo.resolve(trackingRef(ws.git_branch)) };
     });
+    this.history.scheduleIndexSync(ws.id);
     const fresh = this.deps.workspaces.byId(ws.id) ?? ws;
-    const head = await this.repo(ws.id).head();
-    const tracking = await this.repo(ws.id).resolve(trackingRef(ws.git_branch));
     this.setStatus(fresh, head !== null && head !== tracking ? "ahead" : "synced");
     if (head !== null && head !== tracking) this.schedulePush(ws.id);
     this.schedulePoll(fresh);
@@ -185,7 +206,10 @@ export class GitSync {
     if (keys.includes("sync_interval") || keys.includes("git_branch")) this.schedulePoll(ws);
   }
 
-  /** Local history for a workspace that has none yet (every workspace is a work tree). */
+  /**
+   * Local history for a workspace that has none yet (every workspace is a work tree), committing
+   * the pages already there. Reads the work tree: run it with `withTree`.
+   */
   private async ensureRepo(ws: WorkspaceRow): Promise<Repo> {
     const repo = this.repo(ws.id);
     if (repo.exists()) return repo;
@@ -205,11 +229,9 @@ export class GitSync {
     if (!ws || ws.git_auto_commit !== 1) return;
     const message = `${VERB[write.kind] ?? "Update"} ${write.path} via ${ORIGIN_LABEL[write.origin] ?? "Quire"}`;
     const author = this.authorOf(write.actor);
-    // Queued behind the write that announced it, so the commit holds exactly that write.
-    const job = this.deps.ledger.exclusive(ws.id, async () => {
-      const repo = await this.ensureRepo(ws);
-      return repo.commitPaths(write.files, message, author);
-    });
+    // Made by the git worker from the bytes the write reported: the save does not wait for it,
+    // and a later save of the same file cannot leak into this commit.
+    const job = this.history.commit(ws.id, write.contents, message, author, (repo) => this.initRepo(ws, repo));
     this.track(
       job.then(
         (oid) => {
@@ -221,6 +243,17 @@ export class GitSync {
         (error) => this.deps.log.error("git commit failed", { workspace_id: ws.id, error: String(error) }),
       ),
     );
+  }
+
+  /**
+   * A repository for a workspace whose first write comes before any git set-up (the starter
+   * workspace of a registration): init only; the writes that follow commit themselves.
+   */
+  private async initRepo(ws: WorkspaceRow, repo: Repo): Promise<void> {
+    if (repo.exists()) return;
+    this.deps.ledger.dir(ws.id).ensure();
+    await repo.init(ws.git_branch);
+    if (ws.git_remote) await repo.setRemote(parseRemote(ws.git_remote).url);
   }
 
   authorOf(actor: Actor): Author {
@@ -243,7 +276,8 @@ export class GitSync {
     const ws = this.deps.workspaces.byId(workspaceId);
     if (!ws?.git_remote) return;
     const repo = this.repo(ws.id);
-    const head = await this.deps.ledger.exclusive(ws.id, () => repo.head());
+    // After the commits queued so far: they go out in this push.
+    const head = await this.history.run(ws.id, () => repo.head());
     if (head === null || head === (await repo.resolve(trackingRef(ws.git_branch)))) return;
     const spec = parseRemote(ws.git_remote);
     try {
@@ -287,7 +321,7 @@ export class GitSync {
     try {
       await assertRemoteAllowed(spec, this.deps.config.git.allowPrivate);
       for (let round = 0; round < MAX_PUSH_ROUNDS; round++) {
-        const repo = await this.deps.ledger.exclusive(ws.id, () => this.ensureRepo(ws));
+        const repo = await this.withTree(ws.id, () => this.ensureRepo(ws));
         const remoteOid = await this.transport.fetch(repo.dir, spec, ws.git_branch);
         if (remoteOid !== null) {
           const counts = await this.pull(ws, repo, remoteOid, reason);
@@ -295,7 +329,7 @@ export class GitSync {
           total.updated += counts.updated;
           total.deleted += counts.deleted;
         }
-        const head = await this.deps.ledger.exclusive(ws.id, () => repo.head());
+        const head = await this.history.run(ws.id, () => repo.head());
         if (head === null || head === remoteOid) break;
         try {
           await this.transport.push(repo.dir, spec, ws.git_branch, head);
@@ -317,7 +351,8 @@ export class GitSync {
   /** Applies `remoteOid` to the work tree, reconciles, records the merge, and announces it. */
   private async pull(ws: WorkspaceRow, repo: Repo, remoteOid: string, reason: TriggerReason) {
     const { ledger, reconciler } = this.deps;
-    const plan = await ledger.exclusive(ws.id, () =>
+    // The work tree and the history both held: every commit queued before the pull is made first.
+    const plan = await this.withTree(ws.id, () =>
       applyUpstream({ repo, workspaceId: ws.id, remoteOid, records: ledger.records, conflicts: this.conflicts, noteWrite: (abs, text) => ledger.ownWrites.note(abs, text) }),
     );
     const touched = plan.applied.length + plan.merged.length;
@@ -333,7 +368,8 @@ export class GitSync {
     } finally {
       off();
     }
-    await ledger.exclusive(ws.id, () => this.recordMerge(ws, repo, remoteOid, touched > 0));
+    await this.withTree(ws.id, () => this.recordMerge(ws, repo, remoteOid, touched > 0));
+    this.history.scheduleIndexSync(ws.id);
     return this.announce(ws, plan, remoteOid, reason, announcedByReconcile === 0);
   }
 

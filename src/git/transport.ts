@@ -1,6 +1,5 @@
-import * as git from "isomorphic-git";
-import http from "isomorphic-git/http/node";
 import * as fs from "node:fs";
+import { loadGit } from "./repo.ts";
 import { runGit, type SshOptions } from "./native-git.ts";
 import { scrub, type RemoteSpec } from "./remote-url.ts";
 
@@ -18,6 +17,10 @@ export class RemoteError extends Error {
     super(message);
   }
 }
+
+/** isomorphic-git's HTTP client, loaded with the first HTTP(S) transfer (like isomorphic-git itself). */
+let loadingHttp: Promise<typeof import("isomorphic-git/http/node").default> | null = null;
+const loadHttp = () => (loadingHttp ??= import("isomorphic-git/http/node").then((m) => m.default));
 
 export const trackingRef = (branch: string) => `refs/remotes/origin/${branch}`;
 
@@ -42,7 +45,9 @@ export class Transport {
    * remote is empty (no branches at all). A missing branch on a non-empty remote is an error.
    */
   async fetch(dir: string, spec: RemoteSpec, branch: string): Promise<string | null> {
+    const git = await loadGit();
     if (spec.kind === "http") {
+      const http = await loadHttp();
       let heads: string[];
       try {
         const refs = await withTimeout(git.listServerRefs({ http, url: spec.url, prefix: "refs/heads/", onAuth: this.onAuth(spec), onAuthFailure: () => ({ cancel: true }) }));
@@ -83,7 +88,9 @@ export class Transport {
 
   /** Pushes `oid` to the remote branch; never forced. A remote that moved on is `rejected`. */
   async push(dir: string, spec: RemoteSpec, branch: string, oid: string): Promise<void> {
+    const git = await loadGit();
     if (spec.kind === "http") {
+      const http = await loadHttp();
       // isomorphic-git pushes a ref, not an oid: a scratch ref pins exactly what was decided.
       const scratch = `refs/quire/push`;
       await git.writeRef({ fs, dir, ref: scratch, value: oid, force: true });

@@ -245,6 +245,8 @@ test("an upload is reported to committed-write listeners (so git commits it)", a
       kind: "upload",
       path: `assets/${r.body.filename}`,
       files: [`assets/${r.body.filename}`],
+      // The exact bytes written, so the commit is made from them and not from a later read.
+      contents: [{ path: `assets/${r.body.filename}`, data: new TextEncoder().encode("plain notes\n") }],
       actor: { id: o.id, name: o.name },
       origin: "web editor",
     },
