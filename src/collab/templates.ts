@@ -1,5 +1,5 @@
-import matter from "gray-matter";
 import { NotFoundError } from "../core/errors.ts";
+import { parseYaml, splitFile } from "../content/frontmatter.ts";
 import howToGuide from "../../assets/templates/how-to-guide.md" with { type: "text" };
 import apiReference from "../../assets/templates/api-reference.md" with { type: "text" };
 import tutorial from "../../assets/templates/tutorial.md" with { type: "text" };
@@ -36,13 +36,14 @@ export class Templates {
 
   constructor(sources: Record<string, string> = SOURCES) {
     this.all = Object.entries(sources).map(([id, text]) => {
-      const parsed = matter(text, {});
-      const data = parsed.data as { name?: unknown; description?: unknown };
+      // The ledger's frontmatter reader (Bun's YAML parser): no second YAML library in memory.
+      const split = splitFile(text);
+      const data = parseYaml(split.yaml) as { name?: unknown; description?: unknown };
       return {
         id,
         name: typeof data.name === "string" ? data.name : id,
         description: typeof data.description === "string" ? data.description : "",
-        content: parsed.content.replace(/^\n+/, ""),
+        content: split.body.replace(/^\n+/, ""),
       };
     });
   }
