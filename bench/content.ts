@@ -44,7 +44,7 @@ async function apiLatency(): Promise<void> {
   const server = await startServer({ config: loadConfig(FAST_ENV), dataDir, log: silentLogger, port: 0, hostname: "127.0.0.1" });
   try {
     const users: Array<{ ip: string; token: string; slug: string }> = [];
-    for (let i = 0; i < 24; i++) {
+    for (let i = 0; i < 28; i++) {
       const ip = nextIp();
       const res = await fetch(`${server.url}/api/auth/register`, {
         method: "POST",
@@ -71,6 +71,7 @@ async function apiLatency(): Promise<void> {
     // Half the workspaces commit every save to their local git history (the default), half have
     // auto-commit off (the ledger alone, DESIGN.md §11's "no git push" budget); requests alternate
     // between the halves, so load from elsewhere on the machine hits both alike.
+    const extra = users.splice(24);
     const users_ = users.map((u, i) => ({ ...u, autoCommit: i % 2 === 0 }));
     for (const u of users_) server.services.db.query("UPDATE workspaces SET git_auto_commit = ? WHERE slug = ?").run(u.autoCommit ? 1 : 0, u.slug);
     const saves = { on: [] as number[], off: [] as number[] };
@@ -101,6 +102,35 @@ async function apiLatency(): Promise<void> {
     }
     row(`git worker: commits made / saves with auto-commit on`, `${commits} / ${saves.on.length}`);
     row(`git worker: catch-up after the last save`, ms(catchUp));
+    // Back to back on one page (an editor's autosave): each save follows the previous one in the
+    // same workspace at once. Two workspaces with the starter pages, two with 1,000 committed
+    // pages (the commit's cost must not grow with the workspace); on and off alternate.
+    const [smallOn, smallOff, bigOn, bigOff] = extra as [(typeof users)[number], (typeof users)[number], (typeof users)[number], (typeof users)[number]];
+    for (const u of [bigOn, bigOff]) {
+      const wsId = server.services.db.query<{ id: string }, [string]>("SELECT id FROM workspaces WHERE slug = ?").get(u.slug)!.id;
+      generate(join(dataDir, "workspaces", wsId), 1000, true);
+      await server.services.reconciler.reconcile(wsId);
+      const paths = server.services.ledger.records.liveIn(wsId).map((r) => r.path);
+      await server.services.ledger.exclusive(wsId, () => server.services.gitSync.repo(wsId).commitPaths(paths, "Bench pages", { name: "Bench", email: "bench@example.test" }));
+    }
+    for (const [on, off, label] of [[smallOn, smallOff, "starter workspace"], [bigOn, bigOff, "1,000-page workspace"]] as const) {
+      server.services.db.query("UPDATE workspaces SET git_auto_commit = 0 WHERE slug = ?").run(off.slug);
+      const times = { on: [] as number[], off: [] as number[] };
+      for (let i = 0; i < 2 * 50; i++) {
+        const u = i % 2 === 0 ? on : off;
+        const t = performance.now();
+        const res = await call(u, "PUT", "bench/page", { body: `${body}\n\nBurst ${i}\n`, lastKnownHash: hashes.get(u.slug) });
+        const r = (await res.json()) as { content_hash: string };
+        (u === on ? times.on : times.off).push(performance.now() - t);
+        if (res.status !== 200) throw new Error(`save ${res.status} ${JSON.stringify(r)}`);
+        hashes.set(u.slug, r.content_hash);
+      }
+      const t0 = performance.now();
+      await server.services.gitSync.idle();
+      const lag = performance.now() - t0;
+      row(`back-to-back saves, ${label}, auto-commit on: p50 / p99`, `${percentile(times.on, 50).toFixed(2)} / ${percentile(times.on, 99).toFixed(2)} ms`, "< 5 / < 20 ms");
+      row(`back-to-back saves, ${label}, auto-commit off: p50 / p99`, `${percentile(times.off, 50).toFixed(2)} / ${percentile(times.off, 99).toFixed(2)} ms`, `git catch-up ${ms(lag)}`);
+    }
     const reads: number[] = [];
     const m = 24 * 250;
     for (let i = 0; i < m; i++) {
@@ -190,6 +220,18 @@ async function serveRss(pages = 1000): Promise<void> {
     else {
       row(`RSS of quire serve with a ${pages.toLocaleString("en")}-page workspace (idle, after reconcile)`, `${(kb / 1024).toFixed(1)} MB`, "< 80 MB");
       row(`  peak RSS during the start-up reconcile`, `${(peak / 1024).toFixed(1)} MB`);
+    }
+    if (pages > 0) {
+      // isomorphic-git loads on the first git operation: a registration commits the starter pages.
+      const reg = await fetch(`${url}/api/auth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "Bench", email: "rss@example.test", password: "correct horse battery staple", terms_accepted: true }),
+      });
+      if (reg.status !== 201) throw new Error(`register ${reg.status}`);
+      await Bun.sleep(2500);
+      const after = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${serve.pid}/status`, "utf8"))![1]);
+      row(`  RSS after a registration (starter pages committed: git loaded)`, `${(after / 1024).toFixed(1)} MB`);
     }
     serve.kill("SIGTERM");
     await serve.exited;

@@ -31,7 +31,10 @@ export { buildServices, type Services } from "./services.ts";
 
 /** The Elysia application with every route; the caller decides where it listens. */
 export function createApp(services: Services) {
-  return new Elysia({ serve: { maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024 } })
+  // development: Elysia would pass `development: true` to Bun.serve unless NODE_ENV=production,
+  // turning on Bun's development error page (source excerpts) for anything that escapes the
+  // error mapper; Quire answers errors itself, in every environment (docs/decisions/git-commits.md).
+  return new Elysia({ serve: { maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024, development: false } })
     .use(httpCore(services))
     .use(healthRoutes(services))
     .use(authRoutes(services))
