@@ -1,4 +1,3 @@
-import { hash, verify } from "@node-rs/argon2";
 import type { Config } from "../config.ts";
 import { ValidationError } from "../core/errors.ts";
 
@@ -28,6 +27,13 @@ export function checkPasswordRules(password: unknown, field = "password"): strin
   return password;
 }
 
+/**
+ * The native argon2 addon (~5 MB resident) loads with the first password hashed or checked, not
+ * at start: a server nobody signs in to never pays for it.
+ */
+let argon2: Promise<typeof import("@node-rs/argon2")> | undefined;
+const loadArgon2 = () => (argon2 ??= import("@node-rs/argon2"));
+
 /** argon2id, salt 16 bytes, key 32 bytes; memory, iterations and parallelism from ARGON2_*. */
 export function createPasswordHasher(config: Config["argon2"]): PasswordHasher {
   const options = {
@@ -39,8 +45,9 @@ export function createPasswordHasher(config: Config["argon2"]): PasswordHasher {
   };
   let dummy: Promise<string> | undefined;
   return {
-    hash: (password) => hash(password, options),
+    hash: async (password) => (await loadArgon2()).hash(password, options),
     verify: async (hashed, password) => {
+      const { verify } = await loadArgon2();
       try {
         return await verify(hashed, password);
       } catch {
@@ -48,6 +55,7 @@ export function createPasswordHasher(config: Config["argon2"]): PasswordHasher {
       }
     },
     verifyDummy: async (password) => {
+      const { hash, verify } = await loadArgon2();
       dummy ??= hash("quire-dummy-password-for-timing", options);
       await verify(await dummy, password).catch(() => false);
     },
