@@ -133,7 +133,10 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   const gitSync = new GitSync({ db, config, dataDir, log, ledger, reconciler, bus, workspaces, users });
   access.workspaceService.createdHooks.push((ws) => gitSync.onWorkspaceCreated(ws));
   // The starter workspace too, before its pages are seeded: its repository exists when registration answers.
-  auth.starterWorkspaceHooks.unshift((ws) => gitSync.onWorkspaceCreated(ws));
+  // (A failure is logged, not fatal to the registration: the first commit initialises it again.)
+  auth.starterWorkspaceHooks.unshift((ws) =>
+    gitSync.onWorkspaceCreated(ws).catch((error) => log.error("git init of the starter workspace failed", { workspace_id: ws.id, error: String(error) })),
+  );
   access.workspaceService.deletedHooks.push((ws) => gitSync.onWorkspaceDeleted(ws));
   access.workspaceSettings.changedHooks.push((ws, keys) => gitSync.onSettingsChanged(ws, keys));
   gitSync.start();

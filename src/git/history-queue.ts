@@ -42,7 +42,8 @@ export class HistoryQueue {
       await prepare?.(repo);
       return repo.commitContents(files, message, author);
     });
-    void job.finally(() => this.scheduleIndexSync(workspaceId));
+    const after = () => this.scheduleIndexSync(workspaceId);
+    job.then(after, after); // the caller handles the outcome; this only follows it
     return job;
   }
 

@@ -42,14 +42,15 @@ export function loadGit(): Promise<typeof Git> {
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 /** Blobs of a large commit (ids injected into a cloned repository) are written this many at a time. */
 const BLOB_BATCH = 64;
-/** Trees are immutable, so a cache by id never goes stale; it only needs a bound. */
-const TREE_CACHE_MAX = 2000;
+/** Trees are immutable, so a cache by id never goes stale; it only needs a bound (in entries held). */
+const TREE_CACHE_ENTRIES = 20_000;
 
 export class Repo {
   readonly cache = {};
   /** Paths committed from bytes whose index entry may still show an older version (see syncIndex). */
   private readonly indexBehind = new Set<string>();
   private readonly trees = new Map<string, TreeEntry[]>();
+  private treeEntries = 0;
   /** The commit this object made last and its tree, so the next commit need not read it back. */
   private last: { commit: string; tree: string } | null = null;
 
@@ -217,7 +218,11 @@ export class Repo {
   }
 
   private remember(oid: string, entries: TreeEntry[]): void {
-    if (this.trees.size >= TREE_CACHE_MAX) this.trees.clear();
+    if (this.treeEntries + entries.length > TREE_CACHE_ENTRIES) {
+      this.trees.clear();
+      this.treeEntries = 0;
+    }
+    if (!this.trees.has(oid)) this.treeEntries += entries.length;
     this.trees.set(oid, entries);
   }
 
