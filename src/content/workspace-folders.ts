@@ -32,9 +32,10 @@ export function attachWorkspaceFolders(
   watcher: FileWatcher | null,
 ): void {
   const hooks = workspaceFolderHooks(ledger, watcher);
-  // First among the created hooks: anything after it (a git clone) finds the folder there.
+  // First among the created hooks: anything after it (a git clone or init, the starter pages)
+  // finds the folder there. Git itself never creates a workspace folder.
   targets.createdHooks.unshift(hooks.created);
-  targets.starterHooks.push(hooks.created);
+  targets.starterHooks.unshift(hooks.created);
   targets.deletedHooks.push(hooks.deleted);
 }
 

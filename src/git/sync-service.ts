@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
@@ -213,7 +213,7 @@ export class GitSync {
   private async ensureRepo(ws: WorkspaceRow): Promise<Repo> {
     const repo = this.repo(ws.id);
     if (repo.exists()) return repo;
-    this.deps.ledger.dir(ws.id).ensure();
+    this.requireFolder(ws.id);
     await repo.init(ws.git_branch);
     if (ws.git_remote) await repo.setRemote(parseRemote(ws.git_remote).url);
     const dirty = await repo.dirtyPaths();
@@ -251,9 +251,18 @@ export class GitSync {
    */
   private async initRepo(ws: WorkspaceRow, repo: Repo): Promise<void> {
     if (repo.exists()) return;
-    this.deps.ledger.dir(ws.id).ensure();
+    this.requireFolder(ws.id);
     await repo.init(ws.git_branch);
     if (ws.git_remote) await repo.setRemote(parseRemote(ws.git_remote).url);
+  }
+
+  /**
+   * Git never creates a workspace folder: a missing one may be an unmounted volume, and an empty
+   * repository in its place would hide that from the reconciler's safety stop.
+   */
+  private requireFolder(workspaceId: string): void {
+    const root = this.deps.ledger.dir(workspaceId).root;
+    if (!existsSync(root)) throw new Error(`workspace folder is missing: ${root}`);
   }
 
   authorOf(actor: Actor): Author {
