@@ -1,0 +1,26 @@
+/**
+ * `bun run bench`: every benchmark script in turn, each in its own process so one's memory and
+ * warm caches never colour the next. `bun run bench server content` runs only the named ones.
+ * Each script can also be run alone (see its header for its own options).
+ */
+const SCRIPTS: Array<{ name: string; args: string[] }> = [
+  { name: "server", args: ["bench/run.ts"] }, // login, authenticated reads, concurrency, RSS
+  { name: "http-core", args: ["bench/http-core.ts"] }, // our own per-request cost
+  { name: "content", args: ["bench/content.ts"] }, // save, read, reconcile, RSS with 1,000 pages, fsync
+  { name: "search", args: ["bench/search.ts", "1000", "10000"] },
+  { name: "git", args: ["bench/git.ts"] }, // webhook → visible, commit cost, 1,000-file clone
+];
+
+const wanted = new Set(process.argv.slice(2));
+let failed = 0;
+for (const script of SCRIPTS) {
+  if (wanted.size > 0 && !wanted.has(script.name)) continue;
+  console.log(`\n=== ${script.name} (bun ${script.args.join(" ")})`);
+  const child = Bun.spawn(["bun", ...script.args], { stdout: "inherit", stderr: "inherit" });
+  if ((await child.exited) !== 0) {
+    failed++;
+    console.error(`${script.name} exited with ${child.exitCode}`);
+  }
+}
+process.exit(failed > 0 ? 1 : 0);
+export {};
