@@ -5,6 +5,7 @@ import type { Sessions } from "./sessions.ts";
 import { checkPasswordRules, type PasswordHasher } from "./passwords.ts";
 import { NotFoundError, ValidationError } from "../core/errors.ts";
 import { parseInput } from "../core/validate.ts";
+import { cancelPendingResets } from "./password-resets.ts";
 
 /** POST /api/auth/change-password. */
 export const changePasswordInput = z.strictObject({
@@ -15,7 +16,8 @@ export const changePasswordInput = z.strictObject({
 /**
  * A signed-in person changes their password by proving the current one. Like a reset, every
  * session of the account ends (a stolen session must not survive the change); the web app signs
- * in again with the new password. A wrong current password is a 400 on `current_password`, not a
+ * in again with the new password, and every pending reset link is cancelled (one mailed before the
+ * change must not set a password after it). A wrong current password is a 400 on `current_password`, not a
  * 401, so it never reads as an ended session.
  */
 export class PasswordChange {
@@ -29,9 +31,10 @@ export class PasswordChange {
     if (!ok) throw new ValidationError("current_password is not your current password", "current_password");
     const password = checkPasswordRules(input.new_password, "new_password");
     const hash = await this.deps.passwords.hash(password);
-    const now = new Date().toISOString();
+    const t = Date.now();
     const revoked = this.deps.db.transaction(() => {
-      this.deps.users.setPassword(userId, hash, now);
+      this.deps.users.setPassword(userId, hash, new Date(t).toISOString());
+      cancelPendingResets(this.deps.db, userId, t);
       return this.deps.sessions.revokeAllOf(userId);
     })();
     return { revoked_sessions: revoked };

@@ -96,9 +96,7 @@ export class PasswordResets {
         .run(t, hash, t).changes;
       if (used !== 1) throw invalidToken();
       // Any other link sent to the account dies with this one: the password it was meant to replace is gone.
-      this.deps.db
-        .query("UPDATE password_resets SET used_at = ? WHERE user_id = ? AND used_at IS NULL")
-        .run(t, row.user_id);
+      cancelPendingResets(this.deps.db, row.user_id, t);
       this.deps.users.setPassword(row.user_id, passwordHash, isoFromMs(t));
       const revokedSessions = this.deps.sessions.revokeAllOf(row.user_id);
       return { userId: row.user_id, revokedSessions };
@@ -130,6 +128,15 @@ export class PasswordResets {
       )
       .get(userId, t)!.n;
   }
+}
+
+/**
+ * Marks every unused reset link of the account as used. Called wherever the password changes (a
+ * reset, a change while signed in): a link mailed for the old password must not outlive it.
+ * Runs inside the caller's transaction.
+ */
+export function cancelPendingResets(db: Db, userId: string, t: number): number {
+  return db.query("UPDATE password_resets SET used_at = ? WHERE user_id = ? AND used_at IS NULL").run(t, userId).changes;
 }
 
 function invalidToken(): ValidationError {

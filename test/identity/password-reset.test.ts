@@ -168,6 +168,27 @@ describe("forgot-password with SMTP configured", () => {
     expect(errorOf(await reset(a!, "an older link's password"), 400, "VALIDATION_ERROR").details.field).toBe("token");
   });
 
+  test("changing the password while signed in kills every link mailed before the change", async () => {
+    const u = await signUp(server.url);
+    await forgot(u.email);
+    const token = tokenIn((await mailTo(u.email)).text);
+    const changed = await u.client.post("/api/auth/change-password", { current_password: u.password, new_password: "changed while signed in" });
+    expect(changed.status).toBe(200);
+    const rows = server.services.db.query<{ used_at: number | null }, [string]>("SELECT used_at FROM password_resets WHERE user_id = ?").all(u.id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.used_at).toBeNumber();
+
+    // The old link no longer sets a password; the changed one stays.
+    expect(errorOf(await reset(token, "set through an old link"), 400, "VALIDATION_ERROR").details.field).toBe("token");
+    expect((await login(u.email, "set through an old link")).status).toBe(401);
+    expect((await login(u.email, "changed while signed in")).status).toBe(200);
+    // A link asked for after the change works as usual.
+    await forgot(u.email);
+    await smtp.waitFor(() => smtp.messages.filter((m) => m.to.includes(u.email)).length === 2);
+    const fresh = tokenIn(smtp.messages.filter((m) => m.to.includes(u.email))[1]!.text);
+    expect((await reset(fresh, "set through a new link")).status).toBe(200);
+  });
+
   test("one account gets at most five live links, however many addresses ask", async () => {
     const u = await signUp(server.url);
     for (let i = 0; i < 7; i++) expect((await forgot(u.email)).status).toBe(200);
