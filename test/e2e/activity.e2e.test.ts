@@ -3,7 +3,7 @@ import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { Client } from "../helpers/client.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+import { hasChromium, launch, newTab, screenshot, signInInUi, expectNoConsoleErrors } from "./browser.ts";
 
 describe.skipIf(!hasChromium)("activity, workspace creation and profile in a real browser", () => {
   let server: TestServer;
@@ -75,7 +75,7 @@ describe.skipIf(!hasChromium)("activity, workspace creation and profile in a rea
     expect((await anon.post("/api/auth/login", { email: user.email, password: user.password })).status).toBe(401);
     await page.reload();
     await page.getByRole("heading", { name: "Profile" }).waitFor();
-    expect(tab.errors.filter((e) => !e.includes("400") && !e.includes("409"))).toEqual([]);
+    expectNoConsoleErrors(tab, [400, 409]);
     await tab.context.close();
   }, 60_000);
 });

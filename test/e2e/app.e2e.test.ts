@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { Client } from "../helpers/client.ts";
-import { hasChromium, launch, newTab, registerInUi, screenshot } from "./browser.ts";
+import { hasChromium, launch, newTab, registerInUi, screenshot, expectNoConsoleErrors } from "./browser.ts";
 
 const TRICKY = readFileSync(join(import.meta.dir, "../web/fixtures/tricky.md"), "utf8");
 
@@ -79,7 +79,7 @@ describe.skipIf(!hasChromium)("web app in a real browser", () => {
     await page.getByRole("textbox", { name: "Page content" }).getByText("Typed in raw mode.").waitFor();
     const bold = page.getByRole("textbox", { name: "Page content" }).locator("strong", { hasText: "raw" });
     expect(await bold.count()).toBe(1);
-    expect(tab.errors).toEqual([]);
+    expectNoConsoleErrors(tab);
     console.log(`[e2e] first load to sign-in screen: ${firstLoadMs.toFixed(0)} ms`);
   }, 60_000);
 });

@@ -3,6 +3,7 @@
  * Quire server on a temporary data directory. When /usr/bin/chromium is absent the suites skip
  * with a message saying so (CI installs it with apt).
  */
+import { expect } from "bun:test";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -57,6 +58,17 @@ export async function newTab(browser: Browser, opts: { width?: number; height?: 
   });
   page.on("pageerror", (e) => errors.push(String(e)));
   return { context, page, errors, ip };
+}
+
+/**
+ * Every e2e test ends with this: the tab logged no console error and threw nothing. The browser
+ * itself logs each response with an error status ("Failed to load resource: … status of 409 …");
+ * a test that provokes such a response on purpose names the statuses it expects, and only those
+ * browser lines are let through — never an error the app logged or threw.
+ */
+export function expectNoConsoleErrors(tab: Tab, expectedStatuses: number[] = []): void {
+  const expected = (e: string) => e.startsWith("Failed to load resource") && expectedStatuses.some((s) => e.includes(`status of ${s} `));
+  expect(tab.errors.filter((e) => !expected(e))).toEqual([]);
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

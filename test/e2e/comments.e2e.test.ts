@@ -3,7 +3,7 @@ import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { addMember } from "../collab/support.ts";
-import { hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+import { hasChromium, launch, newTab, screenshot, signInInUi, expectNoConsoleErrors } from "./browser.ts";
 
 describe.skipIf(!hasChromium)("comments in a real browser", () => {
   let server: TestServer;
@@ -80,7 +80,7 @@ describe.skipIf(!hasChromium)("comments in a real browser", () => {
     await panel.getByRole("article", { name: "Comment by Ada Lovelace" }).first().getByRole("button", { name: "Delete" }).click();
     await panel.getByText("No open comments on this page.").waitFor();
     expect((await ada.client.get(`/api/v1/workspaces/${ada.workspaceId}/comments?page=review.md`)).body.items).toEqual([]);
-    expect(tab.errors).toEqual([]);
+    expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 60_000);
 });

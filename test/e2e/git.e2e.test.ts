@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { IdeClone, startGitHttpRemote, type GitHttpRemote } from "../helpers/git-remote.ts";
 import { GIT_ENV, createFromRemote, settled } from "../git/support.ts";
-import { hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+import { hasChromium, launch, newTab, screenshot, signInInUi, expectNoConsoleErrors } from "./browser.ts";
 
 describe.skipIf(!hasChromium)("git sync settings in a real browser", () => {
   let server: TestServer;
@@ -92,7 +92,7 @@ describe.skipIf(!hasChromium)("git sync settings in a real browser", () => {
     await page.waitForFunction((old) => (document.querySelector(".secret-box input[value]:not([value^='http'])") as HTMLInputElement | null)?.value !== old, oldSecret);
     expect((await owner.client.get(`/api/v1/workspaces/${ws.id}/admin/settings`)).body.webhook_secret).not.toBe(oldSecret);
     await screenshot(page, "24-git-settings");
-    expect(tab.errors).toEqual([]);
+    expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 90_000);
 });

@@ -3,7 +3,7 @@ import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { addMember } from "../collab/support.ts";
-import { hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+import { hasChromium, launch, newTab, screenshot, signInInUi, expectNoConsoleErrors } from "./browser.ts";
 
 describe.skipIf(!hasChromium)("live updates in a real browser", () => {
   let server: TestServer;
@@ -70,8 +70,8 @@ describe.skipIf(!hasChromium)("live updates in a real browser", () => {
     await b.context.close();
     await a.page.getByRole("list", { name: "Also here: Bob Builder" }).waitFor({ state: "detached", timeout: 10_000 });
     expect(await a.page.getByRole("img", { name: "Viewing now: Bob Builder" }).count()).toBe(0);
-    expect(a.errors.filter((e) => !e.includes("409"))).toEqual([]);
-    expect(b.errors).toEqual([]);
+    expectNoConsoleErrors(a, [409]);
+    expectNoConsoleErrors(b);
     await a.context.close();
   }, 60_000);
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+import { hasChromium, launch, newTab, screenshot, signInInUi, expectNoConsoleErrors } from "./browser.ts";
 
 describe.skipIf(!hasChromium)("main screens in dark mode and at phone width", () => {
   let server: TestServer;
@@ -59,7 +59,7 @@ describe.skipIf(!hasChromium)("main screens in dark mode and at phone width", ()
     await page.getByRole("heading", { name: "General" }).waitFor();
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
-    expect(tab.errors).toEqual([]);
+    expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 60_000);
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+import { hasChromium, launch, newTab, screenshot, signInInUi, expectNoConsoleErrors } from "./browser.ts";
 
 describe.skipIf(!hasChromium)("Ctrl+K search in a real browser", () => {
   let server: TestServer;
@@ -65,7 +65,7 @@ describe.skipIf(!hasChromium)("Ctrl+K search in a real browser", () => {
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
     await page.getByRole("heading", { name: second }).waitFor();
-    expect(tab.errors).toEqual([]);
+    expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 60_000);
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+import { hasChromium, launch, newTab, screenshot, signInInUi, expectNoConsoleErrors } from "./browser.ts";
 
 describe.skipIf(!hasChromium)("settings in a real browser", () => {
   let server: TestServer;
@@ -66,7 +66,7 @@ describe.skipIf(!hasChromium)("settings in a real browser", () => {
     await page.getByRole("button", { name: "Delete Docs bot" }).click();
     await page.getByText("No API keys yet.").waitFor();
     expect((await admin.client.get("/api/v1/api-keys")).body.items).toEqual([]);
-    expect(tab.errors).toEqual([]);
+    expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 60_000);
 
@@ -93,7 +93,7 @@ describe.skipIf(!hasChromium)("settings in a real browser", () => {
     await guest.page.getByRole("button", { name: "Accept and join" }).click();
     await guest.page.waitForURL(new RegExp(`/w/${admin.workspaceSlug}$`));
     await guest.page.getByRole("tree", { name: "Pages" }).getByRole("link", { name: "Keyed" }).waitFor();
-    expect(guest.errors).toEqual([]);
+    expectNoConsoleErrors(guest);
 
     // The admin sees the new member and makes her a commenter.
     await page.getByRole("link", { name: "Members" }).click();
@@ -116,7 +116,7 @@ describe.skipIf(!hasChromium)("settings in a real browser", () => {
     const ws = (await admin.client.get(`/api/v1/workspaces/${admin.workspaceId}`)).body;
     expect(ws.name).toBe("Ada's handbook");
     expect(ws.editor_can_delete_pages).toBe(true);
-    expect(tab.errors).toEqual([]);
+    expectNoConsoleErrors(tab);
     await tab.context.close();
     await guest.context.close();
   }, 60_000);
@@ -142,7 +142,7 @@ describe.skipIf(!hasChromium)("settings in a real browser", () => {
     await visitor.page.getByRole("link", { name: "Settings" }).click();
     await visitor.page.getByRole("heading", { name: "API keys" }).waitFor();
     expect(await visitor.page.getByRole("navigation", { name: "Settings sections" }).getByRole("link").allTextContents()).toEqual(["API keys"]);
-    expect(visitor.errors).toEqual([]);
+    expectNoConsoleErrors(visitor);
 
     // Someone without an account follows another link, registers from the login screen and lands in the workspace.
     await page.getByRole("button", { name: "Create link" }).click();
@@ -157,7 +157,7 @@ describe.skipIf(!hasChromium)("settings in a real browser", () => {
     await stranger.page.getByRole("button", { name: "Create account" }).click();
     await stranger.page.waitForURL(new RegExp(`/w/${admin.workspaceSlug}$`));
     await stranger.page.getByRole("tree", { name: "Pages" }).getByRole("link", { name: "Keyed" }).waitFor();
-    expect(stranger.errors).toEqual([]);
+    expectNoConsoleErrors(stranger);
     await stranger.context.close();
 
     // The first link is used up: the table says so; an invalid invitation shows the API's message.
@@ -168,7 +168,7 @@ describe.skipIf(!hasChromium)("settings in a real browser", () => {
     await page.getByLabel("Email address").evaluate((el: HTMLInputElement) => (el.type = "text"));
     await page.getByRole("button", { name: "Invite" }).click();
     await page.getByRole("alert").filter({ hasText: /email/i }).waitFor();
-    expect(tab.errors.filter((e) => !e.includes("400"))).toEqual([]);
+    expectNoConsoleErrors(tab, [400]);
     await tab.context.close();
     await visitor.context.close();
   }, 60_000);

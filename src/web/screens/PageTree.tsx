@@ -1,7 +1,7 @@
 /**
  * The sidebar's page tree: nested folders that expand and collapse, the open page marked, and its
- * management — a per-row actions menu (new page here, rename or move, move up/down for keyboard
- * users, delete) and drag and drop (before/after a row reorders, onto a folder moves into it).
+ * management — a per-row actions menu (new page here, rename or move, "move to" a folder, move
+ * up/down for keyboard users, delete) and drag and drop (before/after a row reorders, onto a folder moves into it).
  */
 import { createContext, useContext, useEffect, useRef, useState, type DragEvent } from "react";
 import { messageOf } from "../api/client.ts";
@@ -9,7 +9,7 @@ import type { TreeNode } from "../api/types.ts";
 import { linkClick, pageUrl } from "../app/router.ts";
 import { Notice } from "../ui/controls.tsx";
 import { movePage, reorder } from "../tree/tree-api.ts";
-import { dropPlan, levelOf, pagePathOf, reorderBody, stepBody, type DropPlace } from "../tree/tree-ops.ts";
+import { dropPlan, levelOf, pagePathOf, pagesUnder, reorderBody, stepBody, type DropPlace } from "../tree/tree-ops.ts";
 import { TreeDialogs, type TreeDialogState } from "../tree/TreeDialogs.tsx";
 
 export interface TreeRights {
@@ -60,6 +60,7 @@ function RowMenu({ node, label }: { node: TreeNode; label: string }) {
     items.push(["Move up", () => ctx.step(node, -1)]);
     items.push(["Move down", () => ctx.step(node, 1)]);
   }
+  if (ctx.rights.edit && pagesUnder(node).length > 0) items.push(["Move to…", () => ctx.openDialog({ kind: "move", node })]);
   if (page && node.kind === "page" && ctx.rights.delete) items.push(["Delete…", () => ctx.openDialog({ kind: "delete", node })]);
   if (items.length === 0) return null;
   return (

@@ -117,3 +117,31 @@ export function dropPlan(
     reorder: { parent, beforeId: before?.page_id ?? null },
   };
 }
+
+/** Every page file in a node: a page itself, or a folder's index page and every page below it. */
+export function pagesUnder(node: TreeNode, out: string[] = []): string[] {
+  const own = pagePathOf(node);
+  if (own) out.push(own);
+  if (node.kind === "folder") for (const c of node.children) pagesUnder(c, out);
+  return out;
+}
+
+/**
+ * The folders a node can be moved into: every folder but its current one, itself and those inside
+ * it (a folder cannot go into itself).
+ */
+export function moveTargets(tree: TreeNode[], node: TreeNode): string[] {
+  const here = parentOf(node.kind === "page" ? node.path : node.path.replace(/\/index\.md$/, ""));
+  return foldersOf(tree).filter((f) => f !== here && (node.kind === "page" || (f !== node.path && !f.startsWith(node.path + "/"))));
+}
+
+/**
+ * The page moves that put `node` into `folder`. The move API moves one page at a time, so a folder
+ * is moved as its pages, each keeping its place below the folder's name (a folder without an index
+ * page has no record of its own to move).
+ */
+export function movePlan(node: TreeNode, folder: string): Array<{ from: string; to: string }> {
+  if (node.kind === "page") return [{ from: node.path, to: pathInFolder(node.path, folder) }];
+  const root = folder ? `${folder.replace(/\/+$/, "")}/${baseName(node.path)}` : baseName(node.path);
+  return pagesUnder(node).map((from) => ({ from, to: root + from.slice(node.path.length) }));
+}
