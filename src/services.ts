@@ -42,6 +42,7 @@ import { WebhookReceiver } from "./git/webhook-receiver.ts";
 import { GitSync } from "./git/sync-service.ts";
 import { ConflictService } from "./git/conflict-service.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
+import { Maintenance } from "./ops/maintenance.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -82,6 +83,8 @@ export interface Services extends AccessServices {
   gitSync: GitSync;
   /** Sync conflicts and the manual sync, for the routes. */
   conflictService: ConflictService;
+  /** Hourly purge of expired sessions, reset links, invitations and old mail. */
+  maintenance: Maintenance;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -147,6 +150,8 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   const { createdHooks, deletedHooks } = access.workspaceService;
   attachWorkspaceFolders({ createdHooks, deletedHooks, starterHooks: auth.starterWorkspaceHooks }, ledger, watcher);
   for (const id of liveWorkspaceIds(db)) watcher?.watch(id);
+  const maintenance = new Maintenance({ db, sessions, log });
+  maintenance.start();
   return {
     ...access,
     bus,
@@ -183,7 +188,8 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     workspaces,
     permissions,
     rateLimiter: new RateLimiter(),
-    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close()],
+    maintenance,
+    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop()],
   };
 }
 

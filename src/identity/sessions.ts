@@ -155,6 +155,41 @@ export class Sessions {
     })();
   }
 
+  /**
+   * Deletes what can never be used again: sessions past their refresh window (their refresh
+   * tokens go with them) and refresh tokens past their own expiry. A used token is kept while it
+   * is unexpired, because presenting it again is how a replay is recognised.
+   */
+  purgeExpired(nowMs: number): { sessions: number; refreshTokens: number } {
+    const { sessions, refreshTokens } = this.db.transaction(() => ({
+      sessions: this.db.query("DELETE FROM sessions WHERE expires_at <= ?").run(nowMs).changes,
+      refreshTokens: this.db.query("DELETE FROM refresh_tokens WHERE expires_at <= ?").run(nowMs).changes,
+    }))();
+    this.pruneTouches(nowMs);
+    return { sessions, refreshTokens };
+  }
+
+  /**
+   * Forgets activity notes older than the touch interval. Such an entry no longer holds a write
+   * back (isActive writes again either way), so dropping it changes nothing but the memory held
+   * for sessions that ended on their own or were never seen again.
+   */
+  pruneTouches(nowMs: number): number {
+    let dropped = 0;
+    for (const [id, at] of this.lastTouch) {
+      if (nowMs - at > TOUCH_INTERVAL_MS) {
+        this.lastTouch.delete(id);
+        dropped++;
+      }
+    }
+    return dropped;
+  }
+
+  /** How many sessions have an activity note in memory (for the maintenance tests). */
+  get touchedCount(): number {
+    return this.lastTouch.size;
+  }
+
   /** Deletes every session (and so every refresh token) of the user; access tokens die with them. */
   revokeAllOf(userId: string): number {
     const ids = this.db.query<{ id: string }, [string]>("SELECT id FROM sessions WHERE user_id = ?").all(userId);
