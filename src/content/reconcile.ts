@@ -39,6 +39,18 @@ export interface ReconcileOptions {
 /** What started a pass; written into each activity row's details as `source`. */
 export type ReconcileSource = "filesystem" | "git" | "startup" | "cli";
 
+/**
+ * A pass that changed pages, told after its database commit (like the ledger's `onCommitted`):
+ * what changed, and what each touched file held as the pass read or wrote it (null: removed), so
+ * git can commit exactly that without reading the work tree again.
+ */
+export interface ReconciledPass {
+  workspace_id: string;
+  source: ReconcileSource;
+  changes: Array<{ action: PageChange["action"]; path: string; old_path?: string }>;
+  files: Array<{ path: string; data: string | null }>;
+}
+
 /** One page a pass changed, for its activity row and event. */
 interface PageChange {
   action: "page_created" | "page_updated" | "page_deleted" | "page_moved";
@@ -83,6 +95,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 export class Reconciler {
   private readonly last = new Map<string, ReconcileResult>();
+  private readonly reconciledListeners = new Set<(pass: ReconciledPass) => void>();
   private stopping = false;
   private background: Promise<void> | null = null;
 
@@ -99,6 +112,15 @@ export class Reconciler {
    */
   reconcile(workspaceId: string, opts: ReconcileOptions = {}): Promise<ReconcileResult> {
     return this.deps.ledger.exclusive(workspaceId, () => this.run(workspaceId, opts.announce ?? false, opts.source ?? "filesystem", opts.onIdsInjected));
+  }
+
+  /**
+   * Tells `listener` about every pass that changed pages (called while the pass still holds the
+   * workspace's writer, after its database commit). Returns the unsubscribe function.
+   */
+  onReconciled(listener: (pass: ReconciledPass) => void): () => void {
+    this.reconciledListeners.add(listener);
+    return () => this.reconciledListeners.delete(listener);
   }
 
   /** Reconciles every live workspace in the background; reads are served meanwhile. */
@@ -266,7 +288,34 @@ export class Reconciler {
     const reset = announce || changes.length > RESET_ABOVE;
     this.announce(workspaceId, changes, reset ? scanned.map(snapshotOf) : null);
     if (injected.length > 0) onIdsInjected?.(injected);
+    if (changes.length > 0 || injected.length > 0) this.notifyReconciled(workspaceId, source, changes, scanned, injected);
     return finish();
+  }
+
+  private notifyReconciled(workspaceId: string, source: ReconcileSource, changes: PageChange[], scanned: ScannedFile[], injected: Array<{ path: string; text: string }>): void {
+    if (this.reconciledListeners.size === 0) return;
+    const textOf = new Map(scanned.map((s) => [s.path, s.file.text]));
+    // Removals first: a path a page left and another page now holds keeps the file that is there.
+    const files = new Map<string, string | null>();
+    for (const c of changes) {
+      if (c.action === "page_deleted") files.set(c.path, null);
+      if (c.oldPath !== undefined) files.set(c.oldPath, null);
+    }
+    for (const c of changes) if (c.action !== "page_deleted") files.set(c.path, textOf.get(c.path) ?? null);
+    for (const f of injected) files.set(f.path, f.text);
+    const pass: ReconciledPass = {
+      workspace_id: workspaceId,
+      source,
+      changes: changes.map((c) => ({ action: c.action, path: c.path, ...(c.oldPath !== undefined ? { old_path: c.oldPath } : {}) })),
+      files: [...files].map(([path, data]) => ({ path, data })),
+    };
+    for (const listener of this.reconciledListeners) {
+      try {
+        listener(pass);
+      } catch (error) {
+        this.deps.log.error("reconciled-pass listener failed", { workspace_id: workspaceId, error: String(error) });
+      }
+    }
   }
 
   /**

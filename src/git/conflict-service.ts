@@ -22,6 +22,15 @@ import { resolveConflictInput } from "./schemas.ts";
  * and was pushed with the merge); `kept_remote` and `custom` write the chosen text through the
  * ledger's writer as the caller, commit it with the caller as author, and push.
  */
+const isUtf8 = (bytes: Buffer) => {
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 export type ConflictJson = { id: string } & Omit<ConflictMeta, "workspace_id" | "remote_commit">;
 
 export class ConflictService {
@@ -65,15 +74,22 @@ export class ConflictService {
     return { message: `Conflict on ${meta.path} resolved; the local version is kept`, page_id: meta.page_id };
   }
 
+  /**
+   * Both sides and the base. A file that is not UTF-8 text (an image, any binary upload) comes
+   * as base64, all three sides alike, and `encoding` says which.
+   */
   inspect(principal: Principal, ref: string, id: string) {
     const { workspace, meta } = this.byId(principal, ref, id, "viewer");
     const store = this.deps.gitSync.conflicts;
+    const sides = { ours: store.read(meta, "ours"), theirs: store.read(meta, "theirs"), base: store.read(meta, "base") };
+    const encoding = Object.values(sides).every(isUtf8) ? "utf8" : "base64";
     return {
       ...this.toJson(meta),
       workspace_id: workspace.id,
-      ours: store.read(meta, "ours").toString("utf8"),
-      theirs: meta.theirs_deleted ? null : store.read(meta, "theirs").toString("utf8"),
-      base: store.read(meta, "base").toString("utf8"),
+      encoding,
+      ours: sides.ours.toString(encoding),
+      theirs: meta.theirs_deleted ? null : sides.theirs.toString(encoding),
+      base: sides.base.toString(encoding),
     };
   }
 
@@ -92,7 +108,9 @@ export class ConflictService {
     else if (input.resolution !== "kept_local" && !this.deps.ledger.records.live(workspace.id, meta.path)) assertRight(access, "create");
     const store = this.deps.gitSync.conflicts;
     if (input.resolution === "kept_remote") {
-      await this.write(access, meta, meta.theirs_deleted ? null : store.read(meta, "theirs").toString("utf8"));
+      // A page is written as text (its id kept); any other file byte for byte.
+      const theirs = store.read(meta, "theirs");
+      await this.write(access, meta, meta.theirs_deleted ? null : meta.path.endsWith(".md") ? theirs.toString("utf8") : new Uint8Array(theirs));
     } else if (input.resolution === "custom") {
       await this.write(access, meta, input.content!);
     }
@@ -106,7 +124,7 @@ export class ConflictService {
    * Writes the chosen text (null: delete) as the caller, through the ledger's writer: file,
    * record and activity, events, then the commit (author = the caller) and a push.
    */
-  private async write(access: ContentAccess, meta: ConflictMeta, text: string | null): Promise<void> {
+  private async write(access: ContentAccess, meta: ConflictMeta, text: string | Uint8Array | null): Promise<void> {
     const { ledger, db, bus, gitSync } = this.deps;
     const ws = access.workspace;
     const path = meta.path;
@@ -115,7 +133,7 @@ export class ConflictService {
       const now = nowIso();
       const dir = ledger.dir(ws.id).root;
       const note = (abs: string, t: string | null) => ledger.ownWrites.note(abs, t);
-      let written: string | null = text;
+      let written: string | Uint8Array | null = text;
       if (text === null) {
         writeOrRemove(dir, path, null, note);
         if (row) {
@@ -126,7 +144,7 @@ export class ConflictService {
           bus.publishChange({ kind: "remove", workspace_id: ws.id, page_id: row.id });
         }
         bus.publish({ type: "page-deleted", workspace_id: ws.id, payload: { workspace_id: ws.id, path, actor: access.actor } });
-      } else if (path.endsWith(".md")) {
+      } else if (path.endsWith(".md") && typeof text === "string") {
         const id = row?.id ?? meta.page_id;
         let file = readPageFile(text, path);
         if (file.meta.id !== id && file.yamlError === null) file = readPageFile(injectId(file, id), path);
@@ -142,7 +160,7 @@ export class ConflictService {
         bus.publish({ type: row ? "page-updated" : "page-created", workspace_id: ws.id, payload: { workspace_id: ws.id, path, actor: access.actor } });
         bus.publishChange({ kind: "upsert", workspace_id: ws.id, page: ledger.snapshot(saved, file) });
       } else {
-        writeOrRemove(dir, path, new TextEncoder().encode(text), note);
+        writeOrRemove(dir, path, typeof text === "string" ? new TextEncoder().encode(text) : text, note);
       }
       // Committed by the git worker from the text written (after any commits queued before it).
       await gitSync.commitFiles(ws.id, [{ path, data: written }], `Update ${path} via ${access.origin === "API" ? "API" : "web editor"} (conflict resolved)`, gitSync.authorOf(access.actor));

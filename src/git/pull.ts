@@ -9,7 +9,8 @@ import type { Repo } from "./repo.ts";
 
 /**
  * The file half of a pull: given the remote tip, decide for every file changed upstream since the
- * merge base whether to take it, merge it (manifests) or keep ours and record a conflict. Runs as
+ * merge base whether to take it, merge it (manifests) or keep ours and record a conflict (pages
+ * and any other file alike: binaries are never merged). Runs as
  * the workspace's single writer; records and events follow (reconcile, then the sync service).
  */
 export const MANIFESTS = new Set([".quire/workspace.yaml", ".quire/publish.yaml", ".quire/redirects.yaml"]);
@@ -76,7 +77,9 @@ export async function applyUpstream(opts: {
         continue;
       }
     }
-    if (!path.endsWith(".md") && !MANIFESTS.has(path)) continue; // other files: ours is kept (see the sync log)
+    // Pages, manifests whose changes overlap, and every other file (an upload, an image): never
+    // merged. Ours stays in the work tree; ours, theirs and base are stored as a conflict to
+    // resolve like a page's (docs/decisions/git-commits.md §4).
     const pageId = conflictPageId(workspaceId, path, ours, records);
     plan.conflicts.push(
       opts.conflicts.save(

@@ -5,7 +5,7 @@ import type { Logger } from "../core/log.ts";
 import { nowIso } from "../core/clock.ts";
 import { ValidationError } from "../core/errors.ts";
 import type { ContentLedger, CommittedWrite } from "../content/ledger.ts";
-import type { Reconciler } from "../content/reconcile.ts";
+import type { ReconciledPass, Reconciler } from "../content/reconcile.ts";
 import { KeyedQueue } from "../content/write-queue.ts";
 import { HistoryQueue } from "./history-queue.ts";
 import type { Actor, Origin } from "../content/rights.ts";
@@ -48,6 +48,7 @@ export type TriggerReason = "manual" | "webhook" | "poll" | "push-rejected" | "s
 const GIT_ACTOR: Actor = { id: null, name: "git sync" };
 const ORIGIN_LABEL: Partial<Record<Origin, string>> = { "web editor": "web editor", API: "API", MCP: "MCP" };
 const VERB: Record<string, string> = { create: "Create", update: "Update", delete: "Delete", move: "Move", upload: "Upload" };
+const DISK_VERB: Record<ReconciledPass["changes"][number]["action"], string> = { page_created: "Create", page_updated: "Update", page_deleted: "Delete", page_moved: "Move" };
 const MAX_PUSH_ROUNDS = 3;
 
 export class GitSync {
@@ -60,7 +61,7 @@ export class GitSync {
   private readonly lastErrors = new Map<string, string>();
   private readonly repos = new Map<string, Repo>();
   private readonly history: HistoryQueue;
-  private unsubscribe: (() => void) | null = null;
+  private unsubscribe: Array<() => void> = [];
   private stopping = false;
   /** Quick saves within this window share one push. */
   pushDelayMs = 250;
@@ -108,7 +109,10 @@ export class GitSync {
 
   /** Subscribes to the ledger, gives existing workspaces a repository, and starts polling. */
   start(): void {
-    this.unsubscribe = this.deps.ledger.onCommitted((write) => this.onCommitted(write));
+    this.unsubscribe = [
+      this.deps.ledger.onCommitted((write) => this.onCommitted(write)),
+      this.deps.reconciler.onReconciled((pass) => this.onReconciled(pass)),
+    ];
     const rows = this.deps.db.query<WorkspaceRow, []>("SELECT * FROM workspaces WHERE deleted_at IS NULL ORDER BY id").all();
     for (const ws of rows) {
       this.track(this.withTree(ws.id, () => this.ensureRepo(ws)));
@@ -121,7 +125,7 @@ export class GitSync {
   /** Stops timers and waits for queued commits, pushes and pulls to finish. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.unsubscribe?.();
+    for (const off of this.unsubscribe) off();
     for (const t of this.pollTimers.values()) clearTimeout(t);
     this.pollTimers.clear();
     // Pushes that were waiting for their debounce go out now rather than being lost.
@@ -181,7 +185,7 @@ export class GitSync {
     // Ids injected into files that had none are committed (one commit, from the texts the
     // reconciler wrote: no status walk over the fresh clone), then pushed with the first sync.
     const injected: FileContent[] = [];
-    await this.deps.reconciler.reconcile(ws.id, { announce: true, onIdsInjected: (files) => injected.push(...files.map((f) => ({ path: f.path, data: f.text }))) });
+    await this.deps.reconciler.reconcile(ws.id, { announce: true, source: "git", onIdsInjected: (files) => injected.push(...files.map((f) => ({ path: f.path, data: f.text }))) });
     const { head, tracking } = await this.history.run(ws.id, async () => {
       const repo = this.repo(ws.id);
       if (injected.length > 0) await repo.commitContents(injected, "Add page ids via Quire", SYSTEM_AUTHOR);
@@ -231,7 +235,31 @@ export class GitSync {
     const author = this.authorOf(write.actor);
     // Made by the git worker from the bytes the write reported: the save does not wait for it,
     // and a later save of the same file cannot leak into this commit.
-    const job = this.history.commit(ws.id, write.contents, message, author, (repo) => this.initRepo(ws, repo));
+    this.queueCommit(ws, write.contents, message, author);
+  }
+
+  /**
+   * Pages changed on disk outside Quire (an editor, a sync tool, files found at start-up) go
+   * through the same git worker as saves: one commit per reconcile pass, from the texts the pass
+   * read or wrote (ids it injected included), authored by Quire, pushed like any other commit.
+   * A pull's own pass (source `git`) is left out: the pull records its merge itself.
+   */
+  private onReconciled(pass: ReconciledPass): void {
+    if (this.stopping || pass.source === "git" || pass.files.length === 0) return;
+    const ws = this.deps.workspaces.byId(pass.workspace_id);
+    if (!ws || ws.git_auto_commit !== 1) return;
+    const only = pass.changes.length === 1 && pass.files.length <= 2 ? pass.changes[0]! : null;
+    const message = only
+      ? `${DISK_VERB[only.action]} ${only.path} via filesystem`
+      : pass.files.length === 1
+        ? `Update ${pass.files[0]!.path} via filesystem`
+        : `Sync ${pass.files.length} files changed on disk`;
+    this.queueCommit(ws, pass.files, message, SYSTEM_AUTHOR);
+  }
+
+  /** Hands one commit to the git worker; once made, the workspace is ahead and a push follows. */
+  private queueCommit(ws: WorkspaceRow, files: FileContent[], message: string, author: Author): void {
+    const job = this.history.commit(ws.id, files, message, author, (repo) => this.initRepo(ws, repo));
     this.track(
       job.then(
         (oid) => {
@@ -426,6 +454,7 @@ export class GitSync {
       }
     }
     for (const conflict of plan.conflicts) {
+      this.deps.log.warn("git sync conflict: the local version is kept until it is resolved", { workspace_id: ws.id, path: conflict.path, page_id: conflict.page_id });
       bus.publish({ type: "conflict-detected", workspace_id: ws.id, payload: { workspace_id: ws.id, path: conflict.path } });
     }
     if (publishPages && events.length > 1) {
