@@ -143,6 +143,17 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
     await signInInUi(page, user);
     await page.getByRole("heading", { name: "Shared" }).waitFor();
     expect(new URL(page.url()).pathname).toBe(`/w/${user.workspaceSlug}/p/shared.md`);
+
+    // Without a reload: the session ends while the page is open; the next request's failed renewal
+    // lands on the login screen, and signing in comes back to the page that was open.
+    const third = await user.client.post("/api/auth/login", { email: user.email, password: user.password });
+    expect((await user.client.post("/api/auth/logout", undefined, { token: third.body.access_token })).status).toBe(204);
+    await page.getByRole("link", { name: "History" }).click();
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    const next = new URL(page.url()).searchParams.get("next");
+    expect(next).toMatch(new RegExp(`^/w/${user.workspaceSlug}/`));
+    await signInInUi(page, user);
+    await page.waitForURL((u) => u.pathname + u.search === next);
     // The failed renewal shows up as one 401 in the console; nothing else.
     expectNoConsoleErrors(tab, [401]);
     await tab.context.close();

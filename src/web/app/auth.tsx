@@ -76,6 +76,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         setUser(null);
         setStatus("signed-out");
         hint.set(false);
+        // Several requests can fail together; the first one's redirect already remembers where
+        // the person was, and a later one must not replace it with a bare /login.
+        if (PUBLIC_PATHS.some((p) => location.pathname.startsWith(p))) return;
         navigate(loginUrlFor(location.pathname + location.search), { replace: true });
       }),
     [],
