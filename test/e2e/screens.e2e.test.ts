@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { hasChromium, launch, newTab, screenshot, signInInUi, expectNoConsoleErrors } from "./browser.ts";
+import { SHOTS, expectNoConsoleErrors, hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
 
 describe.skipIf(!hasChromium)("main screens in dark mode and at phone width", () => {
   let server: TestServer;
@@ -49,7 +49,18 @@ describe.skipIf(!hasChromium)("main screens in dark mode and at phone width", ()
     await page.getByRole("dialog", { name: "Search pages" }).getByRole("option").first().waitFor();
     await screenshot(page, "28-phone-search");
     await page.keyboard.press("Escape");
+    // The tree's "Move to…" dialog fits the phone too.
     await page.getByRole("button", { name: "Show pages" }).click();
+    await page.getByRole("button", { name: "Actions for Night notes", exact: true }).click();
+    await page.getByRole("menuitem", { name: "Move to…" }).click();
+    const move = page.getByRole("dialog", { name: "Move Night notes" });
+    await move.getByRole("radio").first().waitFor();
+    const dialogBox = await move.boundingBox();
+    expect(dialogBox!.x).toBeGreaterThanOrEqual(0);
+    expect(dialogBox!.x + dialogBox!.width).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: `${SHOTS}/30-phone-move-dialog.png` });
+    await move.getByRole("button", { name: "Cancel" }).click();
+    await move.waitFor({ state: "hidden" });
     await page.getByRole("navigation", { name: "Workspace pages" }).getByRole("link", { name: "Settings" }).click();
     await page.getByRole("heading", { name: "General" }).waitFor();
     await screenshot(page, "29-phone-settings");

@@ -4,7 +4,7 @@ import { messageOf } from "../api/client.ts";
 import type { TreeNode } from "../api/types.ts";
 import { Dialog, Field, Notice } from "../ui/controls.tsx";
 import { deletePage, movePage, retitlePage } from "./tree-api.ts";
-import { foldersOf, movePlan, moveTargets, pagePathOf } from "./tree-ops.ts";
+import { findNode, foldersOf, movePlan, moveTargets, pagePathOf } from "./tree-ops.ts";
 import { emitPageChange } from "../live/page-events.ts";
 
 export type TreeDialogState = { kind: "rename"; node: TreeNode } | { kind: "move"; node: TreeNode } | { kind: "delete"; node: TreeNode } | null;
@@ -152,7 +152,13 @@ function MoveDialog(props: { slug: string; tree: TreeNode[]; node: TreeNode | nu
             {targets.map((f) => (
               <label key={f} className="move-target">
                 <input type="radio" name="move-target" value={f} checked={folder === f} onChange={() => setFolder(f)} disabled={busy} />
-                {f === "" ? "Top level" : f}
+                {f === "" ? (
+                  "Top level"
+                ) : (
+                  <>
+                    {findNode(props.tree, f)?.title || f} <span className="muted">{f}/</span>
+                  </>
+                )}
               </label>
             ))}
           </fieldset>
