@@ -3,14 +3,17 @@
  * management — a per-row actions menu (new page here, rename or move, "move to" a folder, move
  * up/down for keyboard users, delete) and drag and drop (before/after a row reorders, onto a folder moves into it).
  */
-import { createContext, useContext, useEffect, useRef, useState, type DragEvent } from "react";
+import { createContext, lazy, Suspense, useContext, useEffect, useRef, useState, type DragEvent } from "react";
 import { messageOf } from "../api/client.ts";
 import type { TreeNode } from "../api/types.ts";
 import { linkClick, pageUrl } from "../app/router.ts";
 import { Notice } from "../ui/controls.tsx";
 import { movePage, reorder } from "../tree/tree-api.ts";
 import { dropPlan, levelOf, pagePathOf, pagesUnder, reorderBody, stepBody, type DropPlace } from "../tree/tree-ops.ts";
-import { TreeDialogs, type TreeDialogState } from "../tree/TreeDialogs.tsx";
+import type { TreeDialogState } from "../tree/TreeDialogs.tsx";
+
+// The rename, move and delete dialogs load with the first one opened (kept out of the initial JS).
+const TreeDialogs = lazy(() => import("../tree/TreeDialogs.tsx").then((m) => ({ default: m.TreeDialogs })));
 
 export interface TreeRights {
   create: boolean;
@@ -189,6 +192,8 @@ export function PageTree(props: {
   onDeleted(path: string): void;
 }) {
   const [dialog, setDialog] = useState<TreeDialogState>(null);
+  // Once loaded the dialogs stay mounted, so a closing <dialog> hands focus back to its opener.
+  const [dialogsUsed, setDialogsUsed] = useState(false);
   const [dragging, setDragging] = useState<TreeNode | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -213,7 +218,10 @@ export function PageTree(props: {
     current: props.current,
     rights: props.rights,
     onNewPage: props.onNewPage,
-    openDialog: setDialog,
+    openDialog(state) {
+      setDialogsUsed(true);
+      setDialog(state);
+    },
     dragging,
     dragStart: setDragging,
     step(node, dir) {
@@ -253,15 +261,19 @@ export function PageTree(props: {
           <Node key={n.path} node={n} depth={0} />
         ))}
       </ul>
-      <TreeDialogs
-        slug={slug}
-        tree={tree}
-        state={dialog}
-        onClose={() => setDialog(null)}
-        onMoved={props.onMoved}
-        onDeleted={props.onDeleted}
-        onChanged={() => void props.onChanged()}
-      />
+      {dialogsUsed && (
+        <Suspense fallback={null}>
+          <TreeDialogs
+            slug={slug}
+            tree={tree}
+            state={dialog}
+            onClose={() => setDialog(null)}
+            onMoved={props.onMoved}
+            onDeleted={props.onDeleted}
+            onChanged={() => void props.onChanged()}
+          />
+        </Suspense>
+      )}
     </Ctx.Provider>
   );
 }
