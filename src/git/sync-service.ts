@@ -405,21 +405,27 @@ export class GitSync {
     } finally {
       off();
     }
-    await this.withTree(ws.id, () => this.recordMerge(ws, repo, remoteOid, touched > 0));
+    await this.withTree(ws.id, () => this.recordMerge(ws, repo, remoteOid, touched > 0, plan.conflicts.map((c) => c.path)));
     this.history.scheduleIndexSync(ws.id);
     return this.announce(ws, plan, remoteOid, reason, announcedByReconcile === 0);
   }
 
   /**
    * Makes the reconciled work tree the branch's next commit: a fast-forward when nothing was
-   * committed locally since the merge base, else a merge commit with both parents. Ids the
-   * reconciler injected are committed on top (they must reach the remote too).
+   * committed locally since the merge base, else a merge commit with both parents. After a
+   * fast-forward, local versions kept in a conflict (a file changed on disk but not committed,
+   * such as an image under assets/) are committed on top, so HEAD and the remote hold what the
+   * work tree holds, as a merge commit would; then the ids the reconciler injected.
    */
-  private async recordMerge(ws: WorkspaceRow, repo: Repo, remoteOid: string, reconciled: boolean): Promise<void> {
+  private async recordMerge(ws: WorkspaceRow, repo: Repo, remoteOid: string, reconciled: boolean, conflicted: string[]): Promise<void> {
     const head = await repo.head();
     if (head === remoteOid || (head !== null && (await repo.isAncestor(remoteOid, head)))) return;
     if (head === null || (await repo.isAncestor(head, remoteOid))) {
       await repo.setRef(`refs/heads/${ws.git_branch}`, remoteOid);
+      if (conflicted.length > 0) {
+        const subject = conflicted.length === 1 ? `the local version of ${conflicted[0]}` : `the local versions of ${conflicted.length} files`;
+        await repo.commitPaths(conflicted, `Keep ${subject} (conflict) via Quire`, SYSTEM_AUTHOR);
+      }
       const dirty = reconciled ? await repo.dirtyPaths() : [];
       if (dirty.length > 0) await repo.commitPaths(dirty, "Add page ids via Quire", SYSTEM_AUTHOR);
       return;
