@@ -122,6 +122,56 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
     await tab.context.close();
   }, 60_000);
 
+  test("two browsers edit one page: the later save meets the banner and merges by hand in the source editor", async () => {
+    // Its own account, so its two sign-ins do not count against the other tests' login limit.
+    const writer = await registerUser(server.url, { name: "Two Hands" });
+    expect((await writer.client.post(`/api/v1/content/${writer.workspaceSlug}/both.md`, { title: "Both", body: "Alpha line.\n" })).status).toBe(201);
+    const [a, b] = [await newTab(browser), await newTab(browser)];
+    for (const t of [a, b]) {
+      await t.page.goto(`${server.url}/w/${writer.workspaceSlug}/p/both.md`);
+      await signInInUi(t.page, writer);
+      await t.page.getByRole("textbox", { name: "Page content" }).getByText("Alpha line.").waitFor();
+      await t.page.locator('[data-status="saved"]').waitFor();
+    }
+    // A types (not saved yet); B adds a paragraph and saves at once.
+    await a.page.getByRole("textbox", { name: "Page content" }).getByText("Alpha line.").click();
+    await a.page.keyboard.press("End");
+    await a.page.keyboard.type(" A was here.");
+    await b.page.getByRole("textbox", { name: "Page content" }).getByText("Alpha line.").click();
+    await b.page.keyboard.press("End");
+    await b.page.keyboard.press("Enter");
+    await b.page.keyboard.type("B line.");
+    expect(await b.page.locator(".tiptap > p").allTextContents()).toEqual(["Alpha line.", "B line."]);
+    await b.page.keyboard.press("Control+s");
+    await b.page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+    expect((await writer.client.get(`/api/v1/content/${writer.workspaceSlug}/both.md`)).body.content).toBe("Alpha line.\n\nB line.\n");
+
+    // A's save meets B's: the banner shows B's line; merging opens A's own text in the source editor.
+    await a.page.keyboard.press("Control+s");
+    const banner = a.page.getByRole("alert", { name: "Edit conflict" });
+    await banner.waitFor({ timeout: 10_000 });
+    expect((await banner.locator(".diff-add").allTextContents()).map((l) => l.trim())).toContain("+ B line.");
+    await banner.getByRole("button", { name: "Merge by hand" }).click();
+    const source = a.page.getByRole("textbox", { name: "Markdown source" });
+    await source.waitFor();
+    expect((await a.page.locator(".cm-line").allTextContents()).join("\n")).toContain("Alpha line. A was here.");
+    await source.click();
+    await a.page.keyboard.press("ControlOrMeta+End");
+    await a.page.keyboard.type("\nB line.");
+    await screenshot(a.page, "35-merge-by-hand");
+    await banner.getByRole("button", { name: "Save merged text" }).click();
+    await a.page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+    await banner.waitFor({ state: "detached" });
+    const merged = (await writer.client.get(`/api/v1/content/${writer.workspaceSlug}/both.md`)).body.content as string;
+    // Exactly the text typed into the source editor: A's line, the blank line, B's line.
+    expect(merged).toBe("Alpha line. A was here.\n\nB line.");
+    expect(readFileSync(join(server.dataDir, "workspaces", writer.workspaceId, "both.md"), "utf8").endsWith(merged)).toBe(true);
+    expectNoConsoleErrors(a, [409]);
+    expectNoConsoleErrors(b);
+    await a.context.close();
+    await b.context.close();
+  }, 60_000);
+
   test("an ended session lands on the login screen and comes back to the page after signing in", async () => {
     const tab = await newTab(browser);
     const { page } = tab;
