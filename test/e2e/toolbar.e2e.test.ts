@@ -79,7 +79,7 @@ describe.skipIf(!hasChromium)("the rich editor's toolbar and the shell's remaini
     await tab.context.close();
   }, 60_000);
 
-  test("folders collapse and expand; an empty workspace says so; sign out everywhere ends every session", async () => {
+  test("folders collapse and expand; an empty workspace says so; the switcher changes workspace; sign out everywhere ends every session", async () => {
     const tab = await newTab(browser);
     const { page } = tab;
     await page.goto(`${server.url}/w/${user.workspaceSlug}`);
@@ -102,6 +102,10 @@ describe.skipIf(!hasChromium)("the rich editor's toolbar and the shell's remaini
     await page.getByText("No pages yet.", { exact: true }).waitFor();
     await page.getByText("This workspace has no pages yet.").waitFor();
     await screenshot(page, "34-empty-workspace");
+    // The switcher goes back to the first workspace.
+    await page.getByRole("combobox", { name: "Workspace" }).selectOption(user.workspaceSlug);
+    await page.waitForURL(new RegExp(`/w/${user.workspaceSlug}$`));
+    await tree.getByRole("link", { name: "Tools" }).waitFor();
 
     // Sign out everywhere: this tab goes to the login screen, another device's refresh stops working.
     const other = await user.client.post("/api/auth/login", { email: user.email, password: user.password });
