@@ -42,6 +42,8 @@ describe.skipIf(!hasChromium)("editor extras in a real browser", () => {
     await screenshot(page, "21-page-picker");
     await page.keyboard.press("Enter");
     await picker.waitFor({ state: "detached" });
+    // The picked link hands focus back to the text; type once it is there.
+    await page.waitForFunction(() => document.activeElement?.classList.contains("tiptap") ?? false);
     await page.keyboard.type(" now.");
     await page.keyboard.press("Control+s");
     await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });

@@ -132,6 +132,8 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
       await signInInUi(t.page, writer);
       await t.page.getByRole("textbox", { name: "Page content" }).getByText("Alpha line.").waitFor();
       await t.page.locator('[data-status="saved"]').waitFor();
+      // Let the page's first requests finish, so a late answer cannot land under the typing.
+      await t.page.waitForLoadState("networkidle");
     }
     // A types (not saved yet); B adds a paragraph and saves at once.
     await a.page.getByRole("textbox", { name: "Page content" }).getByText("Alpha line.").click();
