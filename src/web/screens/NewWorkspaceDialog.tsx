@@ -1,5 +1,5 @@
 /** Super Admins create workspaces: a name, the address (slug) derived from it, a description. */
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { messageOf, post } from "../api/client.ts";
 import type { Workspace } from "../api/types.ts";
 import { Dialog, Field, Notice } from "../ui/controls.tsx";
@@ -13,51 +13,53 @@ export const slugFor = (name: string) =>
     .replace(/^-+|-+$/g, "")
     .slice(0, 60);
 
-export function NewWorkspaceDialog(props: { open: boolean; onClose(): void; onCreated(ws: Workspace): void }) {
+type Props = { open: boolean; onClose(): void; onCreated(ws: Workspace): void };
+
+export function NewWorkspaceDialog(props: Props) {
+  // The form lives inside the dialog, which mounts its children only while open: every opening
+  // starts from empty fields at the first render, so nothing typed can be reset under the typist.
+  return (
+    <Dialog open={props.open} title="New workspace" onClose={props.onClose}>
+      <NewWorkspaceForm {...props} />
+    </Dialog>
+  );
+}
+
+function NewWorkspaceForm(props: Props) {
   const [name, setName] = useState("");
   const [slug, setSlug] = useState<string | null>(null);
   const [description, setDescription] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    if (props.open) {
-      setName("");
-      setSlug(null);
-      setDescription("");
-      setError(null);
-    }
-  }, [props.open]);
   const effective = slug ?? slugFor(name);
   return (
-    <Dialog open={props.open} title="New workspace" onClose={props.onClose}>
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          setBusy(true);
-          setError(null);
-          try {
-            const ws = await post<Workspace>("/api/v1/workspaces", { name, slug: effective, ...(description ? { description } : {}) });
-            props.onCreated(ws);
-          } catch (err) {
-            setError(messageOf(err));
-          } finally {
-            setBusy(false);
-          }
-        }}
-      >
-        {error && <Notice kind="error">{error}</Notice>}
-        <Field label="Workspace name" required value={name} onChange={(e) => setName(e.target.value)} autoFocus />
-        <Field label="Address" required value={effective} onChange={(e) => setSlug(e.target.value)} hint="Lower-case letters, digits and dashes; part of every page's URL." />
-        <Field label="Description" value={description} onChange={(e) => setDescription(e.target.value)} />
-        <div className="dialog-actions">
-          <button type="button" className="btn" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={busy || !name.trim()}>
-            {busy ? "Creating…" : "Create workspace"}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <form
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setBusy(true);
+        setError(null);
+        try {
+          const ws = await post<Workspace>("/api/v1/workspaces", { name, slug: effective, ...(description ? { description } : {}) });
+          props.onCreated(ws);
+        } catch (err) {
+          setError(messageOf(err));
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      {error && <Notice kind="error">{error}</Notice>}
+      <Field label="Workspace name" required value={name} onChange={(e) => setName(e.target.value)} autoFocus />
+      <Field label="Address" required value={effective} onChange={(e) => setSlug(e.target.value)} hint="Lower-case letters, digits and dashes; part of every page's URL." />
+      <Field label="Description" value={description} onChange={(e) => setDescription(e.target.value)} />
+      <div className="dialog-actions">
+        <button type="button" className="btn" onClick={props.onClose}>
+          Cancel
+        </button>
+        <button type="submit" className="btn btn-primary" disabled={busy || !name.trim()}>
+          {busy ? "Creating…" : "Create workspace"}
+        </button>
+      </div>
+    </form>
   );
 }
