@@ -6,8 +6,8 @@
 import { useState } from "react";
 import { del, post } from "../api/client.ts";
 import type { List, Workspace } from "../api/types.ts";
-import { Field, Notice, Spinner } from "../ui/controls.tsx";
-import { fmtDate, SecretBox, useAction, useResource } from "./common.tsx";
+import { Field, Notice } from "../ui/controls.tsx";
+import { fmtDate, ListTable, SecretBox, useAction, useResource } from "./common.tsx";
 
 interface ApiKey {
   id: string;
@@ -106,68 +106,50 @@ export function ApiKeysSettings({ workspace }: { workspace: Workspace }) {
         </div>
       )}
       <h3>Your keys</h3>
-      {error ? (
-        <Notice kind="error">{String((error as Error).message)}</Notice>
-      ) : !data ? (
-        <Spinner />
-      ) : data.items.length === 0 ? (
-        <p className="muted">No API keys yet.</p>
-      ) : (
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Last used</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.items.map((k) => (
-              <tr key={k.id}>
-                <td>{k.name}</td>
-                <td>
-                  <code>{k.prefix}…</code>
-                </td>
-                <td>{k.scopes.join(", ")}</td>
-                <td>{k.expires_at ? new Date(k.expires_at * 1000).toLocaleDateString() : "Never"}</td>
-                <td>{fmtDate(k.last_used_at)}</td>
-                <td className="row-actions">
-                  <button
-                    type="button"
-                    className="btn btn-small"
-                    aria-label={`Rotate ${k.name}`}
-                    onClick={async () => {
-                      if (!window.confirm(`Rotate “${k.name}”? The current secret stops working at once.`)) return;
-                      const res = await action.run(() => post<ApiKey & { key: string }>(`/api/v1/api-keys/${k.id}/rotate`));
-                      if (res) setSecret({ name: res.name, value: res.key });
-                      await reload();
-                    }}
-                  >
-                    Rotate
-                  </button>
-                  <button
-                    type="button"
-                    className="btn btn-small btn-danger"
-                    aria-label={`Delete ${k.name}`}
-                    onClick={async () => {
-                      if (!window.confirm(`Delete “${k.name}”? Anything using it stops working.`)) return;
-                      await action.run(() => del(`/api/v1/api-keys/${k.id}`));
-                      await reload();
-                    }}
-                  >
-                    Delete
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListTable
+        error={error}
+        data={data}
+        empty="No API keys yet."
+        columns={["Name", "Key", "Scopes", "Expires", "Last used"]}
+        row={(k) => (
+          <>
+            <td>{k.name}</td>
+            <td>
+              <code>{k.prefix}…</code>
+            </td>
+            <td>{k.scopes.join(", ")}</td>
+            <td>{k.expires_at ? new Date(k.expires_at * 1000).toLocaleDateString() : "Never"}</td>
+            <td>{fmtDate(k.last_used_at)}</td>
+            <td className="row-actions">
+              <button
+                type="button"
+                className="btn btn-small"
+                aria-label={`Rotate ${k.name}`}
+                onClick={async () => {
+                  if (!window.confirm(`Rotate “${k.name}”? The current secret stops working at once.`)) return;
+                  const res = await action.run(() => post<ApiKey & { key: string }>(`/api/v1/api-keys/${k.id}/rotate`));
+                  if (res) setSecret({ name: res.name, value: res.key });
+                  await reload();
+                }}
+              >
+                Rotate
+              </button>
+              <button
+                type="button"
+                className="btn btn-small btn-danger"
+                aria-label={`Delete ${k.name}`}
+                onClick={async () => {
+                  if (!window.confirm(`Delete “${k.name}”? Anything using it stops working.`)) return;
+                  await action.run(() => del(`/api/v1/api-keys/${k.id}`));
+                  await reload();
+                }}
+              >
+                Delete
+              </button>
+            </td>
+          </>
+        )}
+      />
     </>
   );
 }

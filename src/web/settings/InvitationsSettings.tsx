@@ -2,8 +2,8 @@
 import { useState } from "react";
 import { del, post } from "../api/client.ts";
 import { bootData, type List, type Workspace } from "../api/types.ts";
-import { Field, Notice, Spinner } from "../ui/controls.tsx";
-import { fmtDate, roleLabel, SecretBox, useAction, useResource } from "./common.tsx";
+import { Field, Notice } from "../ui/controls.tsx";
+import { fmtDate, ListTable, roleLabel, SecretBox, useAction, useResource } from "./common.tsx";
 
 interface Invitation {
   id: string;
@@ -61,48 +61,32 @@ export function InvitationsSettings({ workspace }: { workspace: Workspace }) {
         ))}
       {!bootData().email_enabled && !created && <p className="hint">No email is configured: after inviting, you get a link to pass on.</p>}
       <h3>Pending invitations</h3>
-      {error ? (
-        <Notice kind="error">{String((error as Error).message)}</Notice>
-      ) : !data ? (
-        <Spinner />
-      ) : data.items.length === 0 ? (
-        <p className="muted">No pending invitations.</p>
-      ) : (
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Expires</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.items.map((i) => (
-              <tr key={i.id}>
-                <td>{i.email}</td>
-                <td>{roleLabel[i.role] ?? i.role}</td>
-                <td>{fmtDate(i.expires_at)}</td>
-                <td>
-                  <button
-                    type="button"
-                    className="btn btn-small btn-danger"
-                    aria-label={`Revoke the invitation of ${i.email}`}
-                    onClick={async () => {
-                      await action.run(() => del(`${base}/${i.id}`));
-                      await reload();
-                    }}
-                  >
-                    Revoke
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListTable
+        error={error}
+        data={data}
+        empty="No pending invitations."
+        columns={["Email", "Role", "Expires"]}
+        row={(i) => (
+          <>
+            <td>{i.email}</td>
+            <td>{roleLabel[i.role] ?? i.role}</td>
+            <td>{fmtDate(i.expires_at)}</td>
+            <td>
+              <button
+                type="button"
+                className="btn btn-small btn-danger"
+                aria-label={`Revoke the invitation of ${i.email}`}
+                onClick={async () => {
+                  await action.run(() => del(`${base}/${i.id}`));
+                  await reload();
+                }}
+              >
+                Revoke
+              </button>
+            </td>
+          </>
+        )}
+      />
     </>
   );
 }

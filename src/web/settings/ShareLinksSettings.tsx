@@ -2,8 +2,8 @@
 import { useState } from "react";
 import { del, post } from "../api/client.ts";
 import type { List, Workspace } from "../api/types.ts";
-import { Field, Notice, Spinner } from "../ui/controls.tsx";
-import { fmtDate, roleLabel, SecretBox, useAction, useResource } from "./common.tsx";
+import { Field, Notice } from "../ui/controls.tsx";
+import { fmtDate, ListTable, roleLabel, SecretBox, useAction, useResource } from "./common.tsx";
 
 interface ShareLink {
   id: string;
@@ -60,52 +60,35 @@ export function ShareLinksSettings({ workspace }: { workspace: Workspace }) {
       {action.error && <Notice kind="error">{action.error}</Notice>}
       {created && <SecretBox label="Share link" value={created} note="Shown only now. Anyone signed in who opens it joins this workspace." />}
       <h3>Links</h3>
-      {error ? (
-        <Notice kind="error">{String((error as Error).message)}</Notice>
-      ) : !data ? (
-        <Spinner />
-      ) : data.items.length === 0 ? (
-        <p className="muted">No share links.</p>
-      ) : (
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Role</th>
-              <th scope="col">Uses</th>
-              <th scope="col">Expires</th>
-              <th scope="col">State</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.items.map((l) => (
-              <tr key={l.id}>
-                <td>{roleLabel[l.role] ?? l.role}</td>
-                <td>
-                  {l.uses}
-                  {l.max_uses !== null ? ` / ${l.max_uses}` : ""}
-                </td>
-                <td>{fmtDate(l.expires_at)}</td>
-                <td>{l.active ? "Active" : "Used up or expired"}</td>
-                <td>
-                  <button
-                    type="button"
-                    className="btn btn-small btn-danger"
-                    onClick={async () => {
-                      await action.run(() => del(`${base}/${l.id}`));
-                      await reload();
-                    }}
-                  >
-                    Delete
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListTable
+        error={error}
+        data={data}
+        empty="No share links."
+        columns={["Role", "Uses", "Expires", "State"]}
+        row={(l) => (
+          <>
+            <td>{roleLabel[l.role] ?? l.role}</td>
+            <td>
+              {l.uses}
+              {l.max_uses !== null ? ` / ${l.max_uses}` : ""}
+            </td>
+            <td>{fmtDate(l.expires_at)}</td>
+            <td>{l.active ? "Active" : "Used up or expired"}</td>
+            <td>
+              <button
+                type="button"
+                className="btn btn-small btn-danger"
+                onClick={async () => {
+                  await action.run(() => del(`${base}/${l.id}`));
+                  await reload();
+                }}
+              >
+                Delete
+              </button>
+            </td>
+          </>
+        )}
+      />
     </>
   );
 }

@@ -1,6 +1,8 @@
 /** Helpers shared by the settings tabs: a reloadable list, an action runner with error and progress, copy buttons. */
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useState, type ReactNode } from "react";
 import { get, messageOf } from "../api/client.ts";
+import type { List } from "../api/types.ts";
+import { Notice, Spinner } from "../ui/controls.tsx";
 
 export function useResource<T>(url: string | null) {
   const [data, setData] = useState<T | null>(null);
@@ -76,3 +78,40 @@ export function SecretBox({ label, value, note }: { label: string; value: string
 
 export const roleLabel: Record<string, string> = { viewer: "Viewer", commenter: "Commenter", editor: "Editor", admin: "Admin", super_admin: "Super Admin" };
 export const fmtDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : "—");
+
+/**
+ * A settings list: the load error, a spinner while loading, a line when empty, else a table with
+ * the given column headings plus a hidden "Actions" heading; `row` renders one item's cells.
+ */
+export function ListTable<T extends { id: string }>(props: {
+  error: unknown;
+  data: List<T> | null;
+  empty: string;
+  columns: string[];
+  row(item: T): ReactNode;
+}) {
+  if (props.error) return <Notice kind="error">{String((props.error as Error).message)}</Notice>;
+  if (!props.data) return <Spinner />;
+  if (props.data.items.length === 0) return <p className="muted">{props.empty}</p>;
+  return (
+    <table className="table">
+      <thead>
+        <tr>
+          {props.columns.map((c) => (
+            <th key={c} scope="col">
+              {c}
+            </th>
+          ))}
+          <th scope="col">
+            <span className="visually-hidden">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.data.items.map((item) => (
+          <tr key={item.id}>{props.row(item)}</tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
