@@ -6,7 +6,7 @@
 import { expect } from "bun:test";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { nextIp } from "../helpers/client.ts";
 
 export const CHROMIUM = "/usr/bin/chromium";
@@ -93,4 +93,26 @@ export async function signInInUi(page: Page, user: { email: string; password: st
   await page.getByLabel("Email").fill(user.email);
   await page.getByLabel("Password").fill(user.password);
   await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+/**
+ * Clicks a piece of text in the rich editor and waits until the editor has taken the caret the
+ * click placed. Chromium reports a click's new selection through a queued `selectionchange` task;
+ * keys sent within the next few milliseconds (no person is that fast, a script is) reach the
+ * editor before it, and would act at the editor's previous caret — the start of the document.
+ */
+export async function clickIntoText(target: Locator): Promise<void> {
+  await target.click();
+  await target.page().waitForFunction(
+    () => {
+      type View = { hasFocus(): boolean; posAtDOM(node: Node, offset: number): number; state: { selection: { head: number } } };
+      const dom = document.activeElement?.closest(".ProseMirror") as (Element & { editor?: { view: View } }) | null;
+      const view = dom?.editor?.view;
+      const selection = getSelection();
+      if (!view || !selection?.anchorNode || !view.hasFocus()) return false;
+      return view.posAtDOM(selection.anchorNode, selection.anchorOffset) === view.state.selection.head;
+    },
+    undefined,
+    { timeout: 5_000 },
+  );
 }

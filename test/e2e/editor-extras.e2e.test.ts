@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { hasChromium, launch, newTab, screenshot, signInInUi, expectNoConsoleErrors } from "./browser.ts";
+import { clickIntoText, hasChromium, launch, newTab, screenshot, signInInUi, expectNoConsoleErrors } from "./browser.ts";
 
 // A 1×1 PNG.
 const PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -32,7 +32,7 @@ describe.skipIf(!hasChromium)("editor extras in a real browser", () => {
     await page.goto(`${server.url}/w/${user.workspaceSlug}/p/host.md`);
     await signInInUi(page, user);
     const editor = page.getByRole("textbox", { name: "Page content" });
-    await editor.getByText("Intro.").click();
+    await clickIntoText(editor.getByText("Intro."));
     await page.keyboard.press("End");
     await page.keyboard.type(" See [[");
     const picker = page.getByRole("dialog", { name: "Link to a page" });

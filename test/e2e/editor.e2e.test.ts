@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { hasChromium, launch, newTab, screenshot, signInInUi, expectNoConsoleErrors } from "./browser.ts";
+import { clickIntoText, hasChromium, launch, newTab, screenshot, signInInUi, expectNoConsoleErrors } from "./browser.ts";
 
 const TRICKY = readFileSync(join(import.meta.dir, "../web/fixtures/tricky.md"), "utf8");
 
@@ -44,7 +44,7 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
     expect(await page.locator(".save-status").getAttribute("data-status")).toBe("saved");
     await screenshot(page, "06-tricky-rich");
 
-    await editor.getByText("Last paragraph without trailing newline").click();
+    await clickIntoText(editor.getByText("Last paragraph without trailing newline"));
     await page.keyboard.press("End");
     await page.keyboard.type(" (edited in the browser)");
     await page.locator('[data-status="unsaved"]').waitFor();
@@ -81,7 +81,7 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
 
     // The person types; someone else saves before the autosave. (A page with nothing unsaved
     // would simply follow the other save over the live stream: see live.e2e.test.ts.)
-    await editorA.getByText("Line one.").click();
+    await clickIntoText(editorA.getByText("Line one."));
     await a.page.keyboard.press("End");
     await a.page.keyboard.type(" Mine too.");
     const hash = created.body.content_hash;
@@ -108,7 +108,7 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
     await signInInUi(tab.page, user);
     const editor = tab.page.getByRole("textbox", { name: "Page content" });
     await editor.waitFor();
-    await editor.getByText("Base text.").click();
+    await clickIntoText(editor.getByText("Base text."));
     await tab.page.keyboard.press("End");
     await tab.page.keyboard.type(" My addition.");
     await user.client.put(`/api/v1/content/${user.workspaceSlug}/theirs.md`, { body: "Server text.\n", lastKnownHash: created.body.content_hash });
@@ -135,20 +135,16 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
       // Let the page's first requests finish, so a late answer cannot land under the typing.
       await t.page.waitForLoadState("networkidle");
     }
-    // Known open bug (docs/web-app.md): shortly after a page opens, a late re-render of the rich
-    // editor can reset the caret to the start of the document. Until it is found, let both editors
-    // settle before the first click, so this test checks the conflict flow and not that bug.
-    await Bun.sleep(1500);
     // B adds a paragraph, then A types; neither is saved yet. Each has unsaved text before the
     // other's save can land, so a live update never swaps the document under a caret (an editor
     // with unsaved text keeps it and shows a notice). Then B saves at once.
-    await b.page.getByRole("textbox", { name: "Page content" }).getByText("Alpha line.").click();
+    await clickIntoText(b.page.getByRole("textbox", { name: "Page content" }).getByText("Alpha line."));
     await b.page.keyboard.press("End");
     await b.page.keyboard.press("Enter");
     await b.page.keyboard.type("B line.");
     await b.page.locator('[data-status="unsaved"]').waitFor();
     expect(await b.page.locator(".tiptap > p").allTextContents()).toEqual(["Alpha line.", "B line."]);
-    await a.page.getByRole("textbox", { name: "Page content" }).getByText("Alpha line.").click();
+    await clickIntoText(a.page.getByRole("textbox", { name: "Page content" }).getByText("Alpha line."));
     await a.page.keyboard.press("End");
     await a.page.keyboard.type(" A was here.");
     await a.page.locator('[data-status="unsaved"]').waitFor();

@@ -3,7 +3,7 @@ import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { addMember } from "../collab/support.ts";
-import { hasChromium, launch, newTab, screenshot, signInInUi, expectNoConsoleErrors } from "./browser.ts";
+import { clickIntoText, hasChromium, launch, newTab, screenshot, signInInUi, expectNoConsoleErrors } from "./browser.ts";
 
 describe.skipIf(!hasChromium)("live updates in a real browser", () => {
   let server: TestServer;
@@ -56,7 +56,7 @@ describe.skipIf(!hasChromium)("live updates in a real browser", () => {
     await screenshot(a.page, "13-live-update");
 
     // Ada types; Bob saves again before her autosave: her text stays, she is told, and her save conflicts instead of overwriting.
-    await editor.getByText("Second version by Bob.").click();
+    await clickIntoText(editor.getByText("Second version by Bob."));
     await a.page.keyboard.press("End");
     await a.page.keyboard.type(" Ada's words.");
     const third = await bob.client.put(url("live.md"), { body: "Third version by Bob.\n", lastKnownHash: second.body.content_hash });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { expectNoConsoleErrors, hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+import { clickIntoText, expectNoConsoleErrors, hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
 
 describe.skipIf(!hasChromium)("the rich editor's toolbar and the shell's remaining controls", () => {
   let server: TestServer;
@@ -32,7 +32,7 @@ describe.skipIf(!hasChromium)("the rich editor's toolbar and the shell's remaini
     await page.goto(`${server.url}/w/${user.workspaceSlug}/p/tools.md`);
     await signInInUi(page, user);
     const editor = page.getByRole("textbox", { name: "Page content" });
-    await editor.getByText("Start.").click();
+    await clickIntoText(editor.getByText("Start."));
     await page.keyboard.press("End");
     const tool = (name: string) => page.getByRole("toolbar", { name: "Formatting" }).getByRole("button", { name, exact: true }).click();
 
