@@ -95,35 +95,119 @@ function linkTail(attrs: Record<string, unknown> | undefined): string {
   return `](${linkDestination(href)}${title})`;
 }
 
+const isWhitespace = (ch: string | undefined) => ch !== undefined && /\s/u.test(ch);
+// CommonMark 0.31 counts Unicode punctuation and symbols as punctuation for emphasis (marked agrees).
+const isPunctuation = (ch: string | undefined) => ch !== undefined && /[\p{P}\p{S}]/u.test(ch);
+
+/** The code point ending just before `at` (surrogate pairs taken whole), with its start index. */
+function charBefore(text: string, at: number): { ch: string; at: number } | undefined {
+  if (at <= 0) return undefined;
+  const start = at >= 2 && /[\udc00-\udfff]/.test(text[at - 1]!) && /[\ud800-\udbff]/.test(text[at - 2]!) ? at - 2 : at - 1;
+  return { ch: text.slice(start, at), at: start };
+}
+
+function charAt(text: string, at: number): { ch: string; at: number } | undefined {
+  if (at >= text.length) return undefined;
+  return { ch: String.fromCodePoint(text.codePointAt(at)!), at };
+}
+
+/**
+ * An emphasis delimiter (`*`, `**`, `~~`) only opens when the text inside does not start with
+ * punctuation right after a letter outside (CommonMark's left-flanking rule), and only closes when
+ * the text inside does not end with punctuation right before a letter outside (right-flanking):
+ * `**Note:**text` and `a**(x)**b` stay literal asterisks. The letter outside is then written as a
+ * character reference (`&#x74;`), which counts as punctuation for the rule and reads back as the
+ * same letter. `runs` marks which characters of `out` are delimiters that open or close.
+ */
+function keepDelimitersFlanking(out: string, runs: Array<"open" | "close" | undefined>): string {
+  const encode = new Set<number>();
+  for (let i = 0; i < out.length; ) {
+    if (!runs[i]) {
+      i++;
+      continue;
+    }
+    // One delimiter run: the same character repeated, whatever marks it opens or closes.
+    let j = i;
+    let opens = false;
+    let closes = false;
+    while (j < out.length && runs[j] && out[j] === out[i]) {
+      if (runs[j] === "open") opens = true;
+      else closes = true;
+      j++;
+    }
+    const before = charBefore(out, i);
+    const after = charAt(out, j);
+    // An emoji outside counts as a letter: marked judges it by half of its surrogate pair.
+    const plain = (c: { ch: string } | undefined) => c !== undefined && !isWhitespace(c.ch) && (!isPunctuation(c.ch) || c.ch.length > 1);
+    if (opens && isPunctuation(after?.ch) && plain(before)) encode.add(before!.at);
+    if (closes && isPunctuation(before?.ch) && plain(after)) encode.add(after!.at);
+    i = j;
+  }
+  let fixed = out;
+  for (const at of [...encode].sort((a, b) => b - a)) {
+    const cp = fixed.codePointAt(at)!;
+    fixed = fixed.slice(0, at) + `&#x${cp.toString(16).toUpperCase()};` + fixed.slice(at + String.fromCodePoint(cp).length);
+  }
+  return fixed;
+}
+
 /** Inline content (text with marks, hard breaks, images) → Markdown. */
 export function serializeInline(nodes: PMNode[] | undefined): string {
   const items = nodes ?? [];
   let out = "";
   let open: PMMark[] = [];
+  // Which characters of `out` are emphasis delimiters, and whether each opens or closes.
+  const runs: Array<"open" | "close" | undefined> = [];
+  const delimiter = (text: string, role: "open" | "close") => {
+    for (let k = 0; k < text.length; k++) runs[out.length + k] = role;
+    out += text;
+  };
 
   const close = (keep: number) => {
     // Closing delimiters must hug the text: move trailing spaces after them.
     const trailing = /\s*$/.exec(out)![0];
     out = out.slice(0, out.length - trailing.length);
+    runs.length = Math.min(runs.length, out.length);
     for (let i = open.length - 1; i >= keep; i--) {
       const m = open[i]!;
-      out += m.type === "link" ? linkTail(m.attrs) : (DELIM[m.type] ?? "");
+      if (m.type === "link") out += linkTail(m.attrs);
+      else delimiter(DELIM[m.type] ?? "", "close");
     }
     out += trailing;
     open = open.slice(0, keep);
   };
 
+  const openMarks = (marks: PMMark[], keep: number) => {
+    if (keep >= marks.length) return;
+    for (const m of marks.slice(keep)) {
+      if (m.type === "link") out += "[";
+      else delimiter(DELIM[m.type] ?? "", "open");
+    }
+    open = marks;
+  };
+
   for (let i = 0; i < items.length; i++) {
     const node = items[i]!;
-    const marks = sortedMarks(node.marks).filter((m) => m.type !== "code");
+    let marks = sortedMarks(node.marks).filter((m) => m.type !== "code");
     const isCode = (node.marks ?? []).some((m) => m.type === "code");
     let keep = 0;
     while (keep < open.length && keep < marks.length && sameMark(open[keep]!, marks[keep]!)) keep++;
+    // Bold or italic spaces alone look like nothing, and `** **` would be literal asterisks:
+    // whitespace carries on the marks already open but never opens new ones.
+    if (node.type === "text" && !isCode && /^\s+$/.test(node.text ?? "")) {
+      const own = marks;
+      keep = 0;
+      while (keep < open.length && own.some((m) => sameMark(m, open[keep]!))) keep++;
+      marks = open.slice(0, keep);
+    }
     if (keep < open.length) close(keep);
 
     if (node.type === "text") {
       let text = node.text ?? "";
-      const autolink = marks.length === 1 && marks[0]!.type === "link" && keep === 0 && !isCode && marks[0]!.attrs?.href === text && /^https?:\/\/[^\s<>]+$/.test(text);
+      // A bare URL right after a delimiter would be read as a letter outside the emphasis; the
+      // bracketed form starts with "[" instead.
+      const afterDelimiter = out.length > 0 && runs[out.length - 1] !== undefined;
+      const autolink = marks.length === 1 && marks[0]!.type === "link" && keep === 0 && !isCode && !afterDelimiter && marks[0]!.attrs?.href === text && /^https?:\/\/[^\s<>]+$/.test(text);
       const next = items[i + 1];
       const nextSameLink = autolink && next !== undefined && sortedMarks(next.marks).some((m) => sameMark(m, marks[0]!));
       if (autolink && !nextSameLink) {
@@ -135,8 +219,7 @@ export function serializeInline(nodes: PMNode[] | undefined): string {
         const leading = /^\s*/.exec(text)![0];
         out += leading;
         text = text.slice(leading.length);
-        for (const m of marks.slice(keep)) out += m.type === "link" ? "[" : (DELIM[m.type] ?? "");
-        open = marks;
+        openMarks(marks, keep);
       }
       if (isCode) {
         // Adjacent code-marked text nodes form one span.
@@ -150,22 +233,16 @@ export function serializeInline(nodes: PMNode[] | undefined): string {
         out += escapeText(text, out === "" || out.endsWith("\n"));
       }
     } else if (node.type === "hardBreak") {
-      if (keep < marks.length) {
-        for (const m of marks.slice(keep)) out += m.type === "link" ? "[" : (DELIM[m.type] ?? "");
-        open = marks;
-      }
+      openMarks(marks, keep);
       out += "\\\n";
     } else if (node.type === "image") {
-      if (keep < marks.length) {
-        for (const m of marks.slice(keep)) out += m.type === "link" ? "[" : (DELIM[m.type] ?? "");
-        open = marks;
-      }
+      openMarks(marks, keep);
       const alt = String(node.attrs?.alt ?? "").replace(/[[\]\\]/g, (c) => "\\" + c);
       out += `![${alt}` + linkTail({ href: node.attrs?.src, title: node.attrs?.title });
     }
   }
   close(0);
-  return out;
+  return keepDelimitersFlanking(out, runs);
 }
 
 function indentLines(text: string, prefix: string, firstPrefix: string): string {
