@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
+import type { Page } from "playwright-core";
 import { hasChromium, launch, newTab, screenshot, signInInUi, expectNoConsoleErrors } from "./browser.ts";
 
 describe.skipIf(!hasChromium)("settings in a real browser", () => {
@@ -18,7 +19,37 @@ describe.skipIf(!hasChromium)("settings in a real browser", () => {
     await server?.close();
   });
 
-  const settingsUrl = (tab: string) => `${server.url}/w/${admin.workspaceSlug}/settings/${tab}`;
+  const settingsUrl = (tab: string, slug = admin.workspaceSlug) => `${server.url}/w/${slug}/settings/${tab}`;
+
+  /** A new person brought into a workspace with `role` the way people join: an invitation link, accepted. */
+  async function joinAs(name: string, role: string, workspaceId: string): Promise<TestUser> {
+    const user = await registerUser(server.url, { name });
+    const invite = await admin.client.post(`/api/v1/workspaces/${workspaceId}/invitations`, { email: user.email, role });
+    expect(invite.status).toBe(201);
+    const token = new URL(invite.body.url).pathname.split("/").pop();
+    expect((await user.client.post("/api/auth/invitations/accept", { token, password: user.password })).status).toBe(200);
+    return user;
+  }
+
+  const memberRole = (workspaceId: string, userId: string) =>
+    server.services.db
+      .query<{ role: string }, [string, string]>("SELECT role FROM workspace_members WHERE workspace_id = ? AND user_id = ?")
+      .get(workspaceId, userId)?.role ?? null;
+
+  /** A member's row in the members table, found by email (unique; names also label the row's controls). */
+  const memberRow = (page: Page, user: TestUser) => page.getByRole("row").filter({ hasText: user.email });
+
+  /** Clicks a member's Remove button; the browser's confirm is answered `accept` and its question returned. */
+  async function removeMember(page: Page, name: string, accept: boolean): Promise<string> {
+    const asked = new Promise<string>((resolve) =>
+      page.once("dialog", (d) => {
+        resolve(d.message());
+        void (accept ? d.accept() : d.dismiss());
+      }),
+    );
+    await page.getByRole("button", { name: `Remove ${name}`, exact: true }).click();
+    return asked;
+  }
 
   test("an API key is created with scopes and expiry, shown once with an MCP config, used with fetch, rotated and deleted", async () => {
     const tab = await newTab(browser);
@@ -171,5 +202,105 @@ describe.skipIf(!hasChromium)("settings in a real browser", () => {
     expectNoConsoleErrors(tab, [400]);
     await tab.context.close();
     await visitor.context.close();
+  }, 60_000);
+
+  test("an admin removes a member after confirming; the removed person's next request no longer shows the workspace", async () => {
+    const mo = await joinAs("Mo Member", "editor", admin.workspaceId);
+    const workspaceName = (await admin.client.get(`/api/v1/workspaces/${admin.workspaceId}`)).body.name as string;
+
+    // Mo has the workspace open in his own browser.
+    const member = await newTab(browser);
+    await member.page.goto(`${server.url}/w/${admin.workspaceSlug}`);
+    await signInInUi(member.page, mo);
+    const memberTree = member.page.getByRole("tree", { name: "Pages" });
+    await memberTree.getByRole("link", { name: "Keyed" }).waitFor();
+
+    const tab = await newTab(browser);
+    const { page } = tab;
+    await page.goto(settingsUrl("members"));
+    await signInInUi(page, admin);
+    const row = memberRow(page, mo);
+    await row.waitFor();
+    expect(await page.getByLabel("Role of Mo Member").inputValue()).toBe("editor");
+
+    // Cancelling the question keeps him.
+    expect(await removeMember(page, "Mo Member", false)).toBe(`Remove Mo Member from ${workspaceName}?`);
+    expect(await row.count()).toBe(1);
+    expect(memberRole(admin.workspaceId, mo.id)).toBe("editor");
+
+    // Confirming removes him from the list and from the workspace.
+    await removeMember(page, "Mo Member", true);
+    await row.waitFor({ state: "detached" });
+    expect(memberRole(admin.workspaceId, mo.id)).toBeNull();
+    expect(await memberRow(page, admin).count()).toBe(1);
+    const listed = (await admin.client.get(`/api/v1/workspaces/${admin.workspaceId}/admin/members?limit=100`)).body.items as Array<{ user_id: string }>;
+    expect(listed.map((m) => m.user_id)).not.toContain(mo.id);
+    await screenshot(page, "19-member-removed");
+    expectNoConsoleErrors(tab);
+
+    // Mo's next request: the page he opens is out of reach, and a reload takes him to his own workspace
+    // with Ada's no longer offered in the switcher.
+    await memberTree.getByRole("link", { name: "Keyed" }).click();
+    await member.page.getByText("This page does not exist (or you cannot read it).").waitFor();
+    await member.page.reload();
+    await member.page.waitForURL(new RegExp(`/w/${mo.workspaceSlug}$`));
+    await memberTree.waitFor();
+    const switcher = member.page.getByRole("combobox", { name: "Workspace" });
+    expect(await switcher.inputValue()).toBe(mo.workspaceSlug);
+    expect(await switcher.locator("option").allTextContents()).not.toContain(workspaceName);
+    expect(await memberTree.getByRole("link", { name: "Keyed" }).count()).toBe(0);
+    expect((await mo.client.get(`/api/v1/workspaces/${admin.workspaceId}`)).status).toBe(404);
+    expectNoConsoleErrors(member, [403, 404]);
+    await tab.context.close();
+    await member.context.close();
+  }, 60_000);
+
+  test("the Super Admin cannot be removed, by an admin or by themselves, nor the last admin; the API's message is shown", async () => {
+    const made = await admin.client.post("/api/v1/workspaces", { name: "Second shelf", slug: "second-shelf" });
+    expect(made.status).toBe(201);
+    const shelf = made.body as { id: string; slug: string };
+    const bea = await joinAs("Bea Admin", "admin", shelf.id);
+    const superAdminMessage = "This member is the organization's Super Admin, whose access to every workspace cannot be changed";
+
+    // Ada (the organization's Super Admin) tries to remove herself.
+    const tab = await newTab(browser);
+    const { page } = tab;
+    await page.goto(settingsUrl("members", shelf.slug));
+    await signInInUi(page, admin);
+    await memberRow(page, bea).waitFor();
+    await removeMember(page, "Ada Admin", true);
+    await page.getByRole("alert").filter({ hasText: superAdminMessage }).waitFor();
+    expect(await memberRow(page, admin).count()).toBe(1);
+    expect(memberRole(shelf.id, admin.id)).toBe("admin");
+    expectNoConsoleErrors(tab, [403]);
+
+    // Bea, an admin of this workspace, cannot remove the owner either.
+    const other = await newTab(browser);
+    await other.page.goto(settingsUrl("members", shelf.slug));
+    await signInInUi(other.page, bea);
+    await memberRow(other.page, admin).waitFor();
+    await removeMember(other.page, "Ada Admin", true);
+    await other.page.getByRole("alert").filter({ hasText: superAdminMessage }).waitFor();
+    expect(memberRole(shelf.id, admin.id)).toBe("admin");
+    await screenshot(other.page, "20-member-not-removed");
+
+    // The Super Admin's membership row is the other admin the API counts; without it (Ada keeps her
+    // access through the organization) Bea is the last admin and may neither leave nor step down.
+    server.services.db.query("DELETE FROM workspace_members WHERE workspace_id = ? AND user_id = ?").run(shelf.id, admin.id);
+    await other.page.reload();
+    await memberRow(other.page, bea).waitFor();
+    expect(await memberRow(other.page, admin).count()).toBe(0);
+    await removeMember(other.page, "Bea Admin", true);
+    await other.page.getByRole("alert").filter({ hasText: "The workspace's last admin cannot be removed; make another member admin first" }).waitFor();
+    expect(memberRole(shelf.id, bea.id)).toBe("admin");
+    const role = other.page.getByLabel("Role of Bea Admin");
+    await role.selectOption("editor");
+    await other.page.getByRole("alert").filter({ hasText: "The workspace's last admin cannot be demoted; make another member admin first" }).waitFor();
+    // The list is read again: the select shows the role she still has.
+    await other.page.waitForFunction(() => (document.querySelector('select[aria-label="Role of Bea Admin"]') as HTMLSelectElement | null)?.value === "admin");
+    expect(memberRole(shelf.id, bea.id)).toBe("admin");
+    expectNoConsoleErrors(other, [403, 409]);
+    await tab.context.close();
+    await other.context.close();
   }, 60_000);
 });

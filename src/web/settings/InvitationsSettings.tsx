@@ -4,6 +4,7 @@ import { del, post } from "../api/client.ts";
 import { bootData, type List, type Workspace } from "../api/types.ts";
 import { Field, Notice } from "../ui/controls.tsx";
 import { fmtDate, ListTable, roleLabel, SecretBox, useAction, useResource } from "./common.tsx";
+import { RoleSelect } from "./RoleSelect.tsx";
 
 interface Invitation {
   id: string;
@@ -40,13 +41,7 @@ export function InvitationsSettings({ workspace }: { workspace: Workspace }) {
         <Field label="Email address" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
         <div className="field">
           <label htmlFor="inv-role">Role</label>
-          <select id="inv-role" value={role} onChange={(e) => setRole(e.target.value)}>
-            {["viewer", "commenter", "editor", "admin"].map((r) => (
-              <option key={r} value={r}>
-                {roleLabel[r]}
-              </option>
-            ))}
-          </select>
+          <RoleSelect id="inv-role" value={role} onChange={setRole} />
         </div>
         <button className="btn btn-primary" type="submit" disabled={action.busy}>
           {action.busy ? "Inviting…" : "Invite"}

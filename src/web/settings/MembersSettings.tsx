@@ -2,8 +2,9 @@
 import { del, put } from "../api/client.ts";
 import type { List, Workspace } from "../api/types.ts";
 import { useAuth } from "../app/auth.tsx";
-import { Notice, Spinner } from "../ui/controls.tsx";
-import { fmtDate, roleLabel, useAction, useResource } from "./common.tsx";
+import { Notice } from "../ui/controls.tsx";
+import { fmtDate, ListTable, useAction, useResource } from "./common.tsx";
+import { RoleSelect } from "./RoleSelect.tsx";
 
 interface Member {
   user_id: string;
@@ -13,75 +14,57 @@ interface Member {
   joined_at: string;
 }
 
-const ROLES = ["viewer", "commenter", "editor", "admin"];
-
 export function MembersSettings({ workspace }: { workspace: Workspace }) {
   const { user } = useAuth();
   const base = `/api/v1/workspaces/${workspace.id}/admin/members`;
   const { data, error, reload } = useResource<List<Member>>(`${base}?limit=100`);
   const action = useAction();
-  if (error) return <Notice kind="error">{String((error as Error).message)}</Notice>;
-  if (!data) return <Spinner label="Loading members" />;
   return (
     <>
       {action.error && <Notice kind="error">{action.error}</Notice>}
-      <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Email</th>
-            <th scope="col">Role</th>
-            <th scope="col">Joined</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {data.items.map((m) => (
-            <tr key={m.user_id}>
-              <td>
-                {m.name} {m.user_id === user?.id && <span className="badge">you</span>}
-              </td>
-              <td>{m.email}</td>
-              <td>
-                <select
-                  aria-label={`Role of ${m.name}`}
-                  value={m.role}
-                  disabled={action.busy}
-                  onChange={async (e) => {
-                    const role = e.target.value;
-                    await action.run(() => put(`${base}/${m.user_id}/role`, { role }));
-                    await reload();
-                  }}
-                >
-                  {ROLES.map((r) => (
-                    <option key={r} value={r}>
-                      {roleLabel[r]}
-                    </option>
-                  ))}
-                </select>
-              </td>
-              <td>{fmtDate(m.joined_at)}</td>
-              <td>
-                <button
-                  type="button"
-                  className="btn btn-small btn-danger"
-                  disabled={action.busy}
-                  aria-label={`Remove ${m.name}`}
-                  onClick={async () => {
-                    if (!window.confirm(`Remove ${m.name} from ${workspace.name}?`)) return;
-                    await action.run(() => del(`${base}/${m.user_id}`));
-                    await reload();
-                  }}
-                >
-                  Remove
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <ListTable
+        error={error}
+        data={data}
+        loading="Loading members"
+        empty="No members."
+        columns={["Name", "Email", "Role", "Joined"]}
+        rowKey={(m) => m.user_id}
+        row={(m) => (
+          <>
+            <td>
+              {m.name} {m.user_id === user?.id && <span className="badge">you</span>}
+            </td>
+            <td>{m.email}</td>
+            <td>
+              <RoleSelect
+                label={`Role of ${m.name}`}
+                value={m.role}
+                disabled={action.busy}
+                onChange={async (role) => {
+                  await action.run(() => put(`${base}/${m.user_id}/role`, { role }));
+                  await reload();
+                }}
+              />
+            </td>
+            <td>{fmtDate(m.joined_at)}</td>
+            <td>
+              <button
+                type="button"
+                className="btn btn-small btn-danger"
+                disabled={action.busy}
+                aria-label={`Remove ${m.name}`}
+                onClick={async () => {
+                  if (!window.confirm(`Remove ${m.name} from ${workspace.name}?`)) return;
+                  await action.run(() => del(`${base}/${m.user_id}`));
+                  await reload();
+                }}
+              >
+                Remove
+              </button>
+            </td>
+          </>
+        )}
+      />
     </>
   );
 }

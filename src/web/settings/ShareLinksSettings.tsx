@@ -4,6 +4,7 @@ import { del, post } from "../api/client.ts";
 import type { List, Workspace } from "../api/types.ts";
 import { Field, Notice } from "../ui/controls.tsx";
 import { fmtDate, ListTable, roleLabel, SecretBox, useAction, useResource } from "./common.tsx";
+import { RoleSelect, SHARE_LINK_ROLES } from "./RoleSelect.tsx";
 
 interface ShareLink {
   id: string;
@@ -43,13 +44,7 @@ export function ShareLinksSettings({ workspace }: { workspace: Workspace }) {
       >
         <div className="field">
           <label htmlFor="sl-role">Role</label>
-          <select id="sl-role" value={role} onChange={(e) => setRole(e.target.value)}>
-            {["viewer", "commenter", "editor"].map((r) => (
-              <option key={r} value={r}>
-                {roleLabel[r]}
-              </option>
-            ))}
-          </select>
+          <RoleSelect id="sl-role" value={role} onChange={setRole} roles={SHARE_LINK_ROLES} />
         </div>
         <Field label="Maximum uses" type="number" min={1} value={maxUses} onChange={(e) => setMaxUses(e.target.value)} placeholder="No limit" />
         <Field label="Expires after (days)" type="number" min={1} value={days} onChange={(e) => setDays(e.target.value)} placeholder="Never" />

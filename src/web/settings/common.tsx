@@ -79,19 +79,27 @@ export function SecretBox({ label, value, note }: { label: string; value: string
 export const roleLabel: Record<string, string> = { viewer: "Viewer", commenter: "Commenter", editor: "Editor", admin: "Admin", super_admin: "Super Admin" };
 export const fmtDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : "—");
 
+/** Items with an `id` are keyed by it; others (members, keyed by user) say how. */
+type RowKey<T> = T extends { id: string } ? { rowKey?(item: T): string } : { rowKey(item: T): string };
+
 /**
  * A settings list: the load error, a spinner while loading, a line when empty, else a table with
  * the given column headings plus a hidden "Actions" heading; `row` renders one item's cells.
  */
-export function ListTable<T extends { id: string }>(props: {
-  error: unknown;
-  data: List<T> | null;
-  empty: string;
-  columns: string[];
-  row(item: T): ReactNode;
-}) {
+export function ListTable<T extends object>(
+  props: {
+    error: unknown;
+    data: List<T> | null;
+    empty: string;
+    columns: string[];
+    /** What the spinner announces while the list loads. */
+    loading?: string;
+    row(item: T): ReactNode;
+  } & RowKey<T>,
+) {
+  const key = (props.rowKey as ((item: T) => string) | undefined) ?? ((item: T) => (item as { id: string }).id);
   if (props.error) return <Notice kind="error">{String((props.error as Error).message)}</Notice>;
-  if (!props.data) return <Spinner />;
+  if (!props.data) return <Spinner label={props.loading} />;
   if (props.data.items.length === 0) return <p className="muted">{props.empty}</p>;
   return (
     <table className="table">
@@ -109,7 +117,7 @@ export function ListTable<T extends { id: string }>(props: {
       </thead>
       <tbody>
         {props.data.items.map((item) => (
-          <tr key={item.id}>{props.row(item)}</tr>
+          <tr key={key(item)}>{props.row(item)}</tr>
         ))}
       </tbody>
     </table>
