@@ -1,6 +1,7 @@
 import { existsSync, watch, type FSWatcher } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../core/log.ts";
+import { normalizePagePath } from "./paths.ts";
 import type { ContentLedger } from "./ledger.ts";
 import type { Reconciler } from "./reconcile.ts";
 
@@ -10,10 +11,16 @@ import type { Reconciler } from "./reconcile.ts";
  * one (at most `maxWaitMs` after the first, so a steady trickle still gets reconciled), then the
  * reconciler runs for that workspace through the workspace's single-writer queue.
  *
- * Ignored: dot entries anywhere in the path (`.git/`, `.quire/`, the ledger's `.name.tmp` files,
- * editors' `.#locks`), the `assets/` folder (uploads are not pages), names that are neither
+ * Ignored for pages: dot entries anywhere in the path (`.git/`, `.quire/`, the ledger's `.name.tmp`
+ * files, editors' `.#locks`), the `assets/` folder (uploads are not pages), names that are neither
  * Markdown nor folder-like (swap and backup files: `page.md~`, `page.md.swp`), and the ledger's
  * own writes (the file still holds exactly what the ledger wrote, see OwnWrites).
+ *
+ * Every other file of the work tree (images under `assets/`, `.gitignore`, `.quire/` manifests, a
+ * PDF beside a page) is not a page but still belongs in the workspace's history: those changes are
+ * gathered on the same debounce and handed to `onFiles` listeners (git commits them, see
+ * docs/decisions/git-commits.md §7). Only `.git/` and transient names (see `transientName`) are
+ * left out here; which of the rest really changed, and what .gitignore says, is for the listener.
  */
 export interface FileWatcherOptions {
   ledger: ContentLedger;
@@ -23,9 +30,14 @@ export interface FileWatcherOptions {
   maxWaitMs?: number;
 }
 
+/** Told, after the debounce, of paths outside the pages that changed (relative, `/`-separated; may be folders). */
+export type FilesListener = (workspaceId: string, paths: string[]) => void;
+
 interface Watched {
   watcher: FSWatcher;
   pending: Set<string>;
+  /** Changed paths that are not pages, for the `onFiles` listeners. */
+  files: Set<string>;
   timer: ReturnType<typeof setTimeout> | null;
   firstAt: number;
   running: Promise<void> | null;
@@ -36,12 +48,22 @@ export class FileWatcher {
   private readonly debounceMs: number;
   private readonly maxWaitMs: number;
   private closed = false;
+  private readonly filesListeners: FilesListener[] = [];
   /** Passes started by the watcher (tests and the benchmark read it). */
   passes = 0;
 
   constructor(private readonly opts: FileWatcherOptions) {
     this.debounceMs = opts.debounceMs ?? 300;
     this.maxWaitMs = opts.maxWaitMs ?? 2_000;
+  }
+
+  /** Subscribes to changes of files that are not pages; returns the unsubscribe function. */
+  onFiles(listener: FilesListener): () => void {
+    this.filesListeners.push(listener);
+    return () => {
+      const at = this.filesListeners.indexOf(listener);
+      if (at !== -1) this.filesListeners.splice(at, 1);
+    };
   }
 
   /**
@@ -69,7 +91,7 @@ export class FileWatcher {
       this.opts.log.warn("workspace folder watch failed", { workspace_id: workspaceId, error: String(error) });
       this.unwatch(workspaceId);
     });
-    this.watched.set(workspaceId, { watcher, pending: new Set(), timer: null, firstAt: 0, running: null });
+    this.watched.set(workspaceId, { watcher, pending: new Set(), files: new Set(), timer: null, firstAt: 0, running: null });
   }
 
   /** Re-creates the watch (after something replaced the whole folder, e.g. a fresh clone). */
@@ -103,9 +125,12 @@ export class FileWatcher {
     const w = this.watched.get(workspaceId);
     if (!w) return;
     const rel = filename === null ? null : String(filename).replaceAll("\\", "/");
-    if (rel !== null && !relevant(rel)) return;
-    if (w.pending.size === 0 && w.timer === null) w.firstAt = Date.now();
-    w.pending.add(rel ?? "");
+    const page = rel === null || relevant(rel);
+    const file = rel === null || nonPageFile(rel);
+    if (!page && !file) return;
+    if (w.pending.size === 0 && w.files.size === 0 && w.timer === null) w.firstAt = Date.now();
+    if (page) w.pending.add(rel ?? "");
+    if (file && this.filesListeners.length > 0) w.files.add(rel ?? "");
     if (w.timer) clearTimeout(w.timer);
     const wait = Math.max(0, Math.min(this.debounceMs, w.firstAt + this.maxWaitMs - Date.now()));
     w.timer = setTimeout(() => this.flush(workspaceId), wait);
@@ -115,6 +140,19 @@ export class FileWatcher {
     const w = this.watched.get(workspaceId);
     if (!w) return;
     w.timer = null;
+    if (w.files.size > 0) {
+      // Not pages: no reconcile to wait for, the listeners (git) decide what changed.
+      const files = [...w.files];
+      w.files.clear();
+      for (const listener of this.filesListeners) {
+        try {
+          listener(workspaceId, files);
+        } catch (error) {
+          this.opts.log.error("handling files changed on disk failed", { workspace_id: workspaceId, error: String(error) });
+        }
+      }
+    }
+    if (w.pending.size === 0) return;
     if (w.running) {
       // A pass is under way: look again when it ends (it may already have seen these changes).
       w.timer = setTimeout(() => this.flush(workspaceId), this.debounceMs);
@@ -154,4 +192,50 @@ export function relevant(rel: string): boolean {
   const name = parts[parts.length - 1]!;
   // Markdown files, and folder-like names (a renamed or removed folder reports only its own name).
   return name.endsWith(".md") || !name.includes(".");
+}
+
+/**
+ * Whether a changed relative path may be a file (or folder of files) that is not a page: anything
+ * outside `.git/` except transient names and Markdown pages. Folder-like names count for both
+ * (a folder may hold pages and images alike).
+ */
+export function nonPageFile(rel: string): boolean {
+  if (rel === "") return true;
+  const parts = rel.split("/");
+  if (parts.some((p) => p === ".git")) return false;
+  const name = parts[parts.length - 1]!;
+  if (transientName(name)) return false;
+  return !isPagePath(rel);
+}
+
+/**
+ * Whether the reconciler takes this path for a page (the same rules as its folder walk): a
+ * Markdown file outside dot folders and `assets/` whose name is a valid page path. A Markdown
+ * file it skips for its name ("Notes?.md") is an ordinary file for the history.
+ */
+export function isPagePath(rel: string): boolean {
+  if (!relevant(rel) || !rel.endsWith(".md")) return false;
+  try {
+    return normalizePagePath(rel) === rel;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Names that only ever exist for a moment or belong to one machine, never to the history: the
+ * ledger's and our atomic writes' temporaries (`.name.<12 hex>.tmp`), editors' swap, lock and
+ * backup files, and operating-system litter.
+ */
+export function transientName(name: string): boolean {
+  return (
+    /^\..+\.[0-9a-f]{12}\.tmp$/.test(name) ||
+    /^\..*\.sw[a-p]$/.test(name) ||
+    name.endsWith("~") ||
+    name.startsWith(".#") ||
+    (name.startsWith("#") && name.endsWith("#")) ||
+    name === ".DS_Store" ||
+    name === "Thumbs.db" ||
+    name === "desktop.ini"
+  );
 }

@@ -47,6 +47,28 @@ export class HistoryQueue {
     return job;
   }
 
+  /**
+   * Queues one commit whose files are decided inside the queue, from what HEAD holds by then
+   * (files changed on disk: compared with HEAD after every commit queued before). `build` returns
+   * the files and message, or null for nothing to commit; resolves with the commit id or null.
+   */
+  commitBuilt(
+    workspaceId: string,
+    build: (repo: Repo) => Promise<{ files: FileContent[]; message: string } | null>,
+    author: Author,
+    prepare?: (repo: Repo) => Promise<void>,
+  ): Promise<string | null> {
+    const job = this.queue.run(workspaceId, async () => {
+      const repo = this.deps.repo(workspaceId);
+      await prepare?.(repo);
+      const built = await build(repo);
+      return built === null || built.files.length === 0 ? null : repo.commitContents(built.files, built.message, author);
+    });
+    const after = () => this.scheduleIndexSync(workspaceId);
+    job.then(after, after);
+    return job;
+  }
+
   /** Stages the paths commits left behind in the index, once the workspace has been quiet a moment. */
   scheduleIndexSync(workspaceId: string, delayMs = INDEX_SYNC_DELAY_MS): void {
     if (this.closed) return;

@@ -155,6 +155,52 @@ export class Repo {
     return oid;
   }
 
+  /**
+   * What HEAD holds at `path` (a blob with its mode, a tree, or null), read through the tree
+   * cache: the disk-file scan looks up every path it was told about.
+   */
+  async headEntry(path: string): Promise<TreeEntry | null> {
+    const git = await loadGit();
+    const head = await this.head();
+    if (head === null) return null;
+    const root = this.last?.commit === head ? this.last.tree : (await git.readCommit({ fs, dir: this.dir, oid: head, cache: this.cache })).commit.tree;
+    if (path === "") return { mode: "040000", path: "", oid: root, type: "tree" };
+    const store = this.treeStore(git);
+    let tree = root;
+    const parts = path.split("/");
+    for (let i = 0; i < parts.length; i++) {
+      const entry = (await store.readTree(tree)).find((e) => e.path === parts[i]);
+      if (!entry) return null;
+      if (i === parts.length - 1) return entry;
+      if (entry.type !== "tree") return null;
+      tree = entry.oid;
+    }
+    return null;
+  }
+
+  /** Every blob path HEAD holds under the folder `path` ("" for all), recursively. */
+  async headFilesUnder(path: string): Promise<string[]> {
+    const entry = await this.headEntry(path);
+    if (!entry || entry.type !== "tree") return [];
+    const store = this.treeStore(await loadGit());
+    const out: string[] = [];
+    const visit = async (oid: string, prefix: string): Promise<void> => {
+      for (const e of await store.readTree(oid)) {
+        const rel = prefix === "" ? e.path : `${prefix}/${e.path}`;
+        if (e.type === "tree") await visit(e.oid, rel);
+        else if (e.type === "blob") out.push(rel);
+      }
+    };
+    await visit(entry.oid, path);
+    return out;
+  }
+
+  /** Whether .gitignore files (and `.git/info/exclude`) leave `path` out. */
+  async isIgnored(path: string): Promise<boolean> {
+    const git = await loadGit();
+    return git.isIgnored({ fs, dir: this.dir, filepath: path });
+  }
+
   /** How many paths wait for their index entry (syncIndex). */
   get indexLag(): number {
     return this.indexBehind.size;

@@ -13,6 +13,7 @@ import type { EventBus } from "../realtime/event-bus.ts";
 import type { Users } from "../identity/users.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-records.ts";
 import { cloneInto } from "./clone.ts";
+import { diskFilesMessage, historyFile, MAX_DISK_FILE_BYTES, outsideHistory, scanDiskFiles, type SkippedFile } from "./disk-files.ts";
 import { ConflictStore } from "./conflict-store.ts";
 import { applyUpstream, type PullPlan } from "./pull.ts";
 import { assertRemoteAllowed, parseRemote, scrub, type RemoteSpec } from "./remote-url.ts";
@@ -61,6 +62,12 @@ export class GitSync {
   private readonly lastErrors = new Map<string, string>();
   private readonly repos = new Map<string, Repo>();
   private readonly history: HistoryQueue;
+  /** Workspaces whose pull is between applying upstream files and recording the merge. */
+  private readonly pulling = new Set<string>();
+  /** Files changed on disk while a pull was under way: looked at once it has recorded its merge. */
+  private readonly deferredFiles = new Map<string, Set<string>>();
+  /** Files left out of the history (too large, symlinks), per workspace: path → what was logged. */
+  private readonly skippedFiles = new Map<string, Map<string, SkippedFile>>();
   private unsubscribe: Array<() => void> = [];
   private stopping = false;
   /** Quick saves within this window share one push. */
@@ -117,7 +124,12 @@ export class GitSync {
     for (const ws of rows) {
       this.track(this.withTree(ws.id, () => this.ensureRepo(ws)));
       // Catch up both ways after a restart: commits made while offline go out, upstream comes in.
-      if (ws.git_remote) this.track(this.trigger(ws.id, { reason: "start" }));
+      if (ws.git_remote) {
+        // Files other than pages changed while the server was down (pages: the start-up
+        // reconcile). Only where git is loaded anyway for the start-up sync (§3 of the decision).
+        if (ws.git_auto_commit === 1) this.queueDiskFiles(ws, null);
+        this.track(this.trigger(ws.id, { reason: "start" }));
+      }
       this.schedulePoll(ws);
     }
   }
@@ -220,7 +232,7 @@ export class GitSync {
     this.requireFolder(ws.id);
     await repo.init(ws.git_branch);
     if (ws.git_remote) await repo.setRemote(parseRemote(ws.git_remote).url);
-    const dirty = await repo.dirtyPaths();
+    const dirty = this.withinLimits(ws.id, repo, await repo.dirtyPaths(), new Set());
     if (dirty.length > 0) await repo.commitPaths(dirty, "Initial commit of existing pages via Quire", SYSTEM_AUTHOR);
     return repo;
   }
@@ -257,9 +269,85 @@ export class GitSync {
     this.queueCommit(ws, pass.files, message, SYSTEM_AUTHOR);
   }
 
+  /**
+   * Files that are not pages changed on disk (the file watcher's report, after its debounce):
+   * one commit of whatever really differs from HEAD, authored by Quire like a page changed on
+   * disk, pushed like any commit. Paths may be folders. See docs/decisions/git-commits.md §7.
+   */
+  onDiskFiles(workspaceId: string, paths: string[]): void {
+    if (this.stopping || paths.length === 0) return;
+    const ws = this.deps.workspaces.byId(workspaceId);
+    if (!ws || ws.git_auto_commit !== 1) return;
+    if (this.pulling.has(ws.id)) {
+      // The pull's own writes are in the work tree but not yet in HEAD: committing them now would
+      // record the remote's files as a local change. Look once the merge is recorded.
+      let waiting = this.deferredFiles.get(ws.id);
+      if (!waiting) this.deferredFiles.set(ws.id, (waiting = new Set()));
+      for (const p of paths) waiting.add(p);
+      return;
+    }
+    this.queueDiskFiles(ws, paths);
+  }
+
+  /** Files other than pages left out of the history (too large, symlinks), as last seen. */
+  skipped(workspaceId: string): SkippedFile[] {
+    return [...(this.skippedFiles.get(workspaceId)?.values() ?? [])];
+  }
+
+  /** `paths` null: every changed file the status walk finds (the start-up catch-up). */
+  private queueDiskFiles(ws: WorkspaceRow, paths: string[] | null): void {
+    const job = this.history.commitBuilt(
+      ws.id,
+      async (repo) => {
+        if (paths === null && !repo.exists()) return null; // ensureRepo's initial commit takes everything
+        const reported = paths ?? (await repo.dirtyPaths()).filter(historyFile);
+        if (reported.length === 0) return null;
+        const scan = await scanDiskFiles(repo, reported);
+        this.noteSkipped(ws.id, scan.skipped, scan.changes.map((c) => c.path));
+        return scan.changes.length === 0 ? null : { files: scan.changes.map((c) => ({ path: c.path, data: c.data })), message: diskFilesMessage(scan.changes) };
+      },
+      SYSTEM_AUTHOR,
+      paths === null ? undefined : (repo) => this.initRepo(ws, repo),
+    );
+    this.followCommit(ws, job);
+  }
+
+  /**
+   * A status walk's paths without the files the history leaves out (too large, symlinks), so a
+   * merge never commits by surprise what the disk-file commits skipped. Files the pull itself
+   * wrote are the remote's and always go in.
+   */
+  private withinLimits(workspaceId: string, repo: Repo, dirty: string[], pulled: Set<string>): string[] {
+    const skipped: SkippedFile[] = [];
+    const kept = dirty.filter((path) => {
+      const out = pulled.has(path) ? null : outsideHistory(repo.dir, path);
+      if (out) skipped.push(out);
+      return out === null;
+    });
+    if (skipped.length > 0) this.noteSkipped(workspaceId, skipped, []);
+    return kept;
+  }
+
+  /** Logs a skipped file once (until it changes size); forgets files committed or gone since. */
+  private noteSkipped(workspaceId: string, skipped: SkippedFile[], committed: string[]): void {
+    let known = this.skippedFiles.get(workspaceId);
+    if (!known) this.skippedFiles.set(workspaceId, (known = new Map()));
+    for (const path of committed) known.delete(path);
+    for (const file of skipped) {
+      const before = known.get(file.path);
+      known.set(file.path, file);
+      if (before && before.size === file.size && before.reason === file.reason) continue;
+      const why = file.reason === "too_large" ? `larger than the ${MAX_DISK_FILE_BYTES / (1024 * 1024)} MB limit` : file.reason === "symlink" ? "a symbolic link (never followed)" : "not a regular file";
+      this.deps.log.warn(`file on disk not committed: ${why}`, { workspace_id: workspaceId, path: file.path, size: file.size });
+    }
+  }
+
   /** Hands one commit to the git worker; once made, the workspace is ahead and a push follows. */
   private queueCommit(ws: WorkspaceRow, files: FileContent[], message: string, author: Author): void {
-    const job = this.history.commit(ws.id, files, message, author, (repo) => this.initRepo(ws, repo));
+    this.followCommit(ws, this.history.commit(ws.id, files, message, author, (repo) => this.initRepo(ws, repo)));
+  }
+
+  private followCommit(ws: WorkspaceRow, job: Promise<string | null>): void {
     this.track(
       job.then(
         (oid) => {
@@ -387,6 +475,18 @@ export class GitSync {
 
   /** Applies `remoteOid` to the work tree, reconciles, records the merge, and announces it. */
   private async pull(ws: WorkspaceRow, repo: Repo, remoteOid: string, reason: TriggerReason) {
+    this.pulling.add(ws.id);
+    try {
+      return await this.pullLocked(ws, repo, remoteOid, reason);
+    } finally {
+      this.pulling.delete(ws.id);
+      const waiting = this.deferredFiles.get(ws.id);
+      this.deferredFiles.delete(ws.id);
+      if (waiting) this.onDiskFiles(ws.id, [...waiting]);
+    }
+  }
+
+  private async pullLocked(ws: WorkspaceRow, repo: Repo, remoteOid: string, reason: TriggerReason) {
     const { ledger, reconciler } = this.deps;
     // The work tree and the history both held: every commit queued before the pull is made first.
     const plan = await this.withTree(ws.id, () =>
@@ -405,7 +505,8 @@ export class GitSync {
     } finally {
       off();
     }
-    await this.withTree(ws.id, () => this.recordMerge(ws, repo, remoteOid, touched > 0, plan.conflicts.map((c) => c.path)));
+    const pulled = new Set([...plan.applied.map((c) => c.path), ...plan.merged]);
+    await this.withTree(ws.id, () => this.recordMerge(ws, repo, remoteOid, touched > 0, plan.conflicts.map((c) => c.path), pulled));
     this.history.scheduleIndexSync(ws.id);
     return this.announce(ws, plan, remoteOid, reason, announcedByReconcile === 0);
   }
@@ -417,7 +518,7 @@ export class GitSync {
    * such as an image under assets/) are committed on top, so HEAD and the remote hold what the
    * work tree holds, as a merge commit would; then the ids the reconciler injected.
    */
-  private async recordMerge(ws: WorkspaceRow, repo: Repo, remoteOid: string, reconciled: boolean, conflicted: string[]): Promise<void> {
+  private async recordMerge(ws: WorkspaceRow, repo: Repo, remoteOid: string, reconciled: boolean, conflicted: string[], pulled: Set<string>): Promise<void> {
     const head = await repo.head();
     if (head === remoteOid || (head !== null && (await repo.isAncestor(remoteOid, head)))) return;
     if (head === null || (await repo.isAncestor(head, remoteOid))) {
@@ -426,11 +527,11 @@ export class GitSync {
         const subject = conflicted.length === 1 ? `the local version of ${conflicted[0]}` : `the local versions of ${conflicted.length} files`;
         await repo.commitPaths(conflicted, `Keep ${subject} (conflict) via Quire`, SYSTEM_AUTHOR);
       }
-      const dirty = reconciled ? await repo.dirtyPaths() : [];
+      const dirty = reconciled ? this.withinLimits(ws.id, repo, await repo.dirtyPaths(), pulled) : [];
       if (dirty.length > 0) await repo.commitPaths(dirty, "Add page ids via Quire", SYSTEM_AUTHOR);
       return;
     }
-    const dirty = await repo.dirtyPaths();
+    const dirty = this.withinLimits(ws.id, repo, await repo.dirtyPaths(), pulled);
     await repo.commitPaths(dirty, `Merge origin/${ws.git_branch} via Quire`, SYSTEM_AUTHOR, [head, remoteOid]);
   }
 
