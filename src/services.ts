@@ -150,6 +150,8 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   const { createdHooks, deletedHooks } = access.workspaceService;
   attachWorkspaceFolders({ createdHooks, deletedHooks, starterHooks: auth.starterWorkspaceHooks }, ledger, watcher);
   for (const id of liveWorkspaceIds(db)) watcher?.watch(id);
+  // Files beside the pages (assets/, .gitignore, …) changed on disk are committed like pages changed on disk.
+  watcher?.onFiles((workspaceId, paths) => gitSync.onDiskFiles(workspaceId, paths));
   const maintenance = new Maintenance({ db, sessions, log });
   maintenance.start();
   return {
