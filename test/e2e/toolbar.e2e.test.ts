@@ -79,6 +79,97 @@ describe.skipIf(!hasChromium)("the rich editor's toolbar and the shell's remaini
     await tab.context.close();
   }, 60_000);
 
+  test("Tiptap's own shortcuts (Ctrl+B, Ctrl+I, Ctrl+Alt+1/2, Ctrl+Shift+8, Ctrl+Z) write their Markdown after the untouched bytes", async () => {
+    // The first paragraph is spelled the way the editor would not write it (__ and _), so any rewrite shows.
+    const first = "First line with __strong__ and _emphasis_ kept as typed.\n";
+    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/keys.md`, { title: "Keys", body: first })).status).toBe(201);
+    const onDisk = join(server.dataDir, "workspaces", user.workspaceId, "keys.md");
+    const before = readFileSync(onDisk, "utf8");
+    expect(before.endsWith(first)).toBe(true);
+    const tab = await newTab(browser);
+    const { page } = tab;
+    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/keys.md`);
+    await signInInUi(page, user);
+    const editor = page.getByRole("textbox", { name: "Page content" });
+    await clickIntoText(editor.getByText("kept as typed."));
+    await page.keyboard.press("End");
+
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("Control+Alt+1");
+    await page.keyboard.type("Big title");
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("Control+Alt+2");
+    await page.keyboard.type("Sub title");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("Some ");
+    await page.keyboard.press("Control+b");
+    await page.keyboard.type("bold");
+    await page.keyboard.press("Control+b");
+    await page.keyboard.type(" and ");
+    await page.keyboard.press("Control+i");
+    await page.keyboard.type("italic");
+    await page.keyboard.press("Control+i");
+    await page.keyboard.type(" words.");
+    await page.keyboard.press("Enter");
+    // Bold that ends in punctuation with text straight after it (see test/web/markdown-emphasis).
+    await page.keyboard.press("Control+b");
+    await page.keyboard.type("Note:");
+    await page.keyboard.press("Control+b");
+    await page.keyboard.type("text");
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("Control+Shift+8");
+    await page.keyboard.type("first item");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("second item");
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("Kept as a paragraph");
+    await editor.locator("h1", { hasText: "Big title" }).waitFor();
+    await editor.locator("h2", { hasText: "Sub title" }).waitFor();
+    await editor.locator("strong", { hasText: "bold" }).waitFor();
+    await editor.locator("em", { hasText: "italic" }).waitFor();
+    await editor.locator("ul > li", { hasText: "second item" }).waitFor();
+
+    // Undo groups changes less than half a second apart (ProseMirror's history): a person's pause
+    // makes the next change its own step, so Ctrl+Z takes back exactly that change.
+    await page.waitForTimeout(700);
+    await page.keyboard.press("Control+Alt+2");
+    await editor.locator("h2", { hasText: "Kept as a paragraph" }).waitFor();
+    await page.keyboard.press("Control+z");
+    await editor.locator("p", { hasText: "Kept as a paragraph" }).waitFor();
+    await page.waitForTimeout(700);
+    await page.keyboard.insertText(" oops");
+    await editor.getByText("Kept as a paragraph oops").waitFor();
+    await page.keyboard.press("Control+z");
+    await editor.getByText("Kept as a paragraph oops").waitFor({ state: "detached" });
+    await page.keyboard.press("ControlOrMeta+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+    await screenshot(page, "35-shortcuts");
+
+    const file = readFileSync(onDisk, "utf8");
+    expect(file.startsWith(before)).toBe(true);
+    expect(file.slice(before.length)).toBe(
+      [
+        "",
+        "# Big title",
+        "",
+        "## Sub title",
+        "",
+        "Some **bold** and *italic* words.",
+        "",
+        "**Note:**&#x74;ext",
+        "",
+        "- first item",
+        "- second item",
+        "",
+        "Kept as a paragraph",
+        "",
+      ].join("\n"),
+    );
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 60_000);
+
   test("folders collapse and expand; an empty workspace says so; the switcher changes workspace; sign out everywhere ends every session", async () => {
     const tab = await newTab(browser);
     const { page } = tab;
