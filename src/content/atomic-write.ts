@@ -1,7 +1,8 @@
-import { close, closeSync, fsync, fsyncSync, mkdirSync, open, openSync, renameSync, rmSync, writeSync, constants } from "node:fs";
-import { open as openAsync, rename as renameAsync, rm as rmAsync } from "node:fs/promises";
+import { close, closeSync, fstatSync, fsync, fsyncSync, mkdirSync, open, openSync, renameSync, rmSync, writeSync, constants } from "node:fs";
+import { open as openAsync, rename as renameAsync, rm as rmAsync, writeFile as writeFileAsync } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { closeFilesystem, openFilesystem, syncfs, syncfsAvailable } from "./syncfs.ts";
 
 /**
  * Writes a file so that a crash leaves either the old or the new content, never a torn one: a
@@ -17,20 +18,7 @@ export const DIR_SYNC_DELAY_MS = 20;
 export function writeFileAtomic(path: string, data: string | Uint8Array, opts: { syncDir?: "now" | "batched" } = {}): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: 0o755 });
-  // Dot-prefixed: the reconciler and page listings skip it if a crash leaves one behind.
-  const tmp = join(dir, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-  try {
-    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-    let offset = 0;
-    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(tmp, { force: true });
-    throw error;
-  }
-  closeSync(fd);
+  const tmp = writeTemp(path, data, true);
   try {
     renameSync(tmp, path);
   } catch (error) {
@@ -41,37 +29,231 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, opts: {
   else syncDirSoon(dir);
 }
 
+/** Dot-prefixed: the reconciler and page listings skip it if a crash leaves one behind. */
+function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+}
+
 /**
- * Many atomic writes at once (ids injected into a whole cloned repository): each file gets the
- * same treatment as `writeFileAtomic` (temporary file, fsync, rename: never torn), but the fsyncs
- * run `concurrency` at a time on the I/O thread pool instead of one after another on the main
- * thread; the disk commits parallel fsyncs together. Resolves with one entry per file: null when
- * it was written, the error otherwise (the others are written regardless).
+ * Writes `data` to a new temporary file next to `path` (fsync'd when `flush`) and returns its
+ * path; on failure removes it and throws.
  */
-export async function writeFilesAtomic(files: Array<{ path: string; data: string | Uint8Array }>, concurrency = 32): Promise<Array<Error | null>> {
-  const results: Array<Error | null> = new Array(files.length).fill(null);
+function writeTemp(path: string, data: string | Uint8Array, flush: boolean): string {
+  const tmp = tempPathFor(path);
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+  try {
+    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    let offset = 0;
+    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    if (flush) fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  return tmp;
+}
+
+/**
+ * How a batch (`writeFilesAtomic`) makes its files durable:
+ * - "syncfs": every temporary file written, one syncfs(2) for all their data, every rename, one
+ *   more syncfs for the renames: two flushes for the batch whatever its size (Linux).
+ * - "per-file": each temporary file fsync'd on its own (in parallel on the I/O thread pool), then
+ *   renamed, then one fsync per touched folder: one flush per file (everywhere else, e.g. macOS,
+ *   where durable flushes are per file).
+ * Both give the guarantee `writeFileAtomic` gives, and both resolve only once the new names are
+ * durable too: a power cut after the batch reports a file written leaves the new file, whole.
+ */
+export type BatchFlush = "syncfs" | "per-file";
+
+/**
+ * Below this many files the default is "per-file": their fsyncs run in parallel and cost about
+ * one journal commit, while syncfs also writes back whatever else is dirty on the filesystem
+ * (other processes' files, SQLite's WAL), which only pays when it replaces many flushes.
+ */
+export const SYNCFS_MIN_FILES = 8;
+/** How many file operations of a batch run at once on the I/O thread pool. */
+const CONCURRENCY = 32;
+
+async function inParallel(count: number, op: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async () => {
-    while (next < files.length) {
-      const i = next++;
+    while (next < count) await op(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count) }, worker));
+}
+
+let forcedFlush: BatchFlush | null = null;
+
+/** Forces one strategy for every batch (benchmarks and tests compare them); null restores the default. */
+export function setBatchFlush(mode: BatchFlush | null): void {
+  forcedFlush = mode;
+}
+
+/** The strategy a batch of `count` files uses unless told otherwise. */
+export function batchFlush(count = SYNCFS_MIN_FILES): BatchFlush {
+  if (forcedFlush !== null) return forcedFlush;
+  return count >= SYNCFS_MIN_FILES && syncfsAvailable() ? "syncfs" : "per-file";
+}
+
+/**
+ * Many atomic writes at once (ids injected into a whole cloned repository). Resolves with one
+ * entry per file: null when it was written (durably, name included), the error otherwise; the
+ * others are written regardless, and no temporary file is left behind either way.
+ */
+export async function writeFilesAtomic(
+  files: Array<{ path: string; data: string | Uint8Array }>,
+  opts: { flush?: BatchFlush } = {},
+): Promise<Array<Error | null>> {
+  if (files.length === 0) return [];
+  const flush = opts.flush ?? batchFlush(files.length);
+  return flush === "syncfs" && syncfsAvailable() ? writeAllThenSyncfs(files) : writeEachWithFsync(files);
+}
+
+/**
+ * The "syncfs" batch. The order is what keeps "never torn": no rename happens before the flush
+ * that made its temporary file's data durable has returned without error. A file that fails at
+ * any step gets its error and its temporary file removed; the others go on.
+ */
+async function writeAllThenSyncfs(files: Array<{ path: string; data: string | Uint8Array }>): Promise<Array<Error | null>> {
+  const results: Array<Error | null> = new Array(files.length).fill(null);
+  const temps: Array<string | null> = new Array(files.length).fill(null);
+  const filesystems = new Map<number, number>(); // st_dev → descriptor to syncfs
+  const folderErrors = new Map<string, Error | null>();
+  try {
+    // 1. Folders exist, and a descriptor per filesystem is open before any data is written.
+    for (const { path } of files) {
+      const dir = dirname(path);
+      if (folderErrors.has(dir)) continue;
       try {
-        await writeOneAsync(files[i]!.path, files[i]!.data);
+        mkdirSync(dir, { recursive: true, mode: 0o755 });
+        const fd = openFilesystem(dir);
+        const dev = fstatSync(fd).dev;
+        if (filesystems.has(dev)) closeFilesystem(fd);
+        else filesystems.set(dev, fd);
+        folderErrors.set(dir, null);
+      } catch (error) {
+        folderErrors.set(dir, error as Error);
+      }
+    }
+    // 2. Every temporary file written, none flushed yet. In parallel on the I/O thread pool:
+    //    creating a file waits for the filesystem's journal, which other writers keep busy.
+    await inParallel(files.length, async (i) => {
+      const folderError = folderErrors.get(dirname(files[i]!.path));
+      if (folderError) {
+        results[i] = folderError;
+        return;
+      }
+      try {
+        temps[i] = await writeTempAsync(files[i]!.path, files[i]!.data, false);
       } catch (error) {
         results[i] = error as Error;
       }
+    });
+    // 3. One flush makes all their data durable. If the kernel reports an error it cannot say
+    //    whose: each file is then fsync'd on its own, so only the files that really failed fail.
+    if (!flushAll(filesystems)) {
+      temps.forEach((tmp, i) => {
+        if (tmp === null) return;
+        try {
+          fsyncPath(tmp);
+        } catch (error) {
+          results[i] = error as Error;
+          rmSync(tmp, { force: true });
+          temps[i] = null;
+        }
+      });
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
+    // 4. Every rename, then one more flush for them (or each touched folder's fsync).
+    const touched = new Set<string>();
+    await inParallel(files.length, async (i) => {
+      const tmp = temps[i];
+      if (!tmp) return;
+      try {
+        await renameAsync(tmp, files[i]!.path);
+        touched.add(dirname(files[i]!.path));
+        temps[i] = null;
+      } catch (error) {
+        results[i] = error as Error;
+      }
+    });
+    if (touched.size > 0 && !flushAll(filesystems)) for (const dir of touched) syncDir(dir);
+  } finally {
+    // Whatever went wrong (even an unexpected throw), no temporary file stays behind.
+    for (const tmp of temps) if (tmp) rmSync(tmp, { force: true });
+    for (const fd of filesystems.values()) closeFilesystem(fd);
+  }
   return results;
 }
 
-async function writeOneAsync(path: string, data: string | Uint8Array): Promise<void> {
-  const dir = dirname(path);
-  mkdirSync(dir, { recursive: true, mode: 0o755 });
-  const tmp = join(dir, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+/** syncfs on every filesystem of the batch; false when one of them reported an error. */
+function flushAll(filesystems: Map<number, number>): boolean {
+  let ok = true;
+  for (const fd of filesystems.values()) {
+    try {
+      syncfs(fd);
+    } catch {
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, constants.O_RDONLY);
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The "per-file" batch: each file gets `writeFileAtomic`'s treatment (temporary file, fsync,
+ * rename), the fsyncs in parallel on the I/O thread pool (the disk commits parallel fsyncs
+ * together), then one fsync per touched folder before resolving.
+ */
+async function writeEachWithFsync(files: Array<{ path: string; data: string | Uint8Array }>): Promise<Array<Error | null>> {
+  const results: Array<Error | null> = new Array(files.length).fill(null);
+  const touched = new Set<string>();
+  await inParallel(files.length, async (i) => {
+    const { path, data } = files[i]!;
+    try {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
+      const tmp = await writeTempAsync(path, data, true);
+      try {
+        await renameAsync(tmp, path);
+      } catch (error) {
+        await rmAsync(tmp, { force: true });
+        throw error;
+      }
+      touched.add(dirname(path));
+    } catch (error) {
+      results[i] = error as Error;
+    }
+  });
+  await Promise.all([...touched].map(syncDirAsync));
+  return results;
+}
+
+/** `writeTemp` on the I/O thread pool. */
+async function writeTempAsync(path: string, data: string | Uint8Array, flush: boolean): Promise<string> {
+  const tmp = tempPathFor(path);
+  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+  if (!flush) {
+    // One call (open, write, close in one pool task): a third of the round trips of a handle.
+    try {
+      await writeFileAsync(tmp, bytes, { flag: "wx", mode: 0o644 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") await rmAsync(tmp, { force: true });
+      throw error;
+    }
+    return tmp;
+  }
   const handle = await openAsync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
   try {
-    await handle.writeFile(typeof data === "string" ? Buffer.from(data, "utf8") : data);
+    await handle.writeFile(bytes);
     await handle.sync();
   } catch (error) {
     await handle.close();
@@ -79,13 +261,7 @@ async function writeOneAsync(path: string, data: string | Uint8Array): Promise<v
     throw error;
   }
   await handle.close();
-  try {
-    await renameAsync(tmp, path);
-  } catch (error) {
-    await rmAsync(tmp, { force: true });
-    throw error;
-  }
-  syncDirSoon(dir);
+  return tmp;
 }
 
 export function syncDir(dir: string): void {

@@ -403,9 +403,11 @@ export class ContentLedger {
   }
 
   /**
-   * Many page files at once (the reconciler's id injection), each atomic as `writeFile`, with
-   * their fsyncs in parallel. Noted first, so the watcher knows them whenever its event comes.
-   * One entry per file: null when written, else the error.
+   * Many page files at once (the reconciler's id injection), each atomic as `writeFile`, flushed
+   * together (one syncfs for the batch on Linux, per-file fsyncs elsewhere: atomic-write.ts).
+   * Noted first, so the watcher knows them whenever its event comes; a file that fails keeps its
+   * old text, which its note does not match, so a later change to it still counts as someone's.
+   * One entry per file: null when written (durably, name included), else the error.
    */
   async writeFiles(files: Array<{ abs: string; text: string }>): Promise<Array<Error | null>> {
     for (const f of files) this.ownWrites.note(f.abs, f.text);

@@ -210,7 +210,8 @@ export class Reconciler {
     this.match(scanned, records, result.problems);
 
     // Inject ids the files do not carry yet (one inserted line each; the files written together,
-    // each atomically, their fsyncs in parallel), then write the records.
+    // each atomically, flushed as one batch), then write the records. A file that cannot be
+    // written is a problem; the others are written and recorded regardless.
     const injections = scanned.filter((s) => s.file.meta.id !== s.id && s.file.yamlError === null).map((s) => ({ s, text: injectId(s.file, s.id) }));
     const failures = await ledger.writeFiles(injections.map(({ s, text }) => ({ abs: dir.resolveInside(s.path), text })));
     const injected: Array<{ path: string; text: string }> = [];
