@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { git, IdeClone, startGitHttpRemote, type GitHttpRemote } from "../helpers/git-remote.ts";
-import { GIT_ENV, createFromRemote, recordEvents, row, settled } from "./support.ts";
+import { GIT_ENV, createFromRemote, recordEvents, row, settled, waitFor } from "./support.ts";
 
 let server: TestServer;
 let owner: TestUser;
@@ -43,8 +43,14 @@ const sha256 = (bytes: Uint8Array) => `sha256:${createHash("sha256").update(byte
 /** The blob id the remote's branch holds at `path`. */
 const remoteBlob = (path: string) => git(["rev-parse", `refs/heads/main:${path}`], { cwd: remote.bareDir }).then((s) => s.trim());
 
-/** The image reaches both sides, then the IDE pushes `theirs` while the folder gets `ours` on disk. */
-async function changeOnBothSides(path: string, base: Uint8Array, ours: Uint8Array, theirs: Uint8Array) {
+const autoCommit = async (on: boolean) => expect((await owner.client.put(`/api/v1/workspaces/${ws.id}/admin/settings`, { git_auto_commit: on })).status).toBe(200);
+
+/**
+ * The image reaches both sides, then the IDE pushes `theirs` while the folder gets `ours` on disk.
+ * A file changed on disk is committed by itself a moment later (git-commits.md §7) unless
+ * auto-commit is off: `committed` says which of the two histories the pull meets.
+ */
+async function changeOnBothSides(path: string, base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, committed: boolean) {
   await settled(server);
   await ide.pull();
   ide.writeFile(path, base);
@@ -57,14 +63,20 @@ async function changeOnBothSides(path: string, base: Uint8Array, ours: Uint8Arra
   ide.writeFile(path, theirs);
   await ide.commit(`Change ${path} in the IDE`);
   await ide.push();
+  if (!committed) await autoCommit(false);
   writeFileSync(join(dir, path), ours);
+  if (committed) {
+    await waitFor(async () => ((await git(["log", "-1", "--format=%s"], { cwd: dir })).trim() === `Update ${path} via filesystem` ? true : null), 5000, "the disk commit");
+  }
 }
 
 test("recorded as a conflict: local bytes kept, both sides stored and listed, kept_remote writes theirs exactly and pushes it", async () => {
   const [base, ours, theirs] = [png(1), png(2), png(3)];
-  await changeOnBothSides("assets/diagram.png", base, ours, theirs);
+  // Uncommitted local bytes: the pull is a fast-forward, and the kept local version is committed on top.
+  await changeOnBothSides("assets/diagram.png", base, ours, theirs, false);
   const events = recordEvents(server);
   const result = await server.services.gitSync.trigger(ws.id, { reason: "manual" });
+  await autoCommit(true);
   expect(result).toMatchObject({ status: "conflict", conflicts: 1 });
   expect(onDisk("assets/diagram.png")).toBe(hex(ours));
   expect(row(server, ws.id).sync_status).toBe("conflict");
@@ -101,7 +113,8 @@ test("recorded as a conflict: local bytes kept, both sides stored and listed, ke
 
 test("kept_local keeps the local bytes, which the remote already has from the merge", async () => {
   const [base, ours, theirs] = [png(4), png(5), png(6)];
-  await changeOnBothSides("assets/photo.png", base, ours, theirs);
+  // The local bytes were committed from disk first: the pull is a real merge, the conflict the same.
+  await changeOnBothSides("assets/photo.png", base, ours, theirs, true);
   expect((await server.services.gitSync.trigger(ws.id, { reason: "manual" })).status).toBe("conflict");
   const c = (await owner.client.get(`/api/v1/workspaces/${ws.id}/conflicts`)).body.conflicts[0];
   const resolved = await owner.client.post(`/api/v1/workspaces/${ws.id}/sync/conflicts/${c.page_id}-${c.timestamp}/resolve`, { resolution: "kept_local" });
