@@ -58,22 +58,44 @@ export class PageSource {
     }
   }
 
+  /** Snapshots of some live pages (ids of pages deleted meanwhile are left out), read one file at a time. */
+  *snapshotsById(workspaceId: string, ids: string[]): Generator<PageSnapshot & { stamp: string }> {
+    if (ids.length === 0) return;
+    let rows: PageRow[];
+    try {
+      rows = this.db
+        .query<PageRow, [string, string]>(
+          `SELECT id, path, title, description, tags, content_hash FROM pages
+           WHERE workspace_id = ? AND deleted_at IS NULL AND id IN (SELECT value FROM json_each(?))`,
+        )
+        .all(workspaceId, JSON.stringify(ids));
+    } catch {
+      return;
+    }
+    const root = resolve(this.dataDir, "workspaces", workspaceId);
+    for (const row of rows) yield snapshotOf(root, row);
+  }
+
   /** Snapshots of the live pages, read one file at a time; `only` limits the set (to re-read just the changed ones). */
   *snapshots(workspaceId: string, only?: Set<string>): Generator<PageSnapshot & { stamp: string }> {
     const root = resolve(this.dataDir, "workspaces", workspaceId);
     for (const row of this.rows(workspaceId)) {
       if (only && !only.has(row.id)) continue;
-      yield {
-        page_id: row.id,
-        path: row.path,
-        title: row.title,
-        description: row.description ?? "",
-        tags: parseTags(row.tags),
-        body: readBody(root, row.path),
-        stamp: row.content_hash ?? "",
-      };
+      yield snapshotOf(root, row);
     }
   }
+}
+
+function snapshotOf(root: string, row: PageRow): PageSnapshot & { stamp: string } {
+  return {
+    page_id: row.id,
+    path: row.path,
+    title: row.title,
+    description: row.description ?? "",
+    tags: parseTags(row.tags),
+    body: readBody(root, row.path),
+    stamp: row.content_hash ?? "",
+  };
 }
 
 function parseTags(value: string | null): string[] {

@@ -3,11 +3,12 @@ import type { Logger } from "../core/log.ts";
 import type { Principal } from "../access/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
-import type { EventBus, LedgerChange, PageSnapshot } from "../realtime/event-bus.ts";
+import type { EventBus, LedgerChange } from "../realtime/event-bus.ts";
 import { isUlid } from "../core/ids.ts";
 import { parseInput } from "../core/validate.ts";
 import { WorkspaceIndex, type RankedRow } from "./workspace-index.ts";
 import { IndexStore } from "./index-store.ts";
+import { IndexJob } from "./index-job.ts";
 import { PageSource } from "./page-source.ts";
 import { planQuery } from "./query-plan.ts";
 import { renderSnippet } from "./snippet.ts";
@@ -29,6 +30,15 @@ interface Loaded {
   origin: "file" | "ledger";
   /** Background merging of the index's segments, scheduled after writes. */
   mergeTimer: ReturnType<typeof setTimeout> | null;
+  /** A build, catch-up or reset in progress, a batch at a time; null once the index is complete. */
+  job: IndexJob | null;
+  jobTimer: ReturnType<typeof setImmediate> | null;
+}
+
+/** Progress of a workspace's index while it is being built: pages written (or found current) of those it will hold. */
+export interface IndexingProgress {
+  indexed: number;
+  total: number;
 }
 
 const WARM_UP_DELAY_MS = 1000;
@@ -42,10 +52,17 @@ const RECENT_RANKED = 1000;
 /** Quiet time after the last write before segments are merged, and the work done per step. */
 const MERGE_DELAY_MS = 500;
 const MERGE_STEP_PAGES = 32;
+/**
+ * Time budget of one batch of a build (its own transaction); the event loop runs between batches.
+ * The commit adds a few milliseconds on top, so the longest stall a build causes stays near 15 ms.
+ */
+const BATCH_MS = 10;
 export interface SearchOptions {
   /** Override RANK_ALL_MIN and RECENT_RANKED (tests of the capped ranking on a small workspace). */
   rankAllMin?: number;
   recentRanked?: number;
+  /** Override BATCH_MS. */
+  batchMs?: number;
 }
 
 /**
@@ -53,7 +70,9 @@ export interface SearchOptions {
  * the ledger's changes on the event bus. Every change is written at once (visible to the next
  * query, and on disk, so a restart loads nothing). A workspace the file does not hold yet is built
  * from the ledger the first time it is needed (and eagerly in the background at start); pages
- * changed while the server was down are re-read then too.
+ * changed while the server was down are re-read then too. Builds, catch-ups and resets run in
+ * short batches with the event loop free in between (see IndexJob); while one runs, searches
+ * answer from the pages indexed so far and say so (`indexing`).
  */
 export class SearchService {
   private readonly loaded = new Map<string, Loaded>();
@@ -61,6 +80,7 @@ export class SearchService {
   private readonly source: PageSource;
   private readonly rankAllMin: number;
   private readonly recentRanked: number;
+  private readonly batchMs: number;
   private unsubscribe: (() => void) | null = null;
   private warmTimer: ReturnType<typeof setTimeout> | null = null;
 
@@ -79,6 +99,7 @@ export class SearchService {
     this.source = new PageSource(deps.db, deps.dataDir);
     this.rankAllMin = opts.rankAllMin ?? RANK_ALL_MIN;
     this.recentRanked = opts.recentRanked ?? RECENT_RANKED;
+    this.batchMs = opts.batchMs ?? BATCH_MS;
   }
 
   /** Listens to the ledger and checks the indexes of live workspaces one at a time, off the request path. */
@@ -91,13 +112,16 @@ export class SearchService {
     const next = () => {
       this.warmTimer = null;
       const id = ids.shift();
-      if (id === undefined) return;
+      if (id === undefined || !this.unsubscribe) return;
       try {
-        this.entry(id);
+        this.guarded(() => this.entry(id));
       } catch (error) {
         this.deps.log.warn("search index warm-up failed", { workspace_id: id, error: String(error) });
       }
-      this.warmTimer = setTimeout(next, 0);
+      // One workspace's build at a time: the next starts once this one is complete.
+      void this.whenIndexed(id).then(() => {
+        if (this.unsubscribe) this.warmTimer = setTimeout(next, 0);
+      });
     };
     // Started a moment after boot so the first requests are not queued behind index builds.
     this.warmTimer = setTimeout(next, WARM_UP_DELAY_MS);
@@ -113,42 +137,64 @@ export class SearchService {
     this.store.close();
   }
 
+  /**
+   * Applies one of the ledger's changes. A page change is written at once (and marked touched for
+   * a build in progress, so the build never writes its older copy over it). A reset makes the
+   * index hold exactly the pages it lists: it replaces any build in progress (it is newer than
+   * everything that build read) and runs in batches itself; a workspace the file does not hold
+   * needs no pages from disk then.
+   */
   apply(change: LedgerChange): void {
     this.guarded(() => {
-      // A full reset of a workspace the file does not hold needs no pages from disk.
-      if (change.kind === "reset" && !this.loaded.has(change.workspace_id) && !this.store.has(change.workspace_id)) {
-        this.build(change.workspace_id, change.pages.map((p) => ({ ...p, stamp: this.source.stampOf(p.page_id) })));
+      const workspaceId = change.workspace_id;
+      if (change.kind === "reset") {
+        const known = this.loaded.get(workspaceId);
+        const create = !known && !this.store.has(workspaceId);
+        const entry = known ?? this.track(workspaceId, create ? "ledger" : "file");
+        this.startJob(entry, IndexJob.fromPages(this.store.db, entry.index, this.source, create, change.pages));
         return;
       }
-      const entry = this.entry(change.workspace_id);
+      const entry = this.entry(workspaceId);
       const { index } = entry;
+      const pageId = change.kind === "upsert" ? change.page.page_id : change.page_id;
+      entry.job?.touched.add(pageId);
       this.store.db.transaction(() => {
-        switch (change.kind) {
-          case "upsert":
-            index.upsert(change.page, this.source.stampOf(change.page.page_id));
-            break;
-          case "remove":
-            index.remove(change.page_id);
-            break;
-          case "reset": {
-            const wanted = new Set(change.pages.map((p) => p.page_id));
-            for (const page of change.pages) index.upsert(page, this.source.stampOf(page.page_id));
-            for (const id of index.stamps().keys()) if (!wanted.has(id)) index.remove(id);
-            break;
-          }
-        }
+        if (change.kind === "upsert") index.upsert(change.page, this.source.stampOf(pageId));
+        else index.remove(pageId);
         entry.size = index.size;
       })();
       this.scheduleMerge(entry);
     });
   }
 
-  /** Searches one workspace the principal can read (404 otherwise). */
-  search(principal: Principal, workspaceRef: string, input: unknown): { items: SearchHit[] } {
+  /**
+   * Searches one workspace the principal can read (404 otherwise). While the workspace's index is
+   * being built the results come from the pages indexed so far, and `indexing` says how far the
+   * build is (it is absent once the index is complete).
+   */
+  search(principal: Principal, workspaceRef: string, input: unknown): { items: SearchHit[]; indexing?: IndexingProgress } {
     const query = parseInput(searchQuery, input);
     const ref = isUlid(workspaceRef) ? { id: workspaceRef } : { slug: workspaceRef };
     const { workspace } = this.deps.permissions.require(principal, ref, "viewer");
-    return { items: this.searchWorkspace(workspace.id, query.q, query.limit) };
+    const items = this.searchWorkspace(workspace.id, query.q, query.limit);
+    const indexing = this.indexing(workspace.id);
+    return indexing ? { items, indexing } : { items };
+  }
+
+  /** How far a build (or catch-up, or reset) of the workspace's index is; null when none is running. */
+  indexing(workspaceId: string): IndexingProgress | null {
+    const job = this.loaded.get(workspaceId)?.job;
+    return job ? { indexed: Math.min(job.done, job.total), total: job.total } : null;
+  }
+
+  /** Resolves once no build of the workspace's index is running (at once when none is). */
+  async whenIndexed(workspaceId: string): Promise<void> {
+    while (this.loaded.get(workspaceId)?.job) await new Promise((r) => setTimeout(r, 5));
+  }
+
+  /** Pages in the workspace's index (0 before first use). */
+  indexedPages(workspaceId: string): number {
+    return this.loaded.get(workspaceId)?.size ?? 0;
   }
 
   /** The search itself, without the permission check (benchmarks, the MCP server after its own check). */
@@ -169,32 +215,46 @@ export class SearchService {
     });
   }
 
-  /** Rebuilds a workspace's index from the ledger (pages table + files), now. */
+  /**
+   * Rebuilds a workspace's index from the ledger (pages table + files), now, in one transaction:
+   * for `quire rebuild --search`, which runs while no server does.
+   */
   rebuild(workspaceId: string): { pages: number } {
     return this.guarded(() => {
-      const pages = this.build(workspaceId, this.source.snapshots(workspaceId));
+      this.forget(workspaceId);
+      const entry = this.track(workspaceId, "ledger");
+      const job = IndexJob.fromLedger(this.store.db, entry.index, this.source, true);
+      job.step(Number.POSITIVE_INFINITY);
+      this.finish(entry);
+      if (entry.mergeTimer) clearTimeout(entry.mergeTimer);
+      entry.mergeTimer = null;
+      entry.index.optimize();
       this.store.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-      return { pages };
+      return { pages: entry.size };
     });
   }
 
   /** Drops a workspace's index, e.g. after the workspace is deleted. */
   drop(workspaceId: string): void {
     this.guarded(() => {
+      this.forget(workspaceId);
       this.store.db.transaction(() => new WorkspaceIndex(this.store.db, workspaceId).drop())();
-      const entry = this.loaded.get(workspaceId);
-      if (entry?.mergeTimer) clearTimeout(entry.mergeTimer);
-      this.loaded.delete(workspaceId);
     });
   }
 
   /**
-   * Every change is committed as it is applied; this finishes the background merging now (so
-   * lookups visit one segment) and checkpoints the WAL.
+   * Every change is committed as it is applied; this finishes builds in progress and the
+   * background merging now (so lookups visit one segment) and checkpoints the WAL.
    */
   flush(): void {
     this.guarded(() => {
       for (const entry of this.loaded.values()) {
+        if (entry.job) {
+          if (entry.jobTimer) clearImmediate(entry.jobTimer);
+          entry.jobTimer = null;
+          entry.job.step(Number.POSITIVE_INFINITY);
+          this.finish(entry);
+        }
         if (!entry.mergeTimer) continue;
         clearTimeout(entry.mergeTimer);
         entry.mergeTimer = null;
@@ -235,41 +295,103 @@ export class SearchService {
       .slice(0, limit);
   }
 
+  /**
+   * The workspace's index, ready to query. A workspace the file does not hold is built from the
+   * ledger; one it holds has the pages changed while the server was down (a crash, an edit on
+   * disk, a build cut short) re-read. Either runs as a job whose first batch runs now, so a small
+   * workspace is complete on return; a large one goes on in the background.
+   */
   private entry(workspaceId: string): Loaded {
     const existing = this.loaded.get(workspaceId);
     if (existing) return existing;
-    if (!this.store.has(workspaceId)) {
-      this.build(workspaceId, this.source.snapshots(workspaceId));
-      return this.loaded.get(workspaceId)!;
-    }
-    const index = new WorkspaceIndex(this.store.db, workspaceId);
-    const entry: Loaded = { index, size: index.size, origin: "file", mergeTimer: null };
-    this.loaded.set(workspaceId, entry);
-    this.catchUp(entry);
+    const create = !this.store.has(workspaceId);
+    const entry = this.track(workspaceId, create ? "ledger" : "file");
+    this.startJob(entry, IndexJob.fromLedger(this.store.db, entry.index, this.source, create));
     return entry;
   }
 
-  /** Re-reads only the pages whose content changed since they were indexed (a crash, an edit while down). */
-  private catchUp(entry: Loaded): void {
-    const { index } = entry;
-    const live = this.source.stamps(index.workspaceId);
-    if (live === null) return;
-    const indexed = index.stamps();
-    const changed = new Set<string>();
-    for (const [id, hash] of live) if (indexed.get(id) !== hash) changed.add(id);
-    const gone = [...indexed.keys()].filter((id) => !live.has(id));
-    if (changed.size === 0 && gone.length === 0) return;
-    this.store.db.transaction(() => {
-      for (const id of gone) index.remove(id);
-      for (const page of this.source.snapshots(index.workspaceId, changed)) index.upsert(page, page.stamp);
-      entry.size = index.size;
-    })();
+  private track(workspaceId: string, origin: Loaded["origin"]): Loaded {
+    const index = new WorkspaceIndex(this.store.db, workspaceId);
+    const entry: Loaded = { index, size: origin === "file" ? index.size : 0, origin, mergeTimer: null, job: null, jobTimer: null };
+    this.loaded.set(workspaceId, entry);
+    return entry;
+  }
+
+  /** Replaces the entry's job (if any) with `job` and runs its first batch now. */
+  private startJob(entry: Loaded, job: IndexJob): void {
+    this.stopJob(entry);
+    entry.job = job;
+    entry.index.vocabulary.pause();
+    if (entry.mergeTimer) clearTimeout(entry.mergeTimer);
+    entry.mergeTimer = null;
+    this.runBatch(entry, job);
+  }
+
+  /**
+   * One batch of the entry's job, then the next after the event loop has run. A batch that fails
+   * is rolled back and the workspace forgotten, so its next use starts over from the ledger
+   * (re-reading only what the committed batches did not index); a corrupt file is replaced.
+   */
+  private runBatch(entry: Loaded, job: IndexJob): void {
+    entry.jobTimer = null;
+    if (this.loaded.get(entry.index.workspaceId) !== entry || entry.job !== job) return;
+    let complete: boolean;
+    try {
+      complete = job.step(this.batchMs);
+      entry.size = entry.index.size;
+    } catch (error) {
+      this.forget(entry.index.workspaceId);
+      throw error;
+    }
+    if (complete) this.finish(entry);
+    else entry.jobTimer = setImmediate(() => this.continueJob(entry, job));
+  }
+
+  private continueJob(entry: Loaded, job: IndexJob): void {
+    try {
+      this.runBatch(entry, job);
+    } catch (error) {
+      this.deps.log.warn("search index build failed; it starts again at the next use", { workspace_id: entry.index.workspaceId, error: String(error) });
+      if (isCorruption(error)) {
+        this.forgetAll();
+        this.store.recreate();
+      }
+    }
+  }
+
+  /** After a job: merge the segments its batches wrote, in the background, and hand back the page cache it filled. */
+  private finish(entry: Loaded): void {
+    const created = entry.job !== null && entry.origin === "ledger";
+    entry.job = null;
+    entry.size = entry.index.size;
+    entry.index.vocabulary.resume();
     this.scheduleMerge(entry);
+    // A build fills SQLite's page cache with pages written once; hand that memory back.
+    if (created) this.store.db.exec("PRAGMA shrink_memory");
+  }
+
+  private stopJob(entry: Loaded): void {
+    entry.job?.cancel();
+    entry.job = null;
+    if (entry.jobTimer) clearImmediate(entry.jobTimer);
+    entry.jobTimer = null;
+  }
+
+  /** Forgets a workspace's index in this process (timers and job stopped; the file is untouched). */
+  private forget(workspaceId: string): void {
+    const entry = this.loaded.get(workspaceId);
+    if (!entry) return;
+    this.stopJob(entry);
+    if (entry.mergeTimer) clearTimeout(entry.mergeTimer);
+    this.loaded.delete(workspaceId);
   }
 
   /** Merges segments a step at a time once writes pause, yielding to requests between steps. */
   private scheduleMerge(entry: Loaded): void {
     if (entry.mergeTimer) clearTimeout(entry.mergeTimer);
+    entry.mergeTimer = null;
+    // A build in progress writes on; the merge is scheduled when it finishes.
+    if (entry.job) return;
     const step = () => {
       entry.mergeTimer = null;
       if (this.loaded.get(entry.index.workspaceId) !== entry) return;
@@ -283,26 +405,7 @@ export class SearchService {
   }
 
   private forgetAll(): void {
-    for (const entry of this.loaded.values()) if (entry.mergeTimer) clearTimeout(entry.mergeTimer);
-    this.loaded.clear();
-  }
-
-  /** Replaces a workspace's index with exactly `pages`, in one transaction. */
-  private build(workspaceId: string, pages: Iterable<PageSnapshot & { stamp: string }>): number {
-    const old = this.loaded.get(workspaceId);
-    if (old?.mergeTimer) clearTimeout(old.mergeTimer);
-    const index = new WorkspaceIndex(this.store.db, workspaceId);
-    this.store.db.transaction(() => {
-      index.drop();
-      index.create();
-      for (const page of pages) index.upsert(page, page.stamp);
-    })();
-    index.optimize();
-    // A build fills SQLite's page cache with pages written once; hand that memory back.
-    this.store.db.exec("PRAGMA shrink_memory");
-    const entry: Loaded = { index, size: index.size, origin: "ledger", mergeTimer: null };
-    this.loaded.set(workspaceId, entry);
-    return entry.size;
+    for (const id of [...this.loaded.keys()]) this.forget(id);
   }
 
   /** Runs an index operation; when SQLite finds the file corrupt, starts a new file and tries once more. */

@@ -10,6 +10,9 @@ import { stem, words } from "./terms.ts";
  */
 export class Vocabulary {
   private terms: Set<string> | null = null;
+  private paused = false;
+  /** Writes came while paused and the set was loaded: it is behind the index. */
+  private missed = false;
 
   constructor(private readonly load: () => string[]) {}
 
@@ -21,7 +24,27 @@ export class Vocabulary {
   /** Adds the terms of a page's text, when the set is loaded (otherwise the next load reads them). */
   add(...texts: string[]): void {
     if (!this.terms) return;
+    if (this.paused) {
+      this.missed = true;
+      return;
+    }
     for (const text of texts) for (const w of words(text)) this.terms.add(stem(w));
+  }
+
+  /**
+   * Stops following writes, for a build: stemming every word of thousands of pages in JavaScript
+   * would double the build's work. A misspelt query meanwhile uses the set as it was loaded (the
+   * build's results are partial anyway); resume() drops it if it fell behind, so the next one
+   * reads the whole index.
+   */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    if (this.missed) this.terms = null;
+    this.paused = false;
+    this.missed = false;
   }
 
   /** Forgets the set (after a rebuild); the next misspelt query loads it again. */
