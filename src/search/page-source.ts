@@ -24,18 +24,6 @@ export class PageSource {
     private readonly dataDir: string,
   ) {}
 
-  private rows(workspaceId: string): PageRow[] {
-    try {
-      return this.db
-        .query<PageRow, [string]>(
-          "SELECT id, path, title, description, tags, content_hash FROM pages WHERE workspace_id = ? AND deleted_at IS NULL",
-        )
-        .all(workspaceId);
-    } catch {
-      return [];
-    }
-  }
-
   /** page_id → content_hash of every live page; null when the ledger has no pages table yet. */
   stamps(workspaceId: string): Map<string, string> | null {
     try {
@@ -74,15 +62,6 @@ export class PageSource {
     }
     const root = resolve(this.dataDir, "workspaces", workspaceId);
     for (const row of rows) yield snapshotOf(root, row);
-  }
-
-  /** Snapshots of the live pages, read one file at a time; `only` limits the set (to re-read just the changed ones). */
-  *snapshots(workspaceId: string, only?: Set<string>): Generator<PageSnapshot & { stamp: string }> {
-    const root = resolve(this.dataDir, "workspaces", workspaceId);
-    for (const row of this.rows(workspaceId)) {
-      if (only && !only.has(row.id)) continue;
-      yield snapshotOf(root, row);
-    }
   }
 }
 
