@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
-import { batchFlush, setBatchFlush, SYNCFS_MIN_FILES, writeFilesAtomic, type BatchFlush } from "../../src/content/atomic-write.ts";
+import { batchFlush, setBatchFlush, SYNCFS_CHUNK, SYNCFS_MIN_FILES, writeFilesAtomic, type BatchFlush } from "../../src/content/atomic-write.ts";
 import { closeFilesystem, openFilesystem, syncfs, syncfsAvailable } from "../../src/content/syncfs.ts";
 import { owner, pageRows } from "./support.ts";
 
@@ -87,7 +87,8 @@ describe.each(MODES)("a batch flushed with %s", (mode) => {
         { path: join(dir, "a", "b", "deep.md"), data: "crlf\r\nünïcödé ✓ 𝄞\r\n" },
         { path: join(dir, "a", "empty.md"), data: "" },
         { path: join(dir, "bin.dat"), data: binary },
-        ...Array.from({ length: 40 }, (_, i) => ({ path: join(dir, `s${i % 4}`, `p${i}.md`), data: `page ${i}\n`.repeat(i + 1) })),
+        // More than one chunk of the syncfs batch.
+        ...Array.from({ length: SYNCFS_CHUNK + 40 }, (_, i) => ({ path: join(dir, `s${i % 4}`, `p${i}.md`), data: `page ${i}\n`.repeat(i + 1) })),
       ];
       const results = await writeFilesAtomic(files, { flush: mode });
       expect(results).toEqual(files.map(() => null));
@@ -114,20 +115,22 @@ describe.each(MODES)("a batch flushed with %s", (mode) => {
       writeFileSync(join(dir, "plain.md"), "plain\n");
       // A name whose temporary name is too long for the filesystem (the temp file cannot be created).
       const long = `${"n".repeat(240)}.md`;
-      const good = Array.from({ length: 12 }, (_, i) => ({ path: join(dir, `ok${i % 3}`, `page-${i}.md`), data: `good ${i}\n` }));
+      const good = Array.from({ length: SYNCFS_CHUNK + 12 }, (_, i) => ({ path: join(dir, `ok${i % 3}`, `page-${i}.md`), data: `good ${i}\n` }));
+      // The failures in the first and in the second chunk of the syncfs batch.
       const files = [
         good[0]!,
         { path: join(dir, "taken.md"), data: "into a folder\n" },
         ...good.slice(1, 6),
         { path: join(dir, "plain.md", "child.md"), data: "under a file\n" },
+        ...good.slice(6, SYNCFS_CHUNK + 6),
         { path: join(dir, long), data: "long\n" },
-        ...good.slice(6),
+        ...good.slice(SYNCFS_CHUNK + 6),
       ];
       const results = await writeFilesAtomic(files, { flush: mode });
       const code = (e: Error | null) => (e as NodeJS.ErrnoException | null)?.code ?? null;
       expect(code(results[1]!)).toBe("EISDIR");
       expect(String(code(results[7]!))).toMatch(/^(ENOTDIR|EEXIST)$/);
-      expect(code(results[8]!)).toBe("ENAMETOOLONG");
+      expect(code(results[SYNCFS_CHUNK + 8]!)).toBe("ENAMETOOLONG");
       expect(results.filter((r) => r !== null).length).toBe(3);
       for (const g of good) expect(readFileSync(g.path, "utf8")).toBe(g.data);
       expect(readFileSync(join(dir, "taken.md", "inside.md"), "utf8")).toBe("inside\n");
