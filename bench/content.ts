@@ -180,7 +180,7 @@ async function reconcileTimes(count: number, withIds: boolean): Promise<void> {
     generate(ledger.dir(ws.id).root, count, withIds);
     const reconciler = new Reconciler({ db, ledger, bus, log: silentLogger });
     const first = await reconciler.reconcile(ws.id);
-    const label = withIds ? "files carry ids" : "ids injected: one atomic write per file";
+    const label = withIds ? "files carry ids" : `ids injected, ${batchFlush(count)} flush`;
     row(`reconcile ${count} files, first run (${label})`, ms(first.duration_ms), count === 1000 ? "< 1 s" : "< 10 s");
     if (first.inserted !== count) throw new Error(`inserted ${first.inserted}`);
     const steady = await reconciler.reconcile(ws.id);
