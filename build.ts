@@ -1,7 +1,8 @@
 /**
  * `bun run build`: compiles `src/cli.ts` into one self-contained executable, `dist/quire`
- * (or `--outfile`) — `bun build --compile --minify` through Bun.build — with the build identity
- * defined in, every file under `assets/` embedded and the browser app's bundle swapped in.
+ * (or `--outfile`) — `bun build --compile --minify --bytecode` (ESM) through Bun.build — with the
+ * build identity defined in, every file under `assets/` embedded and the browser app's bundle
+ * embedded as files read on first use.
  *
  * The executable's entry is a generated module (`dist/.build-<pid>/entry.ts`) that imports each file to
  * embed with `with { type: "file" }`, registers them with src/core/assets.ts, then runs the CLI's
@@ -11,8 +12,9 @@
  * Options: --outfile <path>, --target <bun target, e.g. bun-linux-arm64> (cross-compiling).
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { basename, join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
+import type { BunPlugin } from "bun";
 import pkg from "./package.json" with { type: "json" };
 
 const ROOT = import.meta.dir;
@@ -33,14 +35,13 @@ for (const { dir, prefix } of EMBED_DIRS) {
   for (const path of walk(dir)) files.push({ name: prefix + relative(dir, path).split(sep).join("/"), path });
 }
 
-// The browser app is bundled first and swapped in for src/web/prebuilt.ts (see build-web.ts).
-const { webBundlePlugin } = await import("./src/web/build-web.ts");
-const webPlugin = await webBundlePlugin();
-
 // Per process, so two builds running at once in one checkout do not trample each other.
 const buildDir = join(ROOT, "dist", `.build-${process.pid}`);
 rmSync(buildDir, { recursive: true, force: true });
 mkdirSync(buildDir, { recursive: true });
+
+// The browser app is bundled first and swapped in for src/web/prebuilt.ts.
+const webPlugin = await embeddedWebPlugin(join(buildDir, "web"));
 const entry = join(buildDir, "entry.ts");
 writeFileSync(
   entry,
@@ -66,6 +67,11 @@ const result = await Bun.build({
     autoloadBunfig: false,
   },
   minify: true,
+  // Start-up: the executable carries JavaScriptCore bytecode, so a start skips parsing and
+  // compiling the bundle (cold start 230 → 95 ms median; docs/decisions/runtime-footprint.md).
+  // ESM bytecode needs compile, which this is.
+  bytecode: true,
+  format: "esm",
   define: {
     QUIRE_BUILD_VERSION: JSON.stringify(pkg.version),
     QUIRE_BUILD_COMMIT: JSON.stringify(commit),
@@ -84,6 +90,40 @@ console.log(
   `built ${relative(process.cwd(), outfile) || outfile}: v${pkg.version} (${commit}), ${files.length} embedded asset(s), ` +
     `${(size / 1024 / 1024).toFixed(1)} MB in ${((performance.now() - started) / 1000).toFixed(1)} s`,
 );
+
+/**
+ * Swaps src/web/prebuilt.ts for a module whose files are embedded in the executable as files and
+ * read on first use, rather than string literals in the code: the bundle (1.3 MB, mostly
+ * non-ASCII, so 2.6 MB as JavaScript strings) is then not held in memory from start, and after
+ * the first request for the app only its encoded bytes stay (build-web.ts's loadWebApp keeps
+ * those). Same PREBUILT shape: `files` maps each name to its text, here through getters.
+ */
+async function embeddedWebPlugin(dir: string): Promise<BunPlugin> {
+  const { buildWebApp } = await import("./src/web/build-web.ts");
+  const app = await buildWebApp();
+  mkdirSync(dir, { recursive: true });
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const imports = [`import { readFileSync } from "node:fs";`];
+  const getters: string[] = [];
+  [...app.files].forEach(([name, file], i) => {
+    decoder.decode(file.body); // every output is text (JS, CSS): fail the build otherwise
+    const path = join(dir, `${i}-${basename(name)}`);
+    writeFileSync(path, file.body);
+    imports.push(`import w${i} from ${JSON.stringify(path)} with { type: "file" };`);
+    getters.push(`get ${JSON.stringify(name)}() { return readFileSync(w${i}, "utf8"); }`);
+  });
+  const source = [
+    ...imports,
+    `export const PREBUILT = { entry: ${JSON.stringify(app.entry)}, styles: ${JSON.stringify(app.styles)}, files: { ${getters.join(", ")} } };`,
+    "",
+  ].join("\n");
+  return {
+    name: "quire-web-bundle",
+    setup(build) {
+      build.onLoad({ filter: /[\\/]src[\\/]web[\\/]prebuilt\.ts$/ }, () => ({ contents: source, loader: "js" }));
+    },
+  };
+}
 
 async function gitCommit(): Promise<string> {
   try {

@@ -1,11 +1,14 @@
 import type { Config } from "./config.ts";
 import type { Logger } from "./core/log.ts";
 import { buildServices, createApp, type Services } from "./app.ts";
+import { acquireIdleRelease, type IdleRelease } from "./ops/idle-release.ts";
 
 export interface RunningServer {
   url: string;
   port: number;
   services: Services;
+  /** Gives memory back once the process goes quiet after a burst of work (shared per process). */
+  idleRelease: IdleRelease;
   /** Stops accepting, waits up to `drainMs` for in-flight requests, then closes services. */
   stop(drainMs?: number): Promise<void>;
 }
@@ -29,13 +32,16 @@ export async function startServer(opts: {
   const server = app.server!;
   const port = server.port!;
   const host = opts.hostname && opts.hostname !== "0.0.0.0" ? opts.hostname : "localhost";
+  const idle = acquireIdleRelease(opts.log);
   let stopped: Promise<void> | undefined;
   return {
     url: `http://${host}:${port}`,
     port,
     services,
+    idleRelease: idle.instance,
     stop(drainMs = 10_000) {
       stopped ??= (async () => {
+        idle.dispose();
         const drained = server.stop(false);
         const timedOut = await Promise.race([
           drained.then(() => false),
