@@ -124,7 +124,7 @@ async function main() {
  *     fetched as a browser would) and a page edit, the case that loads argon2 and isomorphic-git;
  *   - the first read and save after that idle time (the server released memory and compiled code);
  *   - peak RSS (VmHWM) over the whole run.
- * Options: --runs=N (default 5), --bin=<path> (repeatable; default dist/quire when built),
+ * Options: --runs=N (default 5), --bin=<path> (repeatable; default dist/quire when built), --source=no,
  * --bun-flag=<flag> (repeatable: an extra source variant run as `bun <flag> src/cli.ts`).
  */
 async function footprint(): Promise<void> {
@@ -133,7 +133,7 @@ async function footprint(): Promise<void> {
   const bins = opt("bin");
   if (bins.length === 0 && existsSync(join(REPO, "dist/quire"))) bins.push(join(REPO, "dist/quire"));
   const variants: Array<{ label: string; cmd: string[] }> = [
-    { label: "bun src/cli.ts", cmd: [process.execPath, CLI] },
+    ...(opt("source")[0] === "no" ? [] : [{ label: "bun src/cli.ts", cmd: [process.execPath, CLI] }]),
     ...opt("bun-flag").map((flag) => ({ label: `bun ${flag} src/cli.ts`, cmd: [process.execPath, flag, CLI] })),
     ...bins.map((bin) => ({ label: relative(REPO, bin).startsWith("..") ? bin : relative(REPO, bin), cmd: [bin] })),
   ];
