@@ -12,9 +12,9 @@
  * Options: --outfile <path>, --target <bun target, e.g. bun-linux-arm64> (cross-compiling).
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
-import { basename, join, relative, resolve, sep } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
-import type { BunPlugin } from "bun";
+import { webBundlePlugin } from "./src/web/build-web.ts";
 import pkg from "./package.json" with { type: "json" };
 
 const ROOT = import.meta.dir;
@@ -41,7 +41,7 @@ rmSync(buildDir, { recursive: true, force: true });
 mkdirSync(buildDir, { recursive: true });
 
 // The browser app is bundled first and swapped in for src/web/prebuilt.ts.
-const webPlugin = await embeddedWebPlugin(join(buildDir, "web"));
+const webPlugin = await webBundlePlugin(join(buildDir, "web"));
 const entry = join(buildDir, "entry.ts");
 writeFileSync(
   entry,
@@ -90,40 +90,6 @@ console.log(
   `built ${relative(process.cwd(), outfile) || outfile}: v${pkg.version} (${commit}), ${files.length} embedded asset(s), ` +
     `${(size / 1024 / 1024).toFixed(1)} MB in ${((performance.now() - started) / 1000).toFixed(1)} s`,
 );
-
-/**
- * Swaps src/web/prebuilt.ts for a module whose files are embedded in the executable as files and
- * read on first use, rather than string literals in the code: the bundle (1.3 MB, mostly
- * non-ASCII, so 2.6 MB as JavaScript strings) is then not held in memory from start, and after
- * the first request for the app only its encoded bytes stay (build-web.ts's loadWebApp keeps
- * those). Same PREBUILT shape: `files` maps each name to its text, here through getters.
- */
-async function embeddedWebPlugin(dir: string): Promise<BunPlugin> {
-  const { buildWebApp } = await import("./src/web/build-web.ts");
-  const app = await buildWebApp();
-  mkdirSync(dir, { recursive: true });
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  const imports = [`import { readFileSync } from "node:fs";`];
-  const getters: string[] = [];
-  [...app.files].forEach(([name, file], i) => {
-    decoder.decode(file.body); // every output is text (JS, CSS): fail the build otherwise
-    const path = join(dir, `${i}-${basename(name)}`);
-    writeFileSync(path, file.body);
-    imports.push(`import w${i} from ${JSON.stringify(path)} with { type: "file" };`);
-    getters.push(`get ${JSON.stringify(name)}() { return readFileSync(w${i}, "utf8"); }`);
-  });
-  const source = [
-    ...imports,
-    `export const PREBUILT = { entry: ${JSON.stringify(app.entry)}, styles: ${JSON.stringify(app.styles)}, files: { ${getters.join(", ")} } };`,
-    "",
-  ].join("\n");
-  return {
-    name: "quire-web-bundle",
-    setup(build) {
-      build.onLoad({ filter: /[\\/]src[\\/]web[\\/]prebuilt\.ts$/ }, () => ({ contents: source, loader: "js" }));
-    },
-  };
-}
 
 async function gitCommit(): Promise<string> {
   try {

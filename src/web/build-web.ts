@@ -5,10 +5,12 @@
  *
  * Two ways in:
  * - from source, the web-app route calls `loadWebApp()`, which builds once per process on first use;
- * - the compiled binary embeds a prebuilt bundle: `build.ts` passes `webBundlePlugin()` to
- *   `Bun.build({ compile, plugins })`, which replaces `src/web/prebuilt.ts` with the bundle.
+ * - the compiled binary embeds a prebuilt bundle: `build.ts` passes `webBundlePlugin(dir)` to
+ *   `Bun.build({ compile, plugins })`, which replaces `src/web/prebuilt.ts` with a module reading
+ *   the bundle's files, embedded in the executable, on first use.
  */
-import { join } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { gzipSync, type BunPlugin } from "bun";
 import { PREBUILT, type SerializedWebApp } from "./prebuilt.ts";
 
@@ -98,16 +100,31 @@ export function loadWebApp(): Promise<WebApp> {
 }
 
 /**
- * A Bun.build plugin for the compiled binary: swaps `src/web/prebuilt.ts` for a module holding the
- * bundled app, so `dist/quire` serves it without the sources. Every output is text (JS, CSS).
+ * A Bun.build plugin for the compiled binary (`build.ts`, `dir`: a scratch folder of the build).
+ * It swaps src/web/prebuilt.ts for a module whose files are embedded in the executable as files and
+ * read on first use, rather than string literals in the code: the bundle (1.3 MB, mostly
+ * non-ASCII, so 2.6 MB as JavaScript strings) is then not held in memory from start, and after
+ * the first request for the app only its encoded bytes stay (loadWebApp keeps
+ * those). Same PREBUILT shape: `files` maps each name to its text, here through getters.
  */
-export async function webBundlePlugin(): Promise<BunPlugin> {
+export async function webBundlePlugin(dir: string): Promise<BunPlugin> {
   const app = await buildWebApp();
-  const files: Record<string, string> = {};
+  mkdirSync(dir, { recursive: true });
   const decoder = new TextDecoder("utf-8", { fatal: true });
-  for (const [name, file] of app.files) files[name] = decoder.decode(file.body);
-  const serialized: SerializedWebApp = { entry: app.entry, styles: app.styles, files };
-  const source = `export const PREBUILT = ${JSON.stringify(serialized)};\n`;
+  const imports = [`import { readFileSync } from "node:fs";`];
+  const getters: string[] = [];
+  [...app.files].forEach(([name, file], i) => {
+    decoder.decode(file.body); // every output is text (JS, CSS): fail the build otherwise
+    const path = join(dir, `${i}-${basename(name)}`);
+    writeFileSync(path, file.body);
+    imports.push(`import w${i} from ${JSON.stringify(path)} with { type: "file" };`);
+    getters.push(`get ${JSON.stringify(name)}() { return readFileSync(w${i}, "utf8"); }`);
+  });
+  const source = [
+    ...imports,
+    `export const PREBUILT = { entry: ${JSON.stringify(app.entry)}, styles: ${JSON.stringify(app.styles)}, files: { ${getters.join(", ")} } };`,
+    "",
+  ].join("\n");
   return {
     name: "quire-web-bundle",
     setup(build) {
