@@ -9,6 +9,7 @@ import { join, relative, sep } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { tempDir } from "../helpers/server.ts";
 import { REPO, runCli, startServe } from "./spawn.ts";
+import { buildWebApp } from "../../src/web/build-web.ts";
 
 const out = tempDir("quire-build-");
 const binary = join(out, "quire");
@@ -92,11 +93,17 @@ test("dist/quire serve from another working directory uses its ./.quire, serves 
     const shell = await fetch(`${s.base}/`);
     expect(shell.status).toBe(200);
     expect(shell.headers.get("content-type")).toContain("text/html");
-    const script = /src="(\/_app\/[^"]+\.js)"/.exec(await shell.text())?.[1];
+    const html = await shell.text();
+    const script = /src="(\/_app\/[^"]+\.js)"/.exec(html)?.[1];
     expect(script).toBeDefined();
     const js = await fetch(`${s.base}${script}`);
     expect(js.status).toBe(200);
     expect(js.headers.get("content-type")).toContain("javascript");
+    // Every file the app can load later (the editors' and settings' chunks, styles) is served by
+    // the binary too: follow each reference from the page and from every script it reaches.
+    const served = await crawlApp(s.base, html);
+    const built = [...(await buildWebApp()).files.keys()].map((name) => `/_app/${name}`);
+    expect(served.sort()).toEqual(built.sort());
     s.proc.kill("SIGTERM");
     expect(await s.exited).toBe(0);
   } finally {
@@ -154,3 +161,20 @@ describe("install.sh", () => {
     expect(bad.code).toBe(2);
   });
 });
+
+/** Fetches every /_app/ file reachable from the page's HTML; each must answer 200. */
+async function crawlApp(base: string, html: string): Promise<string[]> {
+  const refs = (text: string) => [...text.matchAll(/["'`(](?:\.\/|\/_app\/)([\w.-]+\.(?:js|css))["'`)]/g)].map((m) => `/_app/${m[1]}`);
+  const seen = new Set<string>();
+  const queue = refs(html);
+  while (queue.length > 0) {
+    const path = queue.pop()!;
+    if (seen.has(path)) continue;
+    seen.add(path);
+    const r = await fetch(`${base}${path}`);
+    expect({ path, status: r.status }).toEqual({ path, status: 200 });
+    const text = await r.text();
+    if (path.endsWith(".js")) queue.push(...refs(text));
+  }
+  return [...seen];
+}
