@@ -90,7 +90,11 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
     await a.page.keyboard.press("Control+s");
     const banner = a.page.getByRole("alert", { name: "Edit conflict" });
     await banner.waitFor({ timeout: 10_000 });
-    expect((await banner.locator(".diff-add").allTextContents()).map((l) => l.trim())).toContain("+ Their line.");
+    // The diff is the other person's change alone (from the text both started from to the
+    // server's): the person's own edit is not listed as a removal.
+    expect((await banner.locator(".diff-add").allTextContents()).map((l) => l.trim()).filter((l) => l !== "+")).toEqual(["+ Their line."]);
+    expect(await banner.locator(".diff-del").count()).toBe(0);
+    expect(await banner.locator(".diff").textContent()).not.toContain("Mine too.");
     await screenshot(a.page, "07-conflict");
     await banner.getByRole("button", { name: "Keep mine" }).click();
     await a.page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
@@ -101,7 +105,7 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
     await a.context.close();
   }, 60_000);
 
-  test("take theirs loads the server's text and keeps the person's own text on screen", async () => {
+  test("take theirs loads the server's text and keeps the person's own text on screen, typed after the banner too", async () => {
     const created = await user.client.post(`/api/v1/content/${user.workspaceSlug}/theirs.md`, { title: "Theirs", body: "Base text.\n" });
     const tab = await newTab(browser);
     await tab.page.goto(pageUrl("theirs.md"));
@@ -114,9 +118,16 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
     await user.client.put(`/api/v1/content/${user.workspaceSlug}/theirs.md`, { body: "Server text.\n", lastKnownHash: created.body.content_hash });
     await tab.page.keyboard.press("Control+s");
     const banner = tab.page.getByRole("alert", { name: "Edit conflict" });
+    await banner.waitFor({ timeout: 10_000 });
+    // The server's change replaced the line: one removal, one addition, none of the person's text.
+    expect((await banner.locator(".diff-del").allTextContents()).map((l) => l.trim())).toEqual(["- Base text."]);
+    expect((await banner.locator(".diff-add").allTextContents()).map((l) => l.trim())).toEqual(["+ Server text."]);
+    // The editor stays editable under the banner; what is typed now belongs to the person's version.
+    await tab.page.keyboard.type(" AFTER409.");
+    await editor.getByText("Base text. My addition. AFTER409.").waitFor();
     await banner.getByRole("button", { name: "Take theirs" }).click();
     await editor.getByText("Server text.").waitFor();
-    expect(await tab.page.getByLabel("Your version of the page, not saved").inputValue()).toBe("Base text. My addition.\n");
+    expect(await tab.page.getByLabel("Your version of the page, not saved").inputValue()).toBe("Base text. My addition. AFTER409.\n");
     expect((await user.client.get(`/api/v1/content/${user.workspaceSlug}/theirs.md`)).body.content).toBe("Server text.\n");
     expectNoConsoleErrors(tab, [409]);
     await tab.context.close();
@@ -157,11 +168,15 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
     await a.page.keyboard.press("Control+s");
     const banner = a.page.getByRole("alert", { name: "Edit conflict" });
     await banner.waitFor({ timeout: 10_000 });
-    expect((await banner.locator(".diff-add").allTextContents()).map((l) => l.trim())).toContain("+ B line.");
+    expect((await banner.locator(".diff-add").allTextContents()).map((l) => l.trim()).filter((l) => l !== "+")).toEqual(["+ B line."]);
+    expect(await banner.locator(".diff-del").count()).toBe(0);
+    // A keeps typing while the banner shows; merging by hand opens everything on screen.
+    await a.page.keyboard.type(" AFTER409.");
+    await a.page.getByRole("textbox", { name: "Page content" }).getByText("Alpha line. A was here. AFTER409.").waitFor();
     await banner.getByRole("button", { name: "Merge by hand" }).click();
     const source = a.page.getByRole("textbox", { name: "Markdown source" });
     await source.waitFor();
-    expect((await a.page.locator(".cm-line").allTextContents()).join("\n")).toContain("Alpha line. A was here.");
+    expect((await a.page.locator(".cm-line").allTextContents()).join("\n")).toContain("Alpha line. A was here. AFTER409.");
     await source.click();
     await a.page.keyboard.press("ControlOrMeta+End");
     await a.page.keyboard.type("\nB line.");
@@ -170,8 +185,8 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
     await a.page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
     await banner.waitFor({ state: "detached" });
     const merged = (await writer.client.get(`/api/v1/content/${writer.workspaceSlug}/both.md`)).body.content as string;
-    // Exactly the text typed into the source editor: A's line, the blank line, B's line.
-    expect(merged).toBe("Alpha line. A was here.\n\nB line.");
+    // Exactly the text typed into the source editor: A's line (with what came after the banner), the blank line, B's line.
+    expect(merged).toBe("Alpha line. A was here. AFTER409.\n\nB line.");
     expect(readFileSync(join(server.dataDir, "workspaces", writer.workspaceId, "both.md"), "utf8").endsWith(merged)).toBe(true);
     expectNoConsoleErrors(a, [409]);
     expectNoConsoleErrors(b);

@@ -6,7 +6,10 @@ import { useMemo } from "react";
 import { lineDiff } from "../markdown/line-diff.ts";
 
 export interface ConflictState {
+  /** The person's text when the save failed (what is on screen may have grown since). */
   mine: string;
+  /** The last text this editor saved or loaded: both sides started from it. */
+  base: string;
   theirs: string;
   theirsHash: string;
   modifiedBy: string;
@@ -22,7 +25,10 @@ export function ConflictBanner(props: {
   onDoneMerging(): void;
 }) {
   const { conflict } = props;
-  const diff = useMemo(() => lineDiff(conflict.mine, conflict.theirs), [conflict.mine, conflict.theirs]);
+  // "What changed on the server" is the other person's change alone: from the text both sides
+  // started from to the server's. Diffing the person's own text instead would list their edits as
+  // removals, which reads as if the server had taken them out.
+  const diff = useMemo(() => lineDiff(conflict.base, conflict.theirs), [conflict.base, conflict.theirs]);
   const when = conflict.modifiedAt ? new Date(conflict.modifiedAt).toLocaleString() : "";
   return (
     <section className="conflict" role="alert" aria-label="Edit conflict">
@@ -32,7 +38,7 @@ export function ConflictBanner(props: {
       </p>
       <details open={!conflict.merging}>
         <summary>What changed on the server</summary>
-        <pre className="diff" aria-label="Differences: lines starting with - are yours, + are the server's">
+        <pre className="diff" aria-label="Changes saved on the server: lines starting with - were removed, + were added">
           {diff.map((d, i) => (
             <span key={i} className={`diff-${d.op}`}>
               {d.op === "add" ? "+ " : d.op === "del" ? "- " : "  "}

@@ -129,6 +129,7 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
           const server = await get<Page>(url).catch(() => null);
           setConflict({
             mine: text,
+            base: savedText.current,
             theirs: server?.content ?? "",
             theirsHash: server?.content_hash ?? String(e.body.current_hash ?? ""),
             modifiedBy: String(e.body.modified_by ?? "someone"),
@@ -312,7 +313,9 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
             await save();
           }}
           onTakeTheirs={() => {
-            setDiscarded(conflict.mine);
+            // The editor stays editable under the banner: what is on screen now is the person's
+            // version, including anything typed after the failed save.
+            setDiscarded(currentText());
             hash.current = conflict.theirsHash;
             savedText.current = conflict.theirs;
             setConflict(null);
@@ -320,10 +323,12 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
             reopen(conflict.theirs);
           }}
           onMergeByHand={() => {
-            // Open the person's text in the source editor; the server's stays visible in the banner.
+            // Open the person's current text (typed after the failed save too) in the source editor;
+            // the server's change stays visible in the banner.
+            const mine = currentText();
             hash.current = conflict.theirsHash;
             setMode("raw");
-            reopen(conflict.mine);
+            reopen(mine);
             setConflict({ ...conflict, merging: true });
             setStatus("unsaved");
           }}
