@@ -93,7 +93,7 @@ export async function initWorkspace(opts: {
           dir,
           remote: gitUrl,
           branch: input.branch,
-          transport: new Transport({ keyPath: config.git.sshKeyPath, knownHosts: config.git.sshKnownHosts }),
+          transport: new Transport({ keyPath: config.git.sshKeyPath, knownHosts: config.git.sshKnownHosts }, config.git.allowPrivate),
           allowPrivate: config.git.allowPrivate,
         });
       } catch (error) {

@@ -14,12 +14,14 @@ import { RemoteError, type Transport } from "./transport.ts";
 export async function cloneInto(opts: {
   dir: string;
   remote: string;
+  /** The workspace's stored HTTPS token, if any (basic-auth password). */
+  token?: string | null;
   branch: string;
   transport: Transport;
   allowPrivate: boolean;
 }): Promise<{ head: string | null }> {
-  const spec = parseRemote(opts.remote);
-  await assertRemoteAllowed(spec, opts.allowPrivate);
+  const spec = parseRemote(opts.remote, opts.token ?? null);
+  await assertRemoteAllowed(spec, opts.allowPrivate, opts.transport.network);
   if (existsSync(opts.dir) && readdirSync(opts.dir).length > 0) {
     throw new ValidationError("git_remote: the workspace folder is not empty; cannot clone into it", "git_remote", { reason: "failed" });
   }

@@ -19,6 +19,7 @@ import { applyUpstream, type PullPlan } from "./pull.ts";
 import { assertRemoteAllowed, parseRemote, scrub, type RemoteSpec } from "./remote-url.ts";
 import { Repo, SYSTEM_AUTHOR, type Author, type FileContent } from "./repo.ts";
 import { RemoteError, Transport, trackingRef } from "./transport.ts";
+import { readGitToken } from "./remote-token.ts";
 
 /**
  * Git sync (DESIGN.md §6). Every workspace is a git work tree:
@@ -54,7 +55,8 @@ const MAX_PUSH_ROUNDS = 3;
 
 export class GitSync {
   readonly conflicts: ConflictStore;
-  private readonly transport: Transport;
+  /** Public so a test server can swap its address classification (`transport.network`). */
+  readonly transport: Transport;
   private readonly netQueue = new KeyedQueue();
   private readonly pushTimers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly pollTimers = new Map<string, ReturnType<typeof setTimeout>>();
@@ -87,7 +89,7 @@ export class GitSync {
     },
   ) {
     this.conflicts = new ConflictStore(deps.dataDir);
-    this.transport = new Transport({ keyPath: deps.config.git.sshKeyPath, knownHosts: deps.config.git.sshKnownHosts });
+    this.transport = new Transport({ keyPath: deps.config.git.sshKeyPath, knownHosts: deps.config.git.sshKnownHosts }, deps.config.git.allowPrivate);
     this.history = new HistoryQueue({ repo: (id) => this.repo(id), log: deps.log });
   }
 
@@ -184,7 +186,7 @@ export class GitSync {
     const dir = this.deps.ledger.dir(ws.id).root;
     try {
       await this.withTree(ws.id, () =>
-        cloneInto({ dir, remote: ws.git_remote!, branch: ws.git_branch, transport: this.transport, allowPrivate: this.deps.config.git.allowPrivate }),
+        cloneInto({ dir, remote: ws.git_remote!, token: readGitToken(this.deps.db, ws.id), branch: ws.git_branch, transport: this.transport, allowPrivate: this.deps.config.git.allowPrivate }),
       );
     } catch (error) {
       this.repos.delete(ws.id);
@@ -404,7 +406,7 @@ export class GitSync {
     // After the commits queued so far: they go out in this push.
     const head = await this.history.run(ws.id, () => repo.head());
     if (head === null || head === (await repo.resolve(trackingRef(ws.git_branch)))) return;
-    const spec = parseRemote(ws.git_remote);
+    const spec = parseRemote(ws.git_remote, readGitToken(this.deps.db, ws.id));
     try {
       await assertRemoteAllowed(spec, this.deps.config.git.allowPrivate);
       await this.transport.push(repo.dir, spec, ws.git_branch, head);
@@ -440,7 +442,7 @@ export class GitSync {
 
   /** One pull-reconcile-merge-push round (or a few, when the remote keeps moving). Runs in the network queue. */
   private async syncLocked(ws: WorkspaceRow, reason: TriggerReason): Promise<SyncResult> {
-    const spec = parseRemote(ws.git_remote!);
+    const spec = parseRemote(ws.git_remote!, readGitToken(this.deps.db, ws.id));
     const total = { added: 0, updated: 0, deleted: 0 };
     this.setStatus(ws, "syncing");
     try {

@@ -2,26 +2,22 @@ import * as fs from "node:fs";
 import { loadGit } from "./repo.ts";
 import { runGit, type SshOptions } from "./native-git.ts";
 import { scrub, type RemoteSpec } from "./remote-url.ts";
+import { RemoteError } from "./remote-error.ts";
+import { RemoteNetwork } from "./remote-network.ts";
+import { guardedHttpClient } from "./guarded-http.ts";
+
+export { RemoteError } from "./remote-error.ts";
 
 /**
  * Moving commits between the work tree's repository and its remote. HTTP(S) goes through
  * isomorphic-git; SSH and local paths through the native git binary. Both write the same
  * `.git/` layout, so everything else (history, diffs) is isomorphic-git whatever the remote.
  * Credentials are handed over at the call (basic auth) and never written to `.git/config`.
+ *
+ * Every connection is checked against `network` right before it is made (HTTP: each request and
+ * redirect hop, connecting only to the checked addresses; native git: the remote's host before
+ * each run), not only when the remote was saved.
  */
-export class RemoteError extends Error {
-  constructor(
-    message: string,
-    readonly reason: "unreachable" | "auth" | "branch_not_found" | "rejected" | "git_missing" | "failed",
-  ) {
-    super(message);
-  }
-}
-
-/** isomorphic-git's HTTP client, loaded with the first HTTP(S) transfer (like isomorphic-git itself). */
-let loadingHttp: Promise<typeof import("isomorphic-git/http/node").default> | null = null;
-const loadHttp = () => (loadingHttp ??= import("isomorphic-git/http/node").then((m) => m.default));
-
 export const trackingRef = (branch: string) => `refs/remotes/origin/${branch}`;
 
 /**
@@ -38,7 +34,20 @@ function withTimeout<T>(work: Promise<T>, ms = HTTP_TIMEOUT_MS): Promise<T> {
 }
 
 export class Transport {
-  constructor(private readonly ssh: SshOptions) {}
+  /** Public so a test server can swap the address classification (see RemoteNetwork). */
+  network: RemoteNetwork;
+
+  constructor(
+    private readonly ssh: SshOptions,
+    network: RemoteNetwork | boolean = false,
+  ) {
+    this.network = typeof network === "boolean" ? new RemoteNetwork(network) : network;
+  }
+
+  /** A client bound to the current network policy, made per transfer so a swapped policy applies at once. */
+  private http() {
+    return guardedHttpClient(this.network);
+  }
 
   /**
    * Fetches `branch` into refs/remotes/origin/<branch>. Returns the remote tip, or null when the
@@ -47,7 +56,7 @@ export class Transport {
   async fetch(dir: string, spec: RemoteSpec, branch: string): Promise<string | null> {
     const git = await loadGit();
     if (spec.kind === "http") {
-      const http = await loadHttp();
+      const http = this.http();
       let heads: string[];
       try {
         const refs = await withTimeout(git.listServerRefs({ http, url: spec.url, prefix: "refs/heads/", onAuth: this.onAuth(spec), onAuthFailure: () => ({ cancel: true }) }));
@@ -78,6 +87,7 @@ export class Transport {
       }
       return git.resolveRef({ fs, dir, ref: trackingRef(branch) });
     }
+    await this.checkNative(spec);
     const heads = await this.native(["ls-remote", "--heads", spec.url], dir, spec);
     const lines = heads.stdout.split("\n").filter((l) => l.trim() !== "");
     if (lines.length === 0) return null;
@@ -90,7 +100,7 @@ export class Transport {
   async push(dir: string, spec: RemoteSpec, branch: string, oid: string): Promise<void> {
     const git = await loadGit();
     if (spec.kind === "http") {
-      const http = await loadHttp();
+      const http = this.http();
       // isomorphic-git pushes a ref, not an oid: a scratch ref pins exactly what was decided.
       const scratch = `refs/quire/push`;
       await git.writeRef({ fs, dir, ref: scratch, value: oid, force: true });
@@ -113,6 +123,7 @@ export class Transport {
       await git.writeRef({ fs, dir, ref: trackingRef(branch), value: oid, force: true });
       return;
     }
+    await this.checkNative(spec);
     const r = await runGit(["push", "--quiet", "--porcelain", spec.url, `${oid}:refs/heads/${branch}`], { cwd: dir, ssh: this.ssh });
     if (r.code !== 0) {
       const text = `${r.stdout}\n${r.stderr}`;
@@ -120,6 +131,11 @@ export class Transport {
       throw this.nativeError(r.stderr, spec);
     }
     await git.writeRef({ fs, dir, ref: trackingRef(branch), value: oid, force: true });
+  }
+
+  /** The host of an SSH remote, checked before each native run (local paths are the operator's). */
+  private async checkNative(spec: RemoteSpec): Promise<void> {
+    if (spec.kind === "ssh" && spec.host !== null) await this.network.resolve(spec.host);
   }
 
   private async native(args: string[], cwd: string, spec: RemoteSpec) {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { NotFoundError, UnauthorizedError } from "../core/errors.ts";
+import { UnauthorizedError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
 import { parseWebhookPayload } from "./webhook-payload.ts";
@@ -46,13 +46,18 @@ export class WebhookReceiver {
 
   /**
    * `body` must be the raw bytes as received: the signatures are over them.
-   * Throws NOT_FOUND (unknown or deleted workspace), UNAUTHORIZED (missing, malformed or wrong
-   * signature; nothing is done) or VALIDATION_ERROR (verified body that is not a push payload).
+   * Throws UNAUTHORIZED (unknown or deleted workspace, missing, malformed or wrong signature —
+   * the same answer for all, nothing is done) or VALIDATION_ERROR (verified body that is not a push payload).
    */
   receive(workspaceId: string, headers: HeaderSource, body: Uint8Array): WebhookOutcome {
     const workspace = this.deps.workspaces.byId(workspaceId);
     const check = verifyWebhookSignature(headers, body, workspace?.webhook_secret ?? this.decoySecret);
-    if (workspace === null) throw new NotFoundError("Workspace not found");
+    // An unknown (or deleted) workspace answers exactly like a bad signature, so the endpoint never
+    // tells a caller which workspace ids exist; the real reason goes to the server log only.
+    if (workspace === null) {
+      this.deps.log.warn("git webhook refused", { workspace_id: workspaceId.slice(0, 64), provider: check.provider, reason: "unknown workspace" });
+      throw new UnauthorizedError("Missing or invalid webhook signature");
+    }
     if (!check.ok) {
       this.deps.log.warn("git webhook refused", { workspace_id: workspace.id, provider: check.provider, reason: check.reason });
       throw new UnauthorizedError("Missing or invalid webhook signature");

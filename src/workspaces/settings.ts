@@ -15,6 +15,7 @@ import {
   type Theme,
   type Visibility,
 } from "./workspace-schemas.ts";
+import { hasGitToken, writeGitToken } from "../git/remote-token.ts";
 
 /** The part of the settings kept as JSON in `workspaces.settings` (the rest are columns). */
 export interface StoredSettings {
@@ -31,10 +32,12 @@ export interface SettingsJson extends StoredSettings, WorkspaceOptionsJson {
   description: string;
   webhook_secret: string;
   webhook_url: string;
+  /** Whether an HTTPS token is stored for the remote; the token itself is never returned. */
+  git_token_set: boolean;
 }
 
 const JSON_KEYS = ["theme", "visibility", "navigation", "custom_domain"] as const;
-const EDITABLE_KEYS: readonly string[] = [...SETTINGS_COLUMNS, ...JSON_KEYS];
+const EDITABLE_KEYS: readonly string[] = [...SETTINGS_COLUMNS, ...JSON_KEYS, "git_token"];
 
 /**
  * The JSON settings of a workspace with defaults filled in. Other domains (the published site,
@@ -123,6 +126,7 @@ export class WorkspaceSettings {
         }
         columns.settings = JSON.stringify(stored);
       }
+      if (input.git_token !== undefined) writeGitToken(db, workspace.id, input.git_token, nowIso());
       records.update(workspace.id, columns, nowIso());
       return records.byId(workspace.id);
     })();
@@ -158,6 +162,7 @@ export class WorkspaceSettings {
       ...stored,
       webhook_secret: row.webhook_secret,
       webhook_url: `${this.deps.baseUrl}/api/git/webhook/${row.id}`,
+      git_token_set: hasGitToken(this.deps.db, row.id),
     };
   }
 }

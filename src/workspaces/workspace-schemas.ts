@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { closedObject, displayName, slug } from "../core/validate.ts";
 import { gitBranch, gitRemote } from "./git-remote.ts";
+import { gitTokenInput } from "../git/remote-token.ts";
 
 /** Input schemas of the workspace endpoints, shared by every transport (HTTP, MCP, CLI). */
 
@@ -15,6 +16,8 @@ export const createWorkspaceInput = closedObject({
   description: workspaceDescription.optional(),
   git_remote: gitRemote.nullable().optional(),
   git_branch: gitBranch.optional(),
+  /** Write-only HTTPS token for the remote (see src/git/remote-token.ts). */
+  git_token: gitTokenInput.optional(),
 });
 export type CreateWorkspaceInput = z.infer<typeof createWorkspaceInput>;
 
@@ -45,6 +48,8 @@ export const updateSettingsInput = z.object({
   description: workspaceDescription.optional(),
   git_branch: gitBranch.optional(),
   git_auto_commit: z.boolean().optional(),
+  /** Write-only: a string sets the remote's HTTPS token, null clears it; responses show only `git_token_set`. */
+  git_token: gitTokenInput.nullable().optional(),
   sync_interval: z.number().int("must be a whole number of seconds").min(10, "must be at least 10 seconds").max(604800, "must be at most 604800 seconds (7 days)").optional(),
   editor_can_create_pages: z.boolean().optional(),
   editor_can_delete_pages: z.boolean().optional(),

@@ -8,6 +8,7 @@ import type { EffectiveRole } from "../access/roles.ts";
 import { decodeCursor, listQuery, pageOf, type Page } from "../access/pagination.ts";
 import { workspaceRef, type WorkspaceJson, type WorkspaceRecords, type WorkspaceRow } from "./workspace-records.ts";
 import { createWorkspaceInput } from "./workspace-schemas.ts";
+import { writeGitToken } from "../git/remote-token.ts";
 
 export type WorkspaceHook = (workspace: WorkspaceRow, actorUserId: string) => Promise<void> | void;
 
@@ -80,6 +81,7 @@ export class WorkspaceService {
           createdBy: principal.userId,
           now,
         });
+        if (input.git_token) writeGitToken(db, ws.id, input.git_token, now);
         db.query("INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES (?, ?, 'admin', ?)").run(
           ws.id,
           principal.userId,

@@ -171,13 +171,13 @@ describe.each(PROVIDERS)("%s", (provider) => {
     await expectRefused(await deliver("", headers), from);
   });
 
-  test("an unknown workspace is 404 whatever the proof", async () => {
+  test("an unknown workspace is 401 whatever the proof, like a bad signature (existence is not revealed)", async () => {
     const from = notices.length;
     const body = pushBody(provider, branch);
     for (const id of ["01JZZZZZZZZZZZZZZZZZZZZZZZ", "not-a-workspace", "hooks"]) {
       const res = await deliver(body, pushHeaders(provider, body, secret), id);
-      expect(res.status).toBe(404);
-      expect(res.body.error).toBe("NOT_FOUND");
+      expect(res.status).toBe(401);
+      expect(res.body.error).toBe("UNAUTHORIZED");
     }
     expect(await pushesSince(from)).toEqual([]);
   });
@@ -385,12 +385,12 @@ test("one workspace's secret does not open another's webhook", async () => {
   }
 });
 
-test("a deleted workspace's webhook is 404", async () => {
+test("a deleted workspace's webhook is 401, like a bad signature", async () => {
   const { id, secret: s } = await gitWorkspace("doomed");
   const body = pushBody("github", "main");
   expect((await deliver(body, pushHeaders("github", body, s), id)).status).toBe(202);
   expect((await owner.client.delete(`/api/v1/workspaces/${id}`)).status).toBeLessThan(300);
-  expect((await deliver(body, pushHeaders("github", body, s), id)).status).toBe(404);
+  expect((await deliver(body, pushHeaders("github", body, s), id)).status).toBe(401);
 });
 
 test("a verified push to a workspace without a remote is acknowledged and ignored", async () => {
