@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { httpCore, MAX_BODY_BYTES } from "./http/core.ts";
+import { httpCore, SERVER_BODY_LIMIT } from "./http/core.ts";
 import { healthRoutes } from "./http/routes/health.ts";
 import { authRoutes } from "./http/routes/auth.ts";
 import { passwordResetRoutes } from "./http/routes/password-reset.ts";
@@ -34,7 +34,9 @@ export function createApp(services: Services) {
   // development: Elysia would pass `development: true` to Bun.serve unless NODE_ENV=production,
   // turning on Bun's development error page (source excerpts) for anything that escapes the
   // error mapper; Quire answers errors itself, in every environment (docs/decisions/git-commits.md).
-  return new Elysia({ serve: { maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024, development: false } })
+  // maxRequestBodySize: the 10 MB limit is the app's own (http/body-limit.ts), so every refusal
+  // carries the error shape; Bun's would be a bare 413.
+  return new Elysia({ serve: { maxRequestBodySize: SERVER_BODY_LIMIT, development: false } })
     .use(httpCore(services))
     .use(healthRoutes(services))
     .use(authRoutes(services))

@@ -3,6 +3,14 @@ import { PayloadTooLargeError } from "../core/errors.ts";
 /** The global request body limit, which also bounds uploads. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
+/**
+ * The limit handed to Bun itself: out of reach on purpose. Above its own limit Bun answers a bare
+ * 413 (empty body, no request id, no headers) before any hook runs, so the app enforces
+ * MAX_BODY_BYTES instead: by Content-Length before a byte is read, and by counting a streamed body,
+ * which stops reading at the limit. Neither buffers an oversize body, so memory stays bounded.
+ */
+export const SERVER_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
+
 export function tooLarge(): PayloadTooLargeError {
   return new PayloadTooLargeError("The request body exceeds the 10 MB limit", { limit_bytes: MAX_BODY_BYTES });
 }

@@ -4,12 +4,12 @@ import { nowMs } from "../core/clock.ts";
 import { toErrorResponse } from "./error-response.ts";
 import { clientIp } from "./client-ip.ts";
 import { credentialResolver } from "./authenticate.ts";
-import { MAX_BODY_BYTES, bufferChunkedBody, tooLarge } from "./body-limit.ts";
+import { MAX_BODY_BYTES, SERVER_BODY_LIMIT, bufferChunkedBody, tooLarge } from "./body-limit.ts";
 import { methodClass, scopesAllow, type Principal } from "../access/principal.ts";
 import { ForbiddenError } from "../core/errors.ts";
 import type { Services } from "../app.ts";
 
-export { MAX_BODY_BYTES };
+export { MAX_BODY_BYTES, SERVER_BODY_LIMIT };
 
 /** API responses are data, never documents: nothing may load, frame or submit from them. */
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
@@ -86,7 +86,11 @@ export function httpCore(services: Services) {
       }
       // Last, so a refused caller costs no reading. The framework's parsers (and any route that
       // reads the raw body) read ctx.request later; from here on that is the bounded copy.
-      const bounded = await bufferChunkedBody(request);
+      const bounded = await bufferChunkedBody(request).catch((error: unknown) => {
+        // The rest of a refused stream is never read: the connection cannot be reused.
+        set.headers["connection"] = "close";
+        throw error;
+      });
       if (bounded) {
         states.set(bounded, state);
         (ctx as { request: Request }).request = bounded;

@@ -119,6 +119,21 @@ describe("request body limit (10 MB)", () => {
     expect(r.headers.get("x-content-type-options")).toBe("nosniff");
   });
 
+  test("far over the limit (11 MB + 10 B, 50 MB by Content-Length) → the same 413 in the error shape", async () => {
+    // Bun's own body limit would answer these with a bare 413 (no body, no request id) before
+    // any hook runs; the app must be the one refusing them.
+    for (const size of [11 * 1024 * 1024 + 10, 50 * 1024 * 1024]) {
+      const r = await new Client(server.url).request("POST", "/api/v1/workspaces", {
+        body: new Uint8Array(size),
+        headers: { "content-type": "application/json" },
+      });
+      expectError(r, 413, "PAYLOAD_TOO_LARGE");
+      expect(r.body.details).toEqual({ limit_bytes: MAX_BODY_BYTES });
+      expect(r.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(r.headers.get("content-security-policy")).toBe(API_CSP);
+    }
+  });
+
   test("a body of exactly the limit is read and judged on its content", async () => {
     const body = JSON.stringify({ email: "a@b.c", password: "x".repeat(MAX_BODY_BYTES - 40) });
     const padded = body + " ".repeat(MAX_BODY_BYTES - body.length);
@@ -129,7 +144,7 @@ describe("request body limit (10 MB)", () => {
   });
 
   test("a chunked body (no Content-Length) over the limit → 413 in the error shape, also far over it", async () => {
-    for (const size of [MAX_BODY_BYTES + 1, 64 * 1024 * 1024]) {
+    for (const size of [MAX_BODY_BYTES + 1, 64 * 1024 * 1024, 200 * 1024 * 1024]) {
       const res = await fetch(server.url + "/api/auth/login", {
         method: "POST",
         body: chunked(size),
@@ -140,6 +155,7 @@ describe("request body limit (10 MB)", () => {
       const body = (await res.json()) as { error: string; request_id: string };
       expect(body.error).toBe("PAYLOAD_TOO_LARGE");
       expect(res.headers.get("x-request-id")).toBe(body.request_id);
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     }
   });
 
