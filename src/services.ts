@@ -11,7 +11,7 @@ import { openDatabase, migrate, type Db } from "./db/database.ts";
 import { ulid } from "./core/ids.ts";
 import { loadOrCreateSigningKey } from "./identity/signing-key.ts";
 import { AccessTokens } from "./identity/access-tokens.ts";
-import { createPasswordHasher, type PasswordHasher } from "./identity/passwords.ts";
+import { createPasswordHasher, dummyHashInDatabase, type PasswordHasher } from "./identity/passwords.ts";
 import { Sessions } from "./identity/sessions.ts";
 import { Users } from "./identity/users.ts";
 import { Organizations } from "./identity/organizations.ts";
@@ -101,7 +101,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   const instanceId = instanceIdOf(db);
   const keys = await loadOrCreateSigningKey(config.jwtKeyPath ?? join(dataDir, "jwt-private.pem"));
   const tokens = new AccessTokens(keys, config.baseUrl);
-  const passwords = createPasswordHasher(config.argon2);
+  const passwords = createPasswordHasher(config.argon2, dummyHashInDatabase(db));
   const users = new Users(db);
   const organizations = new Organizations(db);
   const sessions = new Sessions(db);
