@@ -40,24 +40,55 @@ export class Organizations {
     return this.byId(id)!;
   }
 
-  /** The server-level organization that `quire init` attaches workspaces to, created on first use. */
+  /**
+   * The server-level organization that `quire init` attaches workspaces to, created on first use.
+   * It belongs to the instance's first user (docs/decisions/default-organization.md): when one
+   * exists already it becomes the owner here; otherwise the first registration adopts it.
+   * Call inside a transaction.
+   */
   defaultOrganization(now: string): OrganizationRow {
     const existing = this.db
       .query<OrganizationRow, []>("SELECT * FROM organizations WHERE is_default = 1 LIMIT 1")
       .get();
-    if (existing) return existing;
+    if (existing) return this.settleDefaultOwner(now) ?? existing;
     const id = ulid();
     this.db
       .query("INSERT INTO organizations (id, name, handle, owner_id, is_default, created_at) VALUES (?, ?, ?, NULL, 1, ?)")
       .run(id, "Default", this.freeHandle("default"), now);
-    return this.byId(id)!;
+    return this.settleDefaultOwner(now) ?? this.byId(id)!;
   }
 
-  /** The organization a user owns (their own, created at registration). */
+  /**
+   * Gives an unowned default organization to the instance's first user (earliest registered),
+   * who becomes its Super Admin and so reaches every workspace `quire init` attached to it.
+   * Returns the organization when it was given now, null when there was nothing to do (no
+   * default organization, already owned, or no user yet). Call inside a transaction.
+   */
+  settleDefaultOwner(now: string): OrganizationRow | null {
+    const org = this.db
+      .query<OrganizationRow, []>("SELECT * FROM organizations WHERE is_default = 1 AND owner_id IS NULL LIMIT 1")
+      .get();
+    if (!org) return null;
+    const first = this.db.query<{ id: string }, []>("SELECT id FROM users ORDER BY created_at, id LIMIT 1").get();
+    if (!first) return null;
+    this.db.query("UPDATE organizations SET owner_id = ? WHERE id = ? AND owner_id IS NULL").run(first.id, org.id);
+    this.db
+      .query(
+        `INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES (?, ?, 'super_admin', ?)
+         ON CONFLICT (org_id, user_id) DO UPDATE SET role = 'super_admin'`,
+      )
+      .run(org.id, first.id, now);
+    return this.byId(org.id);
+  }
+
+  /**
+   * The organization a user owns (their own, created at registration). A first user who was given
+   * the default organization later keeps their own as home (sessions, new workspaces).
+   */
   ownedBy(userId: string): OrganizationRow | null {
     return this.db
       .query<OrganizationRow, [string]>(
-        "SELECT o.* FROM organizations o JOIN org_members m ON m.org_id = o.id WHERE m.user_id = ? AND m.role = 'super_admin' ORDER BY o.created_at LIMIT 1",
+        "SELECT o.* FROM organizations o JOIN org_members m ON m.org_id = o.id WHERE m.user_id = ? AND m.role = 'super_admin' ORDER BY o.is_default, o.created_at LIMIT 1",
       )
       .get(userId);
   }
