@@ -65,7 +65,10 @@ export class AuthService {
     try {
       starter = db.transaction(() => {
         users.insert({ id: userId, name: input.name, email: input.email, passwordHash, now });
-        const org = organizations.createOwned({ name: input.name, ownerId: userId, now });
+        // The instance's first user adopts the default organization `quire init` made (its
+        // workspaces become theirs) instead of getting a second, empty one.
+        const adopted = organizations.settleDefaultOwner(now);
+        const org = adopted?.owner_id === userId ? adopted : organizations.createOwned({ name: input.name, ownerId: userId, now });
         const ws = workspaces.insert({
           orgId: org.id,
           name: `${input.name}'s docs`,
@@ -110,6 +113,9 @@ export class AuthService {
     const { users, passwords, config } = this.deps;
     const input = parseInput(loginInput, body);
     const user = await checkPasswordWithLockout({ users, passwords, lock: config.loginLock }, users.byEmail(input.email), input.password);
+    // Instances initialised before the default organization had an owner: settle it now (a no-op
+    // read once it is owned), so the first user reaches the `quire init` workspaces.
+    this.deps.db.transaction(() => this.deps.organizations.settleDefaultOwner(isoFromMs(nowMs())))();
     return this.signIn(user, client);
   }
 
