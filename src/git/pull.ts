@@ -28,6 +28,8 @@ export interface PullPlan {
   conflicts: ConflictMeta[];
   /** Files merged line-wise (manifests). */
   merged: string[];
+  /** Files the remote changed exactly as the work tree already has them. */
+  same: string[];
 }
 
 /** Paths a remote may not write however its tree is made: git internals, escapes, odd bytes. */
@@ -44,10 +46,16 @@ export async function applyUpstream(opts: {
   conflicts: ConflictStore;
   /** Told of every file written or removed (the file watcher must not take them for an editor's). */
   noteWrite?: WriteNote;
+  /**
+   * Auto-commit is off: a file whose work-tree version is not committed is the user's pending
+   * edit, so a manifest in that state is a conflict rather than merged (the merge would be
+   * committed, and the edit with it).
+   */
+  keepUncommitted?: boolean;
 }): Promise<PullPlan> {
   const { repo, workspaceId, remoteOid, records } = opts;
   const head = await repo.head();
-  const plan: PullPlan = { base: null, applied: [], conflicts: [], merged: [] };
+  const plan: PullPlan = { base: null, applied: [], conflicts: [], merged: [], same: [] };
   if (head !== null && (await repo.isAncestor(remoteOid, head))) return plan; // nothing new upstream
   const base = head !== null ? await repo.mergeBase(head, remoteOid) : null;
   plan.base = base;
@@ -56,7 +64,10 @@ export async function applyUpstream(opts: {
     const { path } = change;
     if (unsafeRepoPath(path)) continue;
     const local = await repo.workOid(path);
-    if (local === change.after) continue; // both sides made the same change
+    if (local === change.after) {
+      plan.same.push(path); // both sides made the same change
+      continue;
+    }
     const theirs = change.after ? await repo.blob(change.after) : null;
     if (local === change.before) {
       writeOrRemove(repo.dir, path, theirs, opts.noteWrite);
@@ -69,7 +80,8 @@ export async function applyUpstream(opts: {
     }
     const ours = local !== null ? readFileSync(join(repo.dir, path)) : null;
     const baseBytes = change.before ? await repo.blob(change.before) : null;
-    if (MANIFESTS.has(path) && ours && theirs) {
+    const pending = opts.keepUncommitted === true && local !== ((await repo.headEntry(path))?.oid ?? null);
+    if (MANIFESTS.has(path) && ours && theirs && !pending) {
       const merged = mergeLines(text(baseBytes), ours.toString("utf8"), text(theirs));
       if (merged !== null) {
         writeOrRemove(repo.dir, path, new TextEncoder().encode(merged), opts.noteWrite);

@@ -1,3 +1,4 @@
+import * as fs from "node:fs";
 import { existsSync, rmSync } from "node:fs";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/database.ts";
@@ -17,7 +18,7 @@ import { diskFilesMessage, historyFile, MAX_DISK_FILE_BYTES, outsideHistory, sca
 import { ConflictStore } from "./conflict-store.ts";
 import { applyUpstream, type PullPlan } from "./pull.ts";
 import { assertRemoteAllowed, parseRemote, scrub, type RemoteSpec } from "./remote-url.ts";
-import { Repo, SYSTEM_AUTHOR, type Author, type FileContent } from "./repo.ts";
+import { loadGit, Repo, SYSTEM_AUTHOR, type Author, type FileContent } from "./repo.ts";
 import { RemoteError, Transport, trackingRef } from "./transport.ts";
 import { readGitToken } from "./remote-token.ts";
 
@@ -222,6 +223,7 @@ export class GitSync {
   /** Settings changed (branch, interval, auto-commit): polling follows the new interval. */
   onSettingsChanged(ws: WorkspaceRow, keys: string[]): void {
     if (keys.includes("sync_interval") || keys.includes("git_branch")) this.schedulePoll(ws);
+    if (keys.includes("git_auto_commit") && ws.git_auto_commit === 1 && !this.stopping) this.commitPending(ws);
   }
 
   /**
@@ -491,8 +493,10 @@ export class GitSync {
   private async pullLocked(ws: WorkspaceRow, repo: Repo, remoteOid: string, reason: TriggerReason) {
     const { ledger, reconciler } = this.deps;
     // The work tree and the history both held: every commit queued before the pull is made first.
+    // Read now: auto-commit may have been switched since the sync started.
+    const autoCommit = (this.deps.workspaces.byId(ws.id) ?? ws).git_auto_commit === 1;
     const plan = await this.withTree(ws.id, () =>
-      applyUpstream({ repo, workspaceId: ws.id, remoteOid, records: ledger.records, conflicts: this.conflicts, noteWrite: (abs, text) => ledger.ownWrites.note(abs, text) }),
+      applyUpstream({ repo, workspaceId: ws.id, remoteOid, records: ledger.records, conflicts: this.conflicts, noteWrite: (abs, text) => ledger.ownWrites.note(abs, text), keepUncommitted: !autoCommit }),
     );
     const touched = plan.applied.length + plan.merged.length;
     // A reconciler that announces the pages it changed itself (page events or one bulk-sync) is
@@ -507,8 +511,8 @@ export class GitSync {
     } finally {
       off();
     }
-    const pulled = new Set([...plan.applied.map((c) => c.path), ...plan.merged]);
-    await this.withTree(ws.id, () => this.recordMerge(ws, repo, remoteOid, touched > 0, plan.conflicts.map((c) => c.path), pulled));
+    const pulled = new Set([...plan.applied.map((c) => c.path), ...plan.merged, ...plan.same]);
+    await this.withTree(ws.id, () => this.recordMerge(ws, repo, remoteOid, touched > 0, plan.conflicts.map((c) => c.path), pulled, autoCommit));
     this.history.scheduleIndexSync(ws.id);
     return this.announce(ws, plan, remoteOid, reason, announcedByReconcile === 0);
   }
@@ -519,12 +523,24 @@ export class GitSync {
    * fast-forward, local versions kept in a conflict (a file changed on disk but not committed,
    * such as an image under assets/) are committed on top, so HEAD and the remote hold what the
    * work tree holds, as a merge commit would; then the ids the reconciler injected.
+   *
+   * With auto-commit off, Quire's commits hold only what the pull brought (`pulled`, ids injected
+   * into those files included): the user's uncommitted edits, conflicting local versions among
+   * them, stay uncommitted in the work tree (git-commits.md §8).
    */
-  private async recordMerge(ws: WorkspaceRow, repo: Repo, remoteOid: string, reconciled: boolean, conflicted: string[], pulled: Set<string>): Promise<void> {
+  private async recordMerge(ws: WorkspaceRow, repo: Repo, remoteOid: string, reconciled: boolean, conflicted: string[], pulled: Set<string>, autoCommit: boolean): Promise<void> {
     const head = await repo.head();
     if (head === remoteOid || (head !== null && (await repo.isAncestor(remoteOid, head)))) return;
     if (head === null || (await repo.isAncestor(head, remoteOid))) {
       await repo.setRef(`refs/heads/${ws.git_branch}`, remoteOid);
+      if (!autoCommit) {
+        // The index follows the new HEAD for the pulled files; conflicted paths keep the remote's
+        // version there too, so `git status` shows the local version as an unstaged change.
+        await repo.stage([...pulled]);
+        await resetIndexToHead(repo, conflicted);
+        if (reconciled && pulled.size > 0) await repo.commitPaths([...pulled], "Add page ids via Quire", SYSTEM_AUTHOR);
+        return;
+      }
       if (conflicted.length > 0) {
         const subject = conflicted.length === 1 ? `the local version of ${conflicted[0]}` : `the local versions of ${conflicted.length} files`;
         await repo.commitPaths(conflicted, `Keep ${subject} (conflict) via Quire`, SYSTEM_AUTHOR);
@@ -533,8 +549,27 @@ export class GitSync {
       if (dirty.length > 0) await repo.commitPaths(dirty, "Add page ids via Quire", SYSTEM_AUTHOR);
       return;
     }
-    const dirty = this.withinLimits(ws.id, repo, await repo.dirtyPaths(), pulled);
-    await repo.commitPaths(dirty, `Merge origin/${ws.git_branch} via Quire`, SYSTEM_AUTHOR, [head, remoteOid]);
+    // HEAD's tree plus what the pull changed; with auto-commit on, plus every local change too.
+    const paths = autoCommit ? this.withinLimits(ws.id, repo, await repo.dirtyPaths(), pulled) : [...pulled];
+    await repo.commitPaths(paths, `Merge origin/${ws.git_branch} via Quire`, SYSTEM_AUTHOR, [head, remoteOid]);
+  }
+
+  /**
+   * Auto-commit switched on: edits made while it was off (saves, conflict resolutions, files
+   * changed on disk) are committed now, as one commit by Quire, and pushed. One commit because
+   * git has one author per commit and these edits may come from several people over days; who
+   * changed what is in the activity log (git-commits.md §8).
+   */
+  private commitPending(ws: WorkspaceRow): void {
+    const job = this.withTree(ws.id, async () => {
+      const repo = this.repo(ws.id);
+      if (!repo.exists()) return null;
+      const dirty = this.withinLimits(ws.id, repo, await repo.dirtyPaths(), new Set());
+      if (dirty.length === 0) return null;
+      const subject = dirty.length === 1 ? `the pending edit of ${dirty[0]}` : `${dirty.length} pending edits`;
+      return repo.commitPaths(dirty, `Commit ${subject} (auto-commit turned on) via Quire`, SYSTEM_AUTHOR);
+    });
+    this.followCommit(ws, job);
   }
 
   /** Events and the activity entry for a pull: one bulk-sync when several pages changed. */
@@ -648,6 +683,13 @@ export class GitSync {
     this.pending.add(tracked);
     void tracked.finally(() => this.pending.delete(tracked));
   }
+}
+
+/** Points the index entries of `paths` back at HEAD's version (the work tree is left alone). */
+async function resetIndexToHead(repo: Repo, paths: string[]): Promise<void> {
+  if (paths.length === 0) return;
+  const git = await loadGit();
+  for (const filepath of paths) await git.resetIndex({ fs, dir: repo.dir, filepath });
 }
 
 const emptyResult = (status: SyncResult["status"]): SyncResult => ({ status, changes: { added: 0, updated: 0, deleted: 0 } });

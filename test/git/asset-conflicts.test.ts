@@ -72,7 +72,8 @@ async function changeOnBothSides(path: string, base: Uint8Array, ours: Uint8Arra
 
 test("recorded as a conflict: local bytes kept, both sides stored and listed, kept_remote writes theirs exactly and pushes it", async () => {
   const [base, ours, theirs] = [png(1), png(2), png(3)];
-  // Uncommitted local bytes: the pull is a fast-forward, and the kept local version is committed on top.
+  // Uncommitted local bytes (auto-commit off): the pull is a fast-forward and leaves them uncommitted;
+  // turning auto-commit back on commits them as the pending edit.
   await changeOnBothSides("assets/diagram.png", base, ours, theirs, false);
   const events = recordEvents(server);
   const result = await server.services.gitSync.trigger(ws.id, { reason: "manual" });
@@ -95,10 +96,10 @@ test("recorded as a conflict: local bytes kept, both sides stored and listed, ke
   expect(hex(Buffer.from(inspect.body.ours, "base64"))).toBe(hex(ours));
   expect(hex(Buffer.from(inspect.body.theirs, "base64"))).toBe(hex(theirs));
   expect(hex(Buffer.from(inspect.body.base, "base64"))).toBe(hex(base));
-  // Until it is resolved the remote holds the local version (the merge kept ours).
+  // Until it is resolved the remote holds the local version (committed once auto-commit was back on).
   await settled(server);
   expect(await remoteBlob("assets/diagram.png")).toBe(blobId(ours));
-  expect((await remote.log()).map((c) => c.subject)).toContain("Keep the local version of assets/diagram.png (conflict) via Quire");
+  expect((await remote.log()).map((c) => c.subject)).toContain("Commit the pending edit of assets/diagram.png (auto-commit turned on) via Quire");
 
   const resolved = await owner.client.post(`/api/v1/workspaces/${ws.id}/sync/conflicts/${c.page_id}-${c.timestamp}/resolve`, { resolution: "kept_remote" });
   expect(resolved.status).toBe(200);
