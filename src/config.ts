@@ -89,9 +89,10 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`BASE_URL must be an http(s) URL (got "${baseUrl}")`);
   }
 
-  const apiKeyPepper = read("API_KEY_PEPPER") ?? read("QUIRE_API_KEY_PEPPER");
+  const pepperVar = read("API_KEY_PEPPER") !== undefined ? "API_KEY_PEPPER" : "QUIRE_API_KEY_PEPPER";
+  const apiKeyPepper = read(pepperVar);
   if (apiKeyPepper !== undefined && apiKeyPepper.length < 16) {
-    problems.push("API_KEY_PEPPER must be at least 16 characters");
+    problems.push(`${pepperVar} must be at least 16 characters`);
   }
   if (quireEnv === "production" && apiKeyPepper === undefined) {
     problems.push("API_KEY_PEPPER (or QUIRE_API_KEY_PEPPER) is required when QUIRE_ENV=production");
@@ -134,15 +135,23 @@ export function loadConfig(env: Env = process.env): Config {
     else git.sshKnownHosts = knownHosts;
   }
 
+  const argon2: Config["argon2"] = {
+    memoryKiB: int("ARGON2_MEMORY", 65536, 8, 4 * 1024 * 1024),
+    iterations: int("ARGON2_TIME", 3, 1, 100),
+    parallelism: int("ARGON2_THREADS", 2, 1, 64),
+  };
+  // argon2 itself refuses less than 8 KiB per lane: accepted here, every hash (so every sign-in) would fail.
+  if (argon2.memoryKiB < 8 * argon2.parallelism) {
+    problems.push(
+      `ARGON2_MEMORY must be at least 8 KiB per thread (8 × ARGON2_THREADS = ${8 * argon2.parallelism}; got ${argon2.memoryKiB})`,
+    );
+  }
+
   const config: Config = {
     env: quireEnv,
     port,
     baseUrl,
-    argon2: {
-      memoryKiB: int("ARGON2_MEMORY", 65536, 8, 4 * 1024 * 1024),
-      iterations: int("ARGON2_TIME", 3, 1, 100),
-      parallelism: int("ARGON2_THREADS", 2, 1, 64),
-    },
+    argon2,
     loginLock: {
       threshold: int("QUIRE_LOGIN_LOCK_THRESHOLD", 5, 1),
       durationSec: int("QUIRE_LOGIN_LOCK_DURATION_SEC", 900, 1),
