@@ -17,12 +17,17 @@ import type { CheckedAddress, RemoteNetwork } from "./remote-network.ts";
 const MAX_REDIRECTS = 5;
 
 export function guardedHttpClient(network: RemoteNetwork): HttpClient {
+  // Like git: when the first request (ref discovery) was redirected, the rest of the transfer
+  // goes to the new base. isomorphic-git itself would keep posting to the old one.
+  let rebase: { from: string; to: string } | null = null;
   return {
     async request(req: GitHttpRequest): Promise<GitHttpResponse> {
       const method = (req.method ?? "GET").toUpperCase();
       const body = req.body ? await collect(req.body) : undefined;
       let headers = { ...(req.headers ?? {}) };
-      let url = new URL(req.url);
+      const asked = new URL(req.url);
+      let url = rebase && req.url.startsWith(rebase.from) ? new URL(rebase.to + req.url.slice(rebase.from.length)) : asked;
+      if (url.origin !== asked.origin) headers = withoutAuthorization(headers);
       for (let hop = 0; ; hop++) {
         if (url.protocol !== "http:" && url.protocol !== "https:") throw new RemoteError(`the remote redirected to an unsupported scheme ${url.protocol}`, "unreachable");
         const addresses = await network.resolve(url.hostname);
@@ -37,6 +42,11 @@ export function guardedHttpClient(network: RemoteNetwork): HttpClient {
           if (next.origin !== url.origin) headers = withoutAuthorization(headers);
           url = next;
           continue;
+        }
+        if (hop > 0 && rebase === null) {
+          const from = baseOf(asked);
+          const to = baseOf(url);
+          if (from !== null && to !== null) rebase = { from, to };
         }
         return {
           url: url.toString(),
@@ -83,6 +93,12 @@ function send(
     request.on("error", reject);
     request.end(body);
   });
+}
+
+/** The repository URL of a ref-discovery request (`…/info/refs?service=…`), or null for other requests. */
+function baseOf(url: URL): string | null {
+  if (!url.pathname.endsWith("/info/refs")) return null;
+  return `${url.origin}${url.pathname.slice(0, -"/info/refs".length)}`;
 }
 
 function withoutAuthorization(headers: Record<string, string>): Record<string, string> {

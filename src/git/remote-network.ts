@@ -52,20 +52,6 @@ export class RemoteNetwork {
     return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
   }
 
-  /**
-   * A `lookup` for node:http/node:https: the socket connects only to addresses `resolve` approved
-   * (Node and Bun call it for host names; IP literals are checked by the caller before the request).
-   */
-  lookupFn() {
-    return (hostname: string, options: unknown, callback: (...args: unknown[]) => void) => {
-      const cb = typeof options === "function" ? (options as typeof callback) : callback;
-      const all = typeof options === "object" && options !== null && (options as { all?: boolean }).all === true;
-      this.resolve(hostname).then(
-        (addresses) => (all ? cb(null, addresses) : cb(null, addresses[0]!.address, addresses[0]!.family)),
-        (error) => cb(error),
-      );
-    };
-  }
 }
 
 export const privateRefused = () => new RemoteError(PRIVATE_NETWORK_MESSAGE, "private_network");
