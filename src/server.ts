@@ -9,13 +9,13 @@ export interface RunningServer {
   services: Services;
   /** Gives memory back once the process goes quiet after a burst of work (shared per process). */
   idleRelease: IdleRelease;
-  /** Stops accepting, waits up to `drainMs` for in-flight requests, then closes services. */
+  /** Closes WebSockets, stops accepting, waits up to `drainMs` for in-flight requests, then closes services. */
   stop(drainMs?: number): Promise<void>;
 }
 
 /**
- * Builds the services and the app and listens. Background workers register themselves in
- * `services.closers`, which stop() runs in reverse order after the HTTP server has drained.
+ * Builds the services and the app and listens. stop() closes the WebSocket hub's sockets, drains
+ * the HTTP server, then runs `services.closers` (where background workers register) in reverse order.
  */
 export async function startServer(opts: {
   config: Config;
@@ -42,6 +42,10 @@ export async function startServer(opts: {
     stop(drainMs = 10_000) {
       stopped ??= (async () => {
         idle.dispose();
+        // SPEC's order: the WebSocket hub first. Bun's stop(false) waits for every open socket, and
+        // a live stream never ends on its own, so one connected browser would hold the whole drain.
+        // Closing them first (1001 "going away") leaves the drain to the requests in flight.
+        services.realtime.stop();
         const drained = server.stop(false);
         const timedOut = await Promise.race([
           drained.then(() => false),

@@ -41,6 +41,7 @@ export class RealtimeHub {
   private publisher: ((topic: string, text: string) => void) | null = null;
   private heartbeat: ReturnType<typeof setInterval> | null = null;
   private unsubscribeBus: (() => void) | null = null;
+  private stopped = false;
   timings: PresenceTimings;
 
   constructor(
@@ -63,6 +64,7 @@ export class RealtimeHub {
   }
 
   start(): void {
+    this.stopped = false;
     this.unsubscribeBus ??= this.deps.bus.onEvent((event) => this.deliver(event));
     this.restartHeartbeat();
   }
@@ -88,6 +90,11 @@ export class RealtimeHub {
 
   /** A new authenticated connection: subscribed to every workspace its user can read. */
   open(conn: Connection): void {
+    // An upgrade that slipped in during shutdown (a kept-alive connection) would hold the HTTP drain.
+    if (this.stopped) {
+      conn.close(1001, "Server shutting down");
+      return;
+    }
     this.connections.set(conn.id, conn);
     const workspaces = this.readableWorkspaces(conn.userId);
     conn.send(
@@ -153,6 +160,7 @@ export class RealtimeHub {
 
   /** Closes every connection and stops the timers (server shutdown). */
   stop(): void {
+    this.stopped = true;
     this.unsubscribeBus?.();
     this.unsubscribeBus = null;
     if (this.heartbeat) clearInterval(this.heartbeat);

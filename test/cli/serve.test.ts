@@ -5,6 +5,9 @@ import { Database } from "bun:sqlite";
 import { tempDir } from "../helpers/server.ts";
 import { isLocked } from "../../src/ops/instance-lock.ts";
 import { refusesConnections, runCli, startServe, waitFor, type ServeProcess } from "./spawn.ts";
+import { registerUser } from "../helpers/factories.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { connect } from "../realtime/ws-client.ts";
 
 const dirs: string[] = [];
 const running: ServeProcess[] = [];
@@ -164,6 +167,36 @@ describe("shutdown", () => {
     expect(log.indexOf('"msg":"shutting down"')).toBeGreaterThan(0);
     expect(log.indexOf('"msg":"shutting down"')).toBeLessThan(log.indexOf('"path":"/api/auth/register"'));
   });
+  test("SIGTERM with a WebSocket open: the socket is closed with 1001 at once, a slow request in flight completes, exit well inside the drain", async () => {
+    const dir = dataDir();
+    const s = await serve(dir, { env: { ARGON2_MEMORY: "65536", ARGON2_TIME: "25", ARGON2_THREADS: "1" } });
+    const user = await registerUser(s.base);
+    const socket = await connect({ url: s.base } as TestServer, user);
+
+    const slow = fetch(`${s.base}/api/auth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Slow", email: "slow.ws@example.test", password: "long enough password", terms_accepted: true }),
+    });
+    await Bun.sleep(100);
+    const signalled = Date.now();
+    s.proc.kill("SIGTERM");
+
+    // The hub goes first: the socket hears "going away" without waiting for the HTTP drain.
+    expect(await socket.waitClosed(3000)).toEqual({ code: 1001, reason: expect.any(String) });
+    expect(Date.now() - signalled).toBeLessThan(1000);
+    const res = await slow;
+    expect(res.status).toBe(201);
+    expect(await s.exited).toBe(0);
+    // An open socket used to hold the drain for its full 10 s.
+    expect(Date.now() - signalled).toBeLessThan(5000);
+    const log = s.stderr();
+    expect(log.indexOf('"msg":"shutting down"')).toBeGreaterThan(0);
+    expect(log.indexOf('"msg":"shutting down"')).toBeLessThan(log.lastIndexOf('"path":"/api/auth/register","status":201'));
+    const db = new Database(join(dir, "quire.db"), { readonly: true });
+    expect(db.query("SELECT COUNT(*) AS n FROM users WHERE email = 'slow.ws@example.test'").get()).toEqual({ n: 1 });
+    db.close();
+  }, 20_000);
 });
 
 test("--port overrides PORT", async () => {
