@@ -12,8 +12,22 @@ export interface OutgoingEmail {
   html?: string;
 }
 
-const MAX_ATTEMPTS = 8;
-const POLL_MS = 2_000;
+/** Delivery schedule; the defaults suit production, tests shorten them. */
+export interface OutboxTiming {
+  /** Attempts before a message is marked `failed` for good. */
+  maxAttempts: number;
+  /** How long the worker sleeps between looks for due mail. */
+  pollMs: number;
+  /** Wait before the next attempt after `attempts` failed ones. */
+  backoffMs(attempts: number): number;
+}
+
+export const DEFAULT_OUTBOX_TIMING: OutboxTiming = {
+  maxAttempts: 8,
+  pollMs: 2_000,
+  // 5 s, 10 s, 20 s, ... capped at 30 minutes.
+  backoffMs: (attempts) => Math.min(5_000 * 2 ** (attempts - 1), 30 * 60_000),
+};
 
 /**
  * Durable outgoing mail. `enqueue` only inserts a row (safe inside the caller's transaction);
@@ -31,6 +45,7 @@ export class EmailOutbox {
     private readonly db: Db,
     private readonly smtp: SmtpConfig | undefined,
     private readonly log: Logger,
+    private readonly timing: OutboxTiming = DEFAULT_OUTBOX_TIMING,
   ) {}
 
   private transporter(): Promise<Transporter> {
@@ -87,7 +102,7 @@ export class EmailOutbox {
   drain(): Promise<void> {
     this.running ??= this.sendDue().finally(() => {
       this.running = undefined;
-      if (!this.stopped) this.timer = setTimeout(() => void this.drain(), POLL_MS);
+      if (!this.stopped) this.timer = setTimeout(() => void this.drain(), this.timing.pollMs);
     });
     return this.running;
   }
@@ -114,9 +129,8 @@ export class EmailOutbox {
         this.db.query("UPDATE email_outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?, last_error = NULL WHERE id = ?").run(nowIso(), row.id);
       } catch (error) {
         const attempts = row.attempts + 1;
-        const failed = attempts >= MAX_ATTEMPTS;
-        // Backoff: 5 s, 10 s, 20 s, ... capped at 30 minutes.
-        const delay = Math.min(5_000 * 2 ** (attempts - 1), 30 * 60_000);
+        const failed = attempts >= this.timing.maxAttempts;
+        const delay = this.timing.backoffMs(attempts);
         this.db
           .query("UPDATE email_outbox SET attempts = ?, status = ?, next_attempt_at = ?, last_error = ? WHERE id = ?")
           .run(attempts, failed ? "failed" : "pending", Date.now() + delay, String((error as Error).message).slice(0, 500), row.id);
