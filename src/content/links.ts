@@ -1,17 +1,22 @@
 import { posix } from "node:path";
 import { parentOf } from "./paths.ts";
+import { HIDDEN, linkRegions } from "./link-regions.ts";
 
 /**
  * Links between pages and their rewriting when a page moves. Two kinds:
  * - wikilinks `[[target]]`, `[[target|text]]`, `[[target#heading]]`: the target is a workspace
  *   path with or without `.md` (a leading `/` is allowed); when nothing lives at that path it is
  *   tried relative to the linking page's folder;
- * - Markdown links `[text](../a/b.md#h "title")` with a relative (or `/`-rooted) `.md` target.
- * Rewriting edits only the link target text; fenced code blocks and inline code are left alone.
+ * - Markdown links with a relative (or `/`-rooted) `.md` destination: inline `[text](../a/b.md#h "title")`
+ *   and reference definitions `[ref]: ../a/b.md "title"` (either may use `<...>`).
+ * Rewriting edits only the destination text. Where links may be edited is decided by Markdown's own
+ * reading of the page (marked's lexer): code blocks (fenced or indented), inline code spans and HTML
+ * blocks are left exactly as written, since a link there is not a link.
  */
 const WIKILINK = /\[\[([^\[\]|#\n]+?)(#[^\[\]|\n]*)?(\|[^\[\]\n]*)?\]\]/g;
-const MD_LINK = /(!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*)(<[^>\n]*>|[^\s()<>]+)((?:\s+"[^"\n]*")?\s*\))/g;
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const MD_LINK = /(!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*)(<[^>\n]*>|[^\s()<>]+)((?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?\s*\))/g;
+/** A reference definition from its label to its destination (which may sit on the next line); U+0001 is HIDDEN. */
+const DEFINITION = /\[(?:[^\[\]\\\n]|\\.)+\]:[ \t]*(?:\u0001?\n[ \t]*)?(<[^<>\n]*>|[^\s<\u0001][^\s\u0001]*)/y;
 
 /** Resolves a wikilink target to a page path, or null when it cannot name one. */
 export function resolveWikiTarget(target: string, fromPath: string, exists: (p: string) => boolean): string | null {
@@ -55,29 +60,6 @@ function relativeUrl(fromPath: string, toPath: string, encode: boolean, angle: b
   return angle ? `<${rel}>` : rel;
 }
 
-/** Applies `fn` to the parts of Markdown outside fenced code blocks and inline code spans. */
-function outsideCode(text: string, fn: (chunk: string) => string): string {
-  const out: string[] = [];
-  let fence: string | null = null;
-  for (const line of text.split(/(?<=\n)/)) {
-    const m = FENCE.exec(line);
-    if (fence !== null) {
-      out.push(line);
-      if (m && m[1]![0] === fence[0] && m[1]!.length >= fence.length && line.trim() === m[1]) fence = null;
-      continue;
-    }
-    if (m) {
-      fence = m[1]!;
-      out.push(line);
-      continue;
-    }
-    // Inline code spans: split on backtick runs and leave the code parts alone.
-    const parts = line.split(/(`+[^`]*`+)/);
-    out.push(parts.map((p, i) => (i % 2 === 1 ? p : fn(p))).join(""));
-  }
-  return out.join("");
-}
-
 /**
  * Rewrites, in the text of the page at `fromPath`, every link that points at `oldPath` so it
  * points at `newPath`. `selfMovedFrom` is set when the linking page itself is the one that moved
@@ -89,30 +71,55 @@ export function rewriteLinks(
 ): string {
   const { fromPath, oldPath, newPath, exists } = opts;
   const resolveFrom = opts.selfMovedFrom ?? fromPath;
-  return outsideCode(text, (chunk) =>
-    chunk
-      .replace(WIKILINK, (whole, target: string, heading: string | undefined, label: string | undefined) => {
-        const resolved = resolveWikiTarget(target, resolveFrom, (p) => p === oldPath || exists(p));
-        if (resolved !== oldPath) return whole;
-        const keepMd = target.trim().toLowerCase().endsWith(".md");
-        const newTarget = (target.trim().startsWith("/") ? "/" : "") + (keepMd ? newPath : newPath.replace(/\.md$/, ""));
-        return `[[${newTarget}${heading ?? ""}${label ?? ""}]]`;
-      })
-      .replace(MD_LINK, (whole, head: string, url: string, tail: string) => {
-        if (head.startsWith("!")) return whole;
-        const target = resolveMdTarget(url, resolveFrom);
-        if (!target) return whole;
-        let dest: string;
-        if (target.path === oldPath) dest = newPath;
-        else if (opts.selfMovedFrom !== undefined && exists(target.path)) dest = target.path;
-        else return whole;
-        const bare = url.startsWith("<") ? url.slice(1, -1) : url;
-        const rooted = bare.startsWith("/");
-        const rel = rooted ? "/" + (bare.includes("%") ? encodeURI(dest) : dest) : relativeUrl(fromPath, dest, bare.includes("%"), false);
-        const next = url.startsWith("<") ? `<${rel}${target.suffix}>` : `${rel}${target.suffix}`;
-        return next === url ? whole : `${head}${next}${tail}`;
-      }),
-  );
+  const { view, definitions } = linkRegions(text);
+  const edits: Array<{ at: number; length: number; text: string }> = [];
+
+  /** The new destination for a Markdown link's URL, or null when it stays as written. */
+  const newUrl = (url: string): string | null => {
+    const target = resolveMdTarget(url, resolveFrom);
+    if (!target) return null;
+    let dest: string;
+    if (target.path === oldPath) dest = newPath;
+    else if (opts.selfMovedFrom !== undefined && exists(target.path)) dest = target.path;
+    else return null;
+    const angle = url.startsWith("<");
+    const bare = angle ? url.slice(1, -1) : url;
+    const encode = bare.includes("%");
+    let rel = bare.startsWith("/") ? "/" + (encode ? encodeURI(dest) : dest) : relativeUrl(fromPath, dest, encode, false);
+    // A bare destination cannot hold spaces or parentheses; brackets keep the new one a link.
+    const wrap = angle || /[\s()<>]/.test(rel);
+    const next = wrap ? `<${rel}${target.suffix}>` : `${rel}${target.suffix}`;
+    return next === url ? null : next;
+  };
+
+  for (const m of view.matchAll(WIKILINK)) {
+    const [whole, target, heading, label] = m as unknown as [string, string, string | undefined, string | undefined];
+    if (whole.includes(HIDDEN)) continue;
+    const resolved = resolveWikiTarget(target, resolveFrom, (p) => p === oldPath || exists(p));
+    if (resolved !== oldPath) continue;
+    const keepMd = target.trim().toLowerCase().endsWith(".md");
+    const newTarget = (target.trim().startsWith("/") ? "/" : "") + (keepMd ? newPath : newPath.replace(/\.md$/, ""));
+    edits.push({ at: m.index!, length: whole.length, text: `[[${newTarget}${heading ?? ""}${label ?? ""}]]` });
+  }
+  for (const m of view.matchAll(MD_LINK)) {
+    const [, head, url] = m as unknown as [string, string, string];
+    if (head.startsWith("!") || url.includes(HIDDEN)) continue;
+    const next = newUrl(url);
+    if (next !== null) edits.push({ at: m.index! + head.length, length: url.length, text: next });
+  }
+  for (const start of definitions) {
+    DEFINITION.lastIndex = start;
+    const m = DEFINITION.exec(view);
+    if (!m || m[1]!.includes(HIDDEN)) continue;
+    const next = newUrl(m[1]!);
+    if (next !== null) edits.push({ at: m.index + m[0].length - m[1]!.length, length: m[1]!.length, text: next });
+  }
+
+  // Edits never overlap (a wikilink's text holds no Markdown link); apply them from the end.
+  edits.sort((a, b) => b.at - a.at);
+  let out = text;
+  for (const e of edits) out = out.slice(0, e.at) + e.text + out.slice(e.at + e.length);
+  return out;
 }
 
 /** Every page path the text links to (wikilinks and relative Markdown links), for quick filtering. */
