@@ -16,7 +16,26 @@ export function openDatabase(path: string): Db {
   return db;
 }
 
-/** Applies pending migrations in order, each in its own transaction; returns the versions applied. */
+/** A migration that could not be applied; its own changes were rolled back and no later one ran. */
+export class MigrationError extends Error {
+  constructor(
+    readonly version: number,
+    readonly migrationName: string,
+    cause: unknown,
+  ) {
+    super(
+      `Database migration ${version} (${migrationName}) failed and was rolled back: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
+    this.name = "MigrationError";
+  }
+}
+
+/**
+ * Applies pending migrations in order, each in its own transaction; returns the versions applied.
+ * The first failure stops the run with a MigrationError: a schema half-way between versions must
+ * never serve requests.
+ */
 export function migrate(db: Db, migrations: Migration[] = builtIn): number[] {
   db.exec(
     "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
@@ -27,14 +46,18 @@ export function migrate(db: Db, migrations: Migration[] = builtIn): number[] {
   const applied: number[] = [];
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
     if (done.has(m.version)) continue;
-    db.transaction(() => {
-      db.exec(m.sql);
-      db.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
-        m.version,
-        m.name,
-        new Date().toISOString(),
-      );
-    })();
+    try {
+      db.transaction(() => {
+        db.exec(m.sql);
+        db.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
+          m.version,
+          m.name,
+          new Date().toISOString(),
+        );
+      })();
+    } catch (error) {
+      throw new MigrationError(m.version, m.name, error);
+    }
     applied.push(m.version);
   }
   return applied;
