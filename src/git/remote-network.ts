@@ -51,7 +51,6 @@ export class RemoteNetwork {
     if (!this.allowPrivate && found.some((a) => this.isPrivate(a.address))) throw privateRefused();
     return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
   }
-
 }
 
 export const privateRefused = () => new RemoteError(PRIVATE_NETWORK_MESSAGE, "private_network");
