@@ -11,6 +11,7 @@ import { readPageFile, type PageFile } from "./page-file.ts";
 import { SOFT_DELETE_KEEP_MS, type PageRow } from "./page-records.ts";
 import { normalizePagePath } from "./paths.ts";
 import type { Actor } from "./rights.ts";
+import { WorkspaceProblems } from "../workspaces/workspace-problems.ts";
 
 /**
  * Files → database (DESIGN.md §5). Matches every `.md` file to a page record in three tiers:
@@ -99,7 +100,11 @@ export class Reconciler {
   private stopping = false;
   private background: Promise<void> | null = null;
 
-  constructor(private readonly deps: { db: Db; ledger: ContentLedger; bus: EventBus; log: Logger }) {}
+  private readonly problems: WorkspaceProblems;
+
+  constructor(private readonly deps: { db: Db; ledger: ContentLedger; bus: EventBus; log: Logger }) {
+    this.problems = new WorkspaceProblems(deps.db);
+  }
 
   /** The last result per workspace ("the workspace reports the error" after a safety stop). */
   lastResult(workspaceId: string): ReconcileResult | null {
@@ -173,6 +178,10 @@ export class Reconciler {
     const finish = () => {
       result.duration_ms = Math.round((performance.now() - started) * 10) / 10;
       this.last.set(workspaceId, result);
+      // The workspace reports a safety stop until a pass completes (workspace JSON, /api/ready).
+      const stop = result.aborted ? result.problems.find((p) => p.kind === "safety_stop") : undefined;
+      if (stop) this.problems.report(workspaceId, { kind: "safety_stop", message: stop.message }, isoFromMs(nowMs()));
+      else this.problems.clear(workspaceId);
       return result;
     };
     const dir = ledger.dir(workspaceId);

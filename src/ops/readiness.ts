@@ -1,4 +1,5 @@
 import type { Db } from "../db/database.ts";
+import { WorkspaceProblems } from "../workspaces/workspace-problems.ts";
 
 export type CheckStatus = "ok" | "warning" | "error";
 export interface Check {
@@ -27,7 +28,7 @@ export function gitBinary(searchPath: string = process.env.PATH ?? ""): string |
 
 export interface Readiness {
   ready: boolean;
-  checks: { database: Check; git: Check; email_outbox: Check };
+  checks: { database: Check; git: Check; email_outbox: Check; workspaces: Check };
 }
 
 /**
@@ -61,5 +62,18 @@ export function readinessChecks(db: Db, opts: { findGit?: () => string | null; n
   } catch {
     email_outbox = { status: "error", message: "outbox unreadable" };
   }
-  return { ready: database.status === "ok", checks: { database, git, email_outbox } };
+  // A workspace whose reconciliation stopped (folder missing or emptied) still serves its pages:
+  // a warning for the operator, not a reason to take the instance out of rotation. Only a count:
+  // the endpoint is public and names no workspace (each workspace's JSON says which, to its members).
+  let workspaces: Check;
+  try {
+    const stopped = new WorkspaceProblems(db).liveCount();
+    workspaces =
+      stopped > 0
+        ? { status: "warning", stopped, message: `${stopped} workspace(s) stopped reconciling: folder missing or without Markdown while pages exist` }
+        : { status: "ok", stopped: 0 };
+  } catch {
+    workspaces = { status: "error", message: "workspaces unreadable" };
+  }
+  return { ready: database.status === "ok", checks: { database, git, email_outbox, workspaces } };
 }

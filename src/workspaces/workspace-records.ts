@@ -2,6 +2,7 @@ import type { Db } from "../db/database.ts";
 import { randomBytes } from "node:crypto";
 import { isUlid, ulid } from "../core/ids.ts";
 import type { EffectiveRole } from "../access/roles.ts";
+import { WorkspaceProblems, type WorkspaceProblem } from "./workspace-problems.ts";
 
 export interface WorkspaceRow {
   id: string;
@@ -86,6 +87,8 @@ export interface WorkspaceJson extends WorkspaceOptionsJson {
   member_count: number;
   created_at: string;
   deleted_at: string | null;
+  /** What is wrong with the workspace right now (a reconcile safety stop); empty when all is well. */
+  problems: WorkspaceProblem[];
 }
 
 /** A remote URL as shown to people: user info (tokens, passwords) removed. */
@@ -105,7 +108,11 @@ export function stripCredentials(url: string | null): string | null {
 }
 
 export class WorkspaceRecords {
-  constructor(private readonly db: Db) {}
+  private readonly problems: WorkspaceProblems;
+
+  constructor(private readonly db: Db) {
+    this.problems = new WorkspaceProblems(db);
+  }
 
   byId(id: string): WorkspaceRow | null {
     return this.db
@@ -207,6 +214,7 @@ export class WorkspaceRecords {
       member_count: this.memberCount(row.id),
       created_at: row.created_at,
       deleted_at: row.deleted_at,
+      problems: this.problems.of(row.id),
     };
   }
 }
