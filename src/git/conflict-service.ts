@@ -9,6 +9,7 @@ import type { ContentLedger } from "../content/ledger.ts";
 import { assertRight, type ContentAccess } from "../content/rights.ts";
 import { injectId } from "../content/page-ids.ts";
 import { readPageFile } from "../content/page-file.ts";
+import { typeForName } from "../content/uploads.ts";
 import type { EventBus } from "../realtime/event-bus.ts";
 import { workspaceRef, type WorkspaceRow } from "../workspaces/workspace-records.ts";
 import { conflictId, parseConflictId, type ConflictMeta } from "./conflict-store.ts";
@@ -30,6 +31,13 @@ const isUtf8 = (bytes: Buffer) => {
     return false;
   }
 };
+
+export interface ConflictFile {
+  bytes: Buffer;
+  contentType: string;
+  /** File name to download it as; null for a page (served as Markdown text). */
+  attachment: string | null;
+}
 
 export type ConflictJson = { id: string } & Omit<ConflictMeta, "workspace_id" | "remote_commit">;
 
@@ -59,11 +67,18 @@ export class ConflictService {
     };
   }
 
-  /** The raw ours/theirs file of a conflict (read access to its workspace). */
-  file(principal: Principal, pageId: string, timestamp: string, version: string): string {
+  /**
+   * The raw ours/theirs file of a conflict (read access to its workspace), byte for byte: a page
+   * as `text/markdown`, any other file by its extension (`application/octet-stream` when unknown)
+   * and as an attachment, so a browser never renders an uploaded file inline.
+   */
+  file(principal: Principal, pageId: string, timestamp: string, version: string): ConflictFile {
     if (version !== "ours" && version !== "theirs") throw new NotFoundError("Unknown conflict version; use ours or theirs");
     const meta = this.locate(principal, pageId, timestamp, "viewer").meta;
-    return this.deps.gitSync.conflicts.read(meta, version).toString("utf8");
+    const bytes = this.deps.gitSync.conflicts.read(meta, version);
+    if (meta.path.endsWith(".md")) return { bytes, contentType: "text/markdown; charset=utf-8", attachment: null };
+    const name = meta.path.slice(meta.path.lastIndexOf("/") + 1);
+    return { bytes, contentType: typeForName(name)?.mime ?? "application/octet-stream", attachment: `${version}-${name}` };
   }
 
   /** Removes the artifacts, keeping the local file (edit access). */

@@ -5,7 +5,7 @@ import { requirePrincipal } from "../guards.ts";
 
 /**
  * Conflict artifacts as SPEC.md lists them: the list per workspace, the raw ours/theirs file
- * (text/markdown) and the resolve that removes the artifacts (the local version stays).
+ * (exact bytes: text/markdown for a page, a download otherwise) and the resolve that removes the artifacts (the local version stays).
  */
 export function conflictRoutes(services: Services) {
   const { conflictService } = services;
@@ -13,9 +13,12 @@ export function conflictRoutes(services: Services) {
     .use(httpCore(services))
     .get("/api/v1/workspaces/:id/conflicts", ({ principal, params }) => conflictService.list(requirePrincipal(principal), params.id))
     .get("/api/v1/conflicts/:page_id/:timestamp/:version", ({ principal, params, set }) => {
-      const text = conflictService.file(requirePrincipal(principal), params.page_id, params.timestamp, params.version);
-      set.headers["content-type"] = "text/markdown; charset=utf-8";
-      return text;
+      const file = conflictService.file(requirePrincipal(principal), params.page_id, params.timestamp, params.version);
+      // The exact bytes; a file other than a page is a download, never rendered or sniffed.
+      set.headers["content-type"] = file.contentType;
+      set.headers["x-content-type-options"] = "nosniff";
+      if (file.attachment !== null) set.headers["content-disposition"] = `attachment; filename="${file.attachment.replace(/[^A-Za-z0-9._-]/g, "_")}"`;
+      return new Blob([new Uint8Array(file.bytes)], { type: file.contentType });
     })
     .post("/api/v1/conflicts/:page_id/:timestamp/resolve", ({ principal, params }) =>
       conflictService.resolveArtifacts(requirePrincipal(principal), params.page_id, params.timestamp),
