@@ -9,7 +9,9 @@ import { sha256Hex } from "../core/crypto.ts";
  * `base.md` (the last version both sides agreed on; empty when the page is new on both sides)
  * and `meta.json` (workspace, path, hashes). The timestamp is `YYYYMMDDTHHMMSSZ`.
  *
- * A conflict's id in the workspace-scoped API is `{page_id}-{timestamp}`.
+ * A conflict's id in the workspace-scoped API is `{page_id}-{timestamp}`. The pair is unique
+ * across workspaces and occurrences: a file that is not a page gets an id naming its workspace
+ * and path (see pull.ts), and a folder is never reused (`claim`).
  */
 export interface ConflictMeta {
   workspace_id: string;
@@ -39,6 +41,13 @@ export function compactTimestamp(date = new Date()): string {
   return date.toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
 }
 
+/** The compact timestamp one second later. */
+function nextSecond(stamp: string): string {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(stamp)!;
+  const ms = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
+  return compactTimestamp(new Date(ms + 1000));
+}
+
 export const hashOf = (bytes: Uint8Array | string) => `sha256:${sha256Hex(typeof bytes === "string" ? bytes : Buffer.from(bytes))}`;
 
 export class ConflictStore {
@@ -48,10 +57,10 @@ export class ConflictStore {
   }
 
   save(meta: Omit<ConflictMeta, "ours_hash" | "theirs_hash">, files: { ours: Uint8Array; theirs: Uint8Array | null; base: Uint8Array | null }): ConflictMeta {
-    const dir = this.dirOf(meta.page_id, meta.timestamp);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const { dir, timestamp } = this.claim(meta.page_id, meta.timestamp);
     const full: ConflictMeta = {
       ...meta,
+      timestamp,
       ours_hash: hashOf(files.ours),
       theirs_hash: files.theirs ? hashOf(files.theirs) : "",
     };
@@ -60,6 +69,27 @@ export class ConflictStore {
     writeFileSync(join(dir, "base.md"), files.base ?? new Uint8Array());
     writeFileSync(join(dir, "meta.json"), JSON.stringify(full, null, 2));
     return full;
+  }
+
+  /**
+   * Creates the occurrence's folder, never reusing one: `{page_id}/{timestamp}` is the conflict's
+   * public key (SPEC's routes), so a second conflict of the same id in the same second (another
+   * pull, or a same-named id in another workspace) takes the next free second instead of
+   * overwriting the first. The folder is made with a plain mkdir, which fails when it exists.
+   */
+  private claim(pageId: string, timestamp: string): { dir: string; timestamp: string } {
+    mkdirSync(join(this.root, pageId), { recursive: true, mode: 0o700 });
+    let stamp = timestamp;
+    for (let i = 0; ; i++) {
+      const dir = this.dirOf(pageId, stamp);
+      try {
+        mkdirSync(dir, { mode: 0o700 });
+        return { dir, timestamp: stamp };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST" || i >= 3600) throw error;
+      }
+      stamp = nextSecond(stamp);
+    }
   }
 
   /** Every open conflict of a workspace, oldest first. */

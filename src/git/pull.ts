@@ -5,6 +5,7 @@ import { readPageFile } from "../content/page-file.ts";
 import type { PageRecords } from "../content/page-records.ts";
 import { compactTimestamp, type ConflictMeta, type ConflictStore } from "./conflict-store.ts";
 import { mergeLines } from "./line-merge.ts";
+import { sha256Hex } from "../core/crypto.ts";
 import type { Repo } from "./repo.ts";
 
 /**
@@ -107,7 +108,7 @@ function text(bytes: Uint8Array | null): string {
   return bytes ? new TextDecoder().decode(bytes) : "";
 }
 
-/** The page the conflict is about: the local record, else the file's own id, else a name for the manifest. */
+/** The page the conflict is about: the local record, else the file's own id, else a name for the file. */
 function conflictPageId(workspaceId: string, path: string, ours: Buffer | null, records: PageRecords): string {
   const live = records.live(workspaceId, path)?.id;
   if (live) return live;
@@ -115,7 +116,10 @@ function conflictPageId(workspaceId: string, path: string, ours: Buffer | null, 
     const id = readPageFile(ours.toString("utf8"), path).meta.id;
     if (id && /^[A-Za-z0-9_-]{1,80}$/.test(id)) return id;
   }
-  return `file-${path.replace(/[^A-Za-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60) || "unnamed"}`;
+  // Readable, and unique per workspace and path: the conflicts/ folder is shared by every
+  // workspace, and two paths can share a slug (`a/b.png`, `a-b.png`).
+  const slug = path.replace(/[^A-Za-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 48).replace(/-$/, "") || "unnamed";
+  return `file-${slug}-${sha256Hex(`${workspaceId}\0${path}`).slice(0, 10)}`;
 }
 
 /**

@@ -88,7 +88,8 @@ test("recorded as a conflict: local bytes kept, both sides stored and listed, ke
   expect(list.status).toBe(200);
   expect(list.body.conflicts).toHaveLength(1);
   const c = list.body.conflicts[0];
-  expect(c).toMatchObject({ path: "assets/diagram.png", page_id: "file-assets-diagram-png", ours_hash: sha256(ours), theirs_hash: sha256(theirs) });
+  expect(c).toMatchObject({ path: "assets/diagram.png", ours_hash: sha256(ours), theirs_hash: sha256(theirs) });
+  expect(c.page_id).toMatch(/^file-assets-diagram-png-[0-9a-f]{10}$/);
 
   const inspect = await owner.client.get(`/api/v1/workspaces/${ws.id}/sync/conflicts/${c.page_id}-${c.timestamp}`);
   expect(inspect.status).toBe(200);
