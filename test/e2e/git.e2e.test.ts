@@ -41,7 +41,7 @@ describe.skipIf(!hasChromium)("git sync settings in a real browser", () => {
     await settled(server);
   }
 
-  test("status, Sync now, options, webhook, and conflicts resolved by hand and by taking theirs", async () => {
+  test("status, Sync now, options (a bad interval refused with the API's message), webhook, and conflicts resolved by hand, by taking theirs and by keeping ours", async () => {
     await conflictOn("index.md", "Welcome, from the IDE.", "Welcome, from the browser.\n");
     const tab = await newTab(browser);
     const { page } = tab;
@@ -74,12 +74,29 @@ describe.skipIf(!hasChromium)("git sync settings in a real browser", () => {
     await settled(server);
     expect((await owner.client.get(`/api/v1/content/${ws.slug}/index.md`)).body.content).toContain("Welcome, IDE wins.");
 
+    // A third conflict, resolved by keeping ours: the page keeps the browser's text and the
+    // remote receives it.
+    await conflictOn("index.md", "Welcome, IDE once more.", "Welcome, the browser keeps this.\n");
+    await page.getByRole("button", { name: "Sync now" }).click();
+    const third = page.getByRole("listitem", { name: "Conflict in index.md" });
+    await third.getByLabel("Theirs: index.md").getByText("Welcome, IDE once more.").waitFor();
+    await third.getByRole("button", { name: "Keep ours" }).click();
+    await page.getByText("No open conflicts.").waitFor({ timeout: 15_000 });
+    await settled(server);
+    expect((await owner.client.get(`/api/v1/content/${ws.slug}/index.md`)).body.content).toBe("Welcome, the browser keeps this.\n");
+    expect(await remote.show("index.md")).toContain("Welcome, the browser keeps this.");
+
     // Sync now reports its result; the status is clean again.
     await page.getByRole("button", { name: "Sync now" }).click();
     await page.getByText(/Sync completed: \d+ added/).waitFor({ timeout: 15_000 });
     await page.locator('[data-sync-status]:not([data-sync-status="conflict"])').waitFor();
 
-    // Options are saved through the settings API; a bad interval shows the API's message.
+    // A bad interval shows the API's message and changes nothing; a good one is saved.
+    await page.getByLabel("Pull interval (seconds)").fill("5");
+    await page.getByRole("button", { name: "Save git settings" }).click();
+    await page.getByRole("alert").filter({ hasText: "must be at least 10 seconds" }).waitFor();
+    expect(await page.getByText("Git settings saved.").count()).toBe(0);
+    expect((await owner.client.get(`/api/v1/workspaces/${ws.id}/admin/settings`)).body.sync_interval).not.toBe(5);
     await page.getByLabel("Pull interval (seconds)").fill("120");
     await page.getByLabel("Commit every change automatically").uncheck();
     await page.getByRole("button", { name: "Save git settings" }).click();
@@ -92,7 +109,62 @@ describe.skipIf(!hasChromium)("git sync settings in a real browser", () => {
     await page.waitForFunction((old) => (document.querySelector(".secret-box input[value]:not([value^='http'])") as HTMLInputElement | null)?.value !== old, oldSecret);
     expect((await owner.client.get(`/api/v1/workspaces/${ws.id}/admin/settings`)).body.webhook_secret).not.toBe(oldSecret);
     await screenshot(page, "24-git-settings");
-    expectNoConsoleErrors(tab);
+    // The refused interval is the browser's one 400 line; nothing else.
+    expectNoConsoleErrors(tab, [400]);
     await tab.context.close();
+  }, 90_000);
+
+  test("the New workspace dialog clones a git remote: an unreachable one shows the API's message, a real one shows its pages", async () => {
+    const second = await startGitHttpRemote({ branch: "docs", files: { "index.md": "---\ntitle: Cloned home\n---\n\nFrom the remote.\n", "guide/setup.md": "---\ntitle: Setup guide\n---\n\nSteps.\n" } });
+    try {
+      const tab = await newTab(browser);
+      const { page } = tab;
+      await page.goto(`${server.url}/w/${ws.slug}`);
+      await signInInUi(page, owner);
+      await page.getByRole("button", { name: "New workspace" }).click();
+      const dialog = page.getByRole("dialog", { name: "New workspace" });
+      await dialog.getByLabel("Workspace name").fill("From git");
+      // Nothing listens on port 1: the clone fails and the dialog shows the API's message.
+      await dialog.getByLabel("Git remote URL").fill("http://127.0.0.1:1/missing.git");
+      await dialog.getByRole("button", { name: "Create workspace" }).click();
+      const refusal = dialog.getByRole("alert");
+      await refusal.waitFor({ timeout: 20_000 });
+      expect(await refusal.textContent()).toContain("could not clone the repository: the remote could not be reached");
+      expect((await owner.client.get("/api/v1/workspaces")).body.items.map((w: { slug: string }) => w.slug)).not.toContain("from-git");
+
+      // The real remote on its own branch. The create request is held in the browser for a moment
+      // so the progress the dialog shows while the clone runs can be seen.
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      await page.route("**/api/v1/workspaces", async (route) => {
+        if (route.request().method() === "POST") await held;
+        await route.continue();
+      });
+      await dialog.getByLabel("Git remote URL").fill(second.url);
+      await dialog.getByLabel("Branch").fill("docs");
+      await dialog.getByRole("button", { name: "Create workspace" }).click();
+      await dialog.getByRole("status").filter({ hasText: "Cloning the remote" }).waitFor();
+      expect(await dialog.getByRole("button", { name: "Creating…" }).isDisabled()).toBe(true);
+      await screenshot(page, "25-new-workspace-from-git");
+      release();
+      await page.waitForURL(/\/w\/from-git$/, { timeout: 20_000 });
+      const tree = page.getByRole("tree", { name: "Pages" });
+      await tree.getByRole("link", { name: "Cloned home" }).waitFor();
+      await tree.getByText("Setup guide").waitFor();
+      await page.unroute("**/api/v1/workspaces");
+
+      const created = (await owner.client.get("/api/v1/workspaces/from-git")).body;
+      expect(created.git_remote).toBe(second.url);
+      expect(created.git_branch).toBe("docs");
+      expect((await owner.client.get(`/api/v1/content/from-git/guide/setup.md`)).body.content).toBe("Steps.\n");
+      // The git settings screen shows the remote it was created with.
+      await page.goto(`${server.url}/w/from-git/settings/git`);
+      await page.getByText(second.url).waitFor();
+      expect(await page.getByLabel("Branch").inputValue()).toBe("docs");
+      expectNoConsoleErrors(tab, [400]);
+      await tab.context.close();
+    } finally {
+      await second.close();
+    }
   }, 90_000);
 });

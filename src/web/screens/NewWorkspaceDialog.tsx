@@ -1,4 +1,8 @@
-/** Super Admins create workspaces: a name, the address (slug) derived from it, a description. */
+/**
+ * Super Admins create workspaces: a name, the address (slug) derived from it, a description, and
+ * optionally a git remote (and branch) to clone. The remote is fixed once the workspace exists,
+ * so this dialog is the one place to give it; the clone runs inside the create request.
+ */
 import { useState } from "react";
 import { messageOf, post } from "../api/client.ts";
 import type { Workspace } from "../api/types.ts";
@@ -29,6 +33,8 @@ function NewWorkspaceForm(props: Props) {
   const [name, setName] = useState("");
   const [slug, setSlug] = useState<string | null>(null);
   const [description, setDescription] = useState("");
+  const [remote, setRemote] = useState("");
+  const [branch, setBranch] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const effective = slug ?? slugFor(name);
@@ -39,7 +45,13 @@ function NewWorkspaceForm(props: Props) {
         setBusy(true);
         setError(null);
         try {
-          const ws = await post<Workspace>("/api/v1/workspaces", { name, slug: effective, ...(description ? { description } : {}) });
+          const ws = await post<Workspace>("/api/v1/workspaces", {
+            name,
+            slug: effective,
+            ...(description ? { description } : {}),
+            ...(remote.trim() ? { git_remote: remote.trim() } : {}),
+            ...(branch.trim() ? { git_branch: branch.trim() } : {}),
+          });
           props.onCreated(ws);
         } catch (err) {
           setError(messageOf(err));
@@ -52,6 +64,21 @@ function NewWorkspaceForm(props: Props) {
       <Field label="Workspace name" required value={name} onChange={(e) => setName(e.target.value)} autoFocus />
       <Field label="Address" required value={effective} onChange={(e) => setSlug(e.target.value)} hint="Lower-case letters, digits and dashes; part of every page's URL." />
       <Field label="Description" value={description} onChange={(e) => setDescription(e.target.value)} />
+      <Field
+        label="Git remote URL"
+        value={remote}
+        onChange={(e) => setRemote(e.target.value)}
+        placeholder="https://git.example.com/team/docs.git"
+        spellCheck={false}
+        autoComplete="off"
+        hint="Optional. An HTTPS or SSH repository whose Markdown pages this workspace starts from and syncs with; it cannot be changed later."
+      />
+      <Field label="Branch" value={branch} onChange={(e) => setBranch(e.target.value)} placeholder="main" spellCheck={false} autoComplete="off" hint="Optional; main when empty." />
+      {busy && remote.trim() && (
+        <p role="status" className="muted">
+          <progress aria-label="Cloning the remote" /> Cloning the remote… a large repository can take a while.
+        </p>
+      )}
       <div className="dialog-actions">
         <button type="button" className="btn" onClick={props.onClose}>
           Cancel

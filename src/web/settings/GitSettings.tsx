@@ -125,7 +125,7 @@ export default function GitSettings({ workspace }: { workspace: Workspace }) {
     <div className="git-settings">
       <dl className="facts">
         <dt>Remote</dt>
-        <dd>{data.git_remote ? <code>{data.git_remote}</code> : <span className="muted">None: this workspace is a local git repository only. The remote is chosen when a workspace is created.</span>}</dd>
+        <dd>{data.git_remote ? <code>{data.git_remote}</code> : <span className="muted">None: this workspace is a local git repository only. A remote is given when a workspace is created (Git remote URL in the New workspace dialog).</span>}</dd>
         <dt>Status</dt>
         <dd>
           <span className={`badge sync-${status}`} data-sync-status={status}>
@@ -164,8 +164,12 @@ export default function GitSettings({ workspace }: { workspace: Workspace }) {
       </div>
 
       <h3>Options</h3>
+      {/* The API checks the options and says what is wrong in words; the browser's own validation
+          would block the request with a bubble that names no limit and that no test or screen
+          reader sees, so the form leaves checking to the API (min/max still guide the arrows). */}
       <form
         className="settings-form"
+        noValidate
         onSubmit={async (e) => {
           e.preventDefault();
           setSaved(false);
