@@ -18,6 +18,7 @@ import { recordActivity } from "./activity-writer.ts";
 interface CommentRow {
   id: string;
   workspace_id: string;
+  /** The page's path now (it follows moves), or the path as addressed when the page is gone. */
   page_path: string;
   page_id: string | null;
   parent_id: string | null;
@@ -50,6 +51,16 @@ export interface CommentJson {
   updated_at: string;
 }
 
+/**
+ * Comments belong to a page by its id, so they follow the page when it moves (by the API, a git
+ * pull or outside Quire) and a new page later created at the same path starts without them.
+ * `page_path` is read through the page's record; the stored path only stands in once the record is
+ * gone. Rows from before comments required a page have no page_id and stay addressed by path.
+ */
+const SELECT = `SELECT c.id, c.workspace_id, COALESCE(p.path, c.page_path) AS page_path, c.page_id, c.parent_id, c.author_id,
+  c.author_name, c.body, c.mentions, c.anchor, c.resolved, c.resolved_by, c.resolved_at, c.created_at, c.updated_at
+  FROM comments c LEFT JOIN pages p ON p.id = c.page_id`;
+
 function toJson(row: CommentRow): CommentJson {
   return {
     id: row.id,
@@ -72,6 +83,7 @@ function toJson(row: CommentRow): CommentJson {
 /**
  * Comments on pages (DESIGN.md §8). Rules:
  * - reading needs read access to the workspace (404 otherwise); writing needs commenter or higher;
+ * - a comment is on a live page (404 otherwise) and stays with it across moves (see SELECT);
  * - threads are one level deep: a reply to a reply is attached to the thread's root, and its page
  *   is the root's (a different page_path is refused);
  * - the author edits and deletes their own comments, an admin anyone's; deleting a root deletes
@@ -88,11 +100,18 @@ export class Comments {
     const q = parseInput(listCommentsQuery, query);
     const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
     const after = decodeCursor(q.cursor);
-    const where = ["workspace_id = ?"];
+    const where = ["c.workspace_id = ?"];
     const args: (string | number)[] = [workspace.id];
     if (q.page !== undefined) {
-      where.push("page_path = ?");
-      args.push(normalizePagePath(q.page, "page"));
+      const path = normalizePagePath(q.page, "page");
+      const pageId = this.pageIdOf(workspace.id, path);
+      if (pageId === null) {
+        where.push("c.page_id IS NULL AND c.page_path = ?");
+        args.push(path);
+      } else {
+        where.push("(c.page_id = ? OR (c.page_id IS NULL AND c.page_path = ?))");
+        args.push(pageId, path);
+      }
     }
     if (q.resolved !== undefined) {
       // The thread's state decides, so a reply in a resolved thread counts as resolved.
@@ -100,12 +119,12 @@ export class Comments {
       args.push(q.resolved === "true" ? 1 : 0);
     }
     if (after) {
-      where.push("id > ?");
+      where.push("c.id > ?");
       args.push(after);
     }
     const rows = this.deps.db
       .query<CommentRow, (string | number)[]>(
-        `SELECT * FROM comments c WHERE ${where.join(" AND ")} ORDER BY id LIMIT ${q.limit + 1}`,
+        `${SELECT} WHERE ${where.join(" AND ")} ORDER BY c.id LIMIT ${q.limit + 1}`,
       )
       .all(...args);
     const more = rows.length > q.limit;
@@ -138,12 +157,15 @@ export class Comments {
       if (input.page_path === undefined) throw new ValidationError("page_path: is required", "page_path");
       pagePath = normalizePagePath(input.page_path, "page_path");
     }
+    // Only a page that exists can be commented on (a reply too: not on a thread whose page is gone).
+    const pageId = this.pageIdOf(workspace.id, pagePath);
+    if (pageId === null || (parent?.page_id != null && parent.page_id !== pageId)) throw new NotFoundError("Page not found");
     const mentions = resolveMentions(input.body, workspacePeople(this.deps.db, workspace));
     const row: CommentRow = {
       id: ulid(),
       workspace_id: workspace.id,
       page_path: pagePath,
-      page_id: this.pageIdOf(workspace.id, pagePath),
+      page_id: pageId,
       parent_id: parent?.id ?? null,
       author_id: principal.userId,
       author_name: author?.name ?? "",
@@ -243,7 +265,7 @@ export class Comments {
   }
 
   private row(id: string): CommentRow | null {
-    return this.deps.db.query<CommentRow, [string]>("SELECT * FROM comments WHERE id = ?").get(id);
+    return this.deps.db.query<CommentRow, [string]>(`${SELECT} WHERE c.id = ?`).get(id);
   }
 
   /** The live page at that path, if the ledger has one. */

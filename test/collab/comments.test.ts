@@ -27,7 +27,13 @@ beforeAll(async () => {
   addMember(server, ws.id, commenter2.id, "commenter");
   addMember(server, ws.id, viewer.id, "viewer");
   addMember(server, ws.id, admin.id, "admin");
+  // Comments are on pages that exist.
+  for (const path of ["guides/setup", "threads", "mentions", "edit", "delete", "mine", "resolve", "list/paged", "list/other", "live"]) {
+    expect((await page(owner, ws.slug, path)).status).toBe(201);
+  }
 });
+
+const page = (u: TestUser, slug: string, path: string, body = "") => u.client.post(`/api/v1/content/${slug}/${path}`, { title: path, body });
 afterAll(() => server.close());
 
 const post = (u: TestUser, body: unknown, workspace = ws.id) => u.client.post(`/api/v1/workspaces/${workspace}/comments`, body);
@@ -46,7 +52,7 @@ describe("creating", () => {
       id: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
       workspace_id: ws.id,
       page_path: "guides/setup.md",
-      page_id: null,
+      page_id: server.services.db.query<{ id: string }, [string]>("SELECT id FROM pages WHERE path = 'guides/setup.md' AND workspace_id = ?").get(ws.id)!.id,
       parent_id: null,
       author: { id: commenter.id, name: "Carl Commenter" },
       body: "Step 3 is unclear.",
@@ -140,6 +146,7 @@ describe("threads and mentions", () => {
 
   test("a parent in another workspace is not found", async () => {
     const theirs = starterWorkspace(server, stranger.id);
+    await page(stranger, theirs.slug, "x");
     const foreign = (await post(stranger, { page_path: "x.md", body: "mine" }, theirs.id)).body;
     const r = await post(commenter, { parent_id: foreign.id, body: "sneaky" });
     expect(r.status).toBe(404);
