@@ -1,5 +1,4 @@
-import { existsSync, readFileSync, rmdirSync, rmSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../core/errors.ts";
@@ -9,6 +8,7 @@ import { parseInput } from "../core/validate.ts";
 import type { EventBus, PageSnapshot } from "../realtime/event-bus.ts";
 import { ActivityLog } from "./activity-log.ts";
 import { flushDirSyncs, writeFileAtomic, writeFilesAtomic } from "./atomic-write.ts";
+import { FileUndo, removeEmptyParents } from "./file-undo.ts";
 import { joinFile, parseYaml, setKeys, withYaml, yamlValue } from "./frontmatter.ts";
 import { rewriteLinks } from "./links.ts";
 import { injectId } from "./page-ids.ts";
@@ -20,6 +20,7 @@ import { createPageInput, movePageInput, updatePageInput, type CreatePageInput }
 import { buildTree, reorderPages, type TreeNode } from "./tree.ts";
 import { KeyedQueue } from "./write-queue.ts";
 import { OwnWrites } from "./own-writes.ts";
+import { pageProblems, type PageProblem } from "./page-problems.ts";
 
 /** What a committed write did, for listeners that act on files afterwards (git commits). */
 export interface CommittedWrite {
@@ -188,22 +189,26 @@ export class ContentLedger {
       if (!row) throw new NotFoundError("Page not found");
       const dir = this.dir(ws.id);
       const abs = dir.resolveInside(path);
-      this.removeFile(abs);
-      removeEmptyParents(abs, dir.root);
+      const undo = new FileUndo(this.ownWrites, dir.root);
+      undo.remember(abs);
       const now = nowIso();
-      this.deps.db.transaction(() => {
-        this.records.softDelete(row.id, now, access.actor.id, access.actor.name);
-        this.activity.record({
-          workspaceId: ws.id,
-          action: "page_deleted",
-          actorId: access.actor.id,
-          actorName: access.actor.name,
-          pageId: row.id,
-          pagePath: path,
-          details: { origin: access.origin },
-          now,
-        });
-      })();
+      this.undoOnFailure(undo, () => {
+        this.removeFile(abs);
+        this.deps.db.transaction(() => {
+          this.records.softDelete(row.id, now, access.actor.id, access.actor.name);
+          this.activity.record({
+            workspaceId: ws.id,
+            action: "page_deleted",
+            actorId: access.actor.id,
+            actorName: access.actor.name,
+            pageId: row.id,
+            pagePath: path,
+            details: { origin: access.origin },
+            now,
+          });
+        })();
+      });
+      removeEmptyParents(abs, dir.root); // only once committed, so a restored file finds its folder
       this.deps.bus.publishChange({ kind: "remove", workspace_id: ws.id, page_id: row.id });
       this.afterCommit(access, "page-deleted", { path }, [], { kind: "delete", path, files: [path], contents: [{ path, data: null }] });
     });
@@ -246,38 +251,42 @@ export class ContentLedger {
       }
       const moved = readPageFile(movedText, newPath);
       const oldAbs = dir.resolveInside(oldPath);
-      this.writeFile(newAbs, movedText);
-      this.removeFile(oldAbs);
-      removeEmptyParents(oldAbs, dir.root);
-      for (const r of rewrites) this.writeFile(dir.resolveInside(r.row.path), r.file.text);
+      const undo = new FileUndo(this.ownWrites, dir.root);
+      for (const abs of [newAbs, oldAbs, ...rewrites.map((r) => dir.resolveInside(r.row.path))]) undo.remember(abs);
       const now = nowIso();
       const { actor } = access;
-      this.deps.db.transaction(() => {
-        this.records.update(row.id, this.recordWrite(newPath, moved, actor, now));
-        this.activity.record({
-          workspaceId: ws.id,
-          action: "page_moved",
-          actorId: actor.id,
-          actorName: actor.name,
-          pageId: row.id,
-          pagePath: newPath,
-          details: { old_path: oldPath, new_path: newPath, origin: access.origin, links_rewritten: rewrites.length },
-          now,
-        });
-        for (const r of rewrites) {
-          this.records.update(r.row.id, this.recordWrite(r.row.path, r.file, actor, now));
+      this.undoOnFailure(undo, () => {
+        this.writeFile(newAbs, movedText);
+        this.removeFile(oldAbs);
+        for (const r of rewrites) this.writeFile(dir.resolveInside(r.row.path), r.file.text);
+        this.deps.db.transaction(() => {
+          this.records.update(row.id, this.recordWrite(newPath, moved, actor, now));
           this.activity.record({
             workspaceId: ws.id,
-            action: "page_updated",
+            action: "page_moved",
             actorId: actor.id,
             actorName: actor.name,
-            pageId: r.row.id,
-            pagePath: r.row.path,
-            details: { content_hash: r.file.contentHash, origin: access.origin, reason: "links", moved_from: oldPath, moved_to: newPath },
+            pageId: row.id,
+            pagePath: newPath,
+            details: { old_path: oldPath, new_path: newPath, origin: access.origin, links_rewritten: rewrites.length },
             now,
           });
-        }
-      })();
+          for (const r of rewrites) {
+            this.records.update(r.row.id, this.recordWrite(r.row.path, r.file, actor, now));
+            this.activity.record({
+              workspaceId: ws.id,
+              action: "page_updated",
+              actorId: actor.id,
+              actorName: actor.name,
+              pageId: r.row.id,
+              pagePath: r.row.path,
+              details: { content_hash: r.file.contentHash, origin: access.origin, reason: "links", moved_from: oldPath, moved_to: newPath },
+              now,
+            });
+          }
+        })();
+      });
+      removeEmptyParents(oldAbs, dir.root);
       const saved = this.records.byId(row.id)!;
       this.afterCommit(access, "page-moved", { old_path: oldPath, new_path: newPath }, [this.snapshot(saved, moved)], {
         kind: "move",
@@ -318,6 +327,20 @@ export class ContentLedger {
   }
 
   // ---- internals -----------------------------------------------------------------------------
+
+  /**
+   * Runs a write's file changes and its transaction; when either throws, every remembered file is
+   * put back as it was before the error is passed on (the transaction has rolled itself back).
+   */
+  private undoOnFailure(undo: FileUndo, write: () => void): void {
+    try {
+      write();
+    } catch (error) {
+      const failed = undo.restore();
+      if (failed.length > 0) this.deps.log.error("could not restore files after a failed write", { failed });
+      throw error;
+    }
+  }
 
   private createLocked(access: ContentAccess, path: string, input: CreatePageInput): PageJson {
     const id = ulid();
@@ -451,9 +474,12 @@ export class ContentLedger {
     };
   }
 
-  toJson(row: PageRow, file: PageFile): PageJson {
+  toJson(row: PageRow, file: PageFile): PageJson & { problems: PageProblem[] } {
+    // A page whose YAML is invalid still loads (titled from its file name) and says why, so an
+    // editor can fix the file instead of guessing; an alias bomb's frontmatter is left out.
+    const { problems, frontmatter } = pageProblems(file);
     // The file is the truth: metadata comes from it even if it changed outside Quire.
-    const json = pageJson(row, { content: file.split.body, frontmatter: file.data });
+    const json = pageJson(row, { content: file.split.body, frontmatter });
     return {
       ...json,
       title: file.meta.title,
@@ -464,6 +490,7 @@ export class ContentLedger {
       nav_order: file.meta.navOrder,
       content_hash: file.contentHash,
       frontmatter_hash: file.frontmatterHash,
+      problems,
     };
   }
 
@@ -515,17 +542,4 @@ export function newPageText(id: string, input: CreatePageInput): string {
   if (input.tags !== undefined && input.tags.length > 0) lines.push(`tags: ${yamlValue(input.tags)}`);
   if (input.publish === true) lines.push("publish: true", "status: published");
   return `---\n${lines.join("\n")}\n---\n\n${input.body ?? ""}`;
-}
-
-/** Removes folders a delete or move left empty, up to (never including) the workspace root. */
-function removeEmptyParents(file: string, root: string): void {
-  let dir = dirname(file);
-  while (dir.startsWith(root + "/") && dir !== root) {
-    try {
-      rmdirSync(dir);
-    } catch {
-      return; // not empty (or already gone)
-    }
-    dir = dirname(dir);
-  }
 }
