@@ -77,8 +77,9 @@ export function httpCore(services: Services) {
       }
       state.ip = clientIp(request, server?.requestIP(request)?.address, config.trustProxy);
       const now = nowMs();
-      state.principal = await credentials.resolve(request.headers.get("authorization"), now);
-      const limit = rateLimiter.hit(request.method, path, state.principal, state.ip, now);
+      const authorization = request.headers.get("authorization");
+      state.principal = await credentials.resolve(authorization, now);
+      const limit = rateLimiter.hit(request.method, path, state.principal, state.ip, now, authorization !== null);
       if (limit) {
         set.headers["x-ratelimit-limit"] = String(limit.limit);
         set.headers["x-ratelimit-remaining"] = String(limit.remaining);

@@ -4,7 +4,9 @@ import type { Principal } from "../access/principal.ts";
 /**
  * Fixed-window counters per (rule, key), in memory. The key is the caller's organization when
  * authenticated and the client IP otherwise; requests with garbage credentials count as
- * unauthenticated, so they share the IP's bucket instead of minting new ones.
+ * unauthenticated, so they share the IP's bucket instead of minting new ones. Besides the
+ * specification's categories, one per-IP floor (ANONYMOUS_FLOOR) counts every unauthenticated
+ * request on every path.
  *
  * A dedicated library was weighed: elysia-rate-limit keeps one limit per plugin instance and keys
  * before our authentication runs, so expressing the specification's categories (several rules per
@@ -19,7 +21,10 @@ export interface RateRule {
    * "user": per user when authenticated, per IP otherwise. "ip": always per IP.
    */
   keyBy: "caller" | "user" | "ip";
-  matches(method: string, path: string): boolean;
+  /** "anonymous": counts only requests without a verified caller (the per-IP floor). Default: every request. */
+  callers?: "anonymous";
+  /** `credentialsPresented`: the request carried an Authorization header, whether or not it verified. */
+  matches(method: string, path: string, credentialsPresented?: boolean): boolean;
 }
 
 const isRead = (m: string) => m === "GET" || m === "HEAD";
@@ -52,6 +57,33 @@ export const RATE_RULES: RateRule[] = [
   { name: "org_export", limit: 1, windowSec: 86400, keyBy: "caller", matches: (m, p) => isRead(m) && /^\/api\/v1\/orgs\/[^/]+\/export$/.test(p) },
 ];
 
+/**
+ * Requests that present no credentials at all and may use these paths without counting against
+ * the floor: the liveness check (a probe told 429 would have a healthy instance restarted), the
+ * app's hashed static files (served from memory; a signed-in browser fetches them without a token
+ * too, so counting them would let a page load eat the floor) and published sites, which have their
+ * own per-IP rule of 600 per minute. A request with credentials that do not verify counts on every
+ * path: resolving them is the work the floor exists to bound.
+ */
+function freeWithoutCredentials(path: string): boolean {
+  return path === "/api/health" || path.startsWith("/_app/") || path === "/p" || path.startsWith("/p/");
+}
+
+/**
+ * The per-IP floor (docs/decisions/rate-limits.md): every request without a verified caller (no
+ * credentials, or credentials that do not verify) counts here, across all paths, in addition to
+ * the category rules above. 600 per minute is the most a public surface allows (published docs),
+ * twice an anonymous content reader's allowance, and far above a signed-out browser's needs.
+ */
+export const ANONYMOUS_FLOOR: RateRule = {
+  name: "anonymous",
+  limit: 600,
+  windowSec: 60,
+  keyBy: "ip",
+  callers: "anonymous",
+  matches: (_m, p, credentialsPresented = false) => credentialsPresented || !freeWithoutCredentials(p),
+};
+
 export interface RateState {
   limit: number;
   remaining: number;
@@ -71,7 +103,9 @@ export class RateLimiter {
   private lastSweep = 0;
 
   constructor(
-    private readonly rules: RateRule[] = RATE_RULES,
+    // The floor goes last: when a category rule and the floor are both used up, the category's
+    // own figures are the ones reported.
+    private readonly rules: RateRule[] = [...RATE_RULES, ANONYMOUS_FLOOR],
     private readonly maxBuckets = DEFAULT_MAX_BUCKETS,
   ) {}
 
@@ -83,12 +117,20 @@ export class RateLimiter {
   /**
    * Counts one request against every rule that matches and returns the tightest state, or throws
    * RATE_LIMITED when any rule is exhausted (a refused request consumes nothing). Returns null when
-   * no rule applies.
+   * no rule applies. `credentialsPresented`: the request carried credentials (verified or not).
    */
-  hit(method: string, path: string, principal: Principal | null, ip: string, nowMs: number): RateState | null {
+  hit(
+    method: string,
+    path: string,
+    principal: Principal | null,
+    ip: string,
+    nowMs: number,
+    credentialsPresented = false,
+  ): RateState | null {
     let matched: Array<{ rule: RateRule; key: string; w: Window | undefined }> | null = null;
     for (const rule of this.rules) {
-      if (!rule.matches(method, path)) continue;
+      if (rule.callers === "anonymous" && principal) continue;
+      if (!rule.matches(method, path, credentialsPresented)) continue;
       const key = `${rule.name}|${bucketOf(rule, principal, ip)}`;
       let w = this.windows.get(key);
       if (w && w.resetAtMs <= nowMs) w = undefined;
