@@ -219,7 +219,7 @@ export class ContentLedger {
    * whose links changed is written through the same pipeline and gets its own page-updated event.
    */
   async move(access: ContentAccess, rawPath: string, body: unknown, field = "new_path"): Promise<PageJson> {
-    assertRight(access, "edit");
+    assertRight(access, "move");
     const oldPath = normalizePagePath(rawPath);
     const input = parseInput(movePageInput, body);
     const newPath = normalizePagePath(input.new_path, field);

@@ -54,12 +54,13 @@ const EXPECTED: Record<string, Record<string, number>> = {
   //          read tree create edit move delete reorder upload
   viewer: { read: 200, tree: 200, create: 403, edit: 403, move: 403, delete: 403, reorder: 403, upload: 403 },
   commenter: { read: 200, tree: 200, create: 403, edit: 403, move: 403, delete: 403, reorder: 403, upload: 403 },
-  editor: { read: 200, tree: 200, create: 201, edit: 200, move: 200, delete: 403, reorder: 204, upload: 201 },
+  // A move creates a page and removes one, so with the defaults (no deleting) editors cannot move.
+  editor: { read: 200, tree: 200, create: 201, edit: 200, move: 403, delete: 403, reorder: 204, upload: 201 },
   admin: { read: 200, tree: 200, create: 201, edit: 200, move: 200, delete: 204, reorder: 204, upload: 201 },
   stranger: { read: 404, tree: 404, create: 404, edit: 404, move: 404, delete: 404, reorder: 404, upload: 404 },
 };
 
-test("role matrix with the workspace defaults (editors create, only admins delete)", async () => {
+test("role matrix with the workspace defaults (editors create, only admins delete and move)", async () => {
   const seen: Record<string, Record<string, number>> = {};
   let n = 0;
   for (const [role, ops] of Object.entries(EXPECTED)) {
@@ -87,6 +88,43 @@ test("the workspace's editor flags decide whether editors create and delete", as
   await flip({ editor_can_create_pages: true, editor_can_delete_pages: false });
   expect(await attempt(people.editor!, "create", 103)).toBe(201);
   expect(await attempt(people.editor!, "delete", 104)).toBe(403);
+});
+
+test("editors move pages only when they may both create and delete them; a refused move changes nothing", async () => {
+  const flip = async (settings: Record<string, boolean>) => {
+    expect((await o.client.put(`/api/v1/workspaces/${o.wsId}/admin/settings`, settings)).status).toBe(200);
+  };
+  const cases: Array<[boolean, boolean, number]> = [
+    [false, false, 403],
+    [true, false, 403],
+    [false, true, 403],
+    [true, true, 200],
+  ];
+  let n = 200;
+  for (const [create, del, status] of cases) {
+    await flip({ editor_can_create_pages: create, editor_can_delete_pages: del });
+    const from = `movable/flags-${n}`;
+    await o.client.post(`${o.base}/${from}`, { title: "Movable" });
+    const r = await people.editor!.client.patch(`${o.base}/${from}`, { new_path: `moved/flags-${n}` });
+    expect([create, del, r.status]).toEqual([create, del, status]);
+    if (status === 403) {
+      expect(r.body.error).toBe("FORBIDDEN");
+      expect(fileOf(o, `${from}.md`)).not.toBeNull();
+      expect(fileOf(o, `moved/flags-${n}.md`)).toBeNull();
+      expect(server.services.db.query("SELECT path FROM pages WHERE workspace_id = ? AND path = ?").get(o.wsId, `${from}.md`)).toEqual({ path: `${from}.md` });
+    } else {
+      expect(fileOf(o, `${from}.md`)).toBeNull();
+      expect(fileOf(o, `moved/flags-${n}.md`)).not.toBeNull();
+    }
+    // The POST alias follows the same rule.
+    const alias = await people.editor!.client.post(`${o.base}/move`, { path: status === 403 ? from : `moved/flags-${n}`, new_path: `alias/flags-${n}` });
+    expect(alias.status).toBe(status);
+    n++;
+  }
+  // Admins move whatever the flags say.
+  await flip({ editor_can_create_pages: false, editor_can_delete_pages: false });
+  expect(await attempt(people.admin!, "move", n)).toBe(200);
+  await flip({ editor_can_create_pages: true, editor_can_delete_pages: false });
 });
 
 test("a stranger gets 404 before any validation, so a workspace's existence does not leak", async () => {
