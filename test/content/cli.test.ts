@@ -2,7 +2,8 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
-import { tempDir } from "../helpers/server.ts";
+import { startTestServer, tempDir } from "../helpers/server.ts";
+import { registerUser } from "../helpers/factories.ts";
 import { runCli } from "../cli/spawn.ts";
 import { tryLock } from "../../src/ops/instance-lock.ts";
 
@@ -30,11 +31,33 @@ test("init creates the data directory, database, key and a workspace in the defa
   const wsDir = join(dataDir, "workspaces", id);
   mkdirSync(join(wsDir, "guide"), { recursive: true });
   writeFileSync(join(wsDir, "index.md"), "---\ntitle: Home\n---\nHi\n");
-  writeFileSync(join(wsDir, "guide", "one.md"), "# One\n");
+  writeFileSync(join(wsDir, "guide", "one.md"), "# One\n\nThe quokkaphone is only in this file.\n");
+  // The index is derived data: with search/ gone, rebuild --search writes it again from the files.
+  rmSync(join(dataDir, "search"), { recursive: true, force: true });
   const rebuild = await runCli(["rebuild", "-w", id, "--search", "--data-dir", dataDir]);
   expect(rebuild.code).toBe(0);
   expect(rebuild.stdout).toContain("inserted: 2\nupdated: 0\norphaned: 0\n");
   expect(rebuild.stdout).toContain("search: 2 page(s) indexed");
+  // The word is in the index file the command wrote (read before any server could build one)...
+  const index = new Database(join(dataDir, "search", "index.db"), { readonly: true });
+  const hits = index
+    .query<{ path: string }, [string]>(`SELECT d.path FROM "f_${id}" f JOIN "d_${id}" d ON d.id = f.rowid WHERE "f_${id}" MATCH ?`)
+    .all("quokkaphone");
+  index.close();
+  expect(hits).toEqual([{ path: "guide/one.md" }]);
+  // ...and a server over this data directory finds the page by it.
+  const server = await startTestServer({}, { dataDir, keepDir: true });
+  try {
+    const reader = await registerUser(server.url);
+    server.services.db
+      .query("INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES (?, ?, 'viewer', ?)")
+      .run(id, reader.id, new Date().toISOString());
+    const found = await reader.client.get(`/api/v1/workspaces/${id}/search?q=quokkaphone`);
+    expect(found.status).toBe(200);
+    expect(found.body.items.map((h: { path: string }) => h.path)).toEqual(["guide/one.md"]);
+  } finally {
+    await server.close();
+  }
   expect(readFileSync(join(wsDir, "index.md"), "utf8")).toMatch(/^---\nid: [0-9A-Z]{26}\ntitle: Home\n---\nHi\n$/);
   rmSync(join(wsDir, "guide"), { recursive: true });
   const again = await runCli(["rebuild", "--workspace", id, "--data-dir", dataDir]);
