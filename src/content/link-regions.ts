@@ -48,6 +48,7 @@ export function linkRegions(text: string): LinkRegions {
 
   const definitions: number[] = [];
   let cursor = 0;
+  let inline: (src: string) => Token[] = () => [];
 
   const place = (raw: string, from: number): Placed | null => {
     const rawLines = raw.replace(/\n+$/, "").split("\n");
@@ -92,7 +93,7 @@ export function linkRegions(text: string): LinkRegions {
   const openProse = (token: Token, raw: string, p: Placed) => {
     setBlock(p, 1);
     let from = 0;
-    for (const span of codeSpans(token)) {
+    for (const span of codeSpans(inlineOf(token, inline))) {
       const at = raw.indexOf(span, from);
       if (at < 0) {
         setBlock(p, 0); // a code span we cannot place (escaped table pipes): leave the block alone
@@ -127,14 +128,30 @@ export function linkRegions(text: string): LinkRegions {
       }
     }
   };
-  walk(Lexer.lex(text.slice(head)));
+  // Block structure only (half the cost of a full lex); inline lexing just where a code span may be.
+  const lexer = new Lexer();
+  inline = (src) => (src.includes("`") ? lexer.inlineTokens(src) : []);
+  walk(lexer.blockTokens(text.slice(head).replace(/\r\n|\r/g, "\n"), []));
 
-  let view = "";
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    view += open[i] === 1 || ch === "\n" ? ch : HIDDEN;
+  const parts: string[] = [];
+  for (let start = 0; start < text.length; ) {
+    let end = start + 1;
+    while (end < text.length && open[end] === open[start]) end++;
+    const run = text.slice(start, end);
+    parts.push(open[start] === 1 ? run : run.replace(/[^\n]/g, HIDDEN));
+    start = end;
   }
-  return { view, definitions };
+  return { view: parts.join(""), definitions };
+}
+
+/** A prose block's inline tokens (a table's cell by cell), lexed on demand. */
+function inlineOf(token: Token, inline: (src: string) => Token[]): Token[] {
+  if (token.type === "table") {
+    const cells = [...(token.header as Array<{ text: string }>), ...(token.rows as Array<Array<{ text: string }>>).flat()];
+    return cells.flatMap((c) => inline(c.text));
+  }
+  const text = (token as { text?: unknown }).text;
+  return typeof text === "string" ? inline(text) : [];
 }
 
 /** The raw text of every inline code span inside a block, in reading order. */

@@ -71,6 +71,10 @@ export function rewriteLinks(
 ): string {
   const { fromPath, oldPath, newPath, exists } = opts;
   const resolveFrom = opts.selfMovedFrom ?? fromPath;
+  // Any link to the moved page names its file (maybe percent-encoded): most pages of a workspace
+  // do not, and skip the Markdown lexing below (a move reads every page).
+  const stem = posix.basename(oldPath).replace(/\.md$/, "");
+  if (opts.selfMovedFrom === undefined && !text.includes(stem) && !text.includes("%")) return text;
   const { view, definitions } = linkRegions(text);
   const edits: Array<{ at: number; length: number; text: string }> = [];
 

@@ -139,3 +139,11 @@ test("a CRLF page keeps its line endings; its definitions (destination on the ne
   expect((await o.client.patch(`${o.base}/docs/setup`, { new_path: "setup" })).status).toBe(200);
   expect(fileOf(o, "crlf.md")).toBe(crlf(head + "See [a][1] and [b][2].\n\n    [code](docs/setup.md)\n\n[1]: setup.md\n[2]:\n  setup.md\n"));
 });
+
+test("percent-encoded links to a page whose name has a space are found and stay encoded", async () => {
+  const o = await owner(server);
+  await o.client.post(`${o.base}/${encodeURIComponent("my page")}`, { title: "Mine" });
+  const linker = await o.client.post(`${o.base}/enc`, { title: "Enc", body: "[p](my%20page.md) and [q](<my page.md>)\n" });
+  expect((await o.client.patch(`${o.base}/${encodeURIComponent("my page")}`, { new_path: "docs/my page" })).status).toBe(200);
+  expect(fileOf(o, "enc.md")).toBe(`---\nid: ${linker.body.page_id}\ntitle: Enc\n---\n\n[p](docs/my%20page.md) and [q](<docs/my page.md>)\n`);
+});
