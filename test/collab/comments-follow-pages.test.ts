@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, renameSync } from "node:fs";
+import { join } from "node:path";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { addMember, starterWorkspace } from "./support.ts";
@@ -84,4 +86,16 @@ test("commenting on a page that does not exist is 404 in the error shape and wri
   expect((await comment({ page_path: "gone.md", body: "Too late" })).status).toBe(404);
   expect(count("comments")).toBe(comments);
   expect(count("activity")).toBe(activity + 2); // the page's own create and delete, no comment_added
+});
+
+test("comments also follow a page renamed outside Quire (the file keeps its id, reconciliation moves the record)", async () => {
+  const page = await owner.client.post(content("disk/before.md"), { title: "On disk" });
+  const c = await comment({ page_path: "disk/before.md", body: "Rename me" });
+  const dir = join(server.dataDir, "workspaces", ws.id);
+  mkdirSync(join(dir, "elsewhere"), { recursive: true });
+  renameSync(join(dir, "disk/before.md"), join(dir, "elsewhere/after.md"));
+  await server.services.reconciler.reconcile(ws.id);
+  expect((await owner.client.get(content("elsewhere/after.md"))).body.page_id).toBe(page.body.page_id);
+  expect((await listFor("elsewhere/after.md")).items.map((x: any) => [x.id, x.page_path])).toEqual([[c.body.id, "elsewhere/after.md"]]);
+  expect((await listFor("disk/before.md")).items).toEqual([]);
 });
