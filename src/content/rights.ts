@@ -5,9 +5,9 @@ import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
 /**
  * Who may do what with pages (DESIGN.md §7): viewers and commenters read; editors edit existing
  * pages, upload and reorder, create when the workspace's `editor_can_create_pages` is on, delete
- * when `editor_can_delete_pages` is on, and move only when both are (a move creates a page at the
- * new path and removes the one at the old path: docs/decisions/page-moves.md); admins (and the
- * Super Admin) do everything.
+ * when `editor_can_delete_pages` is on, and move when they may create (a move puts the page at a
+ * path where none was; it deletes nothing — same id, history and comments:
+ * docs/decisions/page-moves.md); admins (and the Super Admin) do everything.
  */
 export type ContentRight = "read" | "edit" | "create" | "delete" | "move";
 
@@ -34,7 +34,7 @@ export function hasRight(access: Pick<ContentAccess, "workspace" | "role">, righ
   if (!atLeast(role, "editor")) return false;
   if (right === "create") return workspace.editor_can_create_pages === 1;
   if (right === "delete") return workspace.editor_can_delete_pages === 1;
-  if (right === "move") return workspace.editor_can_create_pages === 1 && workspace.editor_can_delete_pages === 1;
+  if (right === "move") return workspace.editor_can_create_pages === 1;
   return true;
 }
 
@@ -43,7 +43,7 @@ const NEEDS: Record<ContentRight, string> = {
   edit: "Editing pages needs the editor role",
   create: "Creating pages needs the editor role (and this workspace lets editors create pages only when enabled)",
   delete: "Deleting pages needs the admin role, or the editor role when the workspace allows editors to delete",
-  move: "Moving pages needs the admin role, or the editor role when the workspace allows editors both to create and to delete pages",
+  move: "Moving pages needs the admin role, or the editor role when the workspace allows editors to create pages",
 };
 
 export function assertRight(access: Pick<ContentAccess, "workspace" | "role">, right: ContentRight): void {

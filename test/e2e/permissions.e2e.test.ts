@@ -79,16 +79,19 @@ describe.skipIf(!hasChromium)("what each role sees in a real browser", () => {
     expect(await ep.getByRole("button", { name: "+ New page" }).count()).toBe(0);
     await ep.getByRole("button", { name: "Actions for Open page" }).click();
     const menu = ep.getByRole("menu", { name: "Actions for Open page" });
-    await menu.getByRole("menuitem", { name: "Rename or move…" }).waitFor();
+    // Reordering is editing; a move puts a page at a new path, so it follows the create flag.
+    await menu.getByRole("menuitem", { name: "Move up" }).waitFor();
+    expect(await menu.getByRole("menuitem", { name: "Rename or move…" }).count()).toBe(0);
     expect(await menu.getByRole("menuitem", { name: "Delete…" }).count()).toBe(0);
     expect(await ep.getByRole("button", { name: "New workspace" }).count()).toBe(0);
 
-    // Both turned on: after a reload the editor gets New page and Delete.
+    // Both turned on: after a reload the editor gets New page, Rename or move and Delete.
     expect((await settings({ editor_can_create_pages: true, editor_can_delete_pages: true })).status).toBe(200);
     await ep.reload();
     await ep.getByRole("button", { name: "+ New page" }).waitFor();
     await ep.getByRole("button", { name: "Actions for Open page" }).click();
     await ep.getByRole("menu", { name: "Actions for Open page" }).getByRole("menuitem", { name: "Delete…" }).waitFor();
+    await ep.getByRole("menu", { name: "Actions for Open page" }).getByRole("menuitem", { name: "Rename or move…" }).waitFor();
     expect(await ep.getByRole("button", { name: "New workspace" }).count()).toBe(0);
     expectNoConsoleErrors(e);
     await e.context.close();

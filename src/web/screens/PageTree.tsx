@@ -19,6 +19,8 @@ export interface TreeRights {
   create: boolean;
   edit: boolean;
   delete: boolean;
+  /** A move puts a page at a new path: allowed with the create right (docs/decisions/page-moves.md). */
+  move: boolean;
 }
 
 interface TreeCtx {
@@ -58,12 +60,12 @@ function RowMenu({ node, label }: { node: TreeNode; label: string }) {
   const page = pagePathOf(node);
   const items: Array<[string, () => void]> = [];
   if (node.kind === "folder" && ctx.rights.create) items.push(["New page here", () => ctx.onNewPage(node.path)]);
-  if (page && node.kind === "page" && ctx.rights.edit) items.push(["Rename or move…", () => ctx.openDialog({ kind: "rename", node })]);
+  if (page && node.kind === "page" && ctx.rights.move) items.push(["Rename or move…", () => ctx.openDialog({ kind: "rename", node })]);
   if (node.page_id && ctx.rights.edit) {
     items.push(["Move up", () => ctx.step(node, -1)]);
     items.push(["Move down", () => ctx.step(node, 1)]);
   }
-  if (ctx.rights.edit && pagesUnder(node).length > 0) items.push(["Move to…", () => ctx.openDialog({ kind: "move", node })]);
+  if (ctx.rights.move && pagesUnder(node).length > 0) items.push(["Move to…", () => ctx.openDialog({ kind: "move", node })]);
   if (page && node.kind === "page" && ctx.rights.delete) items.push(["Delete…", () => ctx.openDialog({ kind: "delete", node })]);
   if (items.length === 0) return null;
   return (
@@ -234,6 +236,10 @@ export function PageTree(props: {
       if (!dragged) return;
       const plan = dropPlan(tree, dragged, target, place);
       if (!plan) return;
+      if (plan.moveTo && !props.rights.move) {
+        setError(new Error("Your role in this workspace cannot move pages to another folder; reordering within a folder is allowed."));
+        return;
+      }
       void run(plan.moveTo ? "Moving…" : "Saving the order…", async () => {
         if (plan.moveTo) {
           const from = pagePathOf(dragged)!;

@@ -96,11 +96,8 @@ export function isAdmin(ws: Workspace | undefined): boolean {
 /** What the person may do with pages here (DESIGN.md §7: editors create/delete when the workspace allows it). */
 export function treeRights(ws: Workspace | undefined): TreeRights {
   const edit = canWrite(ws);
-  return {
-    edit,
-    create: isAdmin(ws) || (edit && ws?.editor_can_create_pages !== false),
-    delete: isAdmin(ws) || (edit && ws?.editor_can_delete_pages === true),
-  };
+  const create = isAdmin(ws) || (edit && ws?.editor_can_create_pages !== false);
+  return { edit, create, delete: isAdmin(ws) || (edit && ws?.editor_can_delete_pages === true), move: create };
 }
 
 export function Shell() {
