@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { Db } from "../db/database.ts";
 import { nowIso } from "../core/clock.ts";
 import { NotFoundError } from "../core/errors.ts";
@@ -12,6 +13,7 @@ import { readPageFile } from "../content/page-file.ts";
 import { typeForName } from "../content/uploads.ts";
 import type { EventBus } from "../realtime/event-bus.ts";
 import { workspaceRef, type WorkspaceRow } from "../workspaces/workspace-records.ts";
+import type { FileContent } from "./repo.ts";
 import { conflictId, parseConflictId, type ConflictMeta } from "./conflict-store.ts";
 import { writeOrRemove } from "./pull.ts";
 import type { GitSync, SyncResult } from "./sync-service.ts";
@@ -19,9 +21,9 @@ import { resolveConflictInput } from "./schemas.ts";
 
 /**
  * What people do with sync conflicts: list them, download either side, and resolve them.
- * Resolving `kept_local` only removes the artifacts (the local file is already in the work tree
- * and was pushed with the merge); `kept_remote` and `custom` write the chosen text through the
- * ledger's writer as the caller, commit it with the caller as author, and push.
+ * Every resolution ends with the resolved state committed as the caller and pushed (auto-commit
+ * on): `kept_local` commits the local file when HEAD does not hold it yet; `kept_remote` and
+ * `custom` write the chosen text through the ledger's writer as the caller, then commit it.
  */
 const isUtf8 = (bytes: Buffer) => {
   try {
@@ -38,6 +40,8 @@ export interface ConflictFile {
   /** File name to download it as; null for a page (served as Markdown text). */
   attachment: string | null;
 }
+
+const originLabel = (access: ContentAccess) => (access.origin === "API" ? "API" : "web editor");
 
 export type ConflictJson = { id: string } & Omit<ConflictMeta, "workspace_id" | "remote_commit">;
 
@@ -81,9 +85,12 @@ export class ConflictService {
     return { bytes, contentType: typeForName(name)?.mime ?? "application/octet-stream", attachment: `${version}-${name}` };
   }
 
-  /** Removes the artifacts, keeping the local file (edit access). */
-  resolveArtifacts(principal: Principal, pageId: string, timestamp: string): { message: string; page_id: string } {
-    const { meta, workspace } = this.locate(principal, pageId, timestamp, "editor");
+  /** Keeps the local file (committed as the caller, like `kept_local`) and removes the artifacts (edit access). */
+  async resolveArtifacts(principal: Principal, pageId: string, timestamp: string): Promise<{ message: string; page_id: string }> {
+    const { meta, workspace, role } = this.locate(principal, pageId, timestamp, "editor");
+    const access = this.accessOf(principal, workspace, role);
+    assertRight(access, "edit");
+    await this.keepLocal(access, meta);
     this.deps.gitSync.conflicts.remove(meta);
     this.deps.gitSync.refreshStatus(workspace.id);
     return { message: `Conflict on ${meta.path} resolved; the local version is kept`, page_id: meta.page_id };
@@ -111,12 +118,7 @@ export class ConflictService {
   async resolve(principal: Principal, ref: string, id: string, body: unknown) {
     const { workspace, meta, role } = this.byId(principal, ref, id, "editor");
     const input = parseInput(resolveConflictInput, body);
-    const access: ContentAccess = {
-      workspace,
-      role,
-      actor: { id: principal.userId, name: this.deps.users.byId(principal.userId)?.name ?? "" },
-      origin: principal.kind === "api_key" ? "API" : "web editor",
-    };
+    const access = this.accessOf(principal, workspace, role);
     assertRight(access, "edit");
     // Taking a remote deletion deletes the page; writing a page that is gone locally creates it.
     if (input.resolution === "kept_remote" && meta.theirs_deleted) assertRight(access, "delete");
@@ -128,6 +130,8 @@ export class ConflictService {
       await this.write(access, meta, meta.theirs_deleted ? null : meta.path.endsWith(".md") ? theirs.toString("utf8") : new Uint8Array(theirs));
     } else if (input.resolution === "custom") {
       await this.write(access, meta, input.content!);
+    } else {
+      await this.keepLocal(access, meta);
     }
     store.remove(meta);
     this.deps.gitSync.refreshStatus(workspace.id);
@@ -178,9 +182,50 @@ export class ConflictService {
         writeOrRemove(dir, path, typeof text === "string" ? new TextEncoder().encode(text) : text, note);
       }
       // Committed by the git worker from the text written (after any commits queued before it).
-      await gitSync.commitFiles(ws.id, [{ path, data: written }], `Update ${path} via ${access.origin === "API" ? "API" : "web editor"} (conflict resolved)`, gitSync.authorOf(access.actor));
+      await this.commitResolution(ws.id, [{ path, data: written }], `Update ${path} via ${originLabel(access)} (conflict resolved)`, access);
     });
-    if (ws.git_remote) gitSync.schedulePush(ws.id);
+  }
+
+  /**
+   * `kept_local`: the local version is already in the work tree; it is committed as the caller
+   * when HEAD does not hold it yet (uncommitted local bytes, a fast-forward pull), so the
+   * resolved state is in the history and on the remote like any other resolution.
+   */
+  private async keepLocal(access: ContentAccess, meta: ConflictMeta): Promise<void> {
+    const { ledger } = this.deps;
+    const ws = access.workspace;
+    await ledger.exclusive(ws.id, async () => {
+      let data: Uint8Array | null;
+      try {
+        data = readFileSync(ledger.dir(ws.id).resolveInside(meta.path));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        data = null;
+      }
+      await this.commitResolution(ws.id, [{ path: meta.path, data }], `Keep the local version of ${meta.path} via ${originLabel(access)} (conflict resolved)`, access);
+    });
+  }
+
+  /**
+   * A resolution is committed (author = the caller) and pushed when auto-commit is on. With it
+   * off it stays an uncommitted edit in the work tree like any save (git-commits.md §8, §10).
+   */
+  private async commitResolution(workspaceId: string, files: FileContent[], message: string, access: ContentAccess): Promise<void> {
+    const { gitSync, db } = this.deps;
+    // Read now, not from the request's start: the setting may have changed meanwhile.
+    const ws = db.query<{ id: string; git_auto_commit: number; git_remote: string | null }, [string]>("SELECT id, git_auto_commit, git_remote FROM workspaces WHERE id = ?").get(workspaceId);
+    if (!ws || ws.git_auto_commit !== 1) return;
+    const oid = await gitSync.commitFiles(ws.id, files, message, gitSync.authorOf(access.actor));
+    if (oid && ws.git_remote) gitSync.schedulePush(ws.id);
+  }
+
+  private accessOf(principal: Principal, workspace: WorkspaceRow, role: ContentAccess["role"]): ContentAccess {
+    return {
+      workspace,
+      role,
+      actor: { id: principal.userId, name: this.deps.users.byId(principal.userId)?.name ?? "" },
+      origin: principal.kind === "api_key" ? "API" : "web editor",
+    };
   }
 
   private byId(principal: Principal, ref: string, id: string, min: "viewer" | "editor") {
@@ -192,11 +237,11 @@ export class ConflictService {
   }
 
   /** A conflict by page id and timestamp; its workspace decides access (404 without read access). */
-  private locate(principal: Principal, pageId: string, timestamp: string, min: "viewer" | "editor"): { meta: ConflictMeta; workspace: WorkspaceRow } {
+  private locate(principal: Principal, pageId: string, timestamp: string, min: "viewer" | "editor") {
     const meta = this.deps.gitSync.conflicts.get(pageId, timestamp);
     // 404 without read access, 403 with read but not edit access.
-    const { workspace } = this.deps.permissions.require(principal, { id: meta.workspace_id }, min);
-    return { meta, workspace };
+    const { workspace, role } = this.deps.permissions.require(principal, { id: meta.workspace_id }, min);
+    return { meta, workspace, role };
   }
 
   private toJson(m: ConflictMeta): ConflictJson {
