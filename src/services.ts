@@ -135,6 +135,8 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   // Every workspace is a git work tree: clone or init on create, commit each write, pull and push.
   const gitSync = new GitSync({ db, config, dataDir, log, ledger, reconciler, bus, workspaces, users });
   access.workspaceService.createdHooks.push((ws) => gitSync.onWorkspaceCreated(ws));
+  // Creation from a remote clones before the row exists (all-or-nothing).
+  access.workspaceService.prepareRemote = (remote) => gitSync.prepareClone(remote);
   // The starter workspace too, before its pages are seeded: its repository exists when registration answers.
   // (A failure is logged, not fatal to the registration: the first commit initialises it again.)
   auth.starterWorkspaceHooks.unshift((ws) =>

@@ -1,5 +1,7 @@
 import * as fs from "node:fs";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { randomBase62 } from "../core/ids.ts";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
@@ -13,6 +15,7 @@ import type { Actor, Origin } from "../content/rights.ts";
 import type { EventBus } from "../realtime/event-bus.ts";
 import type { Users } from "../identity/users.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-records.ts";
+import type { StagedFolder } from "../workspaces/workspace-service.ts";
 import { cloneInto } from "./clone.ts";
 import { diskFilesMessage, historyFile, MAX_DISK_FILE_BYTES, outsideHistory, scanDiskFiles, type SkippedFile } from "./disk-files.ts";
 import { ConflictStore } from "./conflict-store.ts";
@@ -53,6 +56,10 @@ const ORIGIN_LABEL: Partial<Record<Origin, string>> = { "web editor": "web edito
 const VERB: Record<string, string> = { create: "Create", update: "Update", delete: "Delete", move: "Move", upload: "Upload" };
 const DISK_VERB: Record<ReconciledPass["changes"][number]["action"], string> = { page_created: "Create", page_updated: "Update", page_deleted: "Delete", page_moved: "Move" };
 const MAX_PUSH_ROUNDS = 3;
+/** Under `{DATA_DIR}/workspaces/`: clones of workspaces being created (never a ULID, so never a workspace). */
+const STAGING_DIR = ".cloning";
+/** In a clone's `.git/` until its workspace row is known to be committed. */
+const CLONE_MARKER = "quire-create-pending";
 
 export class GitSync {
   readonly conflicts: ConflictStore;
@@ -119,6 +126,7 @@ export class GitSync {
 
   /** Subscribes to the ledger, gives existing workspaces a repository, and starts polling. */
   start(): void {
+    this.cleanStaging();
     this.unsubscribe = [
       this.deps.ledger.onCommitted((write) => this.onCommitted(write)),
       this.deps.reconciler.onReconciled((pass) => this.onReconciled(pass)),
@@ -186,7 +194,8 @@ export class GitSync {
     }
     const dir = this.deps.ledger.dir(ws.id).root;
     try {
-      await this.withTree(ws.id, () =>
+      // Cloned before the row by prepareClone (workspace creation); otherwise clone in place.
+      if (!this.repo(ws.id).exists()) await this.withTree(ws.id, () =>
         cloneInto({ dir, remote: ws.git_remote!, token: readGitToken(this.deps.db, ws.id), branch: ws.git_branch, transport: this.transport, allowPrivate: this.deps.config.git.allowPrivate }),
       );
     } catch (error) {
@@ -211,6 +220,73 @@ export class GitSync {
     this.setStatus(fresh, head !== null && head !== tracking ? "ahead" : "synced");
     if (head !== null && head !== tracking) this.schedulePush(ws.id);
     this.schedulePoll(fresh);
+  }
+
+  /**
+   * Clones a remote into a staging folder next to the workspace folders (same file system, so
+   * the move into place is a rename) before the workspace row exists; the workspace service
+   * moves it into place inside the row's transaction. A marker in `.git/` says "row not known to
+   * be committed" until `done`; `cleanStaging` at start removes what a crash left. A failed clone
+   * removes its folder (cloneInto) and throws the ValidationError that says why.
+   */
+  async prepareClone(remote: { url: string; branch: string; token: string | null }): Promise<StagedFolder> {
+    const staging = join(this.deps.dataDir, "workspaces", STAGING_DIR);
+    mkdirSync(staging, { recursive: true, mode: 0o700 });
+    const tmp = join(staging, randomBase62(16));
+    // The staging folder exists only while a clone is in flight (another may still use it).
+    const tidy = () => {
+      try {
+        rmdirSync(staging);
+      } catch {
+        // not empty, or gone already
+      }
+    };
+    try {
+      await cloneInto({ dir: tmp, remote: remote.url, token: remote.token, branch: remote.branch, transport: this.transport, allowPrivate: this.deps.config.git.allowPrivate });
+      writeFileSync(join(tmp, ".git", CLONE_MARKER), "");
+    } catch (error) {
+      rmSync(tmp, { recursive: true, force: true });
+      tidy();
+      throw error;
+    }
+    let at = tmp;
+    return {
+      place: (workspaceId) => {
+        const dest = this.deps.ledger.dir(workspaceId).root;
+        renameSync(tmp, dest);
+        at = dest;
+        tidy();
+      },
+      discard: () => {
+        rmSync(at, { recursive: true, force: true });
+        tidy();
+      },
+      done: () => rmSync(join(at, ".git", CLONE_MARKER), { force: true }),
+    };
+  }
+
+  /**
+   * After a crash mid-create: staging folders are removed; a workspace folder still marked is
+   * removed when its row was never committed, else only the marker goes.
+   */
+  private cleanStaging(): void {
+    const root = join(this.deps.dataDir, "workspaces");
+    rmSync(join(root, STAGING_DIR), { recursive: true, force: true });
+    let names: string[];
+    try {
+      names = readdirSync(root);
+    } catch {
+      return;
+    }
+    const exists = this.deps.db.query<{ id: string }, [string]>("SELECT id FROM workspaces WHERE id = ?");
+    for (const name of names) {
+      if (!existsSync(join(root, name, ".git", CLONE_MARKER))) continue;
+      if (exists.get(name)) rmSync(join(root, name, ".git", CLONE_MARKER), { force: true });
+      else {
+        rmSync(join(root, name), { recursive: true, force: true });
+        this.deps.log.warn("removed the folder of a workspace whose creation did not finish", { folder: name });
+      }
+    }
   }
 
   onWorkspaceDeleted(ws: WorkspaceRow): void {

@@ -13,6 +13,18 @@ import { writeGitToken } from "../git/remote-token.ts";
 export type WorkspaceHook = (workspace: WorkspaceRow, actorUserId: string) => Promise<void> | void;
 
 /**
+ * A workspace folder made before its row (a clone): `place` moves it to the workspace's folder
+ * inside the row's transaction, `discard` removes it wherever it is, `done` marks it complete once
+ * the row is committed.
+ */
+export interface StagedFolder {
+  place(workspaceId: string): void;
+  discard(): void;
+  done(): void;
+}
+export type PrepareRemote = (remote: { url: string; branch: string; token: string | null }) => Promise<StagedFolder>;
+
+/**
  * Creating, listing, reading and deleting workspaces. Super Admins (organization owners) create
  * and delete; anyone with a role reads. The work tree on disk and git cloning belong to other
  * domains, which register hooks here rather than being imported.
@@ -20,6 +32,13 @@ export type WorkspaceHook = (workspace: WorkspaceRow, actorUserId: string) => Pr
 export class WorkspaceService {
   /** Run after a workspace is committed (the content ledger creates its directory, git clones). */
   readonly createdHooks: WorkspaceHook[] = [];
+  /**
+   * Set by git sync: clones a remote into a staging folder before the row exists, so creation
+   * from a remote is all-or-nothing (git-commits.md §11).
+   */
+  prepareRemote: PrepareRemote | null = null;
+  /** Slugs whose creation is under way (a clone): a second create with one of them is a CONFLICT. */
+  private readonly creating = new Set<string>();
   /** Run after a workspace is soft-deleted (stop sync, drop the search index from memory). */
   readonly deletedHooks: WorkspaceHook[] = [];
   /** Number of live pages (records of the content ledger's `pages` table). */
@@ -66,6 +85,19 @@ export class WorkspaceService {
       throw new ForbiddenError("Only the organization's Super Admin can create workspaces");
     }
     const input = parseInput(createWorkspaceInput, body);
+    if (records.slugTaken(input.slug) || this.creating.has(input.slug)) throw slugTaken();
+    // From a remote: the clone runs first, in a staging folder, with the slug held; no row is
+    // visible until the clone is complete, and a failed clone leaves nothing.
+    let staged: StagedFolder | null = null;
+    if (input.git_remote && this.prepareRemote) {
+      this.creating.add(input.slug);
+      try {
+        staged = await this.prepareRemote({ url: input.git_remote, branch: input.git_branch ?? "main", token: input.git_token ?? null });
+      } catch (error) {
+        this.creating.delete(input.slug);
+        throw error;
+      }
+    }
     const now = nowIso();
     let row: WorkspaceRow;
     try {
@@ -87,13 +119,20 @@ export class WorkspaceService {
           principal.userId,
           now,
         );
+        // Last: a failed move rolls the row back; a crash before the commit leaves a marked
+        // folder without a row, which the next start removes.
+        staged?.place(ws.id);
         return ws;
       })();
     } catch (error) {
+      staged?.discard();
       // Two creations racing for one slug: the partial unique index decides.
       if (String(error).includes("UNIQUE constraint failed: workspaces.slug")) throw slugTaken();
       throw error;
+    } finally {
+      if (staged) this.creating.delete(input.slug);
     }
+    staged?.done();
     for (const hook of this.createdHooks) await hook(row, principal.userId);
     const fresh = records.byId(row.id) ?? row;
     return records.toJson(fresh, permissions.principalRole(principal, fresh), this.pageCount(fresh.id));
