@@ -37,10 +37,11 @@ describe("init --git-url with a local bare repository (native git)", () => {
     expect((await bare.log()).map((c) => c.subject)).toEqual(["Add page ids via Quire", "Initial commit"]);
     expect(await bare.show("index.md")).toMatch(/^---\nid: [0-9A-Z]{26}\ntitle: Home/);
 
-    // The default organization's workspace: a Super Admin of that org is needed to edit it; make one.
+    // The default organization's workspace: the instance's first user takes that organization over
+    // as Super Admin (docs/decisions/default-organization.md), so registering is enough to edit it.
     const owner = await registerUser(server.url, { name: "Native Editor", email: "native@example.test" });
     const org = server.services.db.query<any, [string]>("SELECT org_id FROM workspaces WHERE id = ?").get(workspaceId).org_id;
-    server.services.db.query("INSERT INTO org_members (org_id, user_id, role, joined_at) VALUES (?, ?, 'super_admin', ?)").run(org, owner.id, new Date().toISOString());
+    expect(server.services.db.query<any, [string, string]>("SELECT role FROM org_members WHERE org_id = ? AND user_id = ?").get(org, owner.id)).toEqual({ role: "super_admin" });
     const read = await owner.client.get("/api/v1/content/native/index.md");
     expect(read.status).toBe(200);
     const put = await owner.client.put("/api/v1/content/native/index.md", { body: "Native edit\n", lastKnownHash: read.body.content_hash });
