@@ -53,8 +53,17 @@ const apiKey = ((await keyRes.json()) as { key: string }).key;
 const get = (auth?: string) => () => new Request("http://localhost/api/bench-me", auth ? { headers: { authorization: `Bearer ${auth}` } } : {});
 const handle = (a: { handle(r: Request): Promise<Response> }) => (r: Request) => a.handle(r);
 
+// Anonymous requests from one address meet the per-IP floor (600/min) long before a round ends:
+// empty the counters every 500 requests so the figure is an accepted request's cost, floor
+// counting included, not a 429's.
+let anonymousSent = 0;
+const anonymous = () => {
+  if (++anonymousSent % 500 === 0) services.rateLimiter.reset();
+  return get()();
+};
+
 const baseline = await perRequestUs(handle(bare), get());
-const anon = await perRequestUs(handle(app), get());
+const anon = await perRequestUs(handle(app), anonymous);
 const session = await perRequestUs(handle(app), get(token));
 const key = await perRequestUs(handle(app), get(apiKey));
 lines.length = 0;
@@ -70,6 +79,6 @@ const t0 = performance.now();
 for (let i = 0; i < 2000; i++) await services.tokens.verify(token);
 console.log(`  RS256 verification alone (avoided by the cache)  ${(((performance.now() - t0) * 1000) / 2000).toFixed(1)} µs`);
 
-services.email.stop();
-services.db.close();
+// Every service's timers and watchers stop (the same closers a server runs), so the script exits.
+for (const close of [...services.closers].reverse()) await close();
 rmSync(dir, { recursive: true, force: true });
