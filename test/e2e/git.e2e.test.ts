@@ -108,6 +108,19 @@ describe.skipIf(!hasChromium)("git sync settings in a real browser", () => {
     await page.getByRole("button", { name: "New secret" }).click();
     await page.waitForFunction((old) => (document.querySelector(".secret-box input[value]:not([value^='http'])") as HTMLInputElement | null)?.value !== old, oldSecret);
     expect((await owner.client.get(`/api/v1/workspaces/${ws.id}/admin/settings`)).body.webhook_secret).not.toBe(oldSecret);
+
+    // The remote's access token is write-only: saved, then only said to be stored; removed again.
+    await page.getByLabel("Access token", { exact: true }).fill("tok-e2e-never-shown");
+    await page.getByRole("button", { name: "Save access token" }).click();
+    await page.getByText("Access token saved.").waitFor();
+    await page.locator('[data-token-set="true"]').waitFor();
+    expect((await owner.client.get(`/api/v1/workspaces/${ws.id}/admin/settings`)).body.git_token_set).toBe(true);
+    expect(await page.getByLabel("New access token").inputValue()).toBe("");
+    expect(await page.content()).not.toContain("tok-e2e-never-shown");
+    await page.getByRole("button", { name: "Remove access token" }).click();
+    await page.getByText("Access token removed.").waitFor();
+    await page.locator('[data-token-set="false"]').waitFor();
+    expect((await owner.client.get(`/api/v1/workspaces/${ws.id}/admin/settings`)).body.git_token_set).toBe(false);
     await screenshot(page, "24-git-settings");
     // The refused interval is the browser's one 400 line; nothing else.
     expectNoConsoleErrors(tab, [400]);
@@ -115,7 +128,8 @@ describe.skipIf(!hasChromium)("git sync settings in a real browser", () => {
   }, 90_000);
 
   test("the New workspace dialog clones a git remote: an unreachable one shows the API's message, a real one shows its pages", async () => {
-    const second = await startGitHttpRemote({ branch: "docs", files: { "index.md": "---\ntitle: Cloned home\n---\n\nFrom the remote.\n", "guide/setup.md": "---\ntitle: Setup guide\n---\n\nSteps.\n" } });
+    // A private remote: it answers only with the access token.
+    const second = await startGitHttpRemote({ branch: "docs", auth: { username: "x-access-token", token: "e2e-remote-token" }, files: { "index.md": "---\ntitle: Cloned home\n---\n\nFrom the remote.\n", "guide/setup.md": "---\ntitle: Setup guide\n---\n\nSteps.\n" } });
     try {
       const tab = await newTab(browser);
       const { page } = tab;
@@ -142,6 +156,16 @@ describe.skipIf(!hasChromium)("git sync settings in a real browser", () => {
       });
       await dialog.getByLabel("Git remote URL").fill(second.url);
       await dialog.getByLabel("Branch").fill("docs");
+      // Without its token the private remote refuses the clone; the dialog says so.
+      await page.unroute("**/api/v1/workspaces");
+      await dialog.getByRole("button", { name: "Create workspace" }).click();
+      await dialog.getByRole("alert").filter({ hasText: /credentials|refused access/ }).waitFor({ timeout: 20_000 });
+      expect((await owner.client.get("/api/v1/workspaces")).body.items.map((w: { slug: string }) => w.slug)).not.toContain("from-git");
+      await page.route("**/api/v1/workspaces", async (route) => {
+        if (route.request().method() === "POST") await held;
+        await route.continue();
+      });
+      await dialog.getByLabel("Access token").fill("e2e-remote-token");
       await dialog.getByRole("button", { name: "Create workspace" }).click();
       await dialog.getByRole("status").filter({ hasText: "Cloning the remote" }).waitFor();
       expect(await dialog.getByRole("button", { name: "Creating…" }).isDisabled()).toBe(true);
@@ -157,6 +181,7 @@ describe.skipIf(!hasChromium)("git sync settings in a real browser", () => {
       expect(created.git_remote).toBe(second.url);
       expect(created.git_branch).toBe("docs");
       expect((await owner.client.get(`/api/v1/content/from-git/guide/setup.md`)).body.content).toBe("Steps.\n");
+      expect((await owner.client.get(`/api/v1/workspaces/${created.id}/admin/settings`)).body.git_token_set).toBe(true);
       // The git settings screen shows the remote it was created with.
       await page.goto(`${server.url}/w/from-git/settings/git`);
       await page.getByText(second.url).waitFor();

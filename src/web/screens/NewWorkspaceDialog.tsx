@@ -35,6 +35,7 @@ function NewWorkspaceForm(props: Props) {
   const [description, setDescription] = useState("");
   const [remote, setRemote] = useState("");
   const [branch, setBranch] = useState("");
+  const [token, setToken] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const effective = slug ?? slugFor(name);
@@ -51,6 +52,7 @@ function NewWorkspaceForm(props: Props) {
             ...(description ? { description } : {}),
             ...(remote.trim() ? { git_remote: remote.trim() } : {}),
             ...(branch.trim() ? { git_branch: branch.trim() } : {}),
+            ...(remote.trim() && token ? { git_token: token } : {}),
           });
           props.onCreated(ws);
         } catch (err) {
@@ -74,6 +76,14 @@ function NewWorkspaceForm(props: Props) {
         hint="Optional. An HTTPS or SSH repository whose Markdown pages this workspace starts from and syncs with; it cannot be changed later."
       />
       <Field label="Branch" value={branch} onChange={(e) => setBranch(e.target.value)} placeholder="main" spellCheck={false} autoComplete="off" hint="Optional; main when empty." />
+      <Field
+        label="Access token"
+        type="password"
+        value={token}
+        onChange={(e) => setToken(e.target.value)}
+        autoComplete="off"
+        hint="Optional, for a private HTTPS remote: a token with read and write access to the repository. It is stored for this workspace and never shown again."
+      />
       {busy && remote.trim() && (
         <p role="status" className="muted">
           <progress aria-label="Cloning the remote" /> Cloning the remote… a large repository can take a while.

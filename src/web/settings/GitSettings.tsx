@@ -1,6 +1,6 @@
 /**
- * Git sync of a workspace (admins): the remote (fixed at creation), branch, auto-commit and poll
- * interval; the webhook URL and secret for the git host; Sync now with its result; the status; and
+ * Git sync of a workspace (admins): the remote (fixed at creation), its write-only access token,
+ * branch, auto-commit and poll interval; the webhook URL and secret for the git host; Sync now with its result; the status; and
  * the open conflicts, each with ours and theirs side by side and the three resolutions.
  */
 import { useEffect, useState } from "react";
@@ -17,6 +17,8 @@ interface GitSettingsJson {
   sync_status: string;
   webhook_secret: string;
   webhook_url: string;
+  /** Whether an HTTPS access token is stored for the remote (the token itself is never sent back). */
+  git_token_set: boolean;
 }
 
 interface SyncResult {
@@ -115,6 +117,9 @@ export default function GitSettings({ workspace }: { workspace: Workspace }) {
   const save = useAction();
   const sync = useAction();
   const secret = useAction();
+  const tokenAction = useAction();
+  const [token, setToken] = useState("");
+  const [tokenSaved, setTokenSaved] = useState<string | null>(null);
   useEffect(() => {
     if (data) setForm({ git_branch: data.git_branch, git_auto_commit: data.git_auto_commit, sync_interval: String(data.sync_interval) });
   }, [data]);
@@ -192,6 +197,56 @@ export default function GitSettings({ workspace }: { workspace: Workspace }) {
           {save.busy ? "Saving…" : "Save git settings"}
         </button>
       </form>
+
+      {data.git_remote && (
+        <>
+          <h3>Access token</h3>
+          <p className="hint" data-token-set={data.git_token_set}>
+            {data.git_token_set
+              ? "An access token is stored for this remote; it is sent as the password over HTTPS and never shown."
+              : "No access token is stored: the remote is reached with the credentials in its URL, if any."}
+          </p>
+          <form
+            className="settings-form"
+            onSubmit={async (e) => {
+              e.preventDefault();
+              setTokenSaved(null);
+              const ok = await tokenAction.run(() => put(url, { git_token: token }));
+              if (ok !== undefined) {
+                setToken("");
+                setTokenSaved("Access token saved.");
+                await reload();
+              }
+            }}
+          >
+            {tokenAction.error && <Notice kind="error">{tokenAction.error}</Notice>}
+            {tokenSaved && <Notice kind="success">{tokenSaved}</Notice>}
+            <Field label={data.git_token_set ? "New access token" : "Access token"} type="password" autoComplete="off" required value={token} onChange={(e) => setToken(e.target.value)} />
+            <div className="row-actions">
+              <button className="btn" type="submit" disabled={tokenAction.busy || token === ""}>
+                Save access token
+              </button>
+              {data.git_token_set && (
+                <button
+                  type="button"
+                  className="btn btn-danger"
+                  disabled={tokenAction.busy}
+                  onClick={async () => {
+                    setTokenSaved(null);
+                    const ok = await tokenAction.run(() => put(url, { git_token: null }));
+                    if (ok !== undefined) {
+                      setTokenSaved("Access token removed.");
+                      await reload();
+                    }
+                  }}
+                >
+                  Remove access token
+                </button>
+              )}
+            </div>
+          </form>
+        </>
+      )}
 
       <h3>Webhook</h3>
       <p className="hint">Point your git host's push webhook here so pushes are pulled at once.</p>
