@@ -158,22 +158,27 @@ export class ContentLedger {
       const text = joinFile(split);
       if (text === file.text) return { page: this.toJson(row, file), created: false };
       const next = readPageFile(text, path);
-      const abs = this.dir(ws.id).resolveInside(path);
-      this.writeFile(abs, text);
+      const dir = this.dir(ws.id);
+      const abs = dir.resolveInside(path);
+      const undo = new FileUndo(this.ownWrites, dir.root);
+      undo.remember(abs);
       const now = nowIso();
-      this.deps.db.transaction(() => {
-        this.records.update(row.id, this.recordWrite(path, next, access.actor, now));
-        this.activity.record({
-          workspaceId: ws.id,
-          action: "page_updated",
-          actorId: access.actor.id,
-          actorName: access.actor.name,
-          pageId: row.id,
-          pagePath: path,
-          details: { content_hash: next.contentHash, origin: access.origin },
-          now,
-        });
-      })();
+      this.undoOnFailure(undo, () => {
+        this.writeFile(abs, text);
+        this.deps.db.transaction(() => {
+          this.records.update(row.id, this.recordWrite(path, next, access.actor, now));
+          this.activity.record({
+            workspaceId: ws.id,
+            action: "page_updated",
+            actorId: access.actor.id,
+            actorName: access.actor.name,
+            pageId: row.id,
+            pagePath: path,
+            details: { content_hash: next.contentHash, origin: access.origin },
+            now,
+          });
+        })();
+      });
       const saved = this.records.byId(row.id)!;
       this.afterCommit(access, "page-updated", { path }, [this.snapshot(saved, next)], { kind: "update", path, files: [path], contents: [{ path, data: text }] });
       return { page: this.toJson(saved, next), created: false };

@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { owner, recordBus, type Owner } from "./support.ts";
 
 /**
- * A delete or move whose transaction fails changes nothing (DESIGN.md §10): the failure is made
+ * An update, delete or move whose transaction fails changes nothing (DESIGN.md §10): the failure is made
  * honestly, by a trigger installed on the real database file through a second connection.
  */
 let server: TestServer;
@@ -79,4 +79,25 @@ test("a move whose transaction fails part-way restores the old file, removes the
   expect(moved.status).toBe(200);
   expect(readFileSync(join(o.dir, "home.md"), "utf8")).toEndWith("See [one](dst/deep/one.md) and [[dst/deep/one]].\n");
   expect(existsSync(join(o.dir, "src"))).toBe(false);
+});
+
+test("an update whose transaction fails leaves the file byte for byte, the record and the hash as they were", async () => {
+  const page = await o.client.post(`${o.base}/keep/edited`, { title: "Edited", body: "First text.\n" });
+  expect(page.status).toBe(201);
+  const before = state(["keep/edited.md"]);
+  admin.run(`CREATE TRIGGER refuse_update BEFORE UPDATE OF content_hash ON pages
+    WHEN OLD.id = '${page.body.page_id}' BEGIN SELECT RAISE(ABORT, 'refused by test'); END`);
+  const bus = recordBus(server);
+  const r = await o.client.put(`${o.base}/keep/edited`, { body: "Second text.\n", lastKnownHash: page.body.content_hash });
+  bus.stop();
+  admin.run("DROP TRIGGER refuse_update");
+
+  expect(r.status).toBe(500);
+  expect(state(["keep/edited.md"])).toEqual(before);
+  expect(bus.events).toEqual([]);
+  expect(bus.changes).toEqual([]);
+  // The hash the person holds is still the current one: the same save goes through now.
+  const retry = await o.client.put(`${o.base}/keep/edited`, { body: "Second text.\n", lastKnownHash: page.body.content_hash });
+  expect(retry.status).toBe(200);
+  expect(readFileSync(join(o.dir, "keep/edited.md"), "utf8")).toEndWith("Second text.\n");
 });
