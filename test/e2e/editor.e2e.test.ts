@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -130,6 +130,23 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
     expect(await tab.page.getByLabel("Your version of the page, not saved").inputValue()).toBe("Base text. My addition. AFTER409.\n");
     expect((await user.client.get(`/api/v1/content/${user.workspaceSlug}/theirs.md`)).body.content).toBe("Server text.\n");
     expectNoConsoleErrors(tab, [409]);
+    await tab.context.close();
+  }, 60_000);
+
+  test("a page whose frontmatter is broken on disk still opens, says what is wrong, and keeps its text", async () => {
+    const writer = await registerUser(server.url, { name: "Broken Yaml" });
+    const dir = join(server.dataDir, "workspaces", writer.workspaceId);
+    writeFileSync(join(dir, "broken.md"), "---\ntitle: [never closed\n---\n\nThe words stay.\n");
+    await server.services.reconciler.reconcile(writer.workspaceId);
+    const tab = await newTab(browser);
+    await tab.page.goto(`${server.url}/w/${writer.workspaceSlug}/p/broken.md`);
+    await signInInUi(tab.page, writer);
+    await tab.page.getByRole("textbox", { name: "Page content" }).getByText("The words stay.").waitFor();
+    const problem = tab.page.getByRole("status").filter({ hasText: "This page's file has a problem" });
+    await problem.waitFor();
+    expect(await problem.textContent()).toContain("invalid frontmatter");
+    await screenshot(tab.page, "36-broken-frontmatter");
+    expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 60_000);
 

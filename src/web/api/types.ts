@@ -40,6 +40,8 @@ export interface Page {
   publish?: boolean;
   created_at: string;
   updated_at: string;
+  /** What is wrong with the file as stored (invalid frontmatter): the page still loads. */
+  problems?: Array<{ kind: string; message: string }>;
 }
 
 /** One node of the page tree; folders may have a page of their own (index.md). */

@@ -291,6 +291,11 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
         </div>
       </div>
       <div className="muted page-path">{page.path}</div>
+      {page.problems?.map((problem) => (
+        <Notice kind="warning" key={problem.kind}>
+          This page's file has a problem: {problem.message}. The text below is kept as it is; fix the frontmatter in the Markdown source ({"</>"}).
+        </Notice>
+      ))}
       <FrontmatterForm
         page={page}
         editable={editable}
