@@ -7,10 +7,10 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { git, IdeClone, startGitHttpRemote, type GitHttpRemote } from "../helpers/git-remote.ts";
-import { GIT_ENV, createFromRemote, recordEvents, row, settled, waitFor } from "./support.ts";
+import type { TestServer } from "../helpers/server.ts";
+import type { TestUser } from "../helpers/factories.ts";
+import { git, IdeClone, type GitHttpRemote } from "../helpers/git-remote.ts";
+import { remoteWorkspace, type RemoteWorkspace, recordEvents, row, settled, waitFor } from "./support.ts";
 
 let server: TestServer;
 let owner: TestUser;
@@ -18,20 +18,12 @@ let remote: GitHttpRemote;
 let ide: IdeClone;
 let ws: { id: string; slug: string };
 let dir: string;
+let fixture: RemoteWorkspace;
 beforeAll(async () => {
-  server = await startTestServer(GIT_ENV);
-  owner = await registerUser(server.url, { name: "Grace Hopper", email: "grace@example.test" });
-  remote = await startGitHttpRemote({ branch: "main" });
-  ws = (await createFromRemote(owner, "assets", remote.url)).body;
-  await settled(server);
-  dir = server.services.ledger.dir(ws.id).root;
-  ide = await IdeClone.clone(remote.url);
+  fixture = await remoteWorkspace("assets");
+  ({ server, owner, remote, ide, ws, dir } = fixture);
 });
-afterAll(async () => {
-  await server.close();
-  await ide.close();
-  await remote.close();
-});
+afterAll(() => fixture.close());
 
 /** Bytes that are not UTF-8 (a PNG signature, then a marker and invalid sequences). */
 const png = (marker: number) => new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, marker, 0xff, 0xfe, 0xc3, 0x28, 0x00, marker]);

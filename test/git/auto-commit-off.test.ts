@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { git, IdeClone, startGitHttpRemote, type GitHttpRemote } from "../helpers/git-remote.ts";
-import { GIT_ENV, createFromRemote, settled, waitFor } from "./support.ts";
+import type { TestServer } from "../helpers/server.ts";
+import type { TestUser } from "../helpers/factories.ts";
+import { git, IdeClone, type GitHttpRemote } from "../helpers/git-remote.ts";
+import { remoteWorkspace, type RemoteWorkspace, settled, waitFor } from "./support.ts";
 
 let server: TestServer;
 let owner: TestUser;
@@ -18,20 +18,12 @@ let remote: GitHttpRemote;
 let ide: IdeClone;
 let ws: { id: string; slug: string };
 let dir: string;
+let fixture: RemoteWorkspace;
 beforeAll(async () => {
-  server = await startTestServer(GIT_ENV);
-  owner = await registerUser(server.url, { name: "Grace Hopper", email: "grace@example.test" });
-  remote = await startGitHttpRemote({ branch: "main" });
-  ws = (await createFromRemote(owner, "pending", remote.url)).body;
-  await settled(server);
-  dir = server.services.ledger.dir(ws.id).root;
-  ide = await IdeClone.clone(remote.url);
+  fixture = await remoteWorkspace("pending");
+  ({ server, owner, remote, ide, ws, dir } = fixture);
 });
-afterAll(async () => {
-  await server.close();
-  await ide.close();
-  await remote.close();
-});
+afterAll(() => fixture.close());
 
 const autoCommit = async (on: boolean) => expect((await owner.client.put(`/api/v1/workspaces/${ws.id}/admin/settings`, { git_auto_commit: on })).status).toBe(200);
 const save = async (path: string, body: string) => {

@@ -5,30 +5,23 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import type { TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { IdeClone, startGitHttpRemote, type GitHttpRemote } from "../helpers/git-remote.ts";
+import type { IdeClone, GitHttpRemote } from "../helpers/git-remote.ts";
 import { memberWithRole } from "../access/support.ts";
-import { GIT_ENV, createFromRemote, recordEvents, row, settled } from "./support.ts";
+import { remoteWorkspace, type RemoteWorkspace, recordEvents, row, settled } from "./support.ts";
 
 let server: TestServer;
 let owner: TestUser;
 let remote: GitHttpRemote;
 let ide: IdeClone;
 let ws: { id: string; slug: string };
+let fixture: RemoteWorkspace;
 beforeAll(async () => {
-  server = await startTestServer(GIT_ENV);
-  owner = await registerUser(server.url, { name: "Grace Hopper", email: "grace@example.test" });
-  remote = await startGitHttpRemote({ branch: "main" });
-  ws = (await createFromRemote(owner, "conflicted", remote.url)).body;
-  await settled(server);
-  ide = await IdeClone.clone(remote.url);
+  fixture = await remoteWorkspace("conflicted");
+  ({ server, owner, remote, ide, ws } = fixture);
 });
-afterAll(async () => {
-  await server.close();
-  await ide.close();
-  await remote.close();
-});
+afterAll(() => fixture.close());
 
 /** The IDE pushes its edit of `path` first; then the browser saves its own: the push is rejected, the pull finds the conflict. */
 async function editBothSides(path: string, ideText: (t: string) => string, webBody: string) {

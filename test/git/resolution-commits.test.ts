@@ -7,29 +7,22 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { IdeClone, startGitHttpRemote, type GitHttpRemote } from "../helpers/git-remote.ts";
-import { GIT_ENV, createFromRemote, settled } from "./support.ts";
+import type { TestServer } from "../helpers/server.ts";
+import type { TestUser } from "../helpers/factories.ts";
+import type { IdeClone, GitHttpRemote } from "../helpers/git-remote.ts";
+import { remoteWorkspace, type RemoteWorkspace, settled } from "./support.ts";
 
 let server: TestServer;
 let owner: TestUser;
 let remote: GitHttpRemote;
 let ide: IdeClone;
 let ws: { id: string; slug: string };
+let fixture: RemoteWorkspace;
 beforeAll(async () => {
-  server = await startTestServer(GIT_ENV);
-  owner = await registerUser(server.url, { name: "Grace Hopper", email: "grace@example.test" });
-  remote = await startGitHttpRemote({ branch: "main" });
-  ws = (await createFromRemote(owner, "resolved", remote.url)).body;
-  await settled(server);
-  ide = await IdeClone.clone(remote.url);
+  fixture = await remoteWorkspace("resolved");
+  ({ server, owner, remote, ide, ws } = fixture);
 });
-afterAll(async () => {
-  await server.close();
-  await ide.close();
-  await remote.close();
-});
+afterAll(() => fixture.close());
 
 const autoCommit = async (on: boolean) => expect((await owner.client.put(`/api/v1/workspaces/${ws.id}/admin/settings`, { git_auto_commit: on })).status).toBe(200);
 

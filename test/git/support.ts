@@ -1,6 +1,7 @@
 import type { WorkspaceEvent } from "../../src/realtime/event-bus.ts";
-import type { TestServer } from "../helpers/server.ts";
-import type { TestUser } from "../helpers/factories.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { registerUser, type TestUser } from "../helpers/factories.ts";
+import { IdeClone, startGitHttpRemote, type GitHttpRemote } from "../helpers/git-remote.ts";
 
 /** Environment of the git sync tests: loopback remotes are allowed, pushes go out quickly. */
 export const GIT_ENV = { GIT_ALLOWLIST_PRIVATE: "true" };
@@ -32,4 +33,38 @@ export const settled = (server: TestServer) => server.services.gitSync.idle();
 
 export function row(server: TestServer, id: string): any {
   return server.services.db.query<any, [string]>("SELECT * FROM workspaces WHERE id = ?").get(id);
+}
+
+/** A server with one workspace cloned from a fresh loopback remote, and an IDE's clone of that remote. */
+export interface RemoteWorkspace {
+  server: TestServer;
+  owner: TestUser;
+  remote: GitHttpRemote;
+  ide: IdeClone;
+  ws: { id: string; slug: string };
+  /** The workspace's work tree. */
+  dir: string;
+  close(): Promise<void>;
+}
+
+export async function remoteWorkspace(slug: string): Promise<RemoteWorkspace> {
+  const server = await startTestServer(GIT_ENV);
+  const owner = await registerUser(server.url, { name: "Grace Hopper", email: "grace@example.test" });
+  const remote = await startGitHttpRemote({ branch: "main" });
+  const ws = (await createFromRemote(owner, slug, remote.url)).body;
+  await settled(server);
+  const ide = await IdeClone.clone(remote.url);
+  return {
+    server,
+    owner,
+    remote,
+    ide,
+    ws,
+    dir: server.services.ledger.dir(ws.id).root,
+    async close() {
+      await server.close();
+      await ide.close();
+      await remote.close();
+    },
+  };
 }
