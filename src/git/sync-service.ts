@@ -192,20 +192,9 @@ export class GitSync {
       await this.withTree(ws.id, () => this.ensureRepo(ws));
       return;
     }
-    const dir = this.deps.ledger.dir(ws.id).root;
-    try {
-      // Cloned before the row by prepareClone (workspace creation); otherwise clone in place.
-      if (!this.repo(ws.id).exists()) await this.withTree(ws.id, () =>
-        cloneInto({ dir, remote: ws.git_remote!, token: readGitToken(this.deps.db, ws.id), branch: ws.git_branch, transport: this.transport, allowPrivate: this.deps.config.git.allowPrivate }),
-      );
-    } catch (error) {
-      this.repos.delete(ws.id);
-      rmSync(dir, { recursive: true, force: true });
-      this.deps.db.transaction(() => {
-        this.deps.db.query("DELETE FROM workspaces WHERE id = ?").run(ws.id);
-      })();
-      throw error;
-    }
+    // The clone ran before the row existed (prepareClone, inside workspace creation), so a
+    // workspace with a remote and no repository is a bug, not a state to repair here.
+    if (!this.repo(ws.id).exists()) throw new Error(`workspace ${ws.id} has a git remote but was not cloned first`);
     // Ids injected into files that had none are committed (one commit, from the texts the
     // reconciler wrote: no status walk over the fresh clone), then pushed with the first sync.
     const injected: FileContent[] = [];
