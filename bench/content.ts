@@ -166,17 +166,23 @@ function generate(dir: string, count: number, withIds: boolean): void {
   }
 }
 
+/** A database, one workspace and its content ledger over `dataDir`, for the reconcile benchmarks. */
+function benchWorkspace(dataDir: string) {
+  const db = openDatabase(join(dataDir, "quire.db"));
+  migrate(db);
+  const now = new Date().toISOString();
+  const ws = db.transaction(() =>
+    new WorkspaceRecords(db).insert({ orgId: new Organizations(db).defaultOrganization(now).id, name: "Bench", slug: "bench", createdBy: null, now }),
+  )();
+  const bus = new EventBus();
+  const ledger = new ContentLedger({ db, dataDir, bus, log: silentLogger });
+  return { db, ws, bus, ledger };
+}
+
 async function reconcileTimes(count: number, withIds: boolean): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "quire-bench-rc-"));
   try {
-    const db = openDatabase(join(dataDir, "quire.db"));
-    migrate(db);
-    const now = new Date().toISOString();
-    const ws = db.transaction(() =>
-      new WorkspaceRecords(db).insert({ orgId: new Organizations(db).defaultOrganization(now).id, name: "Bench", slug: "bench", createdBy: null, now }),
-    )();
-    const bus = new EventBus();
-    const ledger = new ContentLedger({ db, dataDir, bus, log: silentLogger });
+    const { db, ws, bus, ledger } = benchWorkspace(dataDir);
     generate(ledger.dir(ws.id).root, count, withIds);
     const reconciler = new Reconciler({ db, ledger, bus, log: silentLogger });
     const first = await reconciler.reconcile(ws.id);
@@ -207,14 +213,7 @@ async function injectTimes(rounds: number, compare: boolean): Promise<void> {
     const mode = modes[round % modes.length]!;
     const dataDir = mkdtempSync(join(tmpdir(), "quire-bench-inject-"));
     try {
-      const db = openDatabase(join(dataDir, "quire.db"));
-      migrate(db);
-      const now = new Date().toISOString();
-      const ws = db.transaction(() =>
-        new WorkspaceRecords(db).insert({ orgId: new Organizations(db).defaultOrganization(now).id, name: "Bench", slug: "bench", createdBy: null, now }),
-      )();
-      const bus = new EventBus();
-      const ledger = new ContentLedger({ db, dataDir, bus, log: silentLogger });
+      const { db, ws, bus, ledger } = benchWorkspace(dataDir);
       generate(ledger.dir(ws.id).root, 1000, false);
       const reconciler = new Reconciler({ db, ledger, bus, log: silentLogger });
       setBatchFlush(mode);

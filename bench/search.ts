@@ -103,6 +103,25 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 const fmt = (ms: number) => ms.toFixed(2);
 
+/**
+ * Wall-clock and CPU time per query, sorted: on a shared machine the wall clock also counts time
+ * spent waiting for a core, the CPU time only the work done.
+ */
+function timeQueries(svc: SearchService, workspaceId: string, list: string[]) {
+  const times: number[] = [];
+  const cpu: number[] = [];
+  let hits = 0;
+  for (const q of list) {
+    const c0 = process.cpuUsage();
+    const s0 = performance.now();
+    hits += svc.searchWorkspace(workspaceId, q, 20).length;
+    times.push(performance.now() - s0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
+  }
+  return { times: times.sort((a, b) => a - b), cpu: cpu.sort((a, b) => a - b), hits };
+}
+
 function memory() {
   Bun.gc(true);
   const m = process.memoryUsage();
@@ -155,22 +174,7 @@ for (const size of SIZES) {
   const after = memory();
 
   const qs = queries(QUERIES);
-  // Wall-clock and CPU time per query: on a shared machine the wall clock also counts time spent
-  // waiting for a core, the CPU time only the work done.
-  const run = (svc: SearchService, list: string[]) => {
-    const times: number[] = [];
-    const cpu: number[] = [];
-    let hits = 0;
-    for (const q of list) {
-      const c0 = process.cpuUsage();
-      const s0 = performance.now();
-      hits += svc.searchWorkspace(workspaceId, q, 20).length;
-      times.push(performance.now() - s0);
-      const c = process.cpuUsage(c0);
-      cpu.push((c.user + c.system) / 1000);
-    }
-    return { times: times.sort((a, b) => a - b), cpu: cpu.sort((a, b) => a - b), hits };
-  };
+  const run = (svc: SearchService, list: string[]) => timeQueries(svc, workspaceId, list);
   const line = (r: { times: number[]; cpu: number[]; hits: number }, n: number) =>
     `p50 ${fmt(pct(r.times, 50))} ms, p99 ${fmt(pct(r.times, 99))} ms, max ${fmt(r.times[r.times.length - 1]!)} ms ` +
     `(CPU p50 ${fmt(pct(r.cpu, 50))} ms, p99 ${fmt(pct(r.cpu, 99))} ms; avg ${(r.hits / n).toFixed(1)} hits)`;
@@ -277,20 +281,7 @@ async function buildFromScratch(svc: SearchService, workspaceId: string, list: s
     .map(([, ms]) => ms)
     .sort((a, b) => a - b);
   svc.flush();
-  const after = (() => {
-    const times: number[] = [];
-    const cpu: number[] = [];
-    let hits = 0;
-    for (const q of list) {
-      const c0 = process.cpuUsage();
-      const s0 = performance.now();
-      hits += svc.searchWorkspace(workspaceId, q, 20).length;
-      times.push(performance.now() - s0);
-      const c = process.cpuUsage(c0);
-      cpu.push((c.user + c.system) / 1000);
-    }
-    return { times: times.sort((a, b) => a - b), cpu: cpu.sort((a, b) => a - b), hits };
-  })();
+  const after = timeQueries(svc, workspaceId, list);
   const pages = svc.indexedPages(workspaceId);
   // The same build the former way, for comparison under the same load: one transaction, nothing
   // else runs meanwhile (what `quire rebuild --search` still does, with no server running).
