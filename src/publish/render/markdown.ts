@@ -26,7 +26,10 @@ function fromClassified(c: Classified): { href: string } | { broken: string } {
     case "target": {
       const url = current().opts.resolveLink(c.target);
       if (url === null) return { broken: `${c.target.path} does not exist or is not published` };
-      return { href: url };
+      if (c.query === undefined || url.includes("?")) return { href: url };
+      // A query string the author wrote (a file's version, say) stays, before the fragment.
+      const hash = url.indexOf("#");
+      return { href: hash < 0 ? url + c.query : url.slice(0, hash) + c.query + url.slice(hash) };
     }
   }
 }
@@ -57,6 +60,21 @@ export function plainText(tokens: Token[] | undefined): string {
     else if ("text" in t && typeof t.text === "string") out += t.type === "codespan" || t.type === "escape" ? t.text : decodeEntities(t.text);
   }
   return out;
+}
+
+/**
+ * GFM's "disallowed raw HTML" extension: these tags are shown as text (their `<` escaped) before
+ * the sanitizer sees them; an unclosed <style> or <textarea> would otherwise swallow the rest of
+ * the page as raw text.
+ */
+const DISALLOWED_RAW = /<(?=\/?(?:title|textarea|style|xmp|iframe|noembed|noframes|script|plaintext)(?=[\s/>]|$))/gi;
+
+export function filterDisallowedRawHtml(html: string): string {
+  return html.replace(DISALLOWED_RAW, "&lt;");
+}
+
+function titleAttribute(title: string | null | undefined): string {
+  return title ? ` title="${escapeHtml(decodeEntities(title))}"` : "";
 }
 
 export function createMarked(extra: Array<(m: Marked) => void>): Marked {
@@ -91,6 +109,9 @@ export function createMarked(extra: Array<(m: Marked) => void>): Marked {
       },
     ],
     renderer: {
+      html({ text }) {
+        return filterDisallowedRawHtml(text);
+      },
       heading({ tokens, depth }) {
         const s = current();
         const inner = this.parser.parseInline(tokens);
@@ -104,14 +125,14 @@ export function createMarked(extra: Array<(m: Marked) => void>): Marked {
         const inner = this.parser.parseInline(tokens);
         const result = hrefFor(href);
         if ("broken" in result) return brokenLink(inner, result.broken);
-        const titleAttr = title ? ` title="${escapeHtml(title)}"` : "";
-        return `<a href="${escapeHtml(result.href)}"${titleAttr}>${inner}</a>`;
+        return `<a href="${escapeHtml(result.href)}"${titleAttribute(title)}>${inner}</a>`;
       },
-      image({ href, title, text }) {
+      image({ href, title, text, tokens }) {
+        // The alt text is the plain text of the description (CommonMark: no markup in alt).
+        const alt = decodeEntities(tokens ? this.parser.parseInline(tokens, this.parser.textRenderer) : text);
         const result = hrefFor(href, true);
-        if ("broken" in result) return brokenLink(escapeHtml(text), result.broken);
-        const titleAttr = title ? ` title="${escapeHtml(title)}"` : "";
-        return `<img src="${escapeHtml(result.href)}" alt="${escapeHtml(text)}"${titleAttr}>`;
+        if ("broken" in result) return brokenLink(escapeHtml(alt), result.broken);
+        return `<img src="${escapeHtml(result.href)}" alt="${escapeHtml(alt)}"${titleAttribute(title)}>`;
       },
     },
   });
