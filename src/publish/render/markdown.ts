@@ -1,4 +1,9 @@
 import { Marked, type Token, type Tokens } from "marked";
+import markedFootnote from "marked-footnote";
+import { parseInfo, renderCodeBlock } from "./code.ts";
+import { mermaid, renderDirective, renderDirectiveError, renderInlineDirective } from "./components.ts";
+import { blockDirective, blockMath, inlineDirective, inlineMath, type DirectiveErrorToken, type DirectiveToken, type InlineDirectiveToken } from "./directives.ts";
+import { renderMath } from "./math.ts";
 import { decodeEntities, escapeHtml } from "./escape.ts";
 import { classifyHref, classifyWikiTarget, type Classified } from "./links.ts";
 import { current, trust } from "./state.ts";
@@ -77,10 +82,32 @@ function titleAttribute(title: string | null | undefined): string {
   return title ? ` title="${escapeHtml(decodeEntities(title))}"` : "";
 }
 
-export function createMarked(extra: Array<(m: Marked) => void>): Marked {
+export function createMarked(): Marked {
   const marked = new Marked({ gfm: true, breaks: false, async: false });
+  // Footnotes first: their definitions are block tokens that must win over paragraphs.
+  marked.use(markedFootnote({ description: "Footnotes", backRefLabel: "Back to reference {0}" }));
   marked.use({
     extensions: [
+      {
+        ...blockDirective,
+        renderer(token) {
+          return renderDirective.call(this, token as unknown as DirectiveToken);
+        },
+      },
+      {
+        name: "directiveError",
+        renderer(token) {
+          return renderDirectiveError.call(this, token as unknown as DirectiveErrorToken);
+        },
+      },
+      {
+        ...inlineDirective,
+        renderer(token) {
+          return renderInlineDirective.call(this, token as unknown as InlineDirectiveToken);
+        },
+      },
+      { ...blockMath, renderer: (token) => renderMath(String(token.text), true) },
+      { ...inlineMath, renderer: (token) => renderMath(String(token.text), Boolean(token.display)) },
       {
         name: "wikilink",
         level: "inline",
@@ -109,6 +136,15 @@ export function createMarked(extra: Array<(m: Marked) => void>): Marked {
       },
     ],
     renderer: {
+      code({ text, lang }) {
+        const s = current();
+        const info = parseInfo(lang === undefined ? undefined : decodeEntities(lang));
+        text = text.replace(/\n$/, "");
+        if (info.lang.toLowerCase() === "mermaid") return mermaid(text);
+        if (info.lang.toLowerCase() === "math" || info.lang.toLowerCase() === "katex") return renderMath(text, true);
+        s.hasCode = true;
+        return trust(renderCodeBlock(text, info));
+      },
       html({ text }) {
         return filterDisallowedRawHtml(text);
       },
@@ -136,6 +172,5 @@ export function createMarked(extra: Array<(m: Marked) => void>): Marked {
       },
     },
   });
-  for (const add of extra) add(marked);
   return marked;
 }
