@@ -3,7 +3,8 @@ import { lineOf } from "./state.ts";
 
 /**
  * The directive syntax of DESIGN.md §9, read by our own marked extensions:
- * - containers `:::name[argument]{attributes}` … `:::` (any run of two or more colons; the block
+ * - containers `:::name[argument]{attributes}` … `:::` (one space after the colons is allowed, as
+ *   VuePress writes `::: warning`; any run of two or more colons; the block
  *   closes at a line of exactly as many colons, nested openers of the same length counted, fenced
  *   code skipped), so children are `::child[label]` … `::` inside their parent;
  * - leaves that need no closing line (`:::toc`, `::embed[url]`, `::badge[New]`; a closing line
@@ -48,7 +49,7 @@ export const RAW_BODY = new Set(["mermaid", "katex", "math"]);
 export const LEAVES = new Set(["toc", "embed", "badge"]);
 export const MAX_DEPTH = 12;
 
-const OPENER = /^ {0,3}(:{2,})([a-zA-Z][\w-]*)(?:\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\])?(?:\{([^{}\n]*)\})?[ \t]*(?:\n|$)/;
+const OPENER = /^ {0,3}(:{2,})[ \t]?([a-zA-Z][\w-]*)(?:\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\])?(?:\{([^{}\n]*)\})?[ \t]*(?:\n|$)/;
 const BAD_OPENER = /^ {0,3}(:{3,})[ \t]*([^\s:][^\n]*)(?:\n|$)/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
@@ -80,7 +81,7 @@ function findCloser(src: string, start: number, colons: number): { at: number; e
     } else if (f) {
       fence = f[1]!;
     } else if (line.charCodeAt(line.search(/\S|$/)) === 58 /* : */) {
-      const m = /^ {0,3}(:{2,})([a-zA-Z][\w-]*)?/.exec(line);
+      const m = /^ {0,3}(:{2,})(?:[ \t]?([a-zA-Z][\w-]*))?/.exec(line);
       if (m && m[1]!.length === colons) {
         if (m[2] !== undefined) {
           if (!LEAVES.has(m[2].toLowerCase())) depth++;
@@ -101,7 +102,7 @@ export const blockDirective: TokenizerExtension & { renderer?: never } = {
   name: "directive",
   level: "block",
   start(src: string) {
-    const m = /^ {0,3}:{2,}[a-zA-Z]/m.exec(src);
+    const m = /^ {0,3}:{2,}[ \t]?[a-zA-Z]|^ {0,3}:{3,}[ \t]*[^\s:]/m.exec(src);
     return m ? m.index : undefined;
   },
   tokenizer(this: { lexer: Lexer }, src: string): DirectiveToken | DirectiveErrorToken | undefined {
