@@ -17,6 +17,9 @@ const commands: Record<string, () => Promise<CommandDef<any>>> = {
   "reset-password": () => import("./commands/reset-password.ts").then((m) => m.resetPasswordCommand),
   init: () => import("./commands/init.ts").then((m) => m.initCommand),
   rebuild: () => import("./commands/rebuild.ts").then((m) => m.rebuildCommand),
+  status: () => import("./commands/status.ts").then((m) => m.statusCommand),
+  open: () => import("./commands/open.ts").then((m) => m.openCommand),
+  stop: () => import("./commands/stop.ts").then((m) => m.stopCommand),
 };
 
 export const root = defineCommand({

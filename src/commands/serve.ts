@@ -8,6 +8,7 @@ import { defineCommand } from "citty";
 import { ConfigError, loadConfig } from "../config.ts";
 import { acquireLock } from "../ops/instance-lock.ts";
 import { removeRunState, writeControlToken, writeRunState } from "../ops/runstate.ts";
+import { startControlEndpoint, type ControlEndpoint } from "../ops/control.ts";
 import { VERSION } from "../version.ts";
 import { CommandError } from "./exit.ts";
 import { commandLogger, dataDirArg, dataDirFrom } from "./shared.ts";
@@ -58,14 +59,29 @@ export async function serve(opts: { port?: string | undefined; dataDir?: string 
   };
   // A crash after this point still removes the run state; the OS releases the lock anyway.
   process.on("exit", cleanUp);
-  writeControlToken(dataDir);
+  const token = writeControlToken(dataDir);
+  const startedAt = new Date().toISOString();
+  // `quire stop` and `quire status` reach us here (127.0.0.1, per-boot token); `shutdown` is
+  // defined below and only called after the ready line.
+  let control: ControlEndpoint | undefined;
+  try {
+    control = startControlEndpoint({
+      token,
+      status: () => ({ pid: process.pid, instance_id: running.services.instanceId, version: VERSION, url: running.url, started_at: startedAt }),
+      onStop: () => void shutdown("control"),
+    });
+  } catch (error) {
+    // Without it `stop` falls back to SIGTERM for a verified instance; not a reason to refuse to serve.
+    log.warn("control endpoint could not listen; `quire stop` will signal instead", { error: String(error) });
+  }
   writeRunState(dataDir, {
     pid: process.pid,
     port: running.port,
     url: running.url,
     version: VERSION,
     instance_id: running.services.instanceId,
-    started_at: new Date().toISOString(),
+    started_at: startedAt,
+    ...(control ? { control_port: control.port } : {}),
   });
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -79,6 +95,7 @@ export async function serve(opts: { port?: string | undefined; dataDir?: string 
       log.error("shutdown deadline passed; exiting forcefully", { deadline_ms: SHUTDOWN_DEADLINE_MS });
       process.exit(1);
     }, SHUTDOWN_DEADLINE_MS);
+    control?.stop();
     try {
       await running.stop(DRAIN_MS);
     } catch (error) {
