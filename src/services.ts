@@ -43,6 +43,7 @@ import { GitSync } from "./git/sync-service.ts";
 import { ConflictService } from "./git/conflict-service.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { Maintenance } from "./ops/maintenance.ts";
+import { Metrics } from "./ops/metrics.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -85,6 +86,8 @@ export interface Services extends AccessServices {
   conflictService: ConflictService;
   /** Hourly purge of expired sessions, reset links, invitations and old mail. */
   maintenance: Maintenance;
+  /** Prometheus counters and gauges (/metrics); fed by the HTTP core, search and git sync. */
+  metrics: Metrics;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -156,6 +159,16 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   watcher?.onFiles((workspaceId, paths) => gitSync.onDiskFiles(workspaceId, paths));
   const maintenance = new Maintenance({ db, sessions, log });
   maintenance.start();
+  const metrics = new Metrics();
+  search.queriedHooks.push(() => metrics.searchQuery());
+  gitSync.syncedHooks.push((status) => metrics.gitSync(status));
+  const livePages = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM pages WHERE deleted_at IS NULL");
+  const pendingMail = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM email_outbox WHERE status = 'pending'");
+  metrics.attachGauges({
+    pages: () => livePages.get()?.n ?? 0,
+    emailOutboxPending: () => pendingMail.get()?.n ?? 0,
+    wsConnections: () => realtime.connectionCount,
+  });
   return {
     ...access,
     bus,
@@ -193,6 +206,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     permissions,
     rateLimiter: new RateLimiter(),
     maintenance,
+    metrics,
     closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop()],
   };
 }

@@ -109,6 +109,7 @@ export async function serve(opts: { port?: string | undefined; dataDir?: string 
   process.on("SIGINT", () => void shutdown("SIGINT"));
 
   // Announced only now, so whoever reacts to the line (a supervisor, a test) can already signal us.
+  if (running.metricsPort !== undefined) log.info("metrics listening", { url: `http://127.0.0.1:${running.metricsPort}/metrics` });
   log.info("started", { url: running.url, data_dir: dataDir, data_dir_rule: rule, pid: process.pid, version: VERSION });
   process.stdout.write(`Quire ${VERSION} ready at ${running.url} (data directory: ${dataDir})\n`);
 }
