@@ -44,6 +44,7 @@ import { ConflictService } from "./git/conflict-service.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { Maintenance } from "./ops/maintenance.ts";
 import { Metrics } from "./ops/metrics.ts";
+import { BackupScheduler } from "./ops/backup.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -88,6 +89,8 @@ export interface Services extends AccessServices {
   maintenance: Maintenance;
   /** Prometheus counters and gauges (/metrics); fed by the HTTP core, search and git sync. */
   metrics: Metrics;
+  /** The daily backup (BACKUP_ENABLED); null when off. */
+  backups: BackupScheduler | null;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -164,6 +167,8 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   gitSync.syncedHooks.push((status) => metrics.gitSync(status));
   const livePages = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM pages WHERE deleted_at IS NULL");
   const pendingMail = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM email_outbox WHERE status = 'pending'");
+  const backups = config.backup.enabled ? new BackupScheduler({ dataDir, retentionDays: config.backup.retentionDays, log }) : null;
+  backups?.start();
   metrics.attachGauges({
     pages: () => livePages.get()?.n ?? 0,
     emailOutboxPending: () => pendingMail.get()?.n ?? 0,
@@ -207,7 +212,8 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     rateLimiter: new RateLimiter(),
     maintenance,
     metrics,
-    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop()],
+    backups,
+    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop(), () => backups?.stop()],
   };
 }
 
