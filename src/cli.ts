@@ -20,6 +20,7 @@ const commands: Record<string, () => Promise<CommandDef<any>>> = {
   status: () => import("./commands/status.ts").then((m) => m.statusCommand),
   open: () => import("./commands/open.ts").then((m) => m.openCommand),
   stop: () => import("./commands/stop.ts").then((m) => m.stopCommand),
+  doctor: () => import("./commands/doctor.ts").then((m) => m.doctorCommand),
   backup: () => import("./commands/backup.ts").then((m) => m.backupCommand),
 };
 

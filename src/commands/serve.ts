@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { acquireLock } from "../ops/instance-lock.ts";
 import { removeRunState, writeControlToken, writeRunState } from "../ops/runstate.ts";
 import { startControlEndpoint, type ControlEndpoint } from "../ops/control.ts";
+import { LogFile } from "../ops/log-file.ts";
 import { VERSION } from "../version.ts";
 import { CommandError } from "./exit.ts";
 import { commandLogger, dataDirArg, dataDirFrom } from "./shared.ts";
@@ -38,14 +39,17 @@ export async function serve(opts: { port?: string | undefined; dataDir?: string 
   }
   const config = loadConfig(env);
   const { path: dataDir, rule } = dataDirFrom({ "data-dir": opts.dataDir });
-  const log = commandLogger(config);
   const lock = acquireLock(dataDir);
+  // Recent lines for `quire doctor --bundle` (docs/decisions/diagnostics.md); opened once the lock is ours.
+  const logFile = new LogFile(dataDir);
+  const log = commandLogger(config, {}, logFile);
 
   let running: Awaited<ReturnType<typeof import("../server.ts").startServer>>;
   try {
     const { startServer } = await import("../server.ts");
     running = await startServer({ config, dataDir, log });
   } catch (error) {
+    logFile.flush();
     lock.release();
     if ((error as { code?: unknown }).code === "EADDRINUSE") {
       throw new CommandError(`port ${config.port} is already in use (another program listens on it); choose another with --port`);
@@ -54,6 +58,7 @@ export async function serve(opts: { port?: string | undefined; dataDir?: string 
   }
 
   const cleanUp = () => {
+    logFile.flush();
     removeRunState(dataDir);
     lock.release();
   };
