@@ -11,7 +11,7 @@ import { dataDirArg, dataDirFrom } from "./shared.ts";
 export const backupCommand = defineCommand({
   meta: {
     name: "backup",
-    description: "Make a consistent copy of quire.db and analytics.db in <data-dir>/backups now (safe while the server runs). Example: quire backup --json",
+    description: "Make a consistent copy of quire.db and analytics.db in <data-dir>/backups now (safe while the server runs)",
   },
   args: {
     json: { type: "boolean", description: "Print the files made as one JSON object" },

@@ -12,7 +12,7 @@ const MARK: Record<CheckResult["status"], string> = { pass: "ok  ", warn: "WARN"
 export const doctorCommand = defineCommand({
   meta: {
     name: "doctor",
-    description: "Check the configuration, data directory, databases, git, workspaces, links and backups (exit 0 no failure, 1 a check failed). Example: quire doctor --bundle",
+    description: "Check the configuration, data directory, databases, git, workspaces, links and backups (exit 0 no failure, 1 a check failed)",
   },
   args: {
     json: { type: "boolean", description: "Print the results as one JSON object" },

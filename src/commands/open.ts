@@ -20,10 +20,11 @@ export function openerFor(url: string, platform: NodeJS.Platform = process.platf
 export const openCommand = defineCommand({
   meta: {
     name: "open",
-    description: "Open the running server in the browser, or print its URL (exit 0 done, 1 unconfirmed, 3 nothing running). Example: quire open --no-browser",
+    description: "Open the running server in the browser, or print its URL (exit 0 done, 1 unconfirmed, 3 nothing running)",
   },
   args: {
     browser: { type: "boolean", default: true, description: "Start the browser (--no-browser only prints the URL)" },
+    json: { type: "boolean", description: "Print {url, opened} as one JSON object" },
     ...dataDirArg,
   },
   async run({ args }) {
@@ -37,10 +38,10 @@ export const openCommand = defineCommand({
       // Detached: the browser outlives this command, and its output is not ours to print.
       const child = Bun.spawn(command, { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
       child.unref();
-      process.stdout.write(`opened ${url}\n`);
+      process.stdout.write(args.json ? JSON.stringify({ url, opened: true }) + "\n" : `opened ${url}\n`);
       return;
     }
     if (args.browser) process.stderr.write("quire: no browser opener found (xdg-open); open the address yourself\n");
-    process.stdout.write(`${url}\n`);
+    process.stdout.write(args.json ? JSON.stringify({ url, opened: false }) + "\n" : `${url}\n`);
   },
 });

@@ -10,7 +10,7 @@ import { dataDirArg, dataDirFrom } from "./shared.ts";
 export const statusCommand = defineCommand({
   meta: {
     name: "status",
-    description: "Report whether a Quire server runs on the data directory (exit 0 running, 3 nothing running, 1 unconfirmed). Example: quire status --json",
+    description: "Report whether a Quire server runs on the data directory (exit 0 running, 3 nothing running, 1 unconfirmed)",
   },
   args: {
     json: { type: "boolean", description: "Print one JSON object" },

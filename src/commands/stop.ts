@@ -12,7 +12,7 @@ import { dataDirArg, dataDirFrom } from "./shared.ts";
 export const stopCommand = defineCommand({
   meta: {
     name: "stop",
-    description: "Stop the server running on the data directory (waits up to 30 s; exit 0 stopped or nothing running, 1 otherwise). Example: quire stop --force",
+    description: "Stop the server running on the data directory (waits up to 30 s; exit 0 stopped or nothing running, 1 otherwise)",
   },
   args: {
     force: { type: "boolean", description: "Kill the verified instance if it has not stopped after the full 30 s" },
