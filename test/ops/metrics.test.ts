@@ -7,6 +7,8 @@ import { afterAll, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser } from "../helpers/factories.ts";
 import { Client } from "../helpers/client.ts";
+import { remoteWorkspace } from "../git/support.ts";
+import { connect } from "../realtime/ws-client.ts";
 
 const servers: TestServer[] = [];
 afterAll(async () => {
@@ -131,4 +133,20 @@ test("10,000 distinct URLs: bounded series, no raw path, email or token in any l
   const total = [...text.matchAll(/^quire_http_requests_total\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
   expect(total).toBeGreaterThanOrEqual(N);
 
+});
+
+test("git syncs are counted by result, and open WebSockets are a gauge", async () => {
+  const rw = await remoteWorkspace("metrics-sync");
+  try {
+    const render = () => rw.server.services.metrics.render();
+    const before = Number(/quire_git_sync_total\{result="completed"\} (\d+)/.exec(render())![1]);
+    const sync = await rw.owner.client.post(`/api/v1/workspaces/${rw.ws.id}/sync`, {});
+    expect(sync.status).toBe(200);
+    expect(render()).toContain(`quire_git_sync_total{result="completed"} ${before + 1}\n`);
+    const ws = await connect(rw.server, rw.owner);
+    expect(render()).toContain("quire_ws_connections 1\n");
+    ws.close();
+  } finally {
+    await rw.close();
+  }
 });
