@@ -25,7 +25,7 @@ export const HEALTH_TIMEOUT_MS = 1500;
 
 export async function probeInstance(dataDir: string, timeoutMs = HEALTH_TIMEOUT_MS): Promise<ProbeResult> {
   const runstate = readRunState(dataDir);
-  if (!isLocked(dataDir)) return { state: "none", runstate, stale: runstate !== null };
+  if (!lockHeld(dataDir)) return { state: "none", runstate, stale: runstate !== null };
   if (runstate === null) {
     return { state: "unconfirmed", runstate, reason: "the data directory is locked but no run state was written (a server is starting, or another command holds it)" };
   }
@@ -39,6 +39,16 @@ export async function probeInstance(dataDir: string, timeoutMs = HEALTH_TIMEOUT_
   } catch {
     return { state: "unconfirmed", runstate, reason: `the data directory is locked but nothing answers as Quire on port ${runstate.port}` };
   }
+}
+
+/**
+ * Whether some process holds the instance lock. Where the kernel's lock table can be read this
+ * takes nothing (a `status` never competes with a `serve` that is starting); elsewhere it tries
+ * the lock for an instant (isLocked).
+ */
+export function lockHeld(dataDir: string): boolean {
+  const holder = lockHolder(dataDir);
+  return holder === undefined ? isLocked(dataDir) : holder !== null;
 }
 
 /**

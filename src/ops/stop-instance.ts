@@ -4,8 +4,7 @@
  * (instance-probe.ts) names the pid positively; a stale run state — a dead pid, or a pid the
  * system has since given to another program — is never acted on.
  */
-import { isLocked } from "./instance-lock.ts";
-import { probeInstance, signalTarget, lockHolder } from "./instance-probe.ts";
+import { lockHeld, probeInstance, signalTarget, lockHolder } from "./instance-probe.ts";
 import { controlStatus, requestStop } from "./control-client.ts";
 
 export const STOP_WAIT_MS = 30_000;
@@ -19,7 +18,7 @@ export type StopOutcome =
 async function released(dataDir: string, ms: number): Promise<boolean> {
   const until = Date.now() + ms;
   for (;;) {
-    if (!isLocked(dataDir)) return true;
+    if (!lockHeld(dataDir)) return true;
     if (Date.now() >= until) return false;
     await Bun.sleep(50);
   }
