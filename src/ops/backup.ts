@@ -14,6 +14,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../core/log.ts";
+import { assetsAreEmbedded } from "../core/assets.ts";
 
 export const BACKUP_DIR = "backups";
 export const BACKED_UP = ["quire", "analytics"] as const;
@@ -117,6 +118,24 @@ export function pruneBackups(dataDir: string, retentionDays: number, nowMs: numb
   return removed;
 }
 
+/**
+ * `quire backup` in a child process: the copy of a large database takes seconds of synchronous
+ * SQLite work, which must not stall the server's requests. The executable runs itself; from
+ * source, Bun runs the CLI's entry file.
+ */
+export async function backupInChildProcess(dataDir: string): Promise<BackupResult> {
+  const entry = assetsAreEmbedded() ? [process.execPath] : [process.execPath, join(import.meta.dir, "../cli.ts")];
+  const proc = Bun.spawn([...entry, "backup", "--json", "--data-dir", dataDir], {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, LOG_FORMAT: "json" },
+  });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`quire backup exited with ${code}: ${err.trim().slice(0, 500)}`);
+  return JSON.parse(out) as BackupResult;
+}
+
 export const BACKUP_CHECK_MS = 3600_000;
 export const BACKUP_FIRST_CHECK_MS = 60_000;
 
@@ -127,27 +146,47 @@ export const BACKUP_FIRST_CHECK_MS = 60_000;
  */
 export class BackupScheduler {
   private timers: Array<ReturnType<typeof setTimeout>> = [];
-  constructor(private readonly deps: { dataDir: string; retentionDays: number; log: Logger; firstCheckMs?: number; checkMs?: number }) {}
+  private running: Promise<BackupResult | null> | null = null;
+  constructor(
+    private readonly deps: {
+      dataDir: string;
+      retentionDays: number;
+      log: Logger;
+      firstCheckMs?: number;
+      checkMs?: number;
+      /** How a copy is made; a child process by default (backupInChildProcess). */
+      backup?: (dataDir: string, nowMs: number) => Promise<BackupResult> | BackupResult;
+    },
+  ) {}
 
   start(): void {
-    const first = setTimeout(() => this.runIfDue(), this.deps.firstCheckMs ?? BACKUP_FIRST_CHECK_MS);
-    const every = setInterval(() => this.runIfDue(), this.deps.checkMs ?? BACKUP_CHECK_MS);
+    const first = setTimeout(() => void this.runIfDue(), this.deps.firstCheckMs ?? BACKUP_FIRST_CHECK_MS);
+    const every = setInterval(() => void this.runIfDue(), this.deps.checkMs ?? BACKUP_CHECK_MS);
     first.unref?.();
     every.unref?.();
     this.timers.push(first, every);
   }
 
-  stop(): void {
+  /** Clears the timers and waits for a backup under way (its child process finishes its copy). */
+  async stop(): Promise<void> {
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
+    await this.running;
   }
 
-  /** Runs a backup when one is due; returns it, or null when none was due (or it failed: logged). */
-  runIfDue(nowMs: number = Date.now()): BackupResult | null {
+  /** Runs a backup when one is due; resolves to it, or null when none was due (or it failed: logged). */
+  runIfDue(nowMs: number = Date.now()): Promise<BackupResult | null> {
+    this.running ??= this.run(nowMs).finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async run(nowMs: number): Promise<BackupResult | null> {
     const newest = listBackups(this.deps.dataDir).find((b) => b.database === "quire");
     if (newest && nowMs - newest.at < DAY_MS) return null;
     try {
-      const result = backupNow(this.deps.dataDir, nowMs);
+      const result = await (this.deps.backup ?? backupInChildProcess)(this.deps.dataDir, nowMs);
       const removed = pruneBackups(this.deps.dataDir, this.deps.retentionDays, nowMs);
       this.deps.log.info("backup made", {
         files: result.files.map((f) => f.path),

@@ -68,7 +68,7 @@ test("backups taken while another process keeps writing are whole: integrity ok,
   expect(readdirSync(join(d, "backups")).filter((n) => n.endsWith(".tmp"))).toEqual([]);
 });
 
-test("retention prunes copies older than the window but never the newest; the schedule makes one a day", () => {
+test("retention prunes copies older than the window but never the newest; the schedule makes one a day", async () => {
   const d = dir();
   openDatabase(join(d, "quire.db")).close();
   const day = 24 * 3600_000;
@@ -80,10 +80,26 @@ test("retention prunes copies older than the window but never the newest; the sc
   expect(pruneBackups(d, 7, now + 30 * day)).toEqual(["quire-20261119T120000Z.db"]);
   expect(listBackups(d)).toHaveLength(1);
 
+  // The schedule's decisions, with the copy made in this process (the clock is the test's).
+  const schedule = new BackupScheduler({ dataDir: d, retentionDays: 7, log: silentLogger, backup: backupNow });
+  expect(await schedule.runIfDue(now - 3600_000)).toBeNull(); // the newest is 23 hours old
+  expect((await schedule.runIfDue(now))?.stamp).toBe("20261125T120000Z");
+  expect(await schedule.runIfDue(now + 3600_000)).toBeNull();
+});
+
+test("the server's scheduled copy is made by a child process (`quire backup`), never on the server's own thread", async () => {
+  const d = dir();
+  const db = openDatabase(join(d, "quire.db"));
+  db.exec("CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('kept')");
+  db.close();
   const schedule = new BackupScheduler({ dataDir: d, retentionDays: 7, log: silentLogger });
-  expect(schedule.runIfDue(now - 3600_000)).toBeNull(); // the newest is 23 hours old
-  expect(schedule.runIfDue(now)?.stamp).toBe("20261125T120000Z");
-  expect(schedule.runIfDue(now + 3600_000)).toBeNull();
+  const made = await schedule.runIfDue();
+  expect(made?.files).toHaveLength(1);
+  const copy = new Database(made!.files[0]!.path, { readonly: true });
+  expect(copy.query("SELECT v FROM t").get()).toEqual({ v: "kept" });
+  copy.close();
+  expect(await schedule.runIfDue()).toBeNull(); // one a day
+  await schedule.stop();
 });
 
 test("restore: `quire backup` beside a running server, a fresh data directory from it and the workspaces, a server on it", async () => {
