@@ -7,7 +7,7 @@
  *
  *   bun bench/ops.ts [pages=1000] [runs=15]
  */
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI, ms, percentile, printTable, type Row } from "./harness.ts";
@@ -17,18 +17,23 @@ const RUNS = Number(process.argv[3] ?? 15);
 const ENV = { ...process.env, QUIRE_ENV: "development", LOG_FORMAT: "json", LOG_LEVEL: "info" } as Record<string, string>;
 delete ENV.DATA_DIR;
 
-async function run(args: string[], env: Record<string, string> = ENV): Promise<{ code: number; out: string; ms: number }> {
+/** The built executable, when `bun run build` made one: timed too, since that is what users run. */
+const BINARY = join(import.meta.dir, "..", "dist", "quire");
+const HAS_BINARY = existsSync(BINARY);
+
+async function run(args: string[], env: Record<string, string> = ENV, cmd: string[] = [process.execPath, CLI]): Promise<{ code: number; out: string; ms: number }> {
   const t = performance.now();
-  const proc = Bun.spawn([process.execPath, CLI, ...args], { env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const proc = Bun.spawn([...cmd, ...args], { env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const [out, , code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, out, ms: performance.now() - t };
 }
 
-async function times(args: string[], runs: number, expectCode = 0): Promise<number[]> {
+async function times(args: string[], runs: number, cmd?: string[]): Promise<number[]> {
   const out: number[] = [];
-  await run(args); // warm the file cache once
+  const expectCode = 0;
+  await run(args, ENV, cmd); // warm the file cache once
   for (let i = 0; i < runs; i++) {
-    const r = await run(args);
+    const r = await run(args, ENV, cmd);
     if (r.code !== expectCode) throw new Error(`${args.join(" ")} exited ${r.code}:\n${r.out}`);
     out.push(r.ms);
   }
@@ -81,6 +86,13 @@ try {
     const status = await times(["status", "--data-dir", dataDir], RUNS);
     const doctor = await times(["doctor", "--data-dir", dataDir], Math.max(5, Math.round(RUNS / 2)));
     const doctorOut = (await run(["doctor", "--json", "--data-dir", dataDir])).out;
+    const compiled = HAS_BINARY
+      ? {
+          version: await times(["version"], RUNS, [BINARY]),
+          status: await times(["status", "--data-dir", dataDir], RUNS, [BINARY]),
+          doctor: await times(["doctor", "--data-dir", dataDir], Math.max(5, Math.round(RUNS / 2)), [BINARY]),
+        }
+      : null;
     const checks = (JSON.parse(doctorOut) as { checks: Array<{ name: string; status: string }> }).checks;
 
     // Traffic over several routes so the scrape has series to render.
@@ -127,6 +139,13 @@ try {
         value: `${ms(percentile(doctor, 50))} / ${ms(percentile(doctor, 99))}`,
         note: `< 2 s; ${checks.map((c) => `${c.name}:${c.status}`).join(" ")}`,
       },
+      ...(compiled
+        ? [
+            { measure: "dist/quire version p50 / p99", value: `${ms(percentile(compiled.version, 50))} / ${ms(percentile(compiled.version, 99))}` },
+            { measure: "dist/quire status p50 / p99", value: `${ms(percentile(compiled.status, 50))} / ${ms(percentile(compiled.status, 99))}`, note: "< 200 ms (the executable users run)" },
+            { measure: "dist/quire doctor p50 / p99", value: `${ms(percentile(compiled.doctor, 50))} / ${ms(percentile(compiled.doctor, 99))}`, note: "< 2 s" },
+          ]
+        : [{ measure: "dist/quire (not built)", value: "-", note: "bun run build first to time the executable too" }]),
       { measure: "/metrics scrape over HTTP p50 / p99 (200)", value: `${ms(percentile(scrape, 50))} / ${ms(percentile(scrape, 99))}`, note: `< 10 ms; ${size} bytes` },
       { measure: "/api/health over HTTP p50 / p99 (200)", value: `${ms(percentile(health, 50))} / ${ms(percentile(health, 99))}`, note: "a trivial request, for comparison" },
       { measure: "quire backup, whole command p50", value: ms(percentile(backups, 50)), note: `VACUUM INTO itself: ${ms(inner)}` },

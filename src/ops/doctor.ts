@@ -59,6 +59,18 @@ interface Context {
   workspaces: Workspace[];
   /** Relative .md paths per workspace on disk (read once, shared by the checks). */
   files: Map<string, string[]>;
+  /** One read of every page file, shared by fs_db_consistency and wikilinks. */
+  scan: FileScan | null;
+}
+
+interface FileScan {
+  onlyDisk: number;
+  onlyDb: number;
+  changed: number;
+  mismatched: string[];
+  links: number;
+  broken: number;
+  brokenIn: string[];
 }
 
 const pass = (name: CheckName, message: string): CheckResult => ({ name, status: "pass", message, hint: "" });
@@ -74,7 +86,7 @@ export function runDoctor(
 ): DoctorReport {
   const started = performance.now();
   const env = opts.env ?? process.env;
-  const ctx: Context = { dataDir, env, config: null, db: null, workspaces: [], files: new Map() };
+  const ctx: Context = { dataDir, env, config: null, db: null, workspaces: [], files: new Map(), scan: null };
   const checks: CheckResult[] = [];
   try {
     checks.push(checkConfig(ctx));
@@ -84,6 +96,7 @@ export function runDoctor(
     checks.push(checkGit(env, opts.which ?? ((cmd, o) => Bun.which(cmd, o))));
     checks.push(checkWorkspaceDirs(ctx));
     checks.push(checkSyncState(ctx));
+    if (ctx.db) ctx.scan = scanFiles(ctx);
     checks.push(checkConsistency(ctx));
     checks.push(checkWikilinks(ctx));
     checks.push(checkBackups(ctx, opts.now ?? Date.now()));
@@ -249,73 +262,89 @@ function checkSyncState(ctx: Context): CheckResult {
   return pass("sync_state", remotes === 0 ? "no workspace syncs with a remote" : `${plural(remotes, "workspace")} in sync with its remote`);
 }
 
-function checkConsistency(ctx: Context): CheckResult {
-  if (!ctx.db) return noDatabase("fs_db_consistency");
-  const records = ctx.db.query<{ path: string; content_hash: string }, [string]>(
+const WIKILINK = /\[\[([^\[\]|#\n]+?)(#[^\[\]|\n]*)?(\|[^\[\]\n]*)?\]\]/g;
+
+/**
+ * Reads every page file once: its hash against its record, and its wikilinks against the files
+ * present. Links are matched on the raw text first; only a file with a link that points nowhere
+ * is read the way the ledger reads it (marked's lexer: code blocks and spans hold no links), so a
+ * workspace whose links resolve costs no Markdown parsing at all.
+ */
+function scanFiles(ctx: Context): FileScan {
+  const scan: FileScan = { onlyDisk: 0, onlyDb: 0, changed: 0, mismatched: [], links: 0, broken: 0, brokenIn: [] };
+  const records = ctx.db!.query<{ path: string; content_hash: string }, [string]>(
     "SELECT path, content_hash FROM pages WHERE workspace_id = ? AND deleted_at IS NULL",
   );
-  let onlyDisk = 0;
-  let onlyDb = 0;
-  let changed = 0;
-  const affected: string[] = [];
   for (const ws of ctx.workspaces) {
     const files = ctx.files.get(ws.id);
     if (!files) continue; // its folder is missing: workspace_dirs reports it
     const dir = join(ctx.dataDir, "workspaces", ws.id);
+    const present = new Set(files);
     const known = new Map(records.all(ws.id).map((r) => [r.path, r.content_hash]));
-    const before = onlyDisk + onlyDb + changed;
+    const differences = scan.onlyDisk + scan.onlyDb + scan.changed;
+    let broken = 0;
     for (const path of files) {
+      let text: string;
+      try {
+        text = readFileSync(join(dir, path), "utf8");
+      } catch {
+        continue; // removed while we looked
+      }
       const hash = known.get(path);
-      if (hash === undefined) onlyDisk++;
-      else if (hashOf(readFileSync(join(dir, path), "utf8")) !== hash) changed++;
+      if (hash === undefined) scan.onlyDisk++;
+      else if (hashOf(text) !== hash) scan.changed++;
       known.delete(path);
+      if (!text.includes("[[")) continue;
+      const count = (t: string) => {
+        let links = 0;
+        let missing = 0;
+        for (const m of t.matchAll(WIKILINK)) {
+          links++;
+          const target = resolveWikiTarget(m[1]!, path, (p) => present.has(p));
+          if (target === null || !present.has(target)) missing++;
+        }
+        return { links, missing };
+      };
+      let found = count(text);
+      if (found.missing > 0) found = count(linkRegions(text).view);
+      scan.links += found.links;
+      broken += found.missing;
     }
-    onlyDb += known.size;
-    if (onlyDisk + onlyDb + changed > before) affected.push(ws.slug);
+    scan.onlyDb += known.size;
+    if (scan.onlyDisk + scan.onlyDb + scan.changed > differences) scan.mismatched.push(ws.slug);
+    if (broken > 0) scan.brokenIn.push(ws.slug);
+    scan.broken += broken;
   }
-  if (affected.length === 0) return pass("fs_db_consistency", "every page file matches its record");
+  return scan;
+}
+
+function checkConsistency(ctx: Context): CheckResult {
+  const scan = ctx.scan;
+  if (!scan) return noDatabase("fs_db_consistency");
+  if (scan.mismatched.length === 0) return pass("fs_db_consistency", "every page file matches its record");
   const parts = [
-    onlyDisk && `${plural(onlyDisk, "file")} without a record`,
-    onlyDb && `${plural(onlyDb, "record")} without a file`,
-    changed && `${plural(changed, "file")} changed since indexed`,
+    scan.onlyDisk && `${plural(scan.onlyDisk, "file")} without a record`,
+    scan.onlyDb && `${plural(scan.onlyDb, "record")} without a file`,
+    scan.changed && `${plural(scan.changed, "file")} changed since indexed`,
   ].filter(Boolean);
   return warn(
     "fs_db_consistency",
-    `${parts.join(", ")} (in ${affected.join(", ")})`,
+    `${parts.join(", ")} (in ${scan.mismatched.join(", ")})`,
     "a running server reconciles changes on its own; otherwise run `quire rebuild -w <workspace-id>`",
   );
 }
 
 function checkWikilinks(ctx: Context): CheckResult {
-  if (!ctx.db) return noDatabase("wikilinks");
-  const WIKILINK = /\[\[([^\[\]|#\n]+?)(#[^\[\]|\n]*)?(\|[^\[\]\n]*)?\]\]/g;
-  let links = 0;
-  let broken = 0;
-  const affected = new Set<string>();
-  for (const ws of ctx.workspaces) {
-    const files = ctx.files.get(ws.id);
-    if (!files) continue;
-    const present = new Set(files);
-    const dir = join(ctx.dataDir, "workspaces", ws.id);
-    for (const path of files) {
-      const text = readFileSync(join(dir, path), "utf8");
-      if (!text.includes("[[")) continue;
-      // Links inside code blocks and spans are not links (the same reading the ledger uses).
-      const visible = linkRegions(text).view;
-      for (const m of visible.matchAll(WIKILINK)) {
-        links++;
-        const target = resolveWikiTarget(m[1]!, path, (p) => present.has(p));
-        if (target === null || !present.has(target)) {
-          broken++;
-          affected.add(ws.slug);
-        }
-      }
-    }
+  const scan = ctx.scan;
+  if (!scan) return noDatabase("wikilinks");
+  if (scan.broken > 0) {
+    return warn(
+      "wikilinks",
+      `${plural(scan.broken, "wikilink")} of ${scan.links} point at no page (in ${scan.brokenIn.join(", ")})`,
+      "create the missing pages or fix the links; the editor shows broken links",
+    );
   }
-  if (broken > 0) {
-    return warn("wikilinks", `${plural(broken, "wikilink")} of ${links} point at no page (in ${[...affected].join(", ")})`, "create the missing pages or fix the links; the editor shows broken links");
-  }
-  return pass("wikilinks", links === 0 ? "no wikilinks" : `all ${plural(links, "wikilink")} resolve`);
+  return pass("wikilinks", scan.links === 0 ? "no wikilinks" : `all ${plural(scan.links, "wikilink")} resolve`);
 }
 
 function checkBackups(ctx: Context, now: number): CheckResult {

@@ -57,7 +57,7 @@ test("a healthy instance: the ten checks by name, in order, none failing; files 
   expect(first.by.backups!.status).toBe("warn");
   for (const c of first.body.checks) expect(["pass", "warn", "fail"]).toContain(c.status);
 
-  writeFileSync(join(dataDir, "workspaces", wsId, "new.md"), "# New\n\nSee [[missing page]] and [[new]].\n");
+  writeFileSync(join(dataDir, "workspaces", wsId, "new.md"), "# New\n\nSee [[missing page]] and [[new]].\n\n```\n[[in a code block: not a link]]\n```\n");
   expect((await runCli(["backup", "--data-dir", dataDir])).code).toBe(0);
   const second = await doctor(dataDir);
   expect(second.code).toBe(0);
