@@ -33,6 +33,10 @@ export interface Config {
   git: { sshKeyPath?: string; sshKnownHosts?: string; allowPrivate: boolean };
   /** Watch workspace folders and reconcile changes made outside Quire (QUIRE_WATCH_FILES). */
   watchFiles: boolean;
+  /** Prometheus metrics: /metrics on the main port for platform owners (FF_METRICS), or an unauthenticated 127.0.0.1 listener (METRICS_PORT) instead. */
+  metrics: { enabled: boolean; port?: number };
+  /** Daily online copies of quire.db and analytics.db into {DATA_DIR}/backups (BACKUP_ENABLED, BACKUP_RETENTION_DAYS). */
+  backup: { enabled: boolean; retentionDays: number };
 }
 
 export class ConfigError extends Error {
@@ -165,6 +169,11 @@ export function loadConfig(env: Env = process.env): Config {
     edition: oneOf("QUIRE_EDITION", ["community", "cloud"] as const, "community"),
     git,
     watchFiles: bool("QUIRE_WATCH_FILES", true),
+    metrics: {
+      enabled: bool("FF_METRICS", false),
+      ...(read("METRICS_PORT") !== undefined ? { port: int("METRICS_PORT", 0, 0, 65535) } : {}),
+    },
+    backup: { enabled: bool("BACKUP_ENABLED", true), retentionDays: int("BACKUP_RETENTION_DAYS", 7, 1, 3650) },
     ...(smtp ? { smtp } : {}),
     ...(apiKeyPepper ? { apiKeyPepper } : {}),
     ...(read("DATA_DIR") ? { dataDirFromEnv: read("DATA_DIR") } : {}),

@@ -43,6 +43,8 @@ import { GitSync } from "./git/sync-service.ts";
 import { ConflictService } from "./git/conflict-service.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { Maintenance } from "./ops/maintenance.ts";
+import { Metrics } from "./ops/metrics.ts";
+import { BackupScheduler } from "./ops/backup.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -85,6 +87,10 @@ export interface Services extends AccessServices {
   conflictService: ConflictService;
   /** Hourly purge of expired sessions, reset links, invitations and old mail. */
   maintenance: Maintenance;
+  /** Prometheus counters and gauges (/metrics); fed by the HTTP core, search and git sync. */
+  metrics: Metrics;
+  /** The daily backup (BACKUP_ENABLED); null when off. */
+  backups: BackupScheduler | null;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -156,6 +162,18 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   watcher?.onFiles((workspaceId, paths) => gitSync.onDiskFiles(workspaceId, paths));
   const maintenance = new Maintenance({ db, sessions, log });
   maintenance.start();
+  const metrics = new Metrics();
+  search.queriedHooks.push(() => metrics.searchQuery());
+  gitSync.syncedHooks.push((status) => metrics.gitSync(status));
+  const livePages = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM pages WHERE deleted_at IS NULL");
+  const pendingMail = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM email_outbox WHERE status = 'pending'");
+  const backups = config.backup.enabled ? new BackupScheduler({ dataDir, retentionDays: config.backup.retentionDays, log }) : null;
+  backups?.start();
+  metrics.attachGauges({
+    pages: () => livePages.get()?.n ?? 0,
+    emailOutboxPending: () => pendingMail.get()?.n ?? 0,
+    wsConnections: () => realtime.connectionCount,
+  });
   return {
     ...access,
     bus,
@@ -193,7 +211,9 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     permissions,
     rateLimiter: new RateLimiter(),
     maintenance,
-    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop()],
+    metrics,
+    backups,
+    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop(), () => backups?.stop()],
   };
 }
 

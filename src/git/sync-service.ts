@@ -125,6 +125,9 @@ export class GitSync {
   }
 
   /** Subscribes to the ledger, gives existing workspaces a repository, and starts polling. */
+  /** Called with each sync round's result (metrics count them); a hook must not throw. */
+  readonly syncedHooks: Array<(status: SyncResult["status"]) => void> = [];
+
   start(): void {
     this.cleanStaging();
     this.unsubscribe = [
@@ -501,7 +504,9 @@ export class GitSync {
     if (opts.branch !== undefined && opts.branch !== ws.git_branch) return emptyResult("ignored");
     const run = this.netQueue.run(workspaceId, async () => {
       const fresh = this.deps.workspaces.byId(workspaceId);
-      return fresh?.git_remote ? this.syncLocked(fresh, opts.reason) : emptyResult("ignored");
+      const result = fresh?.git_remote ? await this.syncLocked(fresh, opts.reason) : emptyResult("ignored");
+      for (const hook of this.syncedHooks) hook(result.status);
+      return result;
     });
     this.track(run);
     return run;

@@ -121,8 +121,16 @@ export function httpCore(services: Services) {
       set.headers["content-security-policy"] = API_CSP;
       return new Response(JSON.stringify(body), { status, headers: set.headers as Record<string, string> });
     })
-    .onAfterResponse({ as: "global" }, ({ request, set }) => {
+    .onAfterResponse({ as: "global" }, (ctx) => {
+      const { request, set } = ctx;
       const state = states.get(request);
+      // The matched route's template (never the raw path); requests no route matched share one label.
+      services.metrics.observeHttp(
+        (ctx as { route?: string }).route,
+        request.method,
+        set.status,
+        state ? (performance.now() - state.startedAt) / 1000 : 0,
+      );
       // Only what identifies the request: never headers, bodies or query strings, which carry secrets.
       log.info("request", {
         request_id: state?.requestId ?? set.headers["x-request-id"],

@@ -103,6 +103,9 @@ export class SearchService {
   }
 
   /** Listens to the ledger and checks the indexes of live workspaces one at a time, off the request path. */
+  /** Called after each answered query (metrics count them); a hook must not throw. */
+  readonly queriedHooks: Array<(workspaceId: string, hits: number) => void> = [];
+
   start(): void {
     this.unsubscribe ??= this.deps.bus.onChange((change) => this.apply(change));
     const ids = this.deps.db
@@ -177,6 +180,7 @@ export class SearchService {
     const ref = isUlid(workspaceRef) ? { id: workspaceRef } : { slug: workspaceRef };
     const { workspace } = this.deps.permissions.require(principal, ref, "viewer");
     const items = this.searchWorkspace(workspace.id, query.q, query.limit);
+    for (const hook of this.queriedHooks) hook(workspace.id, items.length);
     const indexing = this.indexing(workspace.id);
     return indexing ? { items, indexing } : { items };
   }
