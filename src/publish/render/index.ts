@@ -21,7 +21,7 @@ export type { Heading, LinkTarget, RenderNotice, RenderOptions, RenderResult } f
  * core), and a published page must render in bounded time however big the file is; real
  * documentation pages are a few KB to a few hundred KB.
  */
-export const MAX_RENDER_CHARS = 1_000_000;
+export const MAX_RENDER_CHARS = 500_000;
 
 /**
  * marked's time grows with the square of list nesting (500 levels: tens of seconds). A list item
