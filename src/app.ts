@@ -24,6 +24,7 @@ import { uploadRoutes } from "./http/routes/uploads.ts";
 import { gitWebhookRoutes } from "./http/routes/git-webhook.ts";
 import { gitSyncRoutes } from "./http/routes/git-sync.ts";
 import { conflictRoutes } from "./http/routes/conflicts.ts";
+import { qualityRoutes } from "./http/routes/quality.ts";
 import type { Services } from "./services.ts";
 
 // Services are built in services.ts; both names stay importable from here for routes, tests and commands.
@@ -61,6 +62,7 @@ export function createApp(services: Services) {
     .use(gitWebhookRoutes(services))
     .use(gitSyncRoutes(services))
     .use(conflictRoutes(services))
+    .use(qualityRoutes(services))
     .use(webAppRoutes(services));
 }
 

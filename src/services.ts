@@ -43,6 +43,7 @@ import { GitSync } from "./git/sync-service.ts";
 import { ConflictService } from "./git/conflict-service.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { Maintenance } from "./ops/maintenance.ts";
+import { QualityService } from "./publish/quality/quality-service.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -85,6 +86,8 @@ export interface Services extends AccessServices {
   conflictService: ConflictService;
   /** Hourly purge of expired sessions, reset links, invitations and old mail. */
   maintenance: Maintenance;
+  /** The quality scan of DESIGN.md §9 (dead links, missing titles, readability, …). */
+  quality: QualityService;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -193,6 +196,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     permissions,
     rateLimiter: new RateLimiter(),
     maintenance,
+    quality: new QualityService({ permissions, ledger }),
     closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop()],
   };
 }
