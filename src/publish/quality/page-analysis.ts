@@ -29,6 +29,7 @@ export interface Finding {
   kind: FindingKind;
   severity: Severity;
   message: string;
+  /** 1-based line in the page's body (the Markdown after the frontmatter), when the finding has one. */
   line?: number;
 }
 
@@ -84,12 +85,12 @@ export function analyzePage(path: string, text: string): PageAnalysis {
   }
 
   const head = split.bom.length + split.block.length + split.gap.length;
-  const headLines = text.slice(0, head).split("\n").length - 1;
   const { view } = linkRegions(text);
   const body = view.slice(head).replace(/\r/g, "");
   const lines = body.split("\n");
   const rawLines = text.slice(head).replace(/\r/g, "").split("\n");
-  const lineOf = (i: number) => headLines + i + 1;
+  // Lines count in the page's Markdown body, as the editor and the page API (`content`) show it.
+  const lineOf = (i: number) => i + 1;
 
   const slugger = new GithubSlugger();
   const anchors: string[] = [];

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { registerUser, type TestUser } from "../../helpers/factories.ts";
@@ -68,9 +68,8 @@ beforeAll(async () => {
 
 afterAll(() => server?.close());
 
-/** The line of the file on disk (the import added an id line to the frontmatter) holding `needle`. */
-const lineOf = (path: string, needle: string) =>
-  readFileSync(join(server.services.ledger.dir(ws.id).root, path), "utf8").split("\n").findIndex((l) => l.includes(needle)) + 1;
+/** The line of the page's body (what follows the frontmatter) holding `needle`. */
+const lineOf = (path: string, needle: string) => PAGES[path]!.split("\n---\n\n")[1]!.split("\n").findIndex((l) => l.includes(needle)) + 1;
 
 const summary = (findings: Array<{ path: string; kind: string; line?: number }>) =>
   findings.map((f) => `${f.path}:${f.line ?? "-"} ${f.kind}`).sort();
@@ -145,6 +144,6 @@ describe("quality scan", () => {
     const file = join(server.services.ledger.dir(ws.id).root, "orphan.md");
     writeFileSync(file, fm("Orphan") + "Now it links to [[missing-too]].\n");
     const res = await owner.client.get(`/api/v1/workspaces/${ws.id}/quality?path=orphan.md`);
-    expect(summary(res.body.findings)).toEqual(["orphan.md:- orphan_page", "orphan.md:6 dead_link"]);
+    expect(summary(res.body.findings)).toEqual(["orphan.md:- orphan_page", "orphan.md:1 dead_link"]);
   });
 });
