@@ -43,6 +43,8 @@ import { GitSync } from "./git/sync-service.ts";
 import { ConflictService } from "./git/conflict-service.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { Maintenance } from "./ops/maintenance.ts";
+import { SiteService } from "./publish/site-service.ts";
+import { SiteServer } from "./publish/site-server.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -85,6 +87,10 @@ export interface Services extends AccessServices {
   conflictService: ConflictService;
   /** Hourly purge of expired sessions, reset links, invitations and old mail. */
   maintenance: Maintenance;
+  /** Published sites: models, theme, publishing, versions, custom domains (src/publish/). */
+  site: SiteService;
+  /** Answers /p/ and custom-domain requests. */
+  siteServer: SiteServer;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -156,6 +162,8 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   watcher?.onFiles((workspaceId, paths) => gitSync.onDiskFiles(workspaceId, paths));
   const maintenance = new Maintenance({ db, sessions, log });
   maintenance.start();
+  const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions, workspaceSettings: access.workspaceSettings });
+  const siteServer = new SiteServer({ site, search, uploads, config, log });
   return {
     ...access,
     bus,
@@ -193,6 +201,8 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     permissions,
     rateLimiter: new RateLimiter(),
     maintenance,
+    site,
+    siteServer,
     closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop()],
   };
 }
