@@ -24,7 +24,12 @@ import { uploadRoutes } from "./http/routes/uploads.ts";
 import { gitWebhookRoutes } from "./http/routes/git-webhook.ts";
 import { gitSyncRoutes } from "./http/routes/git-sync.ts";
 import { conflictRoutes } from "./http/routes/conflicts.ts";
+<<<<<<< HEAD
 import { qualityRoutes } from "./http/routes/quality.ts";
+=======
+import { siteRoutes } from "./http/routes/site.ts";
+import { siteAdminRoutes } from "./http/routes/site-admin.ts";
+>>>>>>> site
 import type { Services } from "./services.ts";
 
 // Services are built in services.ts; both names stay importable from here for routes, tests and commands.
@@ -39,6 +44,8 @@ export function createApp(services: Services) {
   // carries the error shape; Bun's would be a bare 413.
   return new Elysia({ serve: { maxRequestBodySize: SERVER_BODY_LIMIT, development: false } })
     .use(httpCore(services))
+    // Before every other route: a verified custom domain's requests are all the site's.
+    .use(siteRoutes(services))
     .use(healthRoutes(services))
     .use(authRoutes(services))
     .use(passwordResetRoutes(services))
@@ -62,7 +69,11 @@ export function createApp(services: Services) {
     .use(gitWebhookRoutes(services))
     .use(gitSyncRoutes(services))
     .use(conflictRoutes(services))
+<<<<<<< HEAD
     .use(qualityRoutes(services))
+=======
+    .use(siteAdminRoutes(services))
+>>>>>>> site
     .use(webAppRoutes(services));
 }
 

@@ -44,6 +44,8 @@ import { ConflictService } from "./git/conflict-service.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { Maintenance } from "./ops/maintenance.ts";
 import { QualityService } from "./publish/quality/quality-service.ts";
+import { SiteService } from "./publish/site-service.ts";
+import { SiteServer } from "./publish/site-server.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -88,6 +90,10 @@ export interface Services extends AccessServices {
   maintenance: Maintenance;
   /** The quality scan of DESIGN.md §9 (dead links, missing titles, readability, …). */
   quality: QualityService;
+  /** Published sites: models, theme, publishing, versions, custom domains (src/publish/). */
+  site: SiteService;
+  /** Answers /p/ and custom-domain requests. */
+  siteServer: SiteServer;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -159,6 +165,8 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   watcher?.onFiles((workspaceId, paths) => gitSync.onDiskFiles(workspaceId, paths));
   const maintenance = new Maintenance({ db, sessions, log });
   maintenance.start();
+  const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions, workspaceSettings: access.workspaceSettings });
+  const siteServer = new SiteServer({ site, search, uploads, config, log });
   return {
     ...access,
     bus,
@@ -197,6 +205,8 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     rateLimiter: new RateLimiter(),
     maintenance,
     quality: new QualityService({ permissions, ledger }),
+    site,
+    siteServer,
     closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop()],
   };
 }
