@@ -24,12 +24,9 @@ import { uploadRoutes } from "./http/routes/uploads.ts";
 import { gitWebhookRoutes } from "./http/routes/git-webhook.ts";
 import { gitSyncRoutes } from "./http/routes/git-sync.ts";
 import { conflictRoutes } from "./http/routes/conflicts.ts";
-<<<<<<< HEAD
 import { qualityRoutes } from "./http/routes/quality.ts";
-=======
 import { siteRoutes } from "./http/routes/site.ts";
 import { siteAdminRoutes } from "./http/routes/site-admin.ts";
->>>>>>> site
 import type { Services } from "./services.ts";
 
 // Services are built in services.ts; both names stay importable from here for routes, tests and commands.
@@ -69,11 +66,8 @@ export function createApp(services: Services) {
     .use(gitWebhookRoutes(services))
     .use(gitSyncRoutes(services))
     .use(conflictRoutes(services))
-<<<<<<< HEAD
     .use(qualityRoutes(services))
-=======
     .use(siteAdminRoutes(services))
->>>>>>> site
     .use(webAppRoutes(services));
 }
 
