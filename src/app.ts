@@ -25,6 +25,7 @@ import { gitWebhookRoutes } from "./http/routes/git-webhook.ts";
 import { gitSyncRoutes } from "./http/routes/git-sync.ts";
 import { conflictRoutes } from "./http/routes/conflicts.ts";
 import { qualityRoutes } from "./http/routes/quality.ts";
+import { exportRoutes } from "./http/routes/export.ts";
 import { siteRoutes } from "./http/routes/site.ts";
 import { siteAdminRoutes } from "./http/routes/site-admin.ts";
 import type { Services } from "./services.ts";
@@ -67,6 +68,7 @@ export function createApp(services: Services) {
     .use(gitSyncRoutes(services))
     .use(conflictRoutes(services))
     .use(qualityRoutes(services))
+    .use(exportRoutes(services))
     .use(siteAdminRoutes(services))
     .use(webAppRoutes(services));
 }

@@ -17,6 +17,8 @@ const commands: Record<string, () => Promise<CommandDef<any>>> = {
   "reset-password": () => import("./commands/reset-password.ts").then((m) => m.resetPasswordCommand),
   init: () => import("./commands/init.ts").then((m) => m.initCommand),
   rebuild: () => import("./commands/rebuild.ts").then((m) => m.rebuildCommand),
+  export: () => import("./commands/export.ts").then((m) => m.exportCommand),
+  preview: () => import("./commands/preview.ts").then((m) => m.previewCommand),
 };
 
 export const root = defineCommand({

@@ -44,6 +44,9 @@ import { ConflictService } from "./git/conflict-service.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { Maintenance } from "./ops/maintenance.ts";
 import { QualityService } from "./publish/quality/quality-service.ts";
+import { SiteExporter } from "./publish/export/exporter.ts";
+import { ExportService } from "./publish/export/export-service.ts";
+import { siteSourceOf } from "./publish/export/site-source.ts";
 import { SiteService } from "./publish/site-service.ts";
 import { SiteServer } from "./publish/site-server.ts";
 
@@ -90,6 +93,8 @@ export interface Services extends AccessServices {
   maintenance: Maintenance;
   /** The quality scan of DESIGN.md §9 (dead links, missing titles, readability, …). */
   quality: QualityService;
+  /** The static export (GET|POST …/export, quire export, MCP quire_export's download URL). */
+  exporter: ExportService;
   /** Published sites: models, theme, publishing, versions, custom domains (src/publish/). */
   site: SiteService;
   /** Answers /p/ and custom-domain requests. */
@@ -167,6 +172,11 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   maintenance.start();
   const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions, workspaceSettings: access.workspaceSettings });
   const siteServer = new SiteServer({ site, search, uploads, config, log });
+  const exporter = new ExportService({
+    permissions,
+    exporter: new SiteExporter({ ledger, site: siteSourceOf(site, workspaces) }),
+    baseUrl: config.baseUrl,
+  });
   return {
     ...access,
     bus,
@@ -204,10 +214,11 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     permissions,
     rateLimiter: new RateLimiter(),
     maintenance,
-    quality: new QualityService({ permissions, ledger }),
+    quality: new QualityService({ permissions, ledger, versionBases: (id) => site.versions.list(id).map((v) => v.base_path) }),
+    exporter,
     site,
     siteServer,
-    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop()],
+    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop(), () => exporter.close()],
   };
 }
 

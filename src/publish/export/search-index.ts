@@ -35,7 +35,10 @@ export class SearchIndexBuilder {
   add(page: { url: string; title: string; headings: string[]; text: string; description: string }): void {
     const doc = this.docs.length;
     const snippet = (page.description.trim() || page.text.trim()).replace(/\s+/g, " ");
-    this.docs.push([page.url, page.title, snippet.length > SNIPPET ? snippet.slice(0, SNIPPET - 1).trimEnd() + "…" : snippet]);
+    const cut = snippet.length > SNIPPET ? snippet.slice(0, SNIPPET - 1).trimEnd() + "…" : snippet;
+    // The site's search dialog reads snippets as escaped text (with <mark> around matches, as the
+    // /p/ search sends them), so the text is escaped here.
+    this.docs.push([page.url, page.title, cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")]);
     const scores = new Map<string, number>();
     const count = (text: string, weight: number) => {
       for (const t of tokenize(text)) scores.set(t, (scores.get(t) ?? 0) + weight);
