@@ -15,12 +15,22 @@ import { WorkspaceDir } from "../../content/paths.ts";
 import { splitFile } from "../../content/frontmatter.ts";
 import { renderMarkdown, extractText } from "../render/index.ts";
 import { renderLayout } from "../site/layout.ts";
+import { llmsTxt, manifestJson, robotsTxt, rssXml, sitemapXml } from "../site/feeds.ts";
 import { escapeHtml as h } from "../site/escape.ts";
 import type { SiteModel, SitePage } from "../site/model.ts";
 import { readSiteAsset, siteAssetType } from "../site/site-assets.ts";
 import { siteCsp } from "../site-server.ts";
 import { anchorSuffix, encodePath, type SiteUrls } from "../site/urls.ts";
 import { fileModel } from "./file-model.ts";
+
+/** The site's files for machines, as the /p/ site answers them (the same pure functions). */
+const FEEDS: Record<string, { type: string; make(model: SiteModel, urls: SiteUrls): string }> = {
+  "/sitemap.xml": { type: "application/xml; charset=utf-8", make: sitemapXml },
+  "/robots.txt": { type: "text/plain; charset=utf-8", make: (m, u) => robotsTxt(m, u, { public: false }) },
+  "/rss.xml": { type: "application/rss+xml; charset=utf-8", make: rssXml },
+  "/llms.txt": { type: "text/plain; charset=utf-8", make: llmsTxt },
+  "/manifest.json": { type: "application/manifest+json; charset=utf-8", make: manifestJson },
+};
 
 const RELOAD_SCRIPT = `(function(){var es=new EventSource("/_quire/events");es.onmessage=function(e){if(e.data==="reload")location.reload()};})();\n`;
 const DEBOUNCE_MS = 80;
@@ -112,6 +122,12 @@ export async function startPreview(opts: PreviewOptions): Promise<RunningPreview
       const origin = `http://127.0.0.1:${server.port}`;
       const urls = previewUrls(model, origin);
       if (url.pathname === "/search") return Response.json({ items: search(model, dir, url.searchParams.get("q") ?? "", urls) });
+      const feed = FEEDS[url.pathname];
+      if (feed) return new Response(feed.make(model, urls), { headers: staticHeaders(feed.type) });
+      if (url.pathname === "/favicon.ico") {
+        const icon = await readSiteAsset("icon.svg");
+        return icon ? new Response(icon as Uint8Array<ArrayBuffer>, { headers: staticHeaders("image/svg+xml") }) : notFound();
+      }
 
       const rawPath = safeDecode(url.pathname.replace(/^\/+/, ""));
       if (rawPath === null || rawPath.split("/").some((s) => s === ".." || s.startsWith("."))) return notFound();
