@@ -203,7 +203,7 @@ for (const r of results) {
   const size = r.unpacked ? `${mb(r.bytes)} zip (${mb(r.unpacked)} unpacked)` : mb(r.bytes);
   const qBytes = q?.unpacked ?? q?.bytes;
   console.log(
-    `| ${r.pages} | ${r.tool} | ${(r.ms / 1000).toFixed(2)} s | ${ratio(r.ms, q?.ms)} | ${r.rssMb.toFixed(0)} MB | ${ratio(r.rssMb, q?.rssMb)} | ${size} | ${ratio(r.bytes, qBytes)} |`,
+    `| ${r.pages} | ${r.tool} | ${(r.ms / 1000).toFixed(2)} s | ${ratio(r.ms, q?.ms)} | ${r.rssMb.toFixed(0)} MB | ${ratio(r.rssMb, q?.rssMb)} | ${size} | ${ratio(r.unpacked ?? r.bytes, qBytes)} |`,
   );
 }
 for (const line of qualityRows) console.log(line);

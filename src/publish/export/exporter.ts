@@ -22,7 +22,8 @@ import { llmsTxt, robotsTxt, sitemapXml } from "../site/feeds.ts";
 import { renderLayout } from "../site/layout.ts";
 import type { SiteModel, SitePage } from "../site/model.ts";
 import { readSiteAsset, siteAssetNames } from "../site/site-assets.ts";
-import { exportUrls, versionPrefix, zipPathOfPage } from "./export-urls.ts";
+import { LARGE_SITE_PAGES, navForPage } from "./large-nav.ts";
+import { exportUrls, HrefCache, versionPrefix, zipPathOfPage } from "./export-urls.ts";
 import { relativeHref } from "./paths.ts";
 import { SearchIndexBuilder } from "./search-index.ts";
 import { ZipWriter } from "./zip-writer.ts";
@@ -72,6 +73,7 @@ export class SiteExporter {
     let done = 0;
     let mermaid = false;
     let math = false;
+    const hrefs = new HrefCache();
     const baseUrl = opts.baseUrl ? (opts.baseUrl.endsWith("/") ? opts.baseUrl : `${opts.baseUrl}/`) : null;
 
     for (const model of models) {
@@ -81,7 +83,7 @@ export class SiteExporter {
         const file = this.deps.ledger.readFile(workspaceId, page.path);
         if (!file) continue; // removed since the model was built
         const zipPath = zipPathOfPage(model, page);
-        const urls = exportUrls(model, models, zipPath, baseUrl);
+        const urls = exportUrls(model, models, zipPath, baseUrl, hrefs);
         const body = file.split.body;
         const rendered = renderMarkdown(body, {
           pagePath: page.path,
@@ -97,7 +99,8 @@ export class SiteExporter {
         });
         mermaid ||= rendered.hasMermaid;
         math ||= rendered.hasMath;
-        const html = renderLayout(model, page, rendered, urls, { mode: "export", searchUrl: null }).replace(
+        const pageModel = model.pages.length > LARGE_SITE_PAGES ? { ...model, nav: navForPage(model, page) } : model;
+        const html = renderLayout(pageModel, page, rendered, urls, { mode: "export", searchUrl: null }).replace(
           "</head>",
           `<script src="${relativeHref(zipPath, "_quire/search.js")}"></script>\n</head>`,
         );
