@@ -115,6 +115,17 @@ export class ExportService {
     return { filename: prepared.filename, size: file.size, body: file.stream() };
   }
 
+  /**
+   * An admin's export into a file (MCP's stdio `quire_export` with `output`): the same checks and
+   * daily allowance as the API.
+   */
+  async exportToFile(principal: Principal, workspaceRef: string, file: string, input: unknown = {}): Promise<ExportSummary & { file: string }> {
+    const options = parseInput(exportInput, input);
+    const workspace = this.requireAdmin(principal, workspaceRef);
+    this.claimDailyExport(workspace.id);
+    return this.toFile(workspace.id, file, { baseUrl: options.base_url ?? null });
+  }
+
   /** The CLI's export into `file` (no permission check: the caller holds the data directory). */
   async toFile(workspaceId: string, file: string, opts: ExportOptions = {}): Promise<ExportSummary & { file: string }> {
     const target = resolve(file);
