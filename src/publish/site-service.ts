@@ -171,7 +171,7 @@ export class SiteService {
     for (const page of model.pages) {
       const md = this.pageMarkdown(workspaceId, page.path);
       if (!md || !(md.includes("assets/") || md.includes("/uploads/"))) continue;
-      for (const m of md.matchAll(/(?:^|[^A-Za-z0-9_.-])(?:assets|\/uploads)\/([A-Za-z0-9][A-Za-z0-9_.-]{0,199})/g)) names.add(m[1]!.replace(/\.+$/, ""));
+      for (const m of md.matchAll(/(?:(?:^|[^A-Za-z0-9_.-])assets|\/uploads)\/([A-Za-z0-9][A-Za-z0-9_.-]{0,199})/g)) names.add(m[1]!.replace(/\.+$/, ""));
     }
     this.uploadRefs.set(model, names);
     return names;
