@@ -190,11 +190,12 @@ describe("paths with tricks", () => {
       "/assets/..%2f..%2fquire.db",
       "/_quire/..%2f..%2fpackage.json",
     ];
-    tricks.push("/../../api/health", "/guides/../../../etc/passwd", "/./guides/intro", "//guides/intro");
+    tricks.push("/../../api/health", "/guides/../../../etc/passwd", "//guides/intro");
     for (const t of tricks) {
       const r = await rawGet(server, site(t));
       // Dot segments (also %2e%2e) are resolved by the server's URL parser before routing, so a
       // few of these land outside /p/ (the app's shell answers there); none reaches a file or the site.
+      if (/root:x:0|"name": "quire"|SQLite format|class="site-header"|zanzibar/.test(r.body)) throw new Error(`${t}: ${r.status} ${r.body.slice(0, 300)}`);
       expect(r.body).not.toMatch(/root:x:0|"name": "quire"|SQLite format|class="site-header"|zanzibar/);
       if (r.status === 404) expect(r.body).toBe(missingBody);
     }
