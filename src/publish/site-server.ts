@@ -297,7 +297,7 @@ export class SiteServer {
  * (dot-first) segments, empty inner segments.
  */
 export function splitPath(raw: string): string[] | null {
-  const trimmed = raw.replace(/^\/+/, "");
+  const trimmed = raw.replace(/^\//, "");
   if (trimmed === "") return [];
   const parts = trimmed.replace(/\/$/, "").split("/");
   if (parts.length > MAX_SEGMENTS) return null;
