@@ -120,8 +120,8 @@ export class SiteService {
    * The site model of a workspace's version (undefined: the default version). Cached until a
    * ledger event or settings change for the workspace, or an edit of a `.quire/` manifest on disk.
    */
-  model(ws: WorkspaceRow, versionSlug?: string): SiteModel | null {
-    const key = `${ws.id}|${versionSlug ?? ""}|${ws.updated_at}`;
+  model(ws: WorkspaceRow, versionSlug?: string | null): SiteModel | null {
+    const key = `${ws.id}|${versionSlug === null ? "\u0000current" : (versionSlug ?? "")}|${ws.updated_at}`;
     const generation = this.generations.get(ws.id) ?? 0;
     const root = this.deps.ledger.dir(ws.id).root;
     const stamp = manifestStamp(root);
@@ -301,7 +301,8 @@ export class SiteService {
       if (rows.some((r) => r.path.startsWith(`${basePath}/`))) {
         throw new ConflictError("base_path already holds pages; a snapshot needs an empty folder", undefined, { field: "base_path" });
       }
-      const current = this.model(ws);
+      // The current docs: the published pages outside every version's folder.
+      const current = this.model(ws, null);
       const pages = current ? current.pages : [];
       const name = this.deps.users.byId(principal.userId)?.name ?? "";
       const access = { workspace: ws, role, actor: { id: principal.userId, name }, origin: principal.kind === "api_key" ? ("API" as const) : ("web editor" as const) };

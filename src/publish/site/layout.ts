@@ -89,12 +89,16 @@ export function renderLayout(model: SiteModel, page: SitePage, body: RenderedBod
           .join("")}</ul></aside>`
       : `<aside class="toc toc-empty" aria-hidden="true"></aside>`;
 
+  // Without a default version the root shows the current docs, offered as "Latest".
+  const hasDefault = model.versions.some((v) => v.is_default);
+  const choices = hasDefault ? model.versions : [{ slug: "", name: "Latest", is_default: true }, ...model.versions];
+  const currentSlug = model.version?.slug ?? "";
   const versionSwitcher =
-    model.versions.length > 1
-      ? `<details class="version-switcher"><summary aria-label="Version">${h(model.version?.name ?? "Version")}</summary><ul>${model.versions
+    choices.length > 1
+      ? `<details class="version-switcher"><summary aria-label="Version">${h(model.version?.name ?? "Latest")}</summary><ul>${choices
           .map(
             (v) =>
-              `<li><a href="${h(urls.version(v.slug))}"${v.slug === model.version?.slug ? ` aria-current="true"` : ""}>${h(v.name)}${v.is_default ? ` <span class="tag">latest</span>` : ""}</a></li>`,
+              `<li><a href="${h(urls.version(v.slug))}"${v.slug === currentSlug ? ` aria-current="true"` : ""}>${h(v.name)}${v.is_default ? ` <span class="tag">latest</span>` : ""}</a></li>`,
           )
           .join("")}</ul></details>`
       : "";
