@@ -163,7 +163,7 @@ export class SiteServer {
     if (!doc) {
       const markdown = this.deps.site.pageMarkdown(ws.id, page.path);
       if (markdown === null) return NOT_FOUND;
-      const body = renderSitePage(model, page, markdown, urls, urlsKey);
+      const body = renderSitePage(this.deps.site.renders, model, page, markdown, urls, urlsKey);
       const editUrl = canEdit ? `${this.deps.config.baseUrl}/w/${encodeURIComponent(ws.slug)}/p/${page.path.split("/").map(encodeURIComponent).join("/")}` : null;
       const html = renderLayout(model, page, body, urls, { mode: "site", nonce: NONCE_MARK, editUrl, searchUrl: urls.file("search") });
       doc = { parts: html.split(NONCE_MARK), etag: etagOf(html) };

@@ -34,7 +34,7 @@ describe("pages and the published switch", () => {
     expect(intro.text).toContain(`<meta property="og:title" content="Intro">`);
     expect(intro.text).toContain(`<meta name="twitter:card" content="summary">`);
     // The table of contents, the current page marked in the navigation, previous/next.
-    expect(intro.text).toMatch(/class="toc"[\s\S]*href="#install"/);
+    expect(intro.text).toMatch(/class="page-toc"[\s\S]*href="#install"/);
     expect(intro.text).toMatch(/aria-current="page">Intro</);
     expect(intro.text).toContain(`rel="prev"`);
     expect(intro.text).toContain("Last updated");
@@ -270,7 +270,7 @@ describe("bounded work", () => {
       expect(r.status).toBe(200);
       expect(performance.now() - started).toBeLessThan(10_000);
     }
-    const toc = (await get(server, site("/headings"))).text.match(/class="toc-l2"/g) ?? [];
+    const toc = (await get(server, site("/headings"))).text.match(/class="page-toc-l2"/g) ?? [];
     expect(toc.length).toBeLessThanOrEqual(100);
   }, 30_000);
 });
