@@ -57,14 +57,19 @@ export function hostName(header: string | null): string | null {
 }
 
 export class CustomDomains {
-  private readonly resolver: Resolver;
-
   constructor(
     private readonly db: Db,
-    dnsServer?: string,
-  ) {
-    this.resolver = new Resolver({ timeout: LOOKUP_TIMEOUT_MS, tries: 2 });
-    if (dnsServer) this.resolver.setServers([dnsServer]);
+    private readonly dnsServer?: string,
+  ) {}
+
+  /**
+   * A fresh resolver per check: one resolver remembers an answer (a "not found" too), and the
+   * admin who just created the record and presses "Verify" again must get a new lookup.
+   */
+  private resolver(): Resolver {
+    const resolver = new Resolver({ timeout: LOOKUP_TIMEOUT_MS, tries: 2 });
+    if (this.dnsServer) resolver.setServers([this.dnsServer]);
+    return resolver;
   }
 
   of(workspaceId: string): DomainRow | null {
@@ -103,7 +108,7 @@ export class CustomDomains {
     let found = false;
     let error: string | null = null;
     try {
-      const records = await this.resolver.resolveTxt(`${CHALLENGE_PREFIX}${row.domain}`);
+      const records = await this.resolver().resolveTxt(`${CHALLENGE_PREFIX}${row.domain}`);
       found = records.some((chunks) => chunks.join("") === row.token);
       if (!found) error = `The TXT record ${CHALLENGE_PREFIX}${row.domain} does not hold the expected value`;
     } catch (e) {

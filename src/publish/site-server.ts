@@ -163,7 +163,7 @@ export class SiteServer {
     if (!doc) {
       const markdown = this.deps.site.pageMarkdown(ws.id, page.path);
       if (markdown === null) return NOT_FOUND;
-      const body = renderSitePage(model, page, markdown, urls, urlsKey);
+      const body = renderSitePage(this.deps.site.renders, model, page, markdown, urls, urlsKey);
       const editUrl = canEdit ? `${this.deps.config.baseUrl}/w/${encodeURIComponent(ws.slug)}/p/${page.path.split("/").map(encodeURIComponent).join("/")}` : null;
       const html = renderLayout(model, page, body, urls, { mode: "site", nonce: NONCE_MARK, editUrl, searchUrl: urls.file("search") });
       doc = { parts: html.split(NONCE_MARK), etag: etagOf(html) };
@@ -297,7 +297,7 @@ export class SiteServer {
  * (dot-first) segments, empty inner segments.
  */
 export function splitPath(raw: string): string[] | null {
-  const trimmed = raw.replace(/^\/+/, "");
+  const trimmed = raw.replace(/^\//, "");
   if (trimmed === "") return [];
   const parts = trimmed.replace(/\/$/, "").split("/");
   if (parts.length > MAX_SEGMENTS) return null;

@@ -26,6 +26,7 @@ import type { Theme, Visibility } from "../workspaces/workspace-schemas.ts";
 import { CustomDomains, domainJson, type CustomDomainJson } from "./custom-domains.ts";
 import { DocVersions } from "./versions.ts";
 import { SiteCookies } from "./site-cookie.ts";
+import { RenderCache } from "./render/cache.ts";
 import { manifestStamp, readManifests, redirectKey } from "./site/manifests.ts";
 import { buildSiteModel, type SiteModel, type SiteVersion } from "./site/model.ts";
 import {
@@ -77,6 +78,8 @@ export class SiteService {
   readonly versions: DocVersions;
   readonly domains: CustomDomains;
   readonly cookies: SiteCookies;
+  /** Rendered page bodies by content hash (the renderer's cache), dropped per workspace on ledger changes. */
+  readonly renders = new RenderCache();
   private readonly models = new Map<string, CachedModel>();
   private readonly generations = new Map<string, number>();
   private readonly loggedProblems = new Map<string, string>();
@@ -93,6 +96,7 @@ export class SiteService {
     this.reloadDomains();
     deps.bus.onEvent((e) => this.invalidate(e.workspace_id));
     deps.bus.onChange((c) => this.invalidate(c.workspace_id));
+    this.renders.subscribe(deps.bus);
     // A page move leaves a redirect behind, so links to the old address keep working.
     deps.ledger.onCommitted((w) => {
       if (w.kind === "move" && w.old_path) this.recordMove(w.workspace_id, w.old_path, w.path);
@@ -120,8 +124,8 @@ export class SiteService {
    * The site model of a workspace's version (undefined: the default version). Cached until a
    * ledger event or settings change for the workspace, or an edit of a `.quire/` manifest on disk.
    */
-  model(ws: WorkspaceRow, versionSlug?: string): SiteModel | null {
-    const key = `${ws.id}|${versionSlug ?? ""}|${ws.updated_at}`;
+  model(ws: WorkspaceRow, versionSlug?: string | null): SiteModel | null {
+    const key = `${ws.id}|${versionSlug === null ? "\u0000current" : (versionSlug ?? "")}|${ws.updated_at}`;
     const generation = this.generations.get(ws.id) ?? 0;
     const root = this.deps.ledger.dir(ws.id).root;
     const stamp = manifestStamp(root);
@@ -171,7 +175,7 @@ export class SiteService {
     for (const page of model.pages) {
       const md = this.pageMarkdown(workspaceId, page.path);
       if (!md || !(md.includes("assets/") || md.includes("/uploads/"))) continue;
-      for (const m of md.matchAll(/(?:^|[^A-Za-z0-9_.-])(?:assets|\/uploads)\/([A-Za-z0-9][A-Za-z0-9_.-]{0,199})/g)) names.add(m[1]!.replace(/\.+$/, ""));
+      for (const m of md.matchAll(/(?:(?:^|[^A-Za-z0-9_.-])assets|\/uploads)\/([A-Za-z0-9][A-Za-z0-9_.-]{0,199})/g)) names.add(m[1]!.replace(/\.+$/, ""));
     }
     this.uploadRefs.set(model, names);
     return names;
@@ -301,7 +305,8 @@ export class SiteService {
       if (rows.some((r) => r.path.startsWith(`${basePath}/`))) {
         throw new ConflictError("base_path already holds pages; a snapshot needs an empty folder", undefined, { field: "base_path" });
       }
-      const current = this.model(ws);
+      // The current docs: the published pages outside every version's folder.
+      const current = this.model(ws, null);
       const pages = current ? current.pages : [];
       const name = this.deps.users.byId(principal.userId)?.name ?? "";
       const access = { workspace: ws, role, actor: { id: principal.userId, name }, origin: principal.kind === "api_key" ? ("API" as const) : ("web editor" as const) };

@@ -34,13 +34,12 @@ export class DocVersions {
     return row ? toVersion(row) : null;
   }
 
-  /** Inserts; the first version of a workspace (or one asked to be) becomes the default. Call inside a transaction. */
-  insert(workspaceId: string, v: Omit<SiteVersion, "is_default"> & { is_default: boolean }): void {
-    const first = this.list(workspaceId).length === 0;
-    if (v.is_default || first) this.db.query("UPDATE doc_versions SET is_default = 0 WHERE workspace_id = ?").run(workspaceId);
+  /** Inserts; one asked to be the default takes over from the previous one. Call inside a transaction. */
+  insert(workspaceId: string, v: SiteVersion): void {
+    if (v.is_default) this.db.query("UPDATE doc_versions SET is_default = 0 WHERE workspace_id = ?").run(workspaceId);
     this.db
       .query("INSERT INTO doc_versions (workspace_id, slug, name, base_path, is_default, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-      .run(workspaceId, v.slug, v.name, v.base_path, v.is_default || first ? 1 : 0, v.created_at);
+      .run(workspaceId, v.slug, v.name, v.base_path, v.is_default ? 1 : 0, v.created_at);
   }
 
   setDefault(workspaceId: string, slug: string): void {
@@ -50,17 +49,8 @@ export class DocVersions {
     })();
   }
 
-  /** Deletes a version record (its pages stay in the workspace). A deleted default passes to the newest remaining version. */
+  /** Deletes a version record (its pages stay in the workspace); without a default the site's root shows the current docs. */
   delete(workspaceId: string, slug: string): boolean {
-    return this.db.transaction(() => {
-      const was = this.get(workspaceId, slug);
-      if (!was) return false;
-      this.db.query("DELETE FROM doc_versions WHERE workspace_id = ? AND slug = ?").run(workspaceId, slug);
-      if (was.is_default) {
-        const next = this.list(workspaceId)[0];
-        if (next) this.db.query("UPDATE doc_versions SET is_default = 1 WHERE workspace_id = ? AND slug = ?").run(workspaceId, next.slug);
-      }
-      return true;
-    })();
+    return this.db.query("DELETE FROM doc_versions WHERE workspace_id = ? AND slug = ?").run(workspaceId, slug).changes > 0;
   }
 }

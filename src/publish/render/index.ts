@@ -6,6 +6,8 @@
  * Mermaid or the KaTeX stylesheet only where needed), and notices for components written wrong.
  */
 import { textOf } from "./escape.ts";
+import { fillTocs } from "./components.ts";
+import { resetDirectiveDepth } from "./directives.ts";
 import { createMarked } from "./markdown.ts";
 import { sanitizePage, stripPlaceholderMarks } from "./sanitize.ts";
 import { beginRender, endRender, notice } from "./state.ts";
@@ -16,7 +18,7 @@ export type { Heading, LinkTarget, RenderNotice, RenderOptions, RenderResult } f
 let instance: ReturnType<typeof createMarked> | null = null;
 
 function marked(): ReturnType<typeof createMarked> {
-  instance ??= createMarked([]);
+  instance ??= createMarked();
   return instance;
 }
 
@@ -24,6 +26,7 @@ function marked(): ReturnType<typeof createMarked> {
 export function renderMarkdown(markdown: string, opts: RenderOptions): RenderResult {
   const source = stripPlaceholderMarks(markdown.replace(/\r\n?/g, "\n"));
   const state = beginRender(source, opts);
+  resetDirectiveDepth();
   try {
     let html: string;
     try {
@@ -34,6 +37,7 @@ export function renderMarkdown(markdown: string, opts: RenderOptions): RenderRes
       html = notice("page", `the page could not be rendered (${error instanceof Error ? error.message : String(error)}); its text is shown as written`) +
         `<pre class="render-fallback">${source.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")}</pre>`;
     }
+    fillTocs();
     return {
       html: sanitizePage(html, state.trusted),
       headings: state.headings,

@@ -14,7 +14,7 @@ import type { LinkTarget } from "./types.ts";
 export type Classified =
   | { kind: "external"; href: string }
   | { kind: "anchor"; href: string }
-  | { kind: "target"; target: LinkTarget }
+  | { kind: "target"; target: LinkTarget; query?: string }
   | { kind: "broken"; reason: string };
 
 /** Schemes a link may carry; anything else (javascript:, data:, vbscript:, file:, …) is refused. */
@@ -30,6 +30,15 @@ export function schemeOf(raw: string): string | null {
   const cleaned = decodeEntities(raw).replace(URL_NOISE, "");
   const m = SCHEME.exec(cleaned);
   return m ? m[1]!.toLowerCase() : null;
+}
+
+/** A URL as an attribute may carry it: characters outside URLs percent-encoded, existing escapes kept (marked's cleanUrl). */
+export function encodeUrl(url: string): string {
+  try {
+    return encodeURI(url).replace(/%25/g, "%");
+  } catch {
+    return url.replace(/[^\x21-\x7e]/g, (c) => encodeURIComponent(c).replace(/%25/g, "%"));
+  }
 }
 
 function safeDecode(text: string): string | null {
@@ -48,21 +57,22 @@ function safeDecode(text: string): string | null {
  */
 export function classifyHref(href: string, pagePath: string, forImage = false): Classified {
   const raw = decodeEntities(href).trim();
-  if (raw === "") return { kind: "broken", reason: "empty link" };
+  // An empty destination is the page itself (CommonMark keeps it as href="").
+  if (raw === "") return { kind: "anchor", href: "" };
   const scheme = schemeOf(raw);
   if (scheme !== null) {
-    if (forImage ? scheme === "http" || scheme === "https" : SAFE_SCHEMES.has(scheme)) return { kind: "external", href: raw };
+    if (forImage ? scheme === "http" || scheme === "https" : SAFE_SCHEMES.has(scheme)) return { kind: "external", href: encodeUrl(raw) };
     if (forImage && scheme === "data" && RASTER_DATA.test(raw)) return { kind: "external", href: raw };
     return { kind: "broken", reason: `links with the ${scheme}: scheme are not allowed` };
   }
   const compact = raw.replace(URL_NOISE, "");
-  if (/^[\\/]{2}/.test(compact)) return { kind: "external", href: "https:" + compact.replace(/\\/g, "/") };
-  if (raw.startsWith("#")) return { kind: "anchor", href: raw };
+  if (/^[\\/]{2}/.test(compact)) return { kind: "external", href: encodeUrl("https:" + compact.replace(/\\/g, "/")) };
+  if (raw.startsWith("#")) return { kind: "anchor", href: encodeUrl(raw) };
   const cut = raw.search(/[?#]/);
   const pathPart = cut >= 0 ? raw.slice(0, cut) : raw;
   const hashAt = raw.indexOf("#");
   const anchor = hashAt >= 0 ? safeDecode(raw.slice(hashAt + 1)) ?? raw.slice(hashAt + 1) : undefined;
-  if (pathPart === "") return { kind: "anchor", href: raw };
+  if (pathPart === "") return { kind: "anchor", href: encodeUrl(raw) };
   const decoded = safeDecode(pathPart);
   if (decoded === null) return { kind: "broken", reason: "malformed percent-encoding" };
   if (/[\u0000-\u001f]/.test(decoded)) return { kind: "broken", reason: "control characters in the path" };
@@ -73,9 +83,12 @@ export function classifyHref(href: string, pagePath: string, forImage = false): 
   const folder = slashed.endsWith("/") || path === ".";
   if (path === ".") path = "";
   path = path.replace(/\/+$/, "");
-  if (folder) return { kind: "target", target: withAnchor({ kind: "page", path: path === "" ? "index.md" : `${path}/index.md` }, anchor) };
-  const isPage = path.toLowerCase().endsWith(".md") && !forImage;
-  return { kind: "target", target: withAnchor({ kind: isPage ? "page" : "file", path }, anchor) };
+  const q = raw.indexOf("?");
+  const query = q >= 0 && (hashAt < 0 || q < hashAt) ? raw.slice(q, hashAt >= 0 ? hashAt : undefined) : "";
+  const target: LinkTarget = folder
+    ? { kind: "page", path: path === "" ? "index.md" : `${path}/index.md` }
+    : { kind: path.toLowerCase().endsWith(".md") && !forImage ? "page" : "file", path };
+  return query.length > 1 ? { kind: "target", target: withAnchor(target, anchor), query: encodeUrl(query) } : { kind: "target", target: withAnchor(target, anchor) };
 }
 
 function withAnchor(target: LinkTarget, anchor: string | undefined): LinkTarget {

@@ -1,4 +1,9 @@
 import { Marked, type Token, type Tokens } from "marked";
+import markedFootnote from "marked-footnote";
+import { parseInfo, renderCodeBlock } from "./code.ts";
+import { mermaid, renderDirective, renderDirectiveError, renderInlineDirective } from "./components.ts";
+import { blockDirective, blockMath, inlineDirective, inlineMath, type DirectiveErrorToken, type DirectiveToken, type InlineDirectiveToken } from "./directives.ts";
+import { renderMath } from "./math.ts";
 import { decodeEntities, escapeHtml } from "./escape.ts";
 import { classifyHref, classifyWikiTarget, type Classified } from "./links.ts";
 import { current, trust } from "./state.ts";
@@ -26,7 +31,10 @@ function fromClassified(c: Classified): { href: string } | { broken: string } {
     case "target": {
       const url = current().opts.resolveLink(c.target);
       if (url === null) return { broken: `${c.target.path} does not exist or is not published` };
-      return { href: url };
+      if (c.query === undefined || url.includes("?")) return { href: url };
+      // A query string the author wrote (a file's version, say) stays, before the fragment.
+      const hash = url.indexOf("#");
+      return { href: hash < 0 ? url + c.query : url.slice(0, hash) + c.query + url.slice(hash) };
     }
   }
 }
@@ -59,10 +67,47 @@ export function plainText(tokens: Token[] | undefined): string {
   return out;
 }
 
-export function createMarked(extra: Array<(m: Marked) => void>): Marked {
+/**
+ * GFM's "disallowed raw HTML" extension: these tags are shown as text (their `<` escaped) before
+ * the sanitizer sees them; an unclosed <style> or <textarea> would otherwise swallow the rest of
+ * the page as raw text.
+ */
+const DISALLOWED_RAW = /<(?=\/?(?:title|textarea|style|xmp|iframe|noembed|noframes|script|plaintext)(?=[\s/>]|$))/gi;
+
+export function filterDisallowedRawHtml(html: string): string {
+  return html.replace(DISALLOWED_RAW, "&lt;");
+}
+
+function titleAttribute(title: string | null | undefined): string {
+  return title ? ` title="${escapeHtml(decodeEntities(title))}"` : "";
+}
+
+export function createMarked(): Marked {
   const marked = new Marked({ gfm: true, breaks: false, async: false });
+  // Footnotes first: their definitions are block tokens that must win over paragraphs.
+  marked.use(markedFootnote({ description: "Footnotes", backRefLabel: "Back to reference {0}" }));
   marked.use({
     extensions: [
+      {
+        ...blockDirective,
+        renderer(token) {
+          return renderDirective.call(this, token as unknown as DirectiveToken);
+        },
+      },
+      {
+        name: "directiveError",
+        renderer(token) {
+          return renderDirectiveError.call(this, token as unknown as DirectiveErrorToken);
+        },
+      },
+      {
+        ...inlineDirective,
+        renderer(token) {
+          return renderInlineDirective.call(this, token as unknown as InlineDirectiveToken);
+        },
+      },
+      { ...blockMath, renderer: (token) => renderMath(String(token.text), true) },
+      { ...inlineMath, renderer: (token) => renderMath(String(token.text), Boolean(token.display)) },
       {
         name: "wikilink",
         level: "inline",
@@ -91,6 +136,18 @@ export function createMarked(extra: Array<(m: Marked) => void>): Marked {
       },
     ],
     renderer: {
+      code({ text, lang }) {
+        const s = current();
+        const info = parseInfo(lang === undefined ? undefined : decodeEntities(lang));
+        text = text.replace(/\n$/, "");
+        if (info.lang.toLowerCase() === "mermaid") return mermaid(text);
+        if (info.lang.toLowerCase() === "math" || info.lang.toLowerCase() === "katex") return renderMath(text, true);
+        s.hasCode = true;
+        return trust(renderCodeBlock(text, info));
+      },
+      html({ text }) {
+        return filterDisallowedRawHtml(text);
+      },
       heading({ tokens, depth }) {
         const s = current();
         const inner = this.parser.parseInline(tokens);
@@ -104,17 +161,16 @@ export function createMarked(extra: Array<(m: Marked) => void>): Marked {
         const inner = this.parser.parseInline(tokens);
         const result = hrefFor(href);
         if ("broken" in result) return brokenLink(inner, result.broken);
-        const titleAttr = title ? ` title="${escapeHtml(title)}"` : "";
-        return `<a href="${escapeHtml(result.href)}"${titleAttr}>${inner}</a>`;
+        return `<a href="${escapeHtml(result.href)}"${titleAttribute(title)}>${inner}</a>`;
       },
-      image({ href, title, text }) {
+      image({ href, title, text, tokens }) {
+        // The alt text is the plain text of the description (CommonMark: no markup in alt).
+        const alt = decodeEntities(tokens ? this.parser.parseInline(tokens, this.parser.textRenderer) : text);
         const result = hrefFor(href, true);
-        if ("broken" in result) return brokenLink(escapeHtml(text), result.broken);
-        const titleAttr = title ? ` title="${escapeHtml(title)}"` : "";
-        return `<img src="${escapeHtml(result.href)}" alt="${escapeHtml(text)}"${titleAttr}>`;
+        if ("broken" in result) return brokenLink(escapeHtml(alt), result.broken);
+        return `<img src="${escapeHtml(result.href)}" alt="${escapeHtml(alt)}"${titleAttribute(title)}>`;
       },
     },
   });
-  for (const add of extra) add(marked);
   return marked;
 }

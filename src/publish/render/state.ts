@@ -21,6 +21,10 @@ export interface RenderState {
   lineCursor: number;
   countedTo: number;
   countedLine: number;
+  /** Per-page counters for ids the renderer makes (tab groups). */
+  counters: { tabs: number };
+  /** Table-of-contents placeholders to fill once every heading is known. */
+  tocs: Array<{ index: number; maxDepth: number }>;
 }
 
 let state: RenderState | null = null;
@@ -39,6 +43,8 @@ export function beginRender(source: string, opts: RenderOptions): RenderState {
     lineCursor: 0,
     countedTo: 0,
     countedLine: 1,
+    counters: { tabs: 0 },
+    tocs: [],
   };
   return state;
 }
@@ -64,13 +70,14 @@ export function trust(html: string): string {
 }
 
 /** Records a notice and returns its visible block (trusted markup). */
-export function notice(component: string, message: string, line?: number): string {
+export function notice(component: string, message: string, line?: number, inline = false): string {
   const s = current();
   const entry: RenderNotice = line === undefined ? { component, message } : { component, message, line };
   s.notices.push(entry);
   const where = line === undefined ? "" : ` (line ${line})`;
+  const tag = inline ? "span" : "div";
   return trust(
-    `<div class="render-notice" role="note"><strong>${escapeText(component)}</strong>${escapeText(where)}: ${escapeText(message)}</div>\n`,
+    `<${tag} class="render-notice" role="note"><strong>${escapeText(component)}</strong>${escapeText(where)}: ${escapeText(message)}</${tag}>${inline ? "" : "\n"}`,
   );
 }
 

@@ -84,17 +84,21 @@ export function renderLayout(model: SiteModel, page: SitePage, body: RenderedBod
   const toc = body.headings.filter((x) => TOC_LEVELS.has(x.depth)).slice(0, MAX_TOC_ENTRIES);
   const tocHtml =
     toc.length > 1
-      ? `<aside class="toc" aria-label="On this page"><p class="toc-title">On this page</p><ul>${toc
-          .map((x) => `<li class="toc-l${x.depth}"><a href="#${h(encodeURIComponent(x.id))}">${h(x.text)}</a></li>`)
+      ? `<aside class="page-toc" aria-label="On this page"><p class="page-toc-title">On this page</p><ul>${toc
+          .map((x) => `<li class="page-toc-l${x.depth}"><a href="#${h(encodeURIComponent(x.id))}">${h(x.text)}</a></li>`)
           .join("")}</ul></aside>`
-      : `<aside class="toc toc-empty" aria-hidden="true"></aside>`;
+      : `<aside class="page-toc page-toc-empty" aria-hidden="true"></aside>`;
 
+  // Without a default version the root shows the current docs, offered as "Latest".
+  const hasDefault = model.versions.some((v) => v.is_default);
+  const choices = hasDefault ? model.versions : [{ slug: "", name: "Latest", is_default: true }, ...model.versions];
+  const currentSlug = model.version?.slug ?? "";
   const versionSwitcher =
-    model.versions.length > 1
-      ? `<details class="version-switcher"><summary aria-label="Version">${h(model.version?.name ?? "Version")}</summary><ul>${model.versions
+    choices.length > 1
+      ? `<details class="version-switcher"><summary aria-label="Version">${h(model.version?.name ?? "Latest")}</summary><ul>${choices
           .map(
             (v) =>
-              `<li><a href="${h(urls.version(v.slug))}"${v.slug === model.version?.slug ? ` aria-current="true"` : ""}>${h(v.name)}${v.is_default ? ` <span class="tag">latest</span>` : ""}</a></li>`,
+              `<li><a href="${h(urls.version(v.slug))}"${v.slug === currentSlug ? ` aria-current="true"` : ""}>${h(v.name)}${v.is_default ? ` <span class="tag">latest</span>` : ""}</a></li>`,
           )
           .join("")}</ul></details>`
       : "";

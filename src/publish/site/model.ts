@@ -126,22 +126,27 @@ export function liveVersions(input: Pick<SiteModelInput, "rows" | "manifests" | 
 }
 
 /**
- * Builds the model of one version (`versionSlug`; undefined → the default version, or the
- * unversioned site). Returns null when that version does not exist.
+ * Builds the model of one version. `versionSlug`: a version's slug; undefined → the default
+ * version, or the current docs when no version is the default; null → the current docs.
+ * Returns null when that version does not exist.
  *
- * The default version's pages are those under its base path, plus every page outside all
- * versions' base paths (pages shared by the whole site: an about page, a changelog); another
- * version's pages are only those under its base path.
+ * The current docs are the pages outside every version's base path. A version's pages are those
+ * under its base path. The default version (served at the site's root) also shows the current
+ * pages whose address its own pages do not take (pages shared by the whole site: an about page,
+ * a changelog).
  */
-export function buildSiteModel(input: SiteModelInput, versionSlug?: string): SiteModel | null {
+export function buildSiteModel(input: SiteModelInput, versionSlug?: string | null): SiteModel | null {
   const { workspace, manifests } = input;
   const version =
-    versionSlug === undefined
-      ? (input.versions.find((v) => v.is_default) ?? null)
-      : (input.versions.find((v) => v.slug === versionSlug) ?? null);
-  if (versionSlug !== undefined && !version) return null;
+    versionSlug === null
+      ? null
+      : versionSlug === undefined
+        ? (input.versions.find((v) => v.is_default) ?? null)
+        : (input.versions.find((v) => v.slug === versionSlug) ?? null);
+  if (typeof versionSlug === "string" && !version) return null;
 
-  const pages: SitePage[] = [];
+  const own: SitePage[] = [];
+  const shared: SitePage[] = [];
   for (const row of input.rows) {
     if (!isPublished(row, manifests)) continue;
     const owner = versionOfPath(row.path, input.versions);
@@ -153,7 +158,7 @@ export function buildSiteModel(input: SiteModelInput, versionSlug?: string): Sit
       if (version && !version.is_default) continue;
       rel = row.path;
     }
-    pages.push({
+    (owner ? own : version ? shared : own).push({
       id: row.id,
       path: row.path,
       rel,
@@ -167,12 +172,10 @@ export function buildSiteModel(input: SiteModelInput, versionSlug?: string): Sit
       contentHash: row.content_hash,
     });
   }
-  // Two files with one route (a versioned and a shared page): the versioned one wins.
+  const taken = new Set(own.map((p) => p.route));
+  const pages = [...own, ...shared.filter((p) => !taken.has(p.route))];
   const byRoute = new Map<string, SitePage>();
-  for (const p of pages) {
-    const seen = byRoute.get(p.route);
-    if (!seen || (version && p.path.startsWith(`${version.base_path}/`))) byRoute.set(p.route, p);
-  }
+  for (const p of pages) if (!byRoute.has(p.route)) byRoute.set(p.route, p);
   const byPath = new Map(pages.map((p) => [p.path, p]));
 
   const navSpec = manifests.nav;
@@ -190,11 +193,10 @@ export function buildSiteModel(input: SiteModelInput, versionSlug?: string): Sit
   };
   walk(nav);
   // Pages a nav.yaml leaves out stay reachable (and listed in feeds), after the navigation's.
-  for (const p of [...byRoute.values()].sort((a, b) => a.path.localeCompare(b.path))) {
+  for (const p of [...byPath.values()].sort((a, b) => a.path.localeCompare(b.path))) {
     if (!seen.has(p.path)) order.push(p);
   }
-  const inRoutes = new Set(byRoute.values());
-  const ordered = order.filter((p) => inRoutes.has(p));
+  const ordered = order;
 
   const redirects = new Map(input.movedRedirects);
   for (const [from, to] of manifests.redirects) redirects.set(from, to);
