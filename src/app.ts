@@ -24,6 +24,7 @@ import { uploadRoutes } from "./http/routes/uploads.ts";
 import { gitWebhookRoutes } from "./http/routes/git-webhook.ts";
 import { gitSyncRoutes } from "./http/routes/git-sync.ts";
 import { conflictRoutes } from "./http/routes/conflicts.ts";
+import { oidcRoutes, signInMethodRoutes } from "./http/routes/oidc.ts";
 import type { Services } from "./services.ts";
 
 // Services are built in services.ts; both names stay importable from here for routes, tests and commands.
@@ -43,6 +44,8 @@ export function createApp(services: Services) {
     .use(passwordResetRoutes(services))
     .use(apiKeyRoutes(services))
     .use(authConfigRoutes(services))
+    .use(oidcRoutes(services))
+    .use(signInMethodRoutes(services))
     .use(searchRoutes(services))
     .use(uploadRoutes(services))
     .use(contentRoutes(services))

@@ -43,6 +43,11 @@ import { GitSync } from "./git/sync-service.ts";
 import { ConflictService } from "./git/conflict-service.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { Maintenance } from "./ops/maintenance.ts";
+import { Identities } from "./identity/identities.ts";
+import { OidcAccounts } from "./identity/oidc-accounts.ts";
+import { OidcService } from "./identity/oidc-service.ts";
+import { enabledProviders } from "./identity/oidc-providers.ts";
+import { SignInMethods } from "./identity/sign-in-methods.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -83,6 +88,11 @@ export interface Services extends AccessServices {
   gitSync: GitSync;
   /** Sync conflicts and the manual sync, for the routes. */
   conflictService: ConflictService;
+  /** External sign-in (OpenID Connect issuer, GitHub): start, callback, claim. */
+  oidc: OidcService;
+  /** The sign-in methods of an account (password, providers, passkeys) and the last-method rule. */
+  signInMethods: SignInMethods;
+  identities: Identities;
   /** Hourly purge of expired sessions, reset links, invitations and old mail. */
   maintenance: Maintenance;
   /** Closed in reverse order of registration on shutdown. */
@@ -154,6 +164,10 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   for (const id of liveWorkspaceIds(db)) watcher?.watch(id);
   // Files beside the pages (assets/, .gitignore, …) changed on disk are committed like pages changed on disk.
   watcher?.onFiles((workspaceId, paths) => gitSync.onDiskFiles(workspaceId, paths));
+  const identities = new Identities(db);
+  const oidcAccounts = new OidcAccounts({ db, config, users, identities, auth, invitations: access.invitationAcceptance });
+  const oidc = new OidcService({ db, config, log, users, auth, accounts: oidcAccounts, providers: enabledProviders(config) });
+  const signInMethods = new SignInMethods({ db, users, identities, passwords, providers: () => oidc.list() });
   const maintenance = new Maintenance({ db, sessions, log });
   maintenance.start();
   return {
@@ -192,6 +206,9 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     workspaces,
     permissions,
     rateLimiter: new RateLimiter(),
+    oidc,
+    signInMethods,
+    identities,
     maintenance,
     closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop()],
   };

@@ -137,12 +137,14 @@ export class RateLimiter {
     ip: string,
     nowMs: number,
     credentialsPresented = false,
+    /** The account a credential endpoint's own credential names (a refresh cookie), for "user" rules of anonymous requests. */
+    account: string | null = null,
   ): RateState | null {
     let matched: Array<{ rule: RateRule; key: string; w: Window | undefined }> | null = null;
     for (const rule of this.rules) {
       if (rule.callers === "anonymous" && principal) continue;
       if (!rule.matches(method, path, credentialsPresented)) continue;
-      const key = `${rule.name}|${bucketOf(rule, principal, ip)}`;
+      const key = `${rule.name}|${account && !principal && rule.keyBy === "user" ? `user:${account}` : bucketOf(rule, principal, ip)}`;
       let w = this.windows.get(key);
       if (w && w.resetAtMs <= nowMs) w = undefined;
       if (w && w.count >= rule.limit) {

@@ -129,6 +129,12 @@ export class Sessions {
     })();
   }
 
+  /** Whose refresh token this is (used or not), without touching it; null for anything unknown. */
+  accountOfRefreshToken(token: string): string | null {
+    if (token.length === 0 || token.length > 512) return null;
+    return this.db.query<{ user_id: string }, [string]>("SELECT user_id FROM refresh_tokens WHERE token_hash = ?").get(sha256Hex(token))?.user_id ?? null;
+  }
+
   private refreshRow(token: string) {
     return this.db
       .query<{ session_id: string; user_id: string; used_at: number | null; expires_at: number }, [string]>(
