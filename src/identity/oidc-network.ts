@@ -32,7 +32,10 @@ export function guardedFetch(allowPrivate: boolean): (input: string | URL | Requ
     try {
       await network.resolve(url.hostname);
     } catch (error) {
-      if (error instanceof RemoteError) throw new ProviderError(`${url.host}: ${error.message}`, error.reason === "private_network" ? "private_network" : "unreachable");
+      if (error instanceof RemoteError && error.reason === "private_network") {
+        throw new ProviderError(`${url.host} is on a private, loopback or link-local address (set OIDC_ALLOWLIST_PRIVATE=true to allow it)`, "private_network");
+      }
+      if (error instanceof RemoteError) throw new ProviderError(`${url.host}: ${error.message}`, "unreachable");
       throw error;
     }
     const signal = init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(PROVIDER_TIMEOUT_MS)]) : AbortSignal.timeout(PROVIDER_TIMEOUT_MS);
