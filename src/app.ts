@@ -25,6 +25,7 @@ import { gitWebhookRoutes } from "./http/routes/git-webhook.ts";
 import { gitSyncRoutes } from "./http/routes/git-sync.ts";
 import { conflictRoutes } from "./http/routes/conflicts.ts";
 import { oidcRoutes, signInMethodRoutes } from "./http/routes/oidc.ts";
+import { passkeyRoutes } from "./http/routes/passkeys.ts";
 import type { Services } from "./services.ts";
 
 // Services are built in services.ts; both names stay importable from here for routes, tests and commands.
@@ -46,6 +47,7 @@ export function createApp(services: Services) {
     .use(authConfigRoutes(services))
     .use(oidcRoutes(services))
     .use(signInMethodRoutes(services))
+    .use(passkeyRoutes(services))
     .use(searchRoutes(services))
     .use(uploadRoutes(services))
     .use(contentRoutes(services))

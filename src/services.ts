@@ -48,6 +48,7 @@ import { OidcAccounts } from "./identity/oidc-accounts.ts";
 import { OidcService } from "./identity/oidc-service.ts";
 import { enabledProviders } from "./identity/oidc-providers.ts";
 import { SignInMethods } from "./identity/sign-in-methods.ts";
+import { Passkeys } from "./identity/passkeys.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -93,6 +94,8 @@ export interface Services extends AccessServices {
   /** The sign-in methods of an account (password, providers, passkeys) and the last-method rule. */
   signInMethods: SignInMethods;
   identities: Identities;
+  /** Passkeys (WebAuthn): registration, sign-in, the account's list. */
+  passkeys: Passkeys;
   /** Hourly purge of expired sessions, reset links, invitations and old mail. */
   maintenance: Maintenance;
   /** Closed in reverse order of registration on shutdown. */
@@ -168,6 +171,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   const oidcAccounts = new OidcAccounts({ db, config, users, identities, auth, invitations: access.invitationAcceptance });
   const oidc = new OidcService({ db, config, log, users, auth, accounts: oidcAccounts, providers: enabledProviders(config) });
   const signInMethods = new SignInMethods({ db, users, identities, passwords, providers: () => oidc.list() });
+  const passkeys = new Passkeys({ db, config: config.webauthn, log, users, auth, methods: signInMethods });
   const maintenance = new Maintenance({ db, sessions, log });
   maintenance.start();
   return {
@@ -209,6 +213,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     oidc,
     signInMethods,
     identities,
+    passkeys,
     maintenance,
     closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop()],
   };

@@ -167,15 +167,6 @@ export class OidcService {
     if (!user) throw new UnauthorizedError("This sign-in code is invalid, used or expired; sign in again");
     return this.deps.auth.signIn(user, info);
   }
-
-  /** Removes flows and claim codes that can no longer be used (the hourly maintenance). */
-  purgeExpired(t: number): number {
-    return this.deps.db.transaction(
-      () =>
-        this.deps.db.query("DELETE FROM oidc_flows WHERE expires_at <= ?").run(t).changes +
-        this.deps.db.query("DELETE FROM oidc_claims WHERE expires_at <= ?").run(t).changes,
-    )();
-  }
 }
 
 /** The provider could not be reached to start a sign-in (discovery failed, network refused). */

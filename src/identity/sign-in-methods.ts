@@ -68,6 +68,16 @@ export class SignInMethods {
     })();
   }
 
+  /** Removes the password (a passkey-only or provider-only account), never the last method. */
+  removePassword(userId: string): void {
+    this.deps.db.transaction(() => {
+      const user = this.deps.users.byId(userId);
+      if (!user || user.password_hash === null) throw new NotFoundError("This account has no password");
+      this.assertNotLast(userId);
+      this.deps.db.query("UPDATE users SET password_hash = NULL, failed_logins = 0, locked_until = NULL, updated_at = ? WHERE id = ?").run(isoFromMs(nowMs()), userId);
+    })();
+  }
+
   /** An account made by an external sign-in or with passkeys adds a password later (a change of password goes through change-password). */
   async addPassword(userId: string, body: unknown): Promise<void> {
     const input = parseInput(setPasswordInput, body);

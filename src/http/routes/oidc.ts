@@ -71,7 +71,10 @@ export function oidcRoutes(services: Services) {
     });
 }
 
-/** The profile's sign-in methods: GET /api/auth/methods, DELETE /api/auth/oidc/:provider (unlink), POST /api/auth/password (add one). */
+/**
+ * The profile's sign-in methods: GET /api/auth/methods, DELETE /api/auth/oidc/:provider (unlink),
+ * POST /api/auth/password (add one), DELETE /api/auth/password (a passkey- or provider-only account).
+ */
 export function signInMethodRoutes(services: Services) {
   const { signInMethods } = services;
   return new Elysia({ prefix: "/api/auth" })
@@ -84,6 +87,10 @@ export function signInMethodRoutes(services: Services) {
     })
     .post("/password", async ({ principal, body, set }) => {
       await signInMethods.addPassword(requireSession(principal).userId, body);
+      set.status = 204;
+    })
+    .delete("/password", ({ principal, set }) => {
+      signInMethods.removePassword(requireSession(principal).userId);
       set.status = 204;
     });
 }
