@@ -93,10 +93,19 @@ describe("the authorization-code flow", () => {
     // A claim code is single use.
     errorOf(await c.post("/api/auth/oidc/claim", { code }), 401, "UNAUTHORIZED");
 
-    // Signing in again finds the same account.
+    // Signing in again finds the same account. Timed by leg: Quire's own steps apart from the provider's screens.
     const again = browser();
-    const second = await signInVia(again, "alice");
-    const tokens = await again.post("/api/auth/oidc/claim", { code: second.landing.searchParams.get("oidc_code") });
+    const t1 = performance.now();
+    const start = await again.post("/api/auth/oidc/google", {});
+    const t2 = performance.now();
+    const cb = await signInAtIssuer(start.body.url, "alice");
+    const t3 = performance.now();
+    const landed = await again.get(cb.pathname + cb.search);
+    const t4 = performance.now();
+    const tokens = await again.post("/api/auth/oidc/claim", { code: new URL(landed.headers.get("location")!).searchParams.get("oidc_code") });
+    const t5 = performance.now();
+    const f = (ms: number) => `${ms.toFixed(1)} ms`;
+    console.log(`[oidc] second sign-in: start ${f(t2 - t1)}, provider screens ${f(t3 - t2)}, callback (code → tokens → ID token checks → account) ${f(t4 - t3)}, claim ${f(t5 - t4)}, total ${f(t5 - t1)}`);
     expect((await again.get("/api/auth/me", { token: tokens.body.access_token })).body.user.id).toBe(me.body.user.id);
   });
 
