@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
 import type { Browser, CDPSession } from "playwright-core";
 import { freePort, startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
+import { Client } from "../helpers/client.ts";
+import { CHALLENGE_TTL_MS } from "../../src/identity/passkeys.ts";
 import { expectNoConsoleErrors, hasChromium, launch, newTab, screenshot, signInInUi, type Tab } from "./browser.ts";
 
 /**
@@ -42,6 +44,7 @@ describe.skipIf(!hasChromium)("passkeys in a real browser", () => {
     await browser?.close();
     await server?.close();
   });
+  afterEach(() => setSystemTime());
 
   const authenticatorOptions = () => ({
     protocol: "ctap2" as const,
@@ -103,6 +106,39 @@ describe.skipIf(!hasChromium)("passkeys in a real browser", () => {
     expect(listed.items[0].sign_count).toBeGreaterThan(0);
   }, 60_000);
 
+  test("a challenge is single use and lasts 5 minutes; a locked password does not lock the passkey out", async () => {
+    const { page } = tab;
+    await signOut();
+    // Hold the browser's answer, replay it after it was used, and send another one 5 minutes late.
+    let answered: string | null = null;
+    await page.route("**/api/auth/webauthn/login/finish", async (route) => {
+      answered = route.request().postData();
+      await route.continue();
+    });
+    await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+    await signedIn();
+    const replay = await new Client(server.url).post("/api/auth/webauthn/login/finish", JSON.parse(answered!));
+    expect(replay.status).toBe(401);
+    await signOut();
+    await page.unroute("**/api/auth/webauthn/login/finish");
+    await page.route("**/api/auth/webauthn/login/finish", async (route) => {
+      setSystemTime(new Date(Date.now() + CHALLENGE_TTL_MS + 1000));
+      await route.continue();
+    });
+    await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+    await page.getByRole("alert").filter({ hasText: "Passkey sign-in failed" }).waitFor();
+    await page.unroute("**/api/auth/webauthn/login/finish");
+    setSystemTime();
+
+    // Five wrong passwords lock the password (SPEC.md); the passkey still signs in.
+    const attacker = new Client(server.url);
+    for (let i = 0; i < 5; i++) expect((await attacker.post("/api/auth/login", { email: user.email, password: "wrong guess " + i })).status).toBe(401);
+    expect((await attacker.post("/api/auth/login", { email: user.email, password: user.password })).status).toBe(401);
+    await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+    await signedIn();
+    server.services.users.resetFailedLogins(user.id);
+  }, 60_000);
+
   test("the browser's autofill offers the passkey in the email field", async () => {
     const { page } = tab;
     await signOut();
@@ -133,16 +169,23 @@ describe.skipIf(!hasChromium)("passkeys in a real browser", () => {
     authenticatorId = clone;
   }, 60_000);
 
-  test("delete the passkey: it no longer signs in", async () => {
+  test("passkey-only: the password removed, the last passkey cannot be deleted; with a password again it can, and no longer signs in", async () => {
     const { page } = tab;
     await signInInUi(page, user);
     await signedIn();
     await page.goto(origin + "/account");
+    await page.getByRole("button", { name: "Remove password" }).click();
+    await page.getByLabel("Add a password").waitFor();
+    await page.getByRole("button", { name: "Delete Work laptop" }).click();
+    await page.getByRole("alert").filter({ hasText: "This is your last way to sign in" }).waitFor();
+    await page.getByLabel("Add a password").fill(user.password);
+    await page.getByRole("button", { name: "Add password" }).click();
+    await page.getByRole("button", { name: "Remove password" }).waitFor();
     await page.getByRole("button", { name: "Delete Work laptop" }).click();
     await page.getByText("No passkeys yet.").waitFor();
     await signOut();
     await page.getByRole("button", { name: "Sign in with a passkey" }).click();
     await page.getByRole("alert").filter({ hasText: "Passkey sign-in failed" }).waitFor();
-    expectNoConsoleErrors(tab, [401]);
+    expectNoConsoleErrors(tab, [401, 409]);
   }, 60_000);
 });
