@@ -11,6 +11,7 @@ const SCRIPTS: Array<{ name: string; args: string[] }> = [
   { name: "git", args: ["bench/git.ts"] }, // webhook → visible, commit cost, 1,000-file clone
   { name: "ops", args: ["bench/ops.ts"] }, // status, doctor, /metrics scrape, backup on 1,000 pages
   { name: "export-peers", args: ["bench/export-peers.ts", "1000", "10000"] }, // quire export vs Hugo, MkDocs, VitePress; quality scan
+  { name: "team", args: ["bench/team-editing.ts"] }, // ten people editing at once: 429s (DESIGN.md §10)
 ];
 
 const wanted = new Set(process.argv.slice(2));

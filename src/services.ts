@@ -51,6 +51,12 @@ import { ExportService } from "./publish/export/export-service.ts";
 import { siteSourceOf } from "./publish/export/site-source.ts";
 import { SiteService } from "./publish/site-service.ts";
 import { SiteServer } from "./publish/site-server.ts";
+import { Identities } from "./identity/identities.ts";
+import { OidcAccounts } from "./identity/oidc-accounts.ts";
+import { OidcService } from "./identity/oidc-service.ts";
+import { enabledProviders } from "./identity/oidc-providers.ts";
+import { SignInMethods } from "./identity/sign-in-methods.ts";
+import { Passkeys } from "./identity/passkeys.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -91,6 +97,13 @@ export interface Services extends AccessServices {
   gitSync: GitSync;
   /** Sync conflicts and the manual sync, for the routes. */
   conflictService: ConflictService;
+  /** External sign-in (OpenID Connect issuer, GitHub): start, callback, claim. */
+  oidc: OidcService;
+  /** The sign-in methods of an account (password, providers, passkeys) and the last-method rule. */
+  signInMethods: SignInMethods;
+  identities: Identities;
+  /** Passkeys (WebAuthn): registration, sign-in, the account's list. */
+  passkeys: Passkeys;
   /** Hourly purge of expired sessions, reset links, invitations and old mail. */
   maintenance: Maintenance;
   /** Prometheus counters and gauges (/metrics); fed by the HTTP core, search and git sync. */
@@ -174,6 +187,11 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   for (const id of liveWorkspaceIds(db)) watcher?.watch(id);
   // Files beside the pages (assets/, .gitignore, …) changed on disk are committed like pages changed on disk.
   watcher?.onFiles((workspaceId, paths) => gitSync.onDiskFiles(workspaceId, paths));
+  const identities = new Identities(db);
+  const oidcAccounts = new OidcAccounts({ db, config, users, identities, auth, invitations: access.invitationAcceptance });
+  const oidc = new OidcService({ db, config, log, users, auth, accounts: oidcAccounts, providers: enabledProviders(config) });
+  const signInMethods = new SignInMethods({ db, users, identities, passwords, providers: () => oidc.list() });
+  const passkeys = new Passkeys({ db, config: config.webauthn, log, users, auth, methods: signInMethods });
   const maintenance = new Maintenance({ db, sessions, log });
   maintenance.start();
   const metrics = new Metrics();
@@ -231,6 +249,10 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     workspaces,
     permissions,
     rateLimiter: new RateLimiter(),
+    oidc,
+    signInMethods,
+    identities,
+    passkeys,
     maintenance,
     metrics,
     backups,

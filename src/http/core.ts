@@ -43,6 +43,25 @@ export function routerPath(url: string): string {
 }
 
 /**
+ * The browser's refresh is counted per account, not per address: ten people behind one office
+ * address reloading the app would otherwise share 20 refreshes a minute. Only a cookie naming a
+ * stored refresh token counts that way (one indexed lookup); anything else stays per IP, so
+ * made-up cookies cannot open buckets of their own (docs/decisions/rate-limits.md).
+ */
+function refreshAccount(services: Services, request: Request, path: string): string | null {
+  if (request.method !== "POST" || path !== "/api/auth/refresh") return null;
+  const cookie = request.headers.get("cookie");
+  if (!cookie) return null;
+  const match = /(?:^|;\s*)quire_refresh=([^;]+)/.exec(cookie);
+  if (!match) return null;
+  try {
+    return services.sessions.accountOfRefreshToken(decodeURIComponent(match[1]!));
+  } catch {
+    return null; // not even a well-formed cookie value
+  }
+}
+
+/**
  * Paths that carry a secret in a segment are logged with the segment replaced, so a log file
  * never holds a usable share-link token or key.
  */
@@ -85,7 +104,8 @@ export function httpCore(services: Services) {
       const now = nowMs();
       const authorization = request.headers.get("authorization");
       state.principal = await credentials.resolve(authorization, now);
-      const limit = rateLimiter.hit(request.method, path, state.principal, state.ip, now, authorization !== null);
+      const account = state.principal ? null : refreshAccount(services, request, path);
+      const limit = rateLimiter.hit(request.method, path, state.principal, state.ip, now, authorization !== null, account);
       if (limit) {
         set.headers["x-ratelimit-limit"] = String(limit.limit);
         set.headers["x-ratelimit-remaining"] = String(limit.remaining);
