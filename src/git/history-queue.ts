@@ -29,7 +29,7 @@ import type { Author, FileContent, Repo } from "./repo.ts";
 export const INDEX_SYNC_DELAY_MS = 1000;
 const INDEX_SYNC_CHUNK = 200;
 /** From this many saves waiting when the worker gets to them, an author's saves share a commit. */
-export const SHARE_FROM = 5;
+export const SHARE_FROM = 10;
 /** In a work tree's `.git/`: saves were handed to the worker and not yet all committed and staged. */
 export const PENDING_MARKER = "quire-pending";
 

@@ -1,8 +1,9 @@
 import type * as Git from "isomorphic-git";
 import * as fs from "node:fs";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { MAX_PACK_BYTES, writeBlobPack } from "./blob-pack.ts";
+import { gitIdent } from "./commit-message.ts";
 import { editTree, type EntryChange, type TreeEntry, type TreeStore } from "./tree-edit.ts";
 
 /**
@@ -175,7 +176,7 @@ export class Repo {
         message, // rendered as `git commit` does (one trailing newline)
         tree,
         parent: parents ?? (head === null ? [] : [head]),
-        author: { name: author.name || SYSTEM_AUTHOR.name, email: author.email || SYSTEM_AUTHOR.email, timestamp: now, timezoneOffset: 0 },
+        author: { ...gitIdent(author, SYSTEM_AUTHOR), timestamp: now, timezoneOffset: 0 },
         committer: { ...SYSTEM_AUTHOR, timestamp: now, timezoneOffset: 0 },
       },
     });
@@ -299,6 +300,46 @@ export class Repo {
     }
     if (!this.trees.has(oid)) this.treeEntries += entries.length;
     this.trees.set(oid, entries);
+  }
+
+  /**
+   * The status walk (path, HEAD, work tree, index; isomorphic-git's statusMatrix). An index that
+   * cannot be read (a process killed while writing it) is removed and the walk done without it:
+   * the index is only a cache of what HEAD and the work tree hold.
+   */
+  async statusRows(): Promise<Array<[string, number, number, number]>> {
+    const git = await loadGit();
+    try {
+      return await git.statusMatrix({ fs, dir: this.dir, cache: this.cache });
+    } catch {
+      rmSync(join(this.dir, ".git", "index"), { force: true });
+      return git.statusMatrix({ fs, dir: this.dir, cache: this.cache });
+    }
+  }
+
+  /** Seconds since the epoch of HEAD's commit (null: no commit yet). */
+  async headTime(): Promise<number | null> {
+    const head = await this.head();
+    if (head === null) return null;
+    const git = await loadGit();
+    return (await git.readCommit({ fs, dir: this.dir, oid: head, cache: this.cache })).commit.committer.timestamp;
+  }
+
+  /**
+   * Rebuilds the index from HEAD: every entry of a file the work tree holds as HEAD does is
+   * staged from it, entries HEAD does not have are dropped, and the others point at HEAD's
+   * version. Afterwards `git status` shows exactly how the work tree differs from HEAD.
+   */
+  async alignIndex(): Promise<void> {
+    const git = await loadGit();
+    const rows = await this.statusRows();
+    const add = rows.filter(([, h, w, st]) => h === 1 && w === 1 && st !== 1).map((r) => r[0]);
+    const drop = rows.filter(([, h, , st]) => h === 0 && st !== 0).map((r) => r[0]);
+    const reset = rows.filter(([, h, w, st]) => h === 1 && w !== 1 && st !== 1).map((r) => r[0]);
+    for (let i = 0; i < add.length; i += 200) await git.add({ fs, dir: this.dir, filepath: add.slice(i, i + 200), cache: this.cache });
+    for (const filepath of drop) await git.remove({ fs, dir: this.dir, filepath, cache: this.cache });
+    for (const filepath of reset) await git.resetIndex({ fs, dir: this.dir, filepath, cache: this.cache });
+    this.indexBehind.clear();
   }
 
   /** Every changed path in the work tree (untracked, modified, deleted), `.git` excluded. */
