@@ -54,14 +54,14 @@ const head = (method: string, target: Buffer | string, extra: string) =>
   Buffer.concat([Buffer.from(`${method} `), Buffer.from(target), Buffer.from(` HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${owner.accessToken}\r\nX-Forwarded-For: ${owner.client.ip}\r\nConnection: close\r\n${extra}\r\n`)]);
 
 /** Log lines written since `from`, parsed. */
-const logsSince = (from: number) => server.logs.slice(from).map((l) => JSON.parse(l) as { level: string; msg: string; status?: number; path?: string });
+const logsSince = (from: number) => server.logs.slice(from).map((l) => JSON.parse(l) as { level: string; msg: string; status?: number; path?: string; method?: string });
 
-/** Since `from`: no error line at all, and the requests to paths starting with `prefix` logged as 400s. */
-async function expectClientErrorLogged(from: number, prefix: string) {
+/** Since `from`: no error line at all, and the `method` requests to paths starting with `prefix` logged as 400s. */
+async function expectClientErrorLogged(from: number, prefix: string, method: string) {
   await Bun.sleep(20); // the request line is written after the response
   const lines = logsSince(from);
   expect(lines.filter((l) => l.level === "error")).toEqual([]);
-  const requests = lines.filter((l) => l.msg === "request" && l.path?.startsWith(prefix));
+  const requests = lines.filter((l) => l.msg === "request" && l.method === method && l.path?.startsWith(prefix));
   expect(requests.length).toBeGreaterThan(0);
   for (const r of requests) expect(r.status).toBe(400);
 }
@@ -80,7 +80,7 @@ describe("a lone surrogate in a JSON string is refused naming the field", () => 
       const welcome = await owner.client.get(`/api/v1/content/${owner.workspaceSlug}/welcome.md`);
       const from = server.logs.length;
       const r = await sendJson(c.method, c.path(), c.raw);
-      await expectClientErrorLogged(from, c.path());
+      await expectClientErrorLogged(from, c.path(), c.method);
       expect(r.status).toBe(400);
       expect(r.body).toMatchObject({ error: "VALIDATION_ERROR", details: { field: c.field } });
       expect(r.body.message).toContain("lone surrogate");
@@ -104,7 +104,7 @@ describe("bytes that are not UTF-8", () => {
       const r = await owner.client.get(`/api/v1/workspaces/${owner.workspaceId}/search?q=${q}`);
       expect(r.status).toBe(400);
       expect(r.body).toMatchObject({ error: "VALIDATION_ERROR", details: { field: "q" } });
-      await expectClientErrorLogged(from, `/api/v1/workspaces/${owner.workspaceId}/search`);
+      await expectClientErrorLogged(from, `/api/v1/workspaces/${owner.workspaceId}/search`, "GET");
     }
     expect((await owner.client.get(`/api/v1/workspaces/${owner.workspaceId}/search?q=caf%C3%A9`)).status).toBe(200);
   });
@@ -121,7 +121,7 @@ describe("bytes that are not UTF-8", () => {
     const [a, b] = [JSON.parse(raw.body), JSON.parse(encoded.body)];
     expect({ error: a.error, message: a.message, details: a.details }).toEqual({ error: b.error, message: b.message, details: b.details });
     expect(a).toMatchObject({ error: "VALIDATION_ERROR", details: { field: "path" } });
-    await expectClientErrorLogged(from, prefix);
+    await expectClientErrorLogged(from, prefix, "POST");
     const names = server.services.ledger.records.liveIn(owner.workspaceId).map((r) => r.path);
     expect(names.filter((p) => p.startsWith("caf"))).toEqual([]);
   });
