@@ -6,7 +6,7 @@ import { clientIp } from "./client-ip.ts";
 import { credentialResolver } from "./authenticate.ts";
 import { MAX_BODY_BYTES, SERVER_BODY_LIMIT, bufferChunkedBody, tooLarge } from "./body-limit.ts";
 import { methodClass, scopesAllow, type Principal } from "../access/principal.ts";
-import { ForbiddenError } from "../core/errors.ts";
+import { ForbiddenError, ValidationError } from "../core/errors.ts";
 import type { Services } from "../app.ts";
 
 export { MAX_BODY_BYTES, SERVER_BODY_LIMIT };
@@ -40,6 +40,29 @@ export function routerPath(url: string): string {
   if (start === -1) return "/";
   const query = url.indexOf("?", start + 1);
   return query === -1 ? url.substring(start) : url.substring(start, query);
+}
+
+/** The name of the first query parameter (name or value) that does not percent-decode as UTF-8, or null. */
+function undecodableQueryField(url: string): string | null {
+  const q = url.indexOf("?");
+  if (q === -1) return null;
+  const end = url.indexOf("#", q);
+  for (const pair of url.slice(q + 1, end === -1 ? undefined : end).split("&")) {
+    const eq = pair.indexOf("=");
+    const name = eq === -1 ? pair : pair.slice(0, eq);
+    let decodedName: string;
+    try {
+      decodedName = decodeURIComponent(name.replace(/\+/g, " "));
+    } catch {
+      return "query";
+    }
+    try {
+      if (eq !== -1) decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, " "));
+    } catch {
+      return /^[\w.-]{1,64}$/.test(decodedName) ? decodedName : "query";
+    }
+  }
+  return null;
 }
 
 /**
@@ -111,6 +134,10 @@ export function httpCore(services: Services) {
         set.headers["x-ratelimit-remaining"] = String(limit.remaining);
         set.headers["x-ratelimit-reset"] = String(limit.resetAt);
       }
+      // A query value whose percent-encoding is not UTF-8 (`%E9`, or a surrogate's bytes) is
+      // refused naming it, instead of reaching a handler mangled or silently dropped.
+      const badQuery = undecodableQueryField(request.url);
+      if (badQuery !== null) throw new ValidationError(`${badQuery}: malformed percent-encoding (not UTF-8)`, badQuery);
       // Last, so a refused caller costs no reading. The framework's parsers (and any route that
       // reads the raw body) read ctx.request later; from here on that is the bounded copy.
       const bounded = await bufferChunkedBody(request).catch((error: unknown) => {
