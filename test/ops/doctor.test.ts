@@ -156,3 +156,25 @@ test("beside a running server, doctor reads only; --bundle holds no page content
   s.proc.kill("SIGTERM");
   expect(await s.exited).toBe(0);
 });
+
+test("scrub removes every shape of secret and keeps paths and ids readable", async () => {
+  const { scrub } = await import("../../src/ops/diagnostics-bundle.ts");
+  const secrets = [
+    "$argon2id$v=19$m=65536,t=3,p=2$lPhmX25COmr1TE9Lx/qrUw$eiKw6fJQkrNL6X/2EGz2/YUU5yrbLMLxqFE4IwjYcTk",
+    "quire_live_4f9XbQ2kLm8Zt1Rv7Yc3Hn6Ws0Pa5Ue2Dg9Jk",
+    "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIwMUgifQ.c2lnbmF0dXJlLXBhcnQ",
+    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcw\nggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----",
+    "ada@example.com",
+    "https://user:hunter2@git.example.com/repo.git",
+    "/api/share?token=abc123",
+  ];
+  for (const secret of secrets) {
+    const out = scrub(`before ${secret} after`);
+    expect(out).toStartWith("before ");
+    expect(out).toEndWith(" after");
+    expect(out).not.toContain(secret.includes("hunter2") ? "hunter2" : secret.includes("abc123") ? "abc123" : secret);
+  }
+  const path = "/tmp/quire-doctor-vG2s43/workspaces/01M8ACJS5Q9WDCPGE5TRHM4MJN/docs";
+  expect(scrub(path)).toBe(path);
+});
