@@ -4,7 +4,10 @@
  * route labels are templates, so 10,000 distinct URLs add no series and no URL reaches a scrape.
  */
 import { afterAll, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { rmSync } from "node:fs";
+import { startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
+import { runCli } from "../cli/spawn.ts";
+import { isLocked } from "../../src/ops/instance-lock.ts";
 import { registerUser } from "../helpers/factories.ts";
 import { Client } from "../helpers/client.ts";
 import { remoteWorkspace } from "../git/support.ts";
@@ -148,5 +151,19 @@ test("git syncs are counted by result, and open WebSockets are a gauge", async (
     ws.close();
   } finally {
     await rw.close();
+  }
+});
+
+test("serve with a METRICS_PORT already taken refuses to start (exit 1), naming METRICS_PORT, and releases the data directory", async () => {
+  const taken = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("other") });
+  const dataDir = tempDir("quire-metrics-port-");
+  try {
+    const r = await runCli(["serve", "--port", "0", "--data-dir", dataDir], { env: { METRICS_PORT: String(taken.port) } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`quire: METRICS_PORT ${taken.port} could not listen on 127.0.0.1`);
+    expect(isLocked(dataDir)).toBe(false);
+  } finally {
+    taken.stop(true);
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });
