@@ -24,6 +24,16 @@ async function released(dataDir: string, ms: number): Promise<boolean> {
   }
 }
 
+/** Sends the signal; a message when the system refused it (another user's process). */
+function signal(pid: number, sig: "SIGTERM" | "SIGKILL"): string | null {
+  try {
+    process.kill(pid, sig);
+    return null;
+  } catch (error) {
+    return `could not send ${sig} to pid ${pid} (${(error as NodeJS.ErrnoException).code ?? String(error)}); run quire stop as the user running the server`;
+  }
+}
+
 export async function stopInstance(dataDir: string, opts: { force?: boolean; waitMs?: number } = {}): Promise<StopOutcome> {
   const waitMs = opts.waitMs ?? STOP_WAIT_MS;
   const probe = await probeInstance(dataDir);
@@ -46,7 +56,8 @@ export async function stopInstance(dataDir: string, opts: { force?: boolean; wai
     if (pid === null) {
       return { result: "refused", message: `${asked.reason}, and pid ${state.pid} could not be verified as the lock's holder; nothing was signalled` };
     }
-    process.kill(pid, "SIGTERM");
+    const refused = signal(pid, "SIGTERM");
+    if (refused) return { result: "refused", message: refused };
     via = "sigterm";
   }
   if (await released(dataDir, waitMs)) {
@@ -64,7 +75,8 @@ export async function stopInstance(dataDir: string, opts: { force?: boolean; wai
   if (pid === null || pid !== state.pid) {
     return { result: "refused", message: `the instance did not stop within ${waitMs / 1000} s and pid ${state.pid} can no longer be verified; nothing was killed` };
   }
-  process.kill(pid, "SIGKILL");
+  const refused = signal(pid, "SIGKILL");
+  if (refused) return { result: "refused", message: refused };
   if (await released(dataDir, 5000)) {
     return { result: "stopped", via: "sigkill", message: `killed the instance (pid ${pid}) after ${waitMs / 1000} s` };
   }
