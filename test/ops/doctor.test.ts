@@ -67,7 +67,7 @@ test("a healthy instance: the ten checks by name, in order, none failing; files 
   // Human output names every check too.
   const human = await runCli(["doctor", "--data-dir", dataDir]);
   for (const name of CHECK_NAMES) expect(human.stdout).toContain(name);
-});
+}, 60_000);
 
 test("a missing database and a corrupt one fail (exit 1); so does a corrupt analytics.db", async () => {
   const empty = dir();
@@ -91,7 +91,7 @@ test("a missing database and a corrupt one fail (exit 1); so does a corrupt anal
   expect(corrupt.code).toBe(1);
   expect(corrupt.by.database!.status).toBe("fail");
   expect(corrupt.by.database!.hint).toContain("backup");
-});
+}, 60_000);
 
 test("without git on PATH the git check warns (exit 0); a deleted workspace folder fails (exit 1)", async () => {
   const { dataDir, wsId } = await initialised();
@@ -104,7 +104,7 @@ test("without git on PATH the git check warns (exit 0); a deleted workspace fold
   const gone = await doctor(dataDir);
   expect(gone.code).toBe(1);
   expect(gone.by.workspace_dirs).toMatchObject({ status: "fail", message: expect.stringContaining("docs") });
-});
+}, 60_000);
 
 test("beside a running server, doctor reads only; --bundle holds no page content, hash, token, key, pepper or private key", async () => {
   const dataDir = dir();
@@ -155,7 +155,7 @@ test("beside a running server, doctor reads only; --bundle holds no page content
   expect(all).toContain("[api key]");
   s.proc.kill("SIGTERM");
   expect(await s.exited).toBe(0);
-});
+}, 60_000);
 
 test("scrub removes every shape of secret and keeps paths and ids readable", async () => {
   const { scrub } = await import("../../src/ops/diagnostics-bundle.ts");
@@ -177,4 +177,4 @@ test("scrub removes every shape of secret and keeps paths and ids readable", asy
   }
   const path = "/tmp/quire-doctor-vG2s43/workspaces/01M8ACJS5Q9WDCPGE5TRHM4MJN/docs";
   expect(scrub(path)).toBe(path);
-});
+}, 60_000);

@@ -76,7 +76,7 @@ test("FF_METRICS: only a platform owner's admin or admin:read key scrapes the ma
   expect(text).not.toContain(owner.email);
   expect(text).not.toContain(owner.workspaceId);
   expect(text).not.toContain("quire_live_");
-});
+}, 60_000);
 
 test("without FF_METRICS the path is a 404 (not the web app), and METRICS_PORT serves it on 127.0.0.1 only, unauthenticated, instead", async () => {
   const off = await server();
@@ -95,7 +95,7 @@ test("without FF_METRICS the path is a 404 (not the web app), and METRICS_PORT s
   await expect(fetch(`http://127.0.0.2:${s.metricsPort}/metrics`, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
   // SPEC: the listener serves it instead of the main port.
   expect((await fetch(`${base(s)}/metrics`)).status).toBe(404);
-});
+}, 60_000);
 
 test("10,000 distinct URLs: bounded series, no raw path, email or token in any label (the scrape's cost is measured in bench/ops.ts)", async () => {
   const s = await server({ METRICS_PORT: "0" });
@@ -136,7 +136,7 @@ test("10,000 distinct URLs: bounded series, no raw path, email or token in any l
   const total = [...text.matchAll(/^quire_http_requests_total\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
   expect(total).toBeGreaterThanOrEqual(N);
 
-});
+}, 60_000);
 
 test("git syncs are counted by result, and open WebSockets are a gauge", async () => {
   const rw = await remoteWorkspace("metrics-sync");
@@ -152,7 +152,7 @@ test("git syncs are counted by result, and open WebSockets are a gauge", async (
   } finally {
     await rw.close();
   }
-});
+}, 60_000);
 
 test("serve with a METRICS_PORT already taken refuses to start (exit 1), naming METRICS_PORT, and releases the data directory", async () => {
   const taken = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("other") });
@@ -166,4 +166,4 @@ test("serve with a METRICS_PORT already taken refuses to start (exit 1), naming 
     taken.stop(true);
     rmSync(dataDir, { recursive: true, force: true });
   }
-});
+}, 60_000);
