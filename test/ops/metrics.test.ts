@@ -119,7 +119,11 @@ test("10,000 distinct URLs: bounded series, no raw path, email or token in any l
         const i = next++;
         const path = paths(i);
         // One client address per 400 requests keeps each under the anonymous per-IP floor.
-        const res = await fetch(`${base(s)}${path}`, { headers: { "x-forwarded-for": `10.9.${i >> 16}.${Math.floor(i / 400) & 255}` } });
+        // Every eighth request is a POST: no route takes POST at these paths (the `unmatched` label).
+        const res = await fetch(`${base(s)}${path}`, {
+          method: i % 8 === 7 ? "POST" : "GET",
+          headers: { "x-forwarded-for": `10.9.${i >> 16}.${Math.floor(i / 400) & 255}` },
+        });
         await res.arrayBuffer();
       }
     }),
@@ -133,6 +137,7 @@ test("10,000 distinct URLs: bounded series, no raw path, email or token in any l
   expect(text).not.toContain("quire_live_");
   expect(text).toContain('route="/api/v1/content/:workspace/*"');
   expect(text).toContain('route="/*"');
+  expect(text).toContain('route="unmatched",method="POST",status="404"');
   const total = [...text.matchAll(/^quire_http_requests_total\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
   expect(total).toBeGreaterThanOrEqual(N);
 
