@@ -102,10 +102,10 @@ export class SearchService {
     this.batchMs = opts.batchMs ?? BATCH_MS;
   }
 
-  /** Listens to the ledger and checks the indexes of live workspaces one at a time, off the request path. */
   /** Called after each answered query (metrics count them); a hook must not throw. */
   readonly queriedHooks: Array<(workspaceId: string, hits: number) => void> = [];
 
+  /** Listens to the ledger and checks the indexes of live workspaces one at a time, off the request path. */
   start(): void {
     this.unsubscribe ??= this.deps.bus.onChange((change) => this.apply(change));
     const ids = this.deps.db
