@@ -6,6 +6,7 @@
  */
 import { lockHeld, probeInstance, signalTarget, lockHolder } from "./instance-probe.ts";
 import { controlStatus, requestStop } from "./control-client.ts";
+import type { RunState } from "./runstate.ts";
 
 export const STOP_WAIT_MS = 30_000;
 
@@ -50,7 +51,13 @@ export async function stopInstance(dataDir: string, opts: { force?: boolean; wai
   if (asked.ok) {
     via = "control";
   } else {
-    // The control endpoint is unavailable: SIGTERM, but only to the positively identified holder.
+    // The control endpoint is unavailable. If the instance has meanwhile stopped answering (its
+    // answer to our request was lost while it began shutting down), a signal would only cut its
+    // drain short: wait for it instead. Otherwise SIGTERM — only to the positively identified holder.
+    const now = await probeInstance(dataDir, 1000);
+    if (now.state !== "confirmed" || now.runstate.instance_id !== state.instance_id) {
+      return finish(dataDir, state, "control", waitMs, opts.force === true);
+    }
     const status = await controlStatus(dataDir, state, 500);
     const pid = signalTarget(dataDir, probe, status.ok ? status.value.pid : undefined);
     if (pid === null) {
@@ -60,10 +67,15 @@ export async function stopInstance(dataDir: string, opts: { force?: boolean; wai
     if (refused) return { result: "refused", message: refused };
     via = "sigterm";
   }
+  return finish(dataDir, state, via, waitMs, opts.force === true);
+}
+
+/** Waits for the lock to be released; after the full wait, with `force`, kills the verified holder. */
+async function finish(dataDir: string, state: RunState, via: "control" | "sigterm", waitMs: number, force: boolean): Promise<StopOutcome> {
   if (await released(dataDir, waitMs)) {
     return { result: "stopped", via, message: `stopped the instance on port ${state.port} (pid ${state.pid})` };
   }
-  if (!opts.force) {
+  if (!force) {
     return { result: "timeout", message: `the instance (pid ${state.pid}) did not stop within ${waitMs / 1000} s; run again with --force to kill it` };
   }
   // --force after the full wait: verify again right before the kill (the holder must not have changed).
