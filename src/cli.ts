@@ -71,6 +71,8 @@ export const EXAMPLES: Record<string, string[]> = {
   stop: ["quire stop", "quire stop --force --data-dir /srv/quire"],
   doctor: ["quire doctor", "quire doctor --json", "quire doctor --bundle"],
   backup: ["quire backup", "quire backup --json --data-dir /srv/quire"],
+  export: ["quire export -w 01HZX3K8R2V6J9Q4T7W1Y5B0NC -o site.zip --base-url https://docs.example.com"],
+  preview: ["quire preview -w handbook -p 4000 --drafts"],
 };
 
 async function usage(argv: string[]): Promise<string> {

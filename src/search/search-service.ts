@@ -83,6 +83,8 @@ export class SearchService {
   private readonly batchMs: number;
   private unsubscribe: (() => void) | null = null;
   private warmTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Called after each search a person makes through the app (analytics counts the query and whether it found anything). */
+  readonly searchedHooks: Array<(search: { workspaceId: string; query: string; results: number }) => void> = [];
 
   constructor(
     private readonly deps: {
@@ -103,9 +105,6 @@ export class SearchService {
   }
 
   /** Listens to the ledger and checks the indexes of live workspaces one at a time, off the request path. */
-  /** Called after each answered query (metrics count them); a hook must not throw. */
-  readonly queriedHooks: Array<(workspaceId: string, hits: number) => void> = [];
-
   start(): void {
     this.unsubscribe ??= this.deps.bus.onChange((change) => this.apply(change));
     const ids = this.deps.db
@@ -180,7 +179,7 @@ export class SearchService {
     const ref = isUlid(workspaceRef) ? { id: workspaceRef } : { slug: workspaceRef };
     const { workspace } = this.deps.permissions.require(principal, ref, "viewer");
     const items = this.searchWorkspace(workspace.id, query.q, query.limit);
-    for (const hook of this.queriedHooks) hook(workspace.id, items.length);
+    for (const hook of this.searchedHooks) hook({ workspaceId: workspace.id, query: query.q, results: items.length });
     const indexing = this.indexing(workspace.id);
     return indexing ? { items, indexing } : { items };
   }

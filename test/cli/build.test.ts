@@ -138,7 +138,7 @@ test("dist/quire status, doctor, backup and stop work against its own serve (mar
     if (s.proc.exitCode === null) s.proc.kill("SIGKILL");
     rmSync(dataDir, { recursive: true, force: true });
   }
-});
+}, 60_000);
 
 describe("install.sh", () => {
   const sh = async (args: string[]) => {
