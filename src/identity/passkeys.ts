@@ -1,13 +1,9 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransport,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import type { Db } from "../db/database.ts";
 import type { WebAuthnConfig } from "../config.ts";
@@ -20,6 +16,17 @@ import type { AuthService, ClientInfo, IssuedTokens } from "./auth-service.ts";
 import type { SignInMethods } from "./sign-in-methods.ts";
 import type { Users } from "./users.ts";
 import { passkeyLoginBeginInput, passkeyLoginFinishInput, passkeyRegisterFinishInput, passkeyRenameInput } from "./schemas.ts";
+
+/**
+ * @simplewebauthn/server, loaded on first use. Its certificate code (@peculiar/x509 → tsyringe)
+ * needs the Reflect metadata polyfill installed before tsyringe's module runs; the library imports
+ * it itself, but a bundle that hoists ES modules above CommonJS ones (the compiled executable)
+ * evaluates tsyringe first and it throws at start-up. Loading the polyfill, then the library, in
+ * that order and only when a passkey ceremony needs them, holds in every build (and keeps the
+ * library off the start-up path of instances without passkeys).
+ */
+let library: Promise<typeof import("@simplewebauthn/server")> | null = null;
+const webauthn = () => (library ??= import("reflect-metadata").then(() => import("@simplewebauthn/server")));
 
 /** A ceremony's challenge is good for 5 minutes, once. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -100,6 +107,7 @@ export class Passkeys {
     const rp = this.rp;
     const user = this.deps.users.byId(userId);
     if (!user) throw new NotFoundError("Account not found");
+    const { generateRegistrationOptions } = await webauthn();
     const options = await generateRegistrationOptions({
       rpName: rp.rpName,
       rpID: rp.rpId,
@@ -121,6 +129,7 @@ export class Passkeys {
     const response = input.response as unknown as RegistrationResponseJSON;
     const taken = this.takeChallenge(response, "register");
     if (!taken || taken.user_id !== userId) throw new ValidationError("This passkey registration expired or was already used; start again", "response");
+    const { verifyRegistrationResponse } = await webauthn();
     let verification;
     try {
       verification = await verifyRegistrationResponse({ response, expectedChallenge: taken.challenge, expectedOrigin: rp.origins, expectedRPID: rp.rpId, requireUserVerification: false });
@@ -160,6 +169,7 @@ export class Passkeys {
     const rp = this.rp;
     const input = parseInput(passkeyLoginBeginInput, body ?? {});
     const user = input.email ? this.deps.users.byEmail(input.email) : null;
+    const { generateAuthenticationOptions } = await webauthn();
     const options = await generateAuthenticationOptions({
       rpID: rp.rpId,
       userVerification: "preferred",
@@ -182,6 +192,7 @@ export class Passkeys {
     if (taken.user_id !== null && taken.user_id !== cred.user_id) throw new UnauthorizedError(PASSKEY_FAILED);
     const handle = response.response.userHandle;
     if (handle && Buffer.from(handle, "base64url").toString("utf8") !== cred.user_id) throw new UnauthorizedError(PASSKEY_FAILED);
+    const { verifyAuthenticationResponse } = await webauthn();
     let verification;
     try {
       verification = await verifyAuthenticationResponse({
