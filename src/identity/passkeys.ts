@@ -5,6 +5,7 @@ import type {
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
 } from "@simplewebauthn/server";
+import { createHmac, randomBytes } from "node:crypto";
 import type { Db } from "../db/database.ts";
 import type { WebAuthnConfig } from "../config.ts";
 import type { Logger } from "../core/log.ts";
@@ -164,18 +165,30 @@ export class Passkeys {
     return toJson(row);
   }
 
+  /**
+   * A stable stand-in credential id for an email that has no passkey (or no account): the answer
+   * for such an email looks like one for an account with a passkey, so begin does not tell who
+   * has an account (DESIGN.md §7: sign-in failures are indistinguishable).
+   */
+  private decoyCredentialId(email: string): string {
+    const row = this.deps.db.query<{ value: string }, []>("SELECT value FROM instance WHERE key = 'webauthn_decoy_key'").get();
+    let key = row?.value;
+    if (!key) {
+      this.deps.db.query("INSERT OR IGNORE INTO instance (key, value) VALUES ('webauthn_decoy_key', ?)").run(randomBytes(32).toString("base64url"));
+      key = this.deps.db.query<{ value: string }, []>("SELECT value FROM instance WHERE key = 'webauthn_decoy_key'").get()!.value;
+    }
+    return createHmac("sha256", key).update(email.trim().toLowerCase()).digest().subarray(0, 16).toString("base64url");
+  }
+
   /** With an email: that account's passkeys are offered. Without: any discoverable passkey for this site (and the autofill UI). */
   async loginBegin(body: unknown): Promise<PublicKeyCredentialRequestOptionsJSON> {
     const rp = this.rp;
     const input = parseInput(passkeyLoginBeginInput, body ?? {});
     const user = input.email ? this.deps.users.byEmail(input.email) : null;
+    const own = user ? this.credentialsOf(user.id).map((c) => ({ id: c.credential_id, transports: JSON.parse(c.transports) as AuthenticatorTransport[] })) : [];
+    const allowCredentials = input.email && own.length === 0 ? [{ id: this.decoyCredentialId(input.email), transports: ["internal", "hybrid"] as AuthenticatorTransport[] }] : own;
     const { generateAuthenticationOptions } = await webauthn();
-    const options = await generateAuthenticationOptions({
-      rpID: rp.rpId,
-      userVerification: "preferred",
-      timeout: CHALLENGE_TTL_MS,
-      allowCredentials: user ? this.credentialsOf(user.id).map((c) => ({ id: c.credential_id, transports: JSON.parse(c.transports) as AuthenticatorTransport[] })) : [],
-    });
+    const options = await generateAuthenticationOptions({ rpID: rp.rpId, userVerification: "preferred", timeout: CHALLENGE_TTL_MS, allowCredentials });
     this.storeChallenge(options.challenge, "login", user?.id ?? null);
     return options;
   }
