@@ -7,9 +7,6 @@
  * `defineCommand`) and add one line to `commands` below. Commands report failure by throwing;
  * `src/commands/exit.ts` turns the error into a message on stderr and an exit code.
  */
-// First: the WebAuthn library's certificate code (tsyringe) needs the Reflect metadata polyfill in
-// place before it is evaluated, and in the compiled bundle only the entry point's imports come first.
-import "reflect-metadata";
 import { defineCommand, runCommand, renderUsage, type CommandDef } from "citty";
 import { VERSION } from "./version.ts";
 import { exitWithError, forStream, isUsageError } from "./commands/exit.ts";
