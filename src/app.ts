@@ -24,6 +24,11 @@ import { uploadRoutes } from "./http/routes/uploads.ts";
 import { gitWebhookRoutes } from "./http/routes/git-webhook.ts";
 import { gitSyncRoutes } from "./http/routes/git-sync.ts";
 import { conflictRoutes } from "./http/routes/conflicts.ts";
+import { analyticsRoutes } from "./http/routes/analytics.ts";
+import { outboundWebhookRoutes } from "./http/routes/outbound-webhooks.ts";
+import { onboardingRoutes } from "./http/routes/onboarding.ts";
+import { billingRoutes } from "./http/routes/billing.ts";
+import { openApiRoutes } from "./http/routes/openapi.ts";
 import type { Services } from "./services.ts";
 
 // Services are built in services.ts; both names stay importable from here for routes, tests and commands.
@@ -61,6 +66,11 @@ export function createApp(services: Services) {
     .use(gitWebhookRoutes(services))
     .use(gitSyncRoutes(services))
     .use(conflictRoutes(services))
+    .use(analyticsRoutes(services))
+    .use(outboundWebhookRoutes(services))
+    .use(onboardingRoutes(services))
+    .use(billingRoutes(services))
+    .use(openApiRoutes(services))
     .use(webAppRoutes(services));
 }
 

@@ -33,6 +33,10 @@ export interface Config {
   git: { sshKeyPath?: string; sshKnownHosts?: string; allowPrivate: boolean };
   /** Watch workspace folders and reconcile changes made outside Quire (QUIRE_WATCH_FILES). */
   watchFiles: boolean;
+  /** Outbound webhook URLs may lead to private, loopback or link-local addresses (WEBHOOK_ALLOWLIST_PRIVATE). */
+  webhookAllowPrivate: boolean;
+  /** Cloud: the payment provider's webhook signing secret (STRIPE_WEBHOOK_SECRET); without it every event is refused. */
+  stripeWebhookSecret?: string;
 }
 
 export class ConfigError extends Error {
@@ -165,6 +169,8 @@ export function loadConfig(env: Env = process.env): Config {
     edition: oneOf("QUIRE_EDITION", ["community", "cloud"] as const, "community"),
     git,
     watchFiles: bool("QUIRE_WATCH_FILES", true),
+    webhookAllowPrivate: bool("WEBHOOK_ALLOWLIST_PRIVATE", false),
+    ...(read("STRIPE_WEBHOOK_SECRET") ? { stripeWebhookSecret: read("STRIPE_WEBHOOK_SECRET") } : {}),
     ...(smtp ? { smtp } : {}),
     ...(apiKeyPepper ? { apiKeyPepper } : {}),
     ...(read("DATA_DIR") ? { dataDirFromEnv: read("DATA_DIR") } : {}),

@@ -43,6 +43,12 @@ import { GitSync } from "./git/sync-service.ts";
 import { ConflictService } from "./git/conflict-service.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { Maintenance } from "./ops/maintenance.ts";
+import { openAnalyticsDb } from "./ops/analytics-db.ts";
+import { Analytics } from "./ops/analytics.ts";
+import { Plans } from "./ops/plans.ts";
+import { Billing } from "./ops/billing.ts";
+import { OutboundWebhooks } from "./ops/outbound-webhooks.ts";
+import { Onboarding } from "./identity/onboarding.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -85,6 +91,16 @@ export interface Services extends AccessServices {
   conflictService: ConflictService;
   /** Hourly purge of expired sessions, reset links, invitations and old mail. */
   maintenance: Maintenance;
+  /** Page views and search queries, in analytics.db (daily aggregates, bounded). */
+  analytics: Analytics;
+  /** The edition's plans and limits (Cloud); no limits in Community. */
+  plans: Plans;
+  /** Billing and the other Cloud-only routes (404 in Community). */
+  billing: Billing;
+  /** Outbound webhook definitions (delivery is not active). */
+  outboundWebhooks: OutboundWebhooks;
+  /** Each person's first-run checklist. */
+  onboarding: Onboarding;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -156,6 +172,12 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   watcher?.onFiles((workspaceId, paths) => gitSync.onDiskFiles(workspaceId, paths));
   const maintenance = new Maintenance({ db, sessions, log });
   maintenance.start();
+  const plans = new Plans({ db, edition: config.edition });
+  access.invitations.beforeInvite.push(({ orgId, role, emailNormalized }) => plans.requireSeatFor(orgId, role, emailNormalized));
+  const analyticsDb = openAnalyticsDb(join(dataDir, "analytics.db"));
+  const analytics = new Analytics({ db: analyticsDb, workspaces, permissions, plans, log, baseUrl: config.baseUrl });
+  analytics.start();
+  search.searchedHooks.push((s) => analytics.recordSearch({ ...s, source: "app" }));
   return {
     ...access,
     bus,
@@ -193,7 +215,12 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     permissions,
     rateLimiter: new RateLimiter(),
     maintenance,
-    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop()],
+    analytics,
+    plans,
+    billing: new Billing({ db, plans, permissions, ...(config.stripeWebhookSecret ? { webhookSecret: config.stripeWebhookSecret } : {}) }),
+    outboundWebhooks: new OutboundWebhooks({ db, permissions, allowPrivate: config.webhookAllowPrivate }),
+    onboarding: new Onboarding(db),
+    closers: [() => analyticsDb.close(), () => analytics.stop(), () => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop()],
   };
 }
 

@@ -1,0 +1,489 @@
+/**
+ * Analytics: page views of published sites and search queries (the app's and the sites'), as
+ * daily aggregates in analytics.db (see analytics-db.ts and docs/decisions/analytics.md).
+ *
+ * Writes cost the caller a Map update: events are summed in memory and written in one
+ * transaction every second (or at once when many distinct keys pile up), so a page view or a
+ * search never waits for a disk write. Reads write what is pending first.
+ *
+ * Storage is bounded whatever arrives: per workspace and day at most MAX_PATHS_PER_DAY paths,
+ * MAX_QUERIES_PER_DAY queries per source, MAX_REFERRERS_PER_DAY referrer hosts and
+ * MAX_VISITORS_PER_DAY visitor hashes; what lies past a cap is counted in one '(other)' row. Rows
+ * older than RETENTION_DAYS are deleted, so the file holds at most RETENTION_DAYS days of capped rows.
+ */
+import { randomBytes, createHmac } from "node:crypto";
+import type { Db } from "../db/database.ts";
+import type { Logger } from "../core/log.ts";
+import { NotFoundError } from "../core/errors.ts";
+import { parseInput } from "../core/validate.ts";
+import type { Principal } from "../access/principal.ts";
+import type { Permissions } from "../access/permissions.ts";
+import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-records.ts";
+import { workspaceRef } from "../workspaces/workspace-records.ts";
+import type { Plans } from "./plans.ts";
+import { analyticsQuery, consentInput, type AnalyticsQuery } from "./analytics-schemas.ts";
+
+export const MAX_PATHS_PER_DAY = 1000;
+export const MAX_QUERIES_PER_DAY = 1000;
+export const MAX_REFERRERS_PER_DAY = 100;
+export const MAX_VISITORS_PER_DAY = 10_000;
+export const RETENTION_DAYS = 90;
+/** Longest path and query kept; longer ones are cut (a real page path or query is far shorter). */
+export const MAX_PATH_LENGTH = 300;
+export const MAX_QUERY_LENGTH = 100;
+export const OTHER = "(other)";
+
+const FLUSH_MS = 1000;
+/** Distinct keys waiting in memory before they are written at once (bounds memory under floods). */
+const MAX_PENDING = 2000;
+const DAY_MS = 86_400_000;
+
+export interface PageViewInput {
+  workspaceId: string;
+  /** The page path inside the site (query string and fragment are dropped). */
+  path: string;
+  /** The Referer header as received; only its host is kept, and only when it is another site. */
+  referrer?: string | null;
+  /** The visitor consented (the consent cookie says so, and the browser sends no opt-out signal). */
+  consent?: boolean;
+  /** Used only with consent, and only to make the day's salted visitor hash; never stored. */
+  client?: { ip: string; userAgent: string };
+}
+
+export interface SearchInput {
+  workspaceId: string;
+  query: string;
+  results: number;
+  source: "app" | "site";
+}
+
+interface Pending {
+  table: "page_views" | "referrers" | "searches" | "visitors";
+  workspaceId: string;
+  day: string;
+  key: string;
+  source?: "app" | "site";
+  count: number;
+  noResults: number;
+}
+
+export const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/** What a search query is counted as: trimmed, lower case, runs of white space as one space, cut to length. */
+export function normalizeQuery(q: string): string {
+  return q.normalize("NFKC").trim().toLowerCase().replace(/\s+/g, " ").slice(0, MAX_QUERY_LENGTH).replace(/[\u0000-\u001f\u007f]/g, "");
+}
+
+export function normalizePath(path: string): string {
+  let p = path.split(/[?#]/, 1)[0]!.replace(/[\u0000-\u001f\u007f]/g, "");
+  if (!p.startsWith("/")) p = `/${p}`;
+  return p.slice(0, MAX_PATH_LENGTH);
+}
+
+/** The referring host, when it is a real http(s) URL of another site; null otherwise. */
+export function referrerHost(referrer: string | null | undefined, ownHost: string | null): string | null {
+  if (!referrer) return null;
+  try {
+    const u = new URL(referrer);
+    if (u.protocol !== "http:" && u.protocol !== "https:") return null;
+    const host = u.hostname.toLowerCase().slice(0, 253);
+    return host === "" || host === ownHost ? null : host;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a request carries a "do not track me" signal (Global Privacy Control, Do Not Track). */
+export function optedOut(headers: Headers): boolean {
+  return headers.get("sec-gpc") === "1" || headers.get("dnt") === "1";
+}
+
+export const CONSENT_COOKIE = "quire_analytics_consent";
+
+/** Consent as the cookie set by POST /api/analytics/consent says, overruled by an opt-out signal. */
+export function consentOf(headers: Headers): boolean {
+  if (optedOut(headers)) return false;
+  const cookie = headers.get("cookie") ?? "";
+  return new RegExp(`(?:^|;\\s*)${CONSENT_COOKIE}=granted(?:;|$)`).test(cookie);
+}
+
+export class Analytics {
+  private readonly pending = new Map<string, Pending>();
+  /** Distinct rows already stored per (table, workspace, day[, source]): the caps' counters. */
+  private readonly distinct = new Map<string, number>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private purgeTimer: ReturnType<typeof setInterval> | undefined;
+  private salt = { day: "", key: Buffer.alloc(0) };
+  private readonly ownHost: string | null;
+
+  constructor(
+    private readonly deps: {
+      db: Db;
+      workspaces: WorkspaceRecords;
+      permissions: Permissions;
+      plans: Plans;
+      log: Logger;
+      baseUrl: string;
+      now?: () => number;
+    },
+  ) {
+    try {
+      this.ownHost = new URL(deps.baseUrl).hostname.toLowerCase();
+    } catch {
+      this.ownHost = null;
+    }
+  }
+
+  get db(): Db {
+    return this.deps.db;
+  }
+
+  private now(): number {
+    return this.deps.now ? this.deps.now() : Date.now();
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.runPurge();
+    this.timer = setInterval(() => this.flushSafely(), FLUSH_MS);
+    this.timer.unref?.();
+    this.purgeTimer = setInterval(() => this.runPurge(), 3600_000);
+    this.purgeTimer.unref?.();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    if (this.purgeTimer) clearInterval(this.purgeTimer);
+    this.timer = this.purgeTimer = undefined;
+    this.flushSafely();
+  }
+
+  /** One view of a published page. Never throws: analytics must not break the page it counts. */
+  recordPageView(input: PageViewInput): void {
+    try {
+      const now = this.now();
+      const day = dayOf(now);
+      this.add({ table: "page_views", workspaceId: input.workspaceId, day, key: normalizePath(input.path), count: 1, noResults: 0 });
+      const host = referrerHost(input.referrer, this.ownHost);
+      if (host) this.add({ table: "referrers", workspaceId: input.workspaceId, day, key: host, count: 1, noResults: 0 });
+      if (input.consent && input.client) {
+        const visitor = this.visitorHash(input.workspaceId, input.client, day);
+        this.add({ table: "visitors", workspaceId: input.workspaceId, day, key: visitor, count: 1, noResults: 0 });
+      }
+    } catch (error) {
+      this.deps.log.warn("analytics: page view not recorded", { error: String(error) });
+    }
+  }
+
+  /** One search (app or site) and how many results it found. Never throws. */
+  recordSearch(input: SearchInput): void {
+    try {
+      const query = normalizeQuery(input.query);
+      if (query === "") return;
+      this.add({
+        table: "searches",
+        workspaceId: input.workspaceId,
+        day: dayOf(this.now()),
+        key: query,
+        source: input.source,
+        count: 1,
+        noResults: input.results === 0 ? 1 : 0,
+      });
+    } catch (error) {
+      this.deps.log.warn("analytics: search not recorded", { error: String(error) });
+    }
+  }
+
+  /**
+   * A site visitor's answer to the consent question (public). Only the day's count of answers is
+   * stored; the answer itself lives in the visitor's own cookie, which the route sets.
+   */
+  consent(body: unknown): { workspace_id: string; consent: "granted" | "denied" } {
+    const input = parseInput(consentInput, body);
+    const ws = this.publishedWorkspace(input.workspace);
+    const day = dayOf(this.now());
+    this.deps.db
+      .query(
+        `INSERT INTO consents (workspace_id, day, granted, denied) VALUES (?, ?, ?, ?)
+         ON CONFLICT (workspace_id, day) DO UPDATE SET granted = granted + excluded.granted, denied = denied + excluded.denied`,
+      )
+      .run(ws.id, day, input.granted ? 1 : 0, input.granted ? 0 : 1);
+    return { workspace_id: ws.id, consent: input.granted ? "granted" : "denied" };
+  }
+
+  /** GET …/analytics/pages: the most viewed pages and referrers over the window. */
+  pages(principal: Principal, ref: string, query: unknown) {
+    const { workspace, q, since } = this.open(principal, ref, query);
+    const db = this.deps.db;
+    const items = db
+      .query<{ path: string; views: number }, [string, string, number]>(
+        `SELECT path, SUM(views) AS views FROM page_views WHERE workspace_id = ? AND day >= ?
+         GROUP BY path ORDER BY views DESC, path LIMIT ?`,
+      )
+      .all(workspace.id, since, q.limit);
+    const referrers = db
+      .query<{ host: string; views: number }, [string, string, number]>(
+        `SELECT host, SUM(views) AS views FROM referrers WHERE workspace_id = ? AND day >= ?
+         GROUP BY host ORDER BY views DESC, host LIMIT ?`,
+      )
+      .all(workspace.id, since, q.limit);
+    return { workspace_id: workspace.id, days: q.days, since, total_views: this.totalViews(workspace.id, since), items, referrers };
+  }
+
+  /** GET …/analytics/searches: the most frequent queries and the queries that found nothing. */
+  searches(principal: Principal, ref: string, query: unknown) {
+    const { workspace, q, since } = this.open(principal, ref, query);
+    const source = q.source ?? null;
+    const db = this.deps.db;
+    const items = db
+      .query<{ query: string; searches: number; no_results: number }, [string, string, string | null, string | null, number]>(
+        `SELECT query, SUM(searches) AS searches, SUM(no_results) AS no_results FROM searches
+         WHERE workspace_id = ? AND day >= ? AND (? IS NULL OR source = ?)
+         GROUP BY query ORDER BY searches DESC, query LIMIT ?`,
+      )
+      .all(workspace.id, since, source, source, q.limit);
+    const noResults = db
+      .query<{ query: string; searches: number }, [string, string, string | null, string | null, number]>(
+        `SELECT query, SUM(no_results) AS searches FROM searches
+         WHERE workspace_id = ? AND day >= ? AND (? IS NULL OR source = ?) AND no_results > 0
+         GROUP BY query ORDER BY searches DESC, query LIMIT ?`,
+      )
+      .all(workspace.id, since, source, source, q.limit);
+    const totals = this.searchTotals(workspace.id, since, source);
+    return { workspace_id: workspace.id, days: q.days, since, source, ...totals, items, no_results: noResults };
+  }
+
+  /** GET …/analytics/overview: the dashboard's totals, day by day series and short top lists. */
+  overview(principal: Principal, ref: string, query: unknown) {
+    const { workspace, q, since } = this.open(principal, ref, query);
+    const db = this.deps.db;
+    const id = workspace.id;
+    const views = db
+      .query<{ day: string; n: number }, [string, string]>("SELECT day, SUM(views) AS n FROM page_views WHERE workspace_id = ? AND day >= ? GROUP BY day")
+      .all(id, since);
+    const searches = db
+      .query<{ day: string; n: number }, [string, string]>("SELECT day, SUM(searches) AS n FROM searches WHERE workspace_id = ? AND day >= ? GROUP BY day")
+      .all(id, since);
+    const visitors = this.visitorsByDay(id, since);
+    const consents = db
+      .query<{ granted: number | null; denied: number | null }, [string, string]>(
+        "SELECT SUM(granted) AS granted, SUM(denied) AS denied FROM consents WHERE workspace_id = ? AND day >= ?",
+      )
+      .get(id, since)!;
+    const byDay = (rows: { day: string; n: number }[]) => new Map(rows.map((r) => [r.day, r.n]));
+    const v = byDay(views);
+    const s = byDay(searches);
+    const daily: { day: string; page_views: number; searches: number; visitors: number }[] = [];
+    const end = this.now();
+    for (let i = q.days - 1; i >= 0; i--) {
+      const day = dayOf(end - i * DAY_MS);
+      daily.push({ day, page_views: v.get(day) ?? 0, searches: s.get(day) ?? 0, visitors: visitors.get(day) ?? 0 });
+    }
+    const top = 5;
+    const pages = this.pages(principal, ref, { days: q.days, limit: top });
+    const found = this.searches(principal, ref, { days: q.days, limit: top });
+    return {
+      workspace_id: id,
+      days: q.days,
+      since,
+      page_views: this.totalViews(id, since),
+      visitors: [...visitors.values()].reduce((a, b) => a + b, 0),
+      searches: found.searches,
+      no_result_searches: found.no_result_searches,
+      consents: { granted: consents.granted ?? 0, denied: consents.denied ?? 0 },
+      daily,
+      top_pages: pages.items,
+      top_queries: found.items,
+      no_result_queries: found.no_results,
+    };
+  }
+
+  /** Writes every pending aggregate in one transaction. */
+  flush(): void {
+    if (this.pending.size === 0) return;
+    const batch = [...this.pending.values()];
+    this.pending.clear();
+    const db = this.deps.db;
+    db.transaction(() => {
+      for (const p of batch) this.write(p);
+    })();
+  }
+
+  /**
+   * Deletes rows past the retention window and folds past days' visitor hashes into one count per
+   * day (the hashes of a finished day are no use: their salt is gone).
+   */
+  purge(nowMs = this.now()): { deleted: number } {
+    this.flush();
+    const db = this.deps.db;
+    const cutoff = dayOf(nowMs - (RETENTION_DAYS - 1) * DAY_MS);
+    const today = dayOf(nowMs);
+    let deleted = 0;
+    db.transaction(() => {
+      db.query(
+        `INSERT INTO visitor_days (workspace_id, day, visitors)
+         SELECT workspace_id, day, COUNT(*) FROM visitors WHERE day < ? GROUP BY workspace_id, day
+         ON CONFLICT (workspace_id, day) DO UPDATE SET visitors = visitor_days.visitors + excluded.visitors`,
+      ).run(today);
+      db.query("DELETE FROM visitors WHERE day < ?").run(today);
+      for (const table of ["page_views", "referrers", "searches", "visitor_days", "consents", "visitors"]) {
+        deleted += db.query(`DELETE FROM ${table} WHERE day < ?`).run(cutoff).changes;
+      }
+    })();
+    for (const key of this.distinct.keys()) if (!key.includes(`|${today}`)) this.distinct.delete(key);
+    return { deleted };
+  }
+
+  /** Everything analytics holds about a workspace goes with it. */
+  forgetWorkspace(workspaceId: string): void {
+    this.flush();
+    const db = this.deps.db;
+    db.transaction(() => {
+      for (const table of ["page_views", "referrers", "searches", "visitors", "visitor_days", "consents"]) {
+        db.query(`DELETE FROM ${table} WHERE workspace_id = ?`).run(workspaceId);
+      }
+    })();
+    for (const key of this.distinct.keys()) if (key.includes(`|${workspaceId}|`)) this.distinct.delete(key);
+  }
+
+  private add(p: Pending): void {
+    const key = `${p.table}|${p.workspaceId}|${p.day}|${p.source ?? ""}|${p.key}`;
+    const known = this.pending.get(key);
+    if (known) {
+      known.count += p.count;
+      known.noResults += p.noResults;
+      return;
+    }
+    this.pending.set(key, p);
+    if (this.pending.size >= MAX_PENDING) this.flushSafely();
+  }
+
+  private write(p: Pending): void {
+    const db = this.deps.db;
+    const scope = `${p.table}|${p.workspaceId}|${p.day}|${p.source ?? ""}`;
+    if (p.table === "visitors") {
+      if (this.count(scope, p) >= MAX_VISITORS_PER_DAY) return; // past the cap the day's figure is a lower bound
+      const added = db.query("INSERT OR IGNORE INTO visitors (workspace_id, day, visitor) VALUES (?, ?, ?)").run(p.workspaceId, p.day, p.key).changes;
+      if (added) this.distinct.set(scope, this.count(scope, p) + 1);
+      return;
+    }
+    if (this.bump(p, p.key) > 0) return;
+    const cap = p.table === "page_views" ? MAX_PATHS_PER_DAY : p.table === "searches" ? MAX_QUERIES_PER_DAY : MAX_REFERRERS_PER_DAY;
+    const stored = this.count(scope, p);
+    if (stored < cap) {
+      this.insert(p, p.key);
+      this.distinct.set(scope, stored + 1);
+    } else if (this.bump(p, OTHER) === 0) {
+      this.insert(p, OTHER);
+    }
+  }
+
+  private bump(p: Pending, key: string): number {
+    const db = this.deps.db;
+    if (p.table === "searches") {
+      return db
+        .query("UPDATE searches SET searches = searches + ?, no_results = no_results + ? WHERE workspace_id = ? AND day = ? AND source = ? AND query = ?")
+        .run(p.count, p.noResults, p.workspaceId, p.day, p.source!, key).changes;
+    }
+    const column = p.table === "page_views" ? "path" : "host";
+    return db.query(`UPDATE ${p.table} SET views = views + ? WHERE workspace_id = ? AND day = ? AND ${column} = ?`).run(p.count, p.workspaceId, p.day, key).changes;
+  }
+
+  private insert(p: Pending, key: string): void {
+    const db = this.deps.db;
+    if (p.table === "searches") {
+      db.query("INSERT INTO searches (workspace_id, day, source, query, searches, no_results) VALUES (?, ?, ?, ?, ?, ?)").run(
+        p.workspaceId, p.day, p.source!, key, p.count, p.noResults,
+      );
+      return;
+    }
+    const column = p.table === "page_views" ? "path" : "host";
+    db.query(`INSERT INTO ${p.table} (workspace_id, day, ${column}, views) VALUES (?, ?, ?, ?)`).run(p.workspaceId, p.day, key, p.count);
+  }
+
+  /** Rows stored for the scope (excluding the '(other)' row), read once and then kept counted. */
+  private count(scope: string, p: Pending): number {
+    const known = this.distinct.get(scope);
+    if (known !== undefined) return known;
+    const db = this.deps.db;
+    let n: number;
+    if (p.table === "searches") {
+      n = db.query<{ n: number }, [string, string, string, string]>("SELECT COUNT(*) AS n FROM searches WHERE workspace_id = ? AND day = ? AND source = ? AND query <> ?").get(p.workspaceId, p.day, p.source!, OTHER)!.n;
+    } else if (p.table === "visitors") {
+      n = db.query<{ n: number }, [string, string]>("SELECT COUNT(*) AS n FROM visitors WHERE workspace_id = ? AND day = ?").get(p.workspaceId, p.day)!.n;
+    } else {
+      const column = p.table === "page_views" ? "path" : "host";
+      n = db.query<{ n: number }, [string, string, string]>(`SELECT COUNT(*) AS n FROM ${p.table} WHERE workspace_id = ? AND day = ? AND ${column} <> ?`).get(p.workspaceId, p.day, OTHER)!.n;
+    }
+    this.distinct.set(scope, n);
+    return n;
+  }
+
+  /** HMAC of the visitor's address and browser with a random salt that lives in memory for one UTC day. */
+  private visitorHash(workspaceId: string, client: { ip: string; userAgent: string }, day: string): string {
+    if (this.salt.day !== day) this.salt = { day, key: randomBytes(32) };
+    return createHmac("sha256", this.salt.key).update(`${workspaceId}\n${client.ip}\n${client.userAgent.slice(0, 512)}`).digest("base64url").slice(0, 22);
+  }
+
+  private open(principal: Principal, ref: string, query: unknown): { workspace: WorkspaceRow; q: AnalyticsQuery; since: string } {
+    // Writers read what searches found nothing: editors and above, not viewers or commenters.
+    const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "editor");
+    const q = parseInput(analyticsQuery, query);
+    this.deps.plans.requireFeature(workspace.org_id, "analytics");
+    this.flushSafely();
+    return { workspace, q, since: dayOf(this.now() - (q.days - 1) * DAY_MS) };
+  }
+
+  private publishedWorkspace(ref: string): WorkspaceRow {
+    const r = workspaceRef(ref);
+    const ws = "id" in r ? this.deps.workspaces.byId(r.id) : this.deps.workspaces.bySlug(r.slug);
+    // A workspace without a public site has no visitors to ask: the same 404 as an unknown one.
+    if (!ws || ws.published !== 1) throw new NotFoundError("No published site by that name");
+    return ws;
+  }
+
+  private totalViews(workspaceId: string, since: string): number {
+    return (
+      this.deps.db
+        .query<{ n: number | null }, [string, string]>("SELECT SUM(views) AS n FROM page_views WHERE workspace_id = ? AND day >= ?")
+        .get(workspaceId, since)!.n ?? 0
+    );
+  }
+
+  private searchTotals(workspaceId: string, since: string, source: string | null): { searches: number; no_result_searches: number } {
+    const row = this.deps.db
+      .query<{ s: number | null; z: number | null }, [string, string, string | null, string | null]>(
+        "SELECT SUM(searches) AS s, SUM(no_results) AS z FROM searches WHERE workspace_id = ? AND day >= ? AND (? IS NULL OR source = ?)",
+      )
+      .get(workspaceId, since, source, source)!;
+    return { searches: row.s ?? 0, no_result_searches: row.z ?? 0 };
+  }
+
+  private visitorsByDay(workspaceId: string, since: string): Map<string, number> {
+    const rows = this.deps.db
+      .query<{ day: string; n: number }, [string, string, string, string]>(
+        `SELECT day, visitors AS n FROM visitor_days WHERE workspace_id = ? AND day >= ?
+         UNION ALL SELECT day, COUNT(*) FROM visitors WHERE workspace_id = ? AND day >= ? GROUP BY day`,
+      )
+      .all(workspaceId, since, workspaceId, since);
+    const out = new Map<string, number>();
+    for (const r of rows) out.set(r.day, (out.get(r.day) ?? 0) + r.n);
+    return out;
+  }
+
+  private flushSafely(): void {
+    try {
+      this.flush();
+    } catch (error) {
+      this.deps.log.error("analytics: flush failed", { error: String(error) });
+    }
+  }
+
+  private runPurge(): void {
+    try {
+      this.purge();
+    } catch (error) {
+      this.deps.log.error("analytics: purge failed", { error: String(error) });
+    }
+  }
+}
