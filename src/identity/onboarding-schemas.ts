@@ -10,6 +10,6 @@ export type OnboardingStep = (typeof ONBOARDING_STEPS)[number];
  * shows the checklist. Keys not given stay as they were.
  */
 export const updateOnboardingInput = closedObject({
-  steps: z.partialRecord(z.enum(ONBOARDING_STEPS, { error: `must be one of ${ONBOARDING_STEPS.join(", ")}` }), z.boolean()).optional(),
+  steps: closedObject(Object.fromEntries(ONBOARDING_STEPS.map((s) => [s, z.boolean().optional()])) as Record<OnboardingStep, z.ZodOptional<z.ZodBoolean>>).optional(),
   dismissed: z.boolean().optional(),
 });
