@@ -28,6 +28,10 @@ const AccountScreen = lazy(() => import("./AccountScreen.tsx"));
 const SearchDialog = lazy(() => import("./SearchDialog.tsx"));
 const SettingsScreen = lazy(() => import("../settings/SettingsScreen.tsx"));
 const ActivityScreen = lazy(() => import("./ActivityScreen.tsx"));
+const AnalyticsScreen = lazy(() => import("./AnalyticsScreen.tsx"));
+
+/** Analytics is for the people who write: editors and above (the API says the same). */
+const readsAnalytics = (w: Workspace) => w.role === "editor" || w.role === "admin" || w.role === "super_admin";
 
 function ThemeSwitch() {
   const [theme, set] = useState<Theme>(currentTheme());
@@ -117,6 +121,7 @@ function ShellFrame() {
   const pagePath = match?.[2] ? match[2].split("/").map(decodeURIComponent).join("/") : undefined;
   const settings = /^\/w\/[^/]+\/settings(?:\/([^/]+))?$/.exec(path);
   const activity = /^\/w\/[^/]+\/activity$/.test(path);
+  const analytics = /^\/w\/[^/]+\/analytics$/.test(path);
   const [creatingWs, setCreatingWs] = useState(false);
   const superAdmin = !!workspaces?.some((w) => w.role === "super_admin");
   const joinToken = path.startsWith("/join/") ? decodeURIComponent(path.slice("/join/".length)) : null;
@@ -190,6 +195,7 @@ function ShellFrame() {
     );
   else if (!workspace) main = <Spinner />;
   else if (activity) main = <ActivityScreen workspace={workspace} page={query.get("page")} />;
+  else if (analytics) main = <AnalyticsScreen workspace={workspace} />;
   else if (settings) main = <SettingsScreen workspace={workspace} tab={settings[1]} onWorkspaceChanged={reloadWorkspaces} />;
   else if (pagePath) main = <PageScreen key={`${workspace.slug}/${pagePath}`} workspace={workspace} path={pagePath} onTreeChanged={reloadTree} />;
   else main = <WorkspaceHome workspace={workspace} empty={tree !== null && tree.length === 0} onNewPage={() => setNewIn("")} />;
@@ -279,6 +285,11 @@ function ShellFrame() {
             <a href={`/w/${encodeURIComponent(workspace.slug)}/activity`} onClick={linkClick} aria-current={activity ? "page" : undefined}>
               Activity
             </a>
+            {readsAnalytics(workspace) && (
+              <a href={`/w/${encodeURIComponent(workspace.slug)}/analytics`} onClick={linkClick} aria-current={analytics ? "page" : undefined}>
+                Analytics
+              </a>
+            )}
             <a href={`/w/${encodeURIComponent(workspace.slug)}/settings`} onClick={linkClick} aria-current={settings ? "page" : undefined}>
               Settings
             </a>
