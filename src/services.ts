@@ -174,6 +174,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   maintenance.start();
   const plans = new Plans({ db, edition: config.edition });
   access.invitations.beforeInvite.push(({ orgId, role, emailNormalized }) => plans.requireSeatFor(orgId, role, emailNormalized));
+  access.members.beforeRole.push(({ orgId, role, userId }) => plans.requireSeatForUser(orgId, role, userId));
   const analyticsDb = openAnalyticsDb(join(dataDir, "analytics.db"));
   const analytics = new Analytics({ db: analyticsDb, workspaces, permissions, plans, log, baseUrl: config.baseUrl });
   analytics.start();

@@ -102,6 +102,12 @@ export class Plans {
     }
   }
 
+  /** As requireSeatFor, for a person who has an account. */
+  requireSeatForUser(orgId: string, role: string, userId: string): void {
+    const email = this.deps.db.query<{ e: string }, [string]>("SELECT email_normalized AS e FROM users WHERE id = ?").get(userId)?.e ?? null;
+    this.requireSeatFor(orgId, role, email);
+  }
+
   private holdsSeat(orgId: string, emailNormalized: string): boolean {
     return (
       this.deps.db

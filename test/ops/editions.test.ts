@@ -133,6 +133,27 @@ describe("Cloud edition", () => {
     expect((await owner.client.get("/api/v1/billing/limits")).body.seats).toEqual({ limit: 3, used: 3 });
   });
 
+  test("Free, seats full: raising a member to editor, or joining through an editor share link, is PLAN_LIMIT_REACHED too", async () => {
+    const invited = await invite("viewer2@example.test", "viewer");
+    const token = new URL(invited.body.url).pathname.split("/").pop()!;
+    const accepted = await new Client(server.url).post("/api/auth/invitations/accept", { token, name: "Vera Viewer", password: "a long passphrase" });
+    expect(accepted.status).toBe(201);
+    const raise = await owner.client.put(`/api/v1/workspaces/${owner.workspaceId}/admin/members/${accepted.body.user.id}/role`, { role: "editor" });
+    expect(raise.status).toBe(403);
+    expect(raise.body.error).toBe("PLAN_LIMIT_REACHED");
+    expect((await owner.client.put(`/api/v1/workspaces/${owner.workspaceId}/admin/members/${accepted.body.user.id}/role`, { role: "commenter" })).status).toBe(200);
+
+    const link = await owner.client.post(`/api/v1/workspaces/${owner.workspaceId}/share-links`, { role: "editor" });
+    expect(link.status).toBe(201);
+    const joiner = await registerUser(server.url);
+    const use = await joiner.client.post(`/api/v1/share-links/${link.body.token}/use`, {});
+    expect(use.status).toBe(403);
+    expect(use.body.error).toBe("PLAN_LIMIT_REACHED");
+    expect((await joiner.client.get(`/api/v1/workspaces/${owner.workspaceId}`)).status).toBe(404); // not joined
+    const viewerLink = await owner.client.post(`/api/v1/workspaces/${owner.workspaceId}/share-links`, { role: "viewer" });
+    expect((await joiner.client.post(`/api/v1/share-links/${viewerLink.body.token}/use`, {})).status).toBe(200);
+  });
+
   test("a signed subscription event moves the organization to Team: analytics opens and seats grow; a replay changes nothing", async () => {
     const event = subscriptionEvent("evt_1", "customer.subscription.created", "team", "active", now);
     const r = await stripe(event);
