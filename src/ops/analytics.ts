@@ -34,6 +34,11 @@ export const MAX_QUERY_LENGTH = 100;
 export const OTHER = "(other)";
 
 const FLUSH_MS = 1000;
+/** While new figures keep arriving, a report is reused for this long before it is computed again. */
+const REPORT_REUSE_MS = 10_000;
+const EXPENSIVE_REPORT_MS = 50;
+const capOf = (table: Pending["table"]): number =>
+  table === "page_views" ? MAX_PATHS_PER_DAY : table === "searches" ? MAX_QUERIES_PER_DAY : table === "referrers" ? MAX_REFERRERS_PER_DAY : MAX_VISITORS_PER_DAY;
 /** Distinct keys waiting in memory before they are written at once (bounds memory under floods). */
 const MAX_PENDING = 2000;
 const DAY_MS = 86_400_000;
@@ -68,6 +73,24 @@ interface Pending {
 }
 
 export const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+interface SearchRow {
+  query: string;
+  searches: number;
+  no_results: number;
+}
+
+const sum = <K extends string>(rows: Record<K, number>[], key: K): number => rows.reduce((n, r) => n + r[key], 0);
+
+/** The searches report from the grouped rows (already sorted by searches): top queries, empty ones, totals. */
+function searchReport(rows: SearchRow[], limit: number) {
+  const noResults = rows
+    .filter((r) => r.no_results > 0)
+    .sort((a, b) => b.no_results - a.no_results || (a.query < b.query ? -1 : a.query > b.query ? 1 : 0))
+    .slice(0, limit)
+    .map((r) => ({ query: r.query, searches: r.no_results }));
+  return { searches: sum(rows, "searches"), no_result_searches: sum(rows, "no_results"), items: rows.slice(0, limit), no_results: noResults };
+}
 
 /** What a search query is counted as: trimmed, lower case, runs of white space as one space, cut to length. */
 export function normalizeQuery(q: string): string {
@@ -109,8 +132,11 @@ export function consentOf(headers: Headers): boolean {
 
 export class Analytics {
   private readonly pending = new Map<string, Pending>();
-  /** Distinct rows already stored per (table, workspace, day[, source]): the caps' counters. */
-  private readonly distinct = new Map<string, number>();
+  /** Keys stored per (table, workspace, day[, source]), today's only: what the caps count. */
+  private readonly kept = new Map<string, Set<string>>();
+  /** Reports computed lately, and a counter per workspace that each write of its figures moves on. */
+  private readonly reports = new Map<string, { at: number; version: number; costMs: number; value: unknown }>();
+  private readonly versions = new Map<string, number>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private purgeTimer: ReturnType<typeof setInterval> | undefined;
   private salt = { day: "", key: Buffer.alloc(0) };
@@ -208,71 +234,64 @@ export class Analytics {
          ON CONFLICT (workspace_id, day) DO UPDATE SET granted = granted + excluded.granted, denied = denied + excluded.denied`,
       )
       .run(ws.id, day, input.granted ? 1 : 0, input.granted ? 0 : 1);
+    this.versions.set(ws.id, (this.versions.get(ws.id) ?? 0) + 1);
     return { workspace_id: ws.id, consent: input.granted ? "granted" : "denied" };
   }
 
   /** GET …/analytics/pages: the most viewed pages and referrers over the window. */
   pages(principal: Principal, ref: string, query: unknown) {
     const { workspace, q, since } = this.open(principal, ref, query);
-    const db = this.deps.db;
-    const items = db
-      .query<{ path: string; views: number }, [string, string, number]>(
-        `SELECT path, SUM(views) AS views FROM page_views WHERE workspace_id = ? AND day >= ?
-         GROUP BY path ORDER BY views DESC, path LIMIT ?`,
-      )
-      .all(workspace.id, since, q.limit);
-    const referrers = db
+    return this.cached(`pages|${workspace.id}|${q.days}|${q.limit}`, workspace.id, () => this.pagesReport(workspace.id, q, since));
+  }
+
+  private pagesReport(workspaceId: string, q: AnalyticsQuery, since: string) {
+    const workspace = { id: workspaceId };
+    const pages = this.pageRows(workspace.id, since);
+    const referrers = this.deps.db
       .query<{ host: string; views: number }, [string, string, number]>(
         `SELECT host, SUM(views) AS views FROM referrers WHERE workspace_id = ? AND day >= ?
          GROUP BY host ORDER BY views DESC, host LIMIT ?`,
       )
       .all(workspace.id, since, q.limit);
-    return { workspace_id: workspace.id, days: q.days, since, total_views: this.totalViews(workspace.id, since), items, referrers };
+    return { workspace_id: workspace.id, days: q.days, since, total_views: sum(pages, "views"), items: pages.slice(0, q.limit), referrers };
   }
 
   /** GET …/analytics/searches: the most frequent queries and the queries that found nothing. */
   searches(principal: Principal, ref: string, query: unknown) {
     const { workspace, q, since } = this.open(principal, ref, query);
+    return this.cached(`searches|${workspace.id}|${q.days}|${q.limit}|${q.source ?? ""}`, workspace.id, () => this.searchesReport(workspace.id, q, since));
+  }
+
+  private searchesReport(workspaceId: string, q: AnalyticsQuery, since: string) {
+    const workspace = { id: workspaceId };
     const source = q.source ?? null;
-    const db = this.deps.db;
-    const items = db
-      .query<{ query: string; searches: number; no_results: number }, [string, string, string | null, string | null, number]>(
-        `SELECT query, SUM(searches) AS searches, SUM(no_results) AS no_results FROM searches
-         WHERE workspace_id = ? AND day >= ? AND (? IS NULL OR source = ?)
-         GROUP BY query ORDER BY searches DESC, query LIMIT ?`,
-      )
-      .all(workspace.id, since, source, source, q.limit);
-    const noResults = db
-      .query<{ query: string; searches: number }, [string, string, string | null, string | null, number]>(
-        `SELECT query, SUM(no_results) AS searches FROM searches
-         WHERE workspace_id = ? AND day >= ? AND (? IS NULL OR source = ?) AND no_results > 0
-         GROUP BY query ORDER BY searches DESC, query LIMIT ?`,
-      )
-      .all(workspace.id, since, source, source, q.limit);
-    const totals = this.searchTotals(workspace.id, since, source);
-    return { workspace_id: workspace.id, days: q.days, since, source, ...totals, items, no_results: noResults };
+    const rows = this.searchRows(workspace.id, since, source);
+    return { workspace_id: workspace.id, days: q.days, since, source, ...searchReport(rows, q.limit) };
   }
 
   /** GET …/analytics/overview: the dashboard's totals, day by day series and short top lists. */
   overview(principal: Principal, ref: string, query: unknown) {
     const { workspace, q, since } = this.open(principal, ref, query);
+    return this.cached(`overview|${workspace.id}|${q.days}`, workspace.id, () => this.overviewReport(workspace.id, q, since));
+  }
+
+  private overviewReport(id: string, q: AnalyticsQuery, since: string) {
     const db = this.deps.db;
-    const id = workspace.id;
-    const views = db
-      .query<{ day: string; n: number }, [string, string]>("SELECT day, SUM(views) AS n FROM page_views WHERE workspace_id = ? AND day >= ? GROUP BY day")
-      .all(id, since);
-    const searches = db
-      .query<{ day: string; n: number }, [string, string]>("SELECT day, SUM(searches) AS n FROM searches WHERE workspace_id = ? AND day >= ? GROUP BY day")
-      .all(id, since);
+    const perDay = (table: "page_views" | "searches", column: "views" | "searches") =>
+      new Map(
+        db
+          .query<{ day: string; n: number }, [string, string]>(`SELECT day, SUM(${column}) AS n FROM ${table} WHERE workspace_id = ? AND day >= ? GROUP BY day`)
+          .all(id, since)
+          .map((r) => [r.day, r.n]),
+      );
+    const v = perDay("page_views", "views");
+    const s = perDay("searches", "searches");
     const visitors = this.visitorsByDay(id, since);
     const consents = db
       .query<{ granted: number | null; denied: number | null }, [string, string]>(
         "SELECT SUM(granted) AS granted, SUM(denied) AS denied FROM consents WHERE workspace_id = ? AND day >= ?",
       )
       .get(id, since)!;
-    const byDay = (rows: { day: string; n: number }[]) => new Map(rows.map((r) => [r.day, r.n]));
-    const v = byDay(views);
-    const s = byDay(searches);
     const daily: { day: string; page_views: number; searches: number; visitors: number }[] = [];
     const end = this.now();
     for (let i = q.days - 1; i >= 0; i--) {
@@ -280,22 +299,64 @@ export class Analytics {
       daily.push({ day, page_views: v.get(day) ?? 0, searches: s.get(day) ?? 0, visitors: visitors.get(day) ?? 0 });
     }
     const top = 5;
-    const pages = this.pages(principal, ref, { days: q.days, limit: top });
-    const found = this.searches(principal, ref, { days: q.days, limit: top });
+    const pages = this.pageRows(id, since);
+    const found = searchReport(this.searchRows(id, since, null), top);
     return {
       workspace_id: id,
       days: q.days,
       since,
-      page_views: this.totalViews(id, since),
+      page_views: sum(pages, "views"),
       visitors: [...visitors.values()].reduce((a, b) => a + b, 0),
       searches: found.searches,
       no_result_searches: found.no_result_searches,
       consents: { granted: consents.granted ?? 0, denied: consents.denied ?? 0 },
       daily,
-      top_pages: pages.items,
+      top_pages: pages.slice(0, top),
       top_queries: found.items,
       no_result_queries: found.no_results,
     };
+  }
+
+  /**
+   * A report is computed again when new figures were written for the workspace since; one that
+   * took long to compute (a big site's 90 days) at most once per REPORT_REUSE_MS while figures keep
+   * arriving, so someone reloading a busy site's dashboard in a loop costs one computation per
+   * interval, not one per request.
+   */
+  private cached<T>(key: string, workspaceId: string, compute: () => T): T {
+    const now = this.now();
+    const hit = this.reports.get(key) as { at: number; version: number; costMs: number; value: T } | undefined;
+    const version = this.versions.get(workspaceId) ?? 0;
+    if (hit && (hit.version === version || (hit.costMs >= EXPENSIVE_REPORT_MS && now - hit.at < REPORT_REUSE_MS))) return hit.value;
+    if (this.reports.size >= 500) this.reports.clear();
+    const started = performance.now();
+    const value = compute();
+    this.reports.set(key, { at: now, version, costMs: performance.now() - started, value });
+    return value;
+  }
+
+  /** Views per path over the window, most viewed first: one pass over the window's rows. */
+  private pageRows(workspaceId: string, since: string): { path: string; views: number }[] {
+    return this.deps.db
+      .query<{ path: string; views: number }, [string, string]>(
+        "SELECT path, SUM(views) AS views FROM page_views WHERE workspace_id = ? AND day >= ? GROUP BY path ORDER BY views DESC, path",
+      )
+      .all(workspaceId, since);
+  }
+
+  /** Searches and empty results per query over the window (one source or both): one pass. */
+  private searchRows(workspaceId: string, since: string, source: string | null): SearchRow[] {
+    const db = this.deps.db;
+    const select = "SELECT query, SUM(searches) AS searches, SUM(no_results) AS no_results FROM searches WHERE workspace_id = ? AND day >= ?";
+    const order = "GROUP BY query ORDER BY searches DESC, query";
+    return source === null
+      ? db.query<SearchRow, [string, string]>(`${select} ${order}`).all(workspaceId, since)
+      : db.query<SearchRow, [string, string, string]>(`${select} AND source = ? ${order}`).all(workspaceId, since, source);
+  }
+
+  /** Drops every computed report (benchmarks measure the computation itself). */
+  forgetReports(): void {
+    this.reports.clear();
   }
 
   /** Writes every pending aggregate in one transaction. */
@@ -303,6 +364,8 @@ export class Analytics {
     if (this.pending.size === 0) return;
     const batch = [...this.pending.values()];
     this.pending.clear();
+    for (const p of batch) this.versions.set(p.workspaceId, (this.versions.get(p.workspaceId) ?? 0) + 1);
+    if (this.versions.size > 10_000) this.versions.clear();
     const db = this.deps.db;
     db.transaction(() => {
       for (const p of batch) this.write(p);
@@ -330,7 +393,7 @@ export class Analytics {
         deleted += db.query(`DELETE FROM ${table} WHERE day < ?`).run(cutoff).changes;
       }
     })();
-    for (const key of this.distinct.keys()) if (!key.includes(`|${today}`)) this.distinct.delete(key);
+    for (const scope of this.kept.keys()) if (!scope.includes(`|${today}|`)) this.kept.delete(scope);
     return { deleted };
   }
 
@@ -343,11 +406,19 @@ export class Analytics {
         db.query(`DELETE FROM ${table} WHERE workspace_id = ?`).run(workspaceId);
       }
     })();
-    for (const key of this.distinct.keys()) if (key.includes(`|${workspaceId}|`)) this.distinct.delete(key);
+    for (const scope of this.kept.keys()) if (scope.includes(`|${workspaceId}|`)) this.kept.delete(scope);
+    this.versions.set(workspaceId, (this.versions.get(workspaceId) ?? 0) + 1);
   }
 
   private add(p: Pending): void {
-    const key = `${p.table}|${p.workspaceId}|${p.day}|${p.source ?? ""}|${p.key}`;
+    const scope = `${p.table}|${p.workspaceId}|${p.day}|${p.source ?? ""}`;
+    const kept = this.keysOf(scope, p);
+    if (!kept.has(p.key)) {
+      if (kept.size < capOf(p.table)) kept.add(p.key);
+      else if (p.table === "visitors") return; // past the cap the day's visitor figure is a lower bound
+      else p.key = OTHER; // counted, under one row for everything past the cap
+    }
+    const key = `${scope}|${p.key}`;
     const known = this.pending.get(key);
     if (known) {
       known.count += p.count;
@@ -360,63 +431,42 @@ export class Analytics {
 
   private write(p: Pending): void {
     const db = this.deps.db;
-    const scope = `${p.table}|${p.workspaceId}|${p.day}|${p.source ?? ""}`;
     if (p.table === "visitors") {
-      if (this.count(scope, p) >= MAX_VISITORS_PER_DAY) return; // past the cap the day's figure is a lower bound
-      const added = db.query("INSERT OR IGNORE INTO visitors (workspace_id, day, visitor) VALUES (?, ?, ?)").run(p.workspaceId, p.day, p.key).changes;
-      if (added) this.distinct.set(scope, this.count(scope, p) + 1);
-      return;
-    }
-    if (this.bump(p, p.key) > 0) return;
-    const cap = p.table === "page_views" ? MAX_PATHS_PER_DAY : p.table === "searches" ? MAX_QUERIES_PER_DAY : MAX_REFERRERS_PER_DAY;
-    const stored = this.count(scope, p);
-    if (stored < cap) {
-      this.insert(p, p.key);
-      this.distinct.set(scope, stored + 1);
-    } else if (this.bump(p, OTHER) === 0) {
-      this.insert(p, OTHER);
-    }
-  }
-
-  private bump(p: Pending, key: string): number {
-    const db = this.deps.db;
-    if (p.table === "searches") {
-      return db
-        .query("UPDATE searches SET searches = searches + ?, no_results = no_results + ? WHERE workspace_id = ? AND day = ? AND source = ? AND query = ?")
-        .run(p.count, p.noResults, p.workspaceId, p.day, p.source!, key).changes;
-    }
-    const column = p.table === "page_views" ? "path" : "host";
-    return db.query(`UPDATE ${p.table} SET views = views + ? WHERE workspace_id = ? AND day = ? AND ${column} = ?`).run(p.count, p.workspaceId, p.day, key).changes;
-  }
-
-  private insert(p: Pending, key: string): void {
-    const db = this.deps.db;
-    if (p.table === "searches") {
-      db.query("INSERT INTO searches (workspace_id, day, source, query, searches, no_results) VALUES (?, ?, ?, ?, ?, ?)").run(
-        p.workspaceId, p.day, p.source!, key, p.count, p.noResults,
-      );
-      return;
-    }
-    const column = p.table === "page_views" ? "path" : "host";
-    db.query(`INSERT INTO ${p.table} (workspace_id, day, ${column}, views) VALUES (?, ?, ?, ?)`).run(p.workspaceId, p.day, key, p.count);
-  }
-
-  /** Rows stored for the scope (excluding the '(other)' row), read once and then kept counted. */
-  private count(scope: string, p: Pending): number {
-    const known = this.distinct.get(scope);
-    if (known !== undefined) return known;
-    const db = this.deps.db;
-    let n: number;
-    if (p.table === "searches") {
-      n = db.query<{ n: number }, [string, string, string, string]>("SELECT COUNT(*) AS n FROM searches WHERE workspace_id = ? AND day = ? AND source = ? AND query <> ?").get(p.workspaceId, p.day, p.source!, OTHER)!.n;
-    } else if (p.table === "visitors") {
-      n = db.query<{ n: number }, [string, string]>("SELECT COUNT(*) AS n FROM visitors WHERE workspace_id = ? AND day = ?").get(p.workspaceId, p.day)!.n;
+      db.query("INSERT OR IGNORE INTO visitors (workspace_id, day, visitor) VALUES (?, ?, ?)").run(p.workspaceId, p.day, p.key);
+    } else if (p.table === "searches") {
+      db.query(
+        `INSERT INTO searches (workspace_id, day, source, query, searches, no_results) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (workspace_id, day, source, query) DO UPDATE SET searches = searches + excluded.searches, no_results = no_results + excluded.no_results`,
+      ).run(p.workspaceId, p.day, p.source!, p.key, p.count, p.noResults);
     } else {
       const column = p.table === "page_views" ? "path" : "host";
-      n = db.query<{ n: number }, [string, string, string]>(`SELECT COUNT(*) AS n FROM ${p.table} WHERE workspace_id = ? AND day = ? AND ${column} <> ?`).get(p.workspaceId, p.day, OTHER)!.n;
+      db.query(
+        `INSERT INTO ${p.table} (workspace_id, day, ${column}, views) VALUES (?, ?, ?, ?)
+         ON CONFLICT (workspace_id, day, ${column}) DO UPDATE SET views = views + excluded.views`,
+      ).run(p.workspaceId, p.day, p.key, p.count);
     }
-    this.distinct.set(scope, n);
-    return n;
+  }
+
+  /**
+   * The keys stored (or pending) for a table, workspace, day and source: read once from the file,
+   * then kept in memory, at most the cap per scope (and only today's scopes are kept: purge drops the rest).
+   */
+  private keysOf(scope: string, p: Pending): Set<string> {
+    let keys = this.kept.get(scope);
+    if (keys) return keys;
+    const db = this.deps.db;
+    let rows: { k: string }[];
+    if (p.table === "searches") {
+      rows = db.query<{ k: string }, [string, string, string, string]>("SELECT query AS k FROM searches WHERE workspace_id = ? AND day = ? AND source = ? AND query <> ?").all(p.workspaceId, p.day, p.source!, OTHER);
+    } else if (p.table === "visitors") {
+      rows = db.query<{ k: string }, [string, string]>("SELECT visitor AS k FROM visitors WHERE workspace_id = ? AND day = ?").all(p.workspaceId, p.day);
+    } else {
+      const column = p.table === "page_views" ? "path" : "host";
+      rows = db.query<{ k: string }, [string, string, string]>(`SELECT ${column} AS k FROM ${p.table} WHERE workspace_id = ? AND day = ? AND ${column} <> ?`).all(p.workspaceId, p.day, OTHER);
+    }
+    keys = new Set(rows.map((r) => r.k));
+    this.kept.set(scope, keys);
+    return keys;
   }
 
   /** HMAC of the visitor's address and browser with a random salt that lives in memory for one UTC day. */
@@ -440,23 +490,6 @@ export class Analytics {
     // A workspace without a public site has no visitors to ask: the same 404 as an unknown one.
     if (!ws || ws.published !== 1) throw new NotFoundError("No published site by that name");
     return ws;
-  }
-
-  private totalViews(workspaceId: string, since: string): number {
-    return (
-      this.deps.db
-        .query<{ n: number | null }, [string, string]>("SELECT SUM(views) AS n FROM page_views WHERE workspace_id = ? AND day >= ?")
-        .get(workspaceId, since)!.n ?? 0
-    );
-  }
-
-  private searchTotals(workspaceId: string, since: string, source: string | null): { searches: number; no_result_searches: number } {
-    const row = this.deps.db
-      .query<{ s: number | null; z: number | null }, [string, string, string | null, string | null]>(
-        "SELECT SUM(searches) AS s, SUM(no_results) AS z FROM searches WHERE workspace_id = ? AND day >= ? AND (? IS NULL OR source = ?)",
-      )
-      .get(workspaceId, since, source, source)!;
-    return { searches: row.s ?? 0, no_result_searches: row.z ?? 0 };
   }
 
   private visitorsByDay(workspaceId: string, since: string): Map<string, number> {

@@ -51,5 +51,5 @@ describe.skipIf(!hasChromium)("the analytics screen in a real browser", () => {
     await pages.getByRole("link", { name: "/index" }).click();
     await page.waitForURL(/\/p\/index\.md$/);
     expectNoConsoleErrors(tab);
-  });
+  }, 60_000);
 });

@@ -178,7 +178,7 @@ describe("bounded storage", () => {
     analytics.stop();
     db.close();
     console.log(`analytics: ${(perEvent * 1000).toFixed(2)} µs per recorded event (write included), file ${Math.round(bytes / 1024)} KiB`);
-  });
+  }, 60_000);
 
   test("rows older than the retention window are purged; past days' visitor hashes become a count", () => {
     const dir = tempDir();
