@@ -29,6 +29,8 @@ import { outboundWebhookRoutes } from "./http/routes/outbound-webhooks.ts";
 import { onboardingRoutes } from "./http/routes/onboarding.ts";
 import { billingRoutes } from "./http/routes/billing.ts";
 import { openApiRoutes } from "./http/routes/openapi.ts";
+import { siteRoutes } from "./http/routes/site.ts";
+import { siteAdminRoutes } from "./http/routes/site-admin.ts";
 import type { Services } from "./services.ts";
 
 // Services are built in services.ts; both names stay importable from here for routes, tests and commands.
@@ -43,6 +45,8 @@ export function createApp(services: Services) {
   // carries the error shape; Bun's would be a bare 413.
   return new Elysia({ serve: { maxRequestBodySize: SERVER_BODY_LIMIT, development: false } })
     .use(httpCore(services))
+    // Before every other route: a verified custom domain's requests are all the site's.
+    .use(siteRoutes(services))
     .use(healthRoutes(services))
     .use(authRoutes(services))
     .use(passwordResetRoutes(services))
@@ -71,6 +75,7 @@ export function createApp(services: Services) {
     .use(onboardingRoutes(services))
     .use(billingRoutes(services))
     .use(openApiRoutes(services))
+    .use(siteAdminRoutes(services))
     .use(webAppRoutes(services));
 }
 

@@ -44,11 +44,13 @@ import { ConflictService } from "./git/conflict-service.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { Maintenance } from "./ops/maintenance.ts";
 import { openAnalyticsDb } from "./ops/analytics-db.ts";
-import { Analytics } from "./ops/analytics.ts";
+import { Analytics, consentOf } from "./ops/analytics.ts";
 import { Plans } from "./ops/plans.ts";
 import { Billing } from "./ops/billing.ts";
 import { OutboundWebhooks } from "./ops/outbound-webhooks.ts";
 import { Onboarding } from "./identity/onboarding.ts";
+import { SiteService } from "./publish/site-service.ts";
+import { SiteServer } from "./publish/site-server.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -101,6 +103,10 @@ export interface Services extends AccessServices {
   outboundWebhooks: OutboundWebhooks;
   /** Each person's first-run checklist. */
   onboarding: Onboarding;
+  /** Published sites: models, theme, publishing, versions, custom domains (src/publish/). */
+  site: SiteService;
+  /** Answers /p/ and custom-domain requests. */
+  siteServer: SiteServer;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -179,6 +185,21 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   const analytics = new Analytics({ db: analyticsDb, workspaces, permissions, plans, log, baseUrl: config.baseUrl });
   analytics.start();
   search.searchedHooks.push((s) => analytics.recordSearch({ ...s, source: "app" }));
+  const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions, workspaceSettings: access.workspaceSettings });
+  const siteServer = new SiteServer({ site, search, uploads, config, log });
+  // Published sites' page views and searches go to analytics; a visitor is counted (a salted,
+  // daily hash) only with the consent cookie and no opt-out signal.
+  siteServer.viewedHooks.push((v) => {
+    const consent = consentOf(v.headers);
+    analytics.recordPageView({
+      workspaceId: v.workspaceId,
+      path: v.path,
+      referrer: v.headers.get("referer"),
+      consent,
+      ...(consent && v.ip ? { client: { ip: v.ip, userAgent: v.headers.get("user-agent") ?? "" } } : {}),
+    });
+  });
+  siteServer.searchedHooks.push((s) => analytics.recordSearch({ ...s, source: "site" }));
   return {
     ...access,
     bus,
@@ -216,6 +237,8 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     permissions,
     rateLimiter: new RateLimiter(),
     maintenance,
+    site,
+    siteServer,
     analytics,
     plans,
     billing: new Billing({ db, plans, permissions, ...(config.stripeWebhookSecret ? { webhookSecret: config.stripeWebhookSecret } : {}) }),

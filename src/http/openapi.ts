@@ -24,6 +24,7 @@ import { resolveConflictInput } from "../git/schemas.ts";
 import { analyticsQuery, consentInput } from "../ops/analytics-schemas.ts";
 import { createWebhookInput, updateWebhookInput } from "../ops/webhook-schemas.ts";
 import { checkoutInput, stripeEvent } from "../ops/billing-schemas.ts";
+import { createVersionInput, setCustomDomainInput } from "../publish/schemas.ts";
 
 type Auth = "bearer" | "public" | "webhook-signature" | "ws-cookie";
 
@@ -126,6 +127,20 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "GET /api/v1/workspaces/:id/conflicts": { summary: "Open conflicts", tag: "git" },
   "GET /api/v1/conflicts/:page_id/:timestamp/:version": { summary: "A conflict's ours or theirs file (raw)", tag: "git", produces: "text/markdown" },
   "POST /api/v1/conflicts/:page_id/:timestamp/resolve": { summary: "Remove a conflict's artifacts", tag: "git" },
+  // Published sites
+  "POST /api/v1/site-session": { summary: "Give the browser the members' site cookie (signed-in session)", tag: "sites", status: 204 },
+  "DELETE /api/v1/site-session": { summary: "Remove the members' site cookie", tag: "sites", auth: "public", status: 204 },
+  "GET /api/v1/workspaces/:id/site": { summary: "The site's status (published, visibility, theme, address)", tag: "sites" },
+  "GET /api/v1/workspaces/:id/site/pages": { summary: "Which pages are live on the site", tag: "sites" },
+  "GET /api/v1/workspaces/:id/versions": { summary: "Named documentation versions", tag: "sites" },
+  "POST /api/v1/workspaces/:id/versions": { summary: "Create a version (admin)", tag: "sites", body: createVersionInput, status: 201 },
+  "GET /api/v1/workspaces/:id/versions/:slug": { summary: "A version", tag: "sites" },
+  "PUT /api/v1/workspaces/:id/versions/:slug/default": { summary: "Make a version the default (admin)", tag: "sites" },
+  "DELETE /api/v1/workspaces/:id/versions/:slug": { summary: "Delete a version (admin)", tag: "sites", status: 204 },
+  "GET /api/v1/workspaces/:id/custom-domain": { summary: "The custom domain and its verification status (admin)", tag: "sites" },
+  "PUT /api/v1/workspaces/:id/custom-domain": { summary: "Set the custom domain (admin)", tag: "sites", body: setCustomDomainInput },
+  "POST /api/v1/workspaces/:id/custom-domain/verify": { summary: "Check the domain's TXT record now (admin)", tag: "sites" },
+  "DELETE /api/v1/workspaces/:id/custom-domain": { summary: "Remove the custom domain (admin)", tag: "sites", status: 204 },
   // Analytics
   "POST /api/analytics/consent": { summary: "A site visitor's consent answer (sets a cookie)", tag: "analytics", auth: "public", body: consentInput },
   "GET /api/v1/workspaces/:id/analytics/pages": { summary: "Top pages and referrers (editors; PLAN_LIMIT on Cloud Free)", tag: "analytics", query: analyticsQuery },

@@ -17,6 +17,7 @@ import { normalizeTree } from "../app/workspace-data.ts";
 import { pagePathOf } from "../tree/tree-ops.ts";
 import { canWrite } from "./Shell.tsx";
 import { FrontmatterForm } from "./FrontmatterForm.tsx";
+import { useLivePage } from "../app/site-live.ts";
 import { ConflictBanner, type ConflictState } from "./ConflictBanner.tsx";
 
 const RawEditor = lazy(() => import("../editor/RawEditor.tsx"));
@@ -38,6 +39,8 @@ const contentUrl = (slug: string, path: string) => `/api/v1/content/${encodeURIC
 export default function PageScreen({ workspace, path, onTreeChanged }: { workspace: Workspace; path: string; onTreeChanged(): void }) {
   const url = contentUrl(workspace.slug, path);
   const [page, setPage] = useState<Page | null>(null);
+  // Asked again when the page's metadata changes (the publish flag lives there).
+  const live = useLivePage(workspace.id, path, `${page?.publish}|${page?.frontmatter_hash ?? ""}`);
   const [loadError, setLoadError] = useState<unknown>(null);
   const [mode, setMode] = useState<"rich" | "raw">("rich");
   // The text the mounted editor opened with; a new value remounts the editor.
@@ -272,6 +275,11 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
               Save
             </button>
           )}
+          {live?.url && (
+            <a className="btn btn-small" href={live.url} target="_blank" rel="noopener">
+              View on site
+            </a>
+          )}
           <a className="btn btn-small" href={`/w/${encodeURIComponent(workspace.slug)}/activity?page=${encodeURIComponent(path)}`} onClick={linkClick}>
             History
           </a>
@@ -298,6 +306,7 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
       ))}
       <FrontmatterForm
         page={page}
+        live={live}
         editable={editable}
         save={async (frontmatter) => {
           const p = await put<Page>(url, { frontmatter, lastKnownHash: hash.current });
