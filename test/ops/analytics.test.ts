@@ -24,7 +24,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const analyticsOf = (u: TestUser, report: string, query = "") => u.client.get(`/api/v1/workspaces/${u.workspaceId}/analytics/${report}${query}`);
-const publish = (workspaceId: string) => server.services.workspaces.update(workspaceId, { published: 1 }, new Date().toISOString());
+const publish = async (u: TestUser) => expect((await u.client.put(`/api/v1/workspaces/${u.workspaceId}/admin/settings`, { published: true })).status).toBe(200);
 
 describe("search queries", () => {
   test("app searches are counted per query, and the ones that found nothing are listed apart", async () => {
@@ -75,7 +75,7 @@ describe("page views and consent", () => {
     const ws = owner.workspaceId;
     const visitor = new Client(server.url);
     expect((await visitor.post("/api/analytics/consent", { workspace: owner.workspaceSlug, granted: true })).status).toBe(404); // not published yet
-    publish(ws);
+    await publish(owner);
     const yes = await visitor.post("/api/analytics/consent", { workspace: owner.workspaceSlug, granted: true });
     expect(yes.status).toBe(200);
     expect(yes.body).toEqual({ workspace_id: ws, consent: "granted" });
@@ -141,6 +141,21 @@ describe("who may read analytics, and bad parameters", () => {
       expect({ days, status: r.status, field: r.body.details?.field }).toEqual({ days, status: 400, field: "days" });
     }
     for (const days of [1, 7, 30, 90]) expect((await analyticsOf(owner, "searches", `?days=${days}`)).body.days).toBe(days);
+  });
+
+  test("viewers and commenters of the workspace get 403; an editor reads the reports", async () => {
+    const join = async (role: string) => {
+      const invited = await owner.client.post(`/api/v1/workspaces/${owner.workspaceId}/invitations`, { email: `${role}.${Date.now()}@example.test`, role });
+      const token = new URL(invited.body.url).pathname.split("/").pop()!;
+      const accepted = await new Client(server.url).post("/api/auth/invitations/accept", { token, name: `A ${role}`, password: "a long passphrase" });
+      expect(accepted.status).toBe(201);
+      return new Client(server.url).withToken(accepted.body.access_token);
+    };
+    for (const role of ["viewer", "commenter"]) {
+      const r = await (await join(role)).get(`/api/v1/workspaces/${owner.workspaceId}/analytics/overview`);
+      expect({ role, status: r.status, error: r.body.error }).toEqual({ role, status: 403, error: "FORBIDDEN" });
+    }
+    expect((await (await join("editor")).get(`/api/v1/workspaces/${owner.workspaceId}/analytics/searches`)).status).toBe(200);
   });
 });
 
