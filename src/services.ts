@@ -185,6 +185,8 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   const analytics = new Analytics({ db: analyticsDb, workspaces, permissions, plans, log, baseUrl: config.baseUrl });
   analytics.start();
   search.searchedHooks.push((s) => analytics.recordSearch({ ...s, source: "app" }));
+  // A deleted workspace's figures go with it (there is no undelete of a workspace).
+  access.workspaceService.deletedHooks.push((ws) => analytics.forgetWorkspace(ws.id));
   const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions, workspaceSettings: access.workspaceSettings });
   const siteServer = new SiteServer({ site, search, uploads, config, log });
   // Published sites' page views and searches go to analytics; a visitor is counted (a salted,

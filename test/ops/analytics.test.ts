@@ -159,6 +159,20 @@ describe("who may read analytics, and bad parameters", () => {
   });
 });
 
+describe("a deleted workspace", () => {
+  test("takes its figures with it", async () => {
+    const u = await registerUser(server.url);
+    const a = server.services.analytics;
+    a.recordPageView({ workspaceId: u.workspaceId, path: "/gone" });
+    a.recordSearch({ workspaceId: u.workspaceId, query: "gone", results: 0, source: "site" });
+    a.flush();
+    const rows = () => a.db.query<{ n: number }, [string, string]>("SELECT (SELECT COUNT(*) FROM page_views WHERE workspace_id = ?) + (SELECT COUNT(*) FROM searches WHERE workspace_id = ?) AS n").get(u.workspaceId, u.workspaceId)!.n;
+    expect(rows()).toBe(2);
+    expect((await u.client.delete(`/api/v1/workspaces/${u.workspaceId}`)).status).toBe(204);
+    expect(rows()).toBe(0);
+  });
+});
+
 describe("bounded storage", () => {
   test("100,000 distinct junk paths and queries in one day keep at most the caps (+1 '(other)' row) and a small file", () => {
     const dir = tempDir();
