@@ -198,6 +198,29 @@ describe("Cloud edition", () => {
     expect((await new Client(server.url).get("/api/v1/billing/limits")).status).toBe(401);
   });
 
+  test("the organization's export is its super admin's: members, workspaces, invitations, webhooks, comments, pages; no secret", async () => {
+    const handle = server.services.db.query<{ handle: string }, [string]>("SELECT handle FROM organizations WHERE id = ?").get(orgId())!.handle;
+    const hook = await owner.client.post(`/api/v1/workspaces/${owner.workspaceId}/webhooks`, { url: "https://8.8.4.4/h" });
+    expect((await owner.client.post(`/api/v1/content/${owner.workspaceSlug}/exported.md`, { title: "Exported" })).status).toBe(201);
+    expect((await owner.client.post(`/api/v1/workspaces/${owner.workspaceId}/comments`, { page_path: "exported.md", body: "Exported remark" })).status).toBe(201);
+    const stranger = await registerUser(server.url);
+    expect((await stranger.client.get(`/api/v1/orgs/${handle}/export`)).status).toBe(404);
+    expect((await (await registerUser(server.url)).client.get("/api/v1/orgs/no-such-org/export")).status).toBe(404);
+
+    const r = await owner.client.get(`/api/v1/orgs/${handle}/export`);
+    expect(r.status).toBe(200);
+    expect(r.body.organization.handle).toBe(handle);
+    expect(r.body.workspaces.map((w: { id: string }) => w.id)).toContain(owner.workspaceId);
+    expect(r.body.members.map((m: { email: string }) => m.email)).toContain(owner.email);
+    expect(r.body.invitations.map((i: { email: string }) => i.email)).toContain("e1@example.test");
+    expect(r.body.outbound_webhooks.map((h: { id: string }) => h.id)).toEqual([hook.body.id]);
+    expect(r.body.comments.map((c: { body: string }) => c.body)).toContain("Exported remark");
+    expect(r.body.pages.length).toBeGreaterThan(0);
+    for (const secret of [hook.body.secret, "token_hash", "webhook_secret", "password_hash"]) expect(r.text).not.toContain(secret);
+    // Once a day per organization.
+    expect((await owner.client.get(`/api/v1/orgs/${handle}/export`)).status).toBe(429);
+  });
+
   test("a person's own data export holds their account and memberships, never a secret", async () => {
     const r = await owner.client.get("/api/v1/users/me/export");
     expect(r.status).toBe(200);

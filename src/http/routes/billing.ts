@@ -3,7 +3,7 @@ import type { Services } from "../../app.ts";
 import { httpCore } from "../core.ts";
 import { requirePrincipal, requireSession } from "../guards.ts";
 import { NotFoundError } from "../../core/errors.ts";
-import { personalDataExport } from "../../ops/personal-data.ts";
+import { organizationExport, personalDataExport } from "../../ops/personal-data.ts";
 
 /**
  * Billing and the other Cloud-only routes of SPEC.md. They are registered in both editions (so
@@ -50,9 +50,8 @@ export function billingRoutes(services: Services) {
       requireSession(principal);
       throw new NotFoundError("Account deletion is not available on this instance yet");
     })
-    .get("/api/v1/orgs/:handle/export", ({ principal }) => {
+    .get("/api/v1/orgs/:handle/export", ({ principal, params }) => {
       cloud();
-      requirePrincipal(principal);
-      throw new NotFoundError("Organization export is not available on this instance yet");
+      return organizationExport(services.db, services.permissions, requirePrincipal(principal).userId, params.handle);
     });
 }
