@@ -44,7 +44,7 @@ import { ConflictService } from "./git/conflict-service.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { Maintenance } from "./ops/maintenance.ts";
 import { openAnalyticsDb } from "./ops/analytics-db.ts";
-import { Analytics, consentOf } from "./ops/analytics.ts";
+import { Analytics, consentOf, isAutomated } from "./ops/analytics.ts";
 import { Plans } from "./ops/plans.ts";
 import { Billing } from "./ops/billing.ts";
 import { OutboundWebhooks } from "./ops/outbound-webhooks.ts";
@@ -192,6 +192,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   // Published sites' page views and searches go to analytics; a visitor is counted (a salted,
   // daily hash) only with the consent cookie and no opt-out signal.
   siteServer.viewedHooks.push((v) => {
+    if (isAutomated(v.headers.get("user-agent"))) return;
     const consent = consentOf(v.headers);
     analytics.recordPageView({
       workspaceId: v.workspaceId,

@@ -121,6 +121,12 @@ export function optedOut(headers: Headers): boolean {
   return headers.get("sec-gpc") === "1" || headers.get("dnt") === "1";
 }
 
+/** Crawlers, link previews and monitors announce themselves; their fetches are not readers' views. */
+const AUTOMATED = /bot|crawl|spider|slurp|preview|monitor|headless|lighthouse|curl\/|wget\/|python-requests|go-http-client/i;
+export function isAutomated(userAgent: string | null): boolean {
+  return userAgent === null || userAgent === "" || AUTOMATED.test(userAgent);
+}
+
 export const CONSENT_COOKIE = "quire_analytics_consent";
 
 /** Consent as the cookie set by POST /api/analytics/consent says, overruled by an opt-out signal. */

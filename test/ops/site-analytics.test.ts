@@ -1,7 +1,7 @@
 /**
  * A published site's page views and searches reach analytics through the real /p/ routes: counted
  * per page, with the referring host; a visitor is counted only with the consent cookie and no
- * opt-out signal (Sec-GPC, DNT); HEAD requests, unpublished pages and 404s count nothing.
+ * opt-out signal (Sec-GPC, DNT); HEAD requests, unpublished pages, 404s and crawlers count nothing.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -49,6 +49,10 @@ test("a visitor is counted only with the consent cookie, and never when the brow
   await get(server, site("/guides/intro"), { cookie: granted, "x-forwarded-for": "203.0.113.52", "user-agent": "A", dnt: "1" });
   await get(server, site("/guides/intro"), { cookie: "quire_analytics_consent=denied", "x-forwarded-for": "203.0.113.53", "user-agent": "A" });
   await get(server, site("/guides/intro"), { "x-forwarded-for": "203.0.113.54", "user-agent": "A" });
+  // Crawlers and scripts that say so are not readers: not counted at all.
+  for (const ua of ["Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "curl/8.5.0", "Slackbot-LinkExpanding 1.0"]) {
+    expect((await get(server, site("/guides/intro"), { cookie: granted, "user-agent": ua })).status).toBe(200);
+  }
   const overview = await report("overview");
   expect(overview.visitors).toBe(1);
   expect(overview.page_views).toBe(11);
