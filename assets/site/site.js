@@ -273,7 +273,57 @@
     }
   }
 
+  /**
+   * Mermaid draws with <style> elements it creates while measuring a diagram. The page's CSP
+   * admits style elements only with this response's nonce, so style elements created by script
+   * get it. (Only the page's own, nonce-carrying scripts run at all, so this admits nothing an
+   * injected script could use.)
+   */
+  function nonceStyleElements() {
+    if (!nonce) return;
+    // Strings and TrustedHTML alike (the sanitizer hands over TrustedHTML where the browser has it);
+    // a serialized style element carries an emptied nonce (browsers hide it), which is replaced.
+    function withNonce(markup) {
+      if (markup === null || markup === undefined) return markup;
+      var text = String(markup);
+      if (text.indexOf("<style") === -1) return markup;
+      return text.replace(/<style(\s+nonce="[^"]*")?(?=[\s>\/])/gi, '<style nonce="' + nonce + '"');
+    }
+    var createElement = document.createElement;
+    var createElementNS = document.createElementNS;
+    document.createElement = function (name) {
+      var el = createElement.apply(document, arguments);
+      if (String(name).toLowerCase() === "style") el.setAttribute("nonce", nonce);
+      return el;
+    };
+    document.createElementNS = function (ns, name) {
+      var el = createElementNS.apply(document, arguments);
+      if (String(name).toLowerCase() === "style") el.setAttribute("nonce", nonce);
+      return el;
+    };
+    // Markup parsed from a string (Mermaid's sanitizer parses the SVG it drew before cleaning it).
+    var parse = window.DOMParser && DOMParser.prototype.parseFromString;
+    if (parse) {
+      DOMParser.prototype.parseFromString = function (text, type) {
+        return parse.call(this, withNonce(text), type);
+      };
+    }
+    // Markup set as a string (Mermaid writes its sanitized SVG that way).
+    var inner = Object.getOwnPropertyDescriptor(Element.prototype, "innerHTML");
+    if (inner && inner.set && inner.get) {
+      Object.defineProperty(Element.prototype, "innerHTML", {
+        configurable: true,
+        enumerable: inner.enumerable,
+        get: inner.get,
+        set: function (value) {
+          inner.set.call(this, withNonce(value));
+        },
+      });
+    }
+  }
+
   function loadMermaid(src) {
+    nonceStyleElements();
     var s = document.createElement("script");
     s.src = src;
     if (nonce) s.nonce = nonce;
@@ -296,8 +346,7 @@
       var id = "quire-mermaid-" + ++diagramSeq;
       mermaid.render(id, source).then(
         function (out) {
-          var svg = nonce ? out.svg.replace(/<style>/g, '<style nonce="' + nonce + '">') : out.svg;
-          node.innerHTML = svg;
+          node.innerHTML = out.svg;
           node.classList.add("mermaid-rendered");
         },
         function (err) {

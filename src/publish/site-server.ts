@@ -183,7 +183,7 @@ export class SiteServer {
     if (!doc) {
       const markdown = this.deps.site.pageMarkdown(ws.id, page.path);
       if (markdown === null) return NOT_FOUND;
-      const body = renderSitePage(model, page, markdown, urls, urlsKey);
+      const body = renderSitePage(this.deps.site.renders, model, page, markdown, urls, urlsKey);
       const editUrl = canEdit ? `${this.deps.config.baseUrl}/w/${encodeURIComponent(ws.slug)}/p/${page.path.split("/").map(encodeURIComponent).join("/")}` : null;
       const html = renderLayout(model, page, body, urls, { mode: "site", nonce: NONCE_MARK, editUrl, searchUrl: urls.file("search") });
       doc = { parts: html.split(NONCE_MARK), etag: etagOf(html) };
@@ -199,7 +199,12 @@ export class SiteServer {
       vary: "Accept, Cookie, Authorization",
     };
     if (req.method === "GET") this.notify(this.viewedHooks, { workspaceId: ws.id, path: `/${page.path}`, headers: req.headers, ip: req.ip });
-    if (matches(req.headers.get("if-none-match"), doc.etag)) return { status: 304, headers, body: null };
+    if (matches(req.headers.get("if-none-match"), doc.etag)) {
+      // A 304's headers replace the cached ones, and the cached body carries the nonce of the
+      // response that delivered it: a new policy here would block every script of that body.
+      const { "content-security-policy": _csp, ...kept } = headers;
+      return { status: 304, headers: kept, body: null };
+    }
     return { status: 200, headers, body: req.method === "HEAD" ? null : doc.parts.join(nonce) };
   }
 

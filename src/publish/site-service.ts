@@ -26,6 +26,7 @@ import type { Theme, Visibility } from "../workspaces/workspace-schemas.ts";
 import { CustomDomains, domainJson, type CustomDomainJson } from "./custom-domains.ts";
 import { DocVersions } from "./versions.ts";
 import { SiteCookies } from "./site-cookie.ts";
+import { RenderCache } from "./render/cache.ts";
 import { manifestStamp, readManifests, redirectKey } from "./site/manifests.ts";
 import { buildSiteModel, type SiteModel, type SiteVersion } from "./site/model.ts";
 import {
@@ -77,6 +78,8 @@ export class SiteService {
   readonly versions: DocVersions;
   readonly domains: CustomDomains;
   readonly cookies: SiteCookies;
+  /** Rendered page bodies by content hash (the renderer's cache), dropped per workspace on ledger changes. */
+  readonly renders = new RenderCache();
   private readonly models = new Map<string, CachedModel>();
   private readonly generations = new Map<string, number>();
   private readonly loggedProblems = new Map<string, string>();
@@ -93,6 +96,7 @@ export class SiteService {
     this.reloadDomains();
     deps.bus.onEvent((e) => this.invalidate(e.workspace_id));
     deps.bus.onChange((c) => this.invalidate(c.workspace_id));
+    this.renders.subscribe(deps.bus);
     // A page move leaves a redirect behind, so links to the old address keep working.
     deps.ledger.onCommitted((w) => {
       if (w.kind === "move" && w.old_path) this.recordMove(w.workspace_id, w.old_path, w.path);

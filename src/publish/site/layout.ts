@@ -84,10 +84,10 @@ export function renderLayout(model: SiteModel, page: SitePage, body: RenderedBod
   const toc = body.headings.filter((x) => TOC_LEVELS.has(x.depth)).slice(0, MAX_TOC_ENTRIES);
   const tocHtml =
     toc.length > 1
-      ? `<aside class="toc" aria-label="On this page"><p class="toc-title">On this page</p><ul>${toc
-          .map((x) => `<li class="toc-l${x.depth}"><a href="#${h(encodeURIComponent(x.id))}">${h(x.text)}</a></li>`)
+      ? `<aside class="page-toc" aria-label="On this page"><p class="page-toc-title">On this page</p><ul>${toc
+          .map((x) => `<li class="page-toc-l${x.depth}"><a href="#${h(encodeURIComponent(x.id))}">${h(x.text)}</a></li>`)
           .join("")}</ul></aside>`
-      : `<aside class="toc toc-empty" aria-hidden="true"></aside>`;
+      : `<aside class="page-toc page-toc-empty" aria-hidden="true"></aside>`;
 
   // Without a default version the root shows the current docs, offered as "Latest".
   const hasDefault = model.versions.some((v) => v.is_default);

@@ -1,16 +1,15 @@
 /**
  * A site page's rendered body: the renderer with link resolution against the site model (only
  * published pages of the same version resolve; anything else renders as a visibly broken link,
- * so a link never reveals an unpublished page). Results are cached by the page's content hash,
- * the URL strategy and the set of published pages (which decides dead and live links), so an
- * edit elsewhere in the workspace does not re-render this page.
+ * so a link never reveals an unpublished page). Results live in the renderer's cache, keyed by
+ * the page's content hash and a link context: the URL strategy plus the set of published pages
+ * (publish.yaml can change it without a ledger event); the cache drops a workspace's renders on
+ * every ledger change in it.
  */
-import { renderMarkdown, type RenderResult } from "../render/index.ts";
+import type { RenderResult } from "../render/index.ts";
+import type { RenderCache } from "../render/cache.ts";
 import type { SiteModel, SitePage } from "./model.ts";
 import type { SiteUrls } from "./urls.ts";
-
-const MAX_ENTRIES = 2000;
-const cache = new Map<string, RenderResult>();
 
 /** What decides how links resolve: the published pages and their routes. */
 export function linkSignature(model: SiteModel): string {
@@ -22,35 +21,31 @@ export function linkSignature(model: SiteModel): string {
 
 const signatures = new WeakMap<SiteModel, string>();
 
-export function renderSitePage(model: SiteModel, page: SitePage, markdown: string, urls: SiteUrls, urlsKey: string): RenderResult {
+export function renderSitePage(
+  cache: RenderCache,
+  model: SiteModel,
+  page: SitePage,
+  markdown: string,
+  urls: SiteUrls,
+  urlsKey: string,
+): RenderResult {
   let sig = signatures.get(model);
   if (sig === undefined) signatures.set(model, (sig = linkSignature(model)));
-  const key = `${page.contentHash}|${page.path}|${urlsKey}|${sig}`;
-  const hit = cache.get(key);
-  if (hit) {
-    cache.delete(key);
-    cache.set(key, hit); // most recently used last
-    return hit;
-  }
-  const result = renderMarkdown(markdown, {
-    pagePath: page.path,
-    pageExists: (path) => model.byPath.has(path),
-    resolveLink: (target) => {
-      if (target.kind === "page") return model.byPath.has(target.path) ? urls.page(target.path, target.anchor) : null;
-      // A link written without `.md` (`guides/intro`) still names the page.
-      if (model.byPath.has(`${target.path}.md`)) return urls.page(`${target.path}.md`, target.anchor);
-      if (target.path.startsWith("assets/")) return urls.asset(target.path);
-      // Images the editor inserted point at the uploads API; on the site they are the site's own files.
-      const upload = /^api\/v1\/content\/[^/]+\/uploads\/([^/]+)$/.exec(target.path);
-      return upload ? urls.asset(`assets/${upload[1]}`) : null;
+  return cache.render(
+    markdown,
+    {
+      pagePath: page.path,
+      pageExists: (path) => model.byPath.has(path),
+      resolveLink: (target) => {
+        if (target.kind === "page") return model.byPath.has(target.path) ? urls.page(target.path, target.anchor) : null;
+        // A link written without `.md` (`guides/intro`) still names the page.
+        if (model.byPath.has(`${target.path}.md`)) return urls.page(`${target.path}.md`, target.anchor);
+        if (target.path.startsWith("assets/")) return urls.asset(target.path);
+        // Images the editor inserted point at the uploads API; on the site they are the site's own files.
+        const upload = /^api\/v1\/content\/[^/]+\/uploads\/([^/]+)$/.exec(target.path);
+        return upload ? urls.asset(`assets/${upload[1]}`) : null;
+      },
     },
-  });
-  if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
-  cache.set(key, result);
-  return result;
-}
-
-/** Drops every cached render (tests and benchmarks measuring a first render). */
-export function clearRenderCache(): void {
-  cache.clear();
+    { scope: model.workspace.id, linkContext: `site|${urlsKey}|${sig}`, contentHash: page.contentHash },
+  );
 }
