@@ -173,6 +173,18 @@ export function routeKey(method: string, path: string): string {
   return `${method.toUpperCase()} ${path.length > 1 ? path.replace(/\/+$/, "") : path}`;
 }
 
+/**
+ * The registered /api routes the table lacks, and the table's entries with no route behind them,
+ * each as "METHOD /path" (sorted): what the coverage test reports.
+ */
+export function routeCoverage(routes: ReadonlyArray<{ method: string; path: string }>): { missing: string[]; stale: string[] } {
+  const registered = new Set(routes.filter((r) => r.path.startsWith("/api/") && r.method !== "WS").map((r) => routeKey(r.method, r.path)));
+  return {
+    missing: [...registered].filter((key) => !(key in API_ROUTES)).sort(),
+    stale: Object.keys(API_ROUTES).filter((key) => !registered.has(key)).sort(),
+  };
+}
+
 const toSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
 
 /** `/a/:id/*` → `/a/{id}/{path}` */
