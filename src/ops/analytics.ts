@@ -1,6 +1,7 @@
 /**
  * Analytics: page views of published sites and search queries (the app's and the sites'), as
- * daily aggregates in analytics.db (see analytics-db.ts and docs/decisions/analytics.md).
+ * daily aggregates in analytics.db (see analytics-db.ts and docs/decisions/analytics.md). What is
+ * taken from a request is in analytics-input.ts, the report queries in analytics-reports.ts.
  *
  * Writes cost the caller a Map update: events are summed in memory and written in one
  * transaction every second (or at once when many distinct keys pile up), so a page view or a
@@ -22,15 +23,16 @@ import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-rec
 import { workspaceRef } from "../workspaces/workspace-records.ts";
 import type { Plans } from "./plans.ts";
 import { analyticsQuery, consentInput, type AnalyticsQuery } from "./analytics-schemas.ts";
+import { dayOf, overviewReport, pagesReport, searchesReport } from "./analytics-reports.ts";
+import { consentOf, isAutomated, normalizePath, normalizeQuery, referrerHost, CONSENT_COOKIE } from "./analytics-input.ts";
+
+export { dayOf, consentOf, isAutomated, normalizePath, normalizeQuery, referrerHost, CONSENT_COOKIE };
 
 export const MAX_PATHS_PER_DAY = 1000;
 export const MAX_QUERIES_PER_DAY = 1000;
 export const MAX_REFERRERS_PER_DAY = 100;
 export const MAX_VISITORS_PER_DAY = 10_000;
 export const RETENTION_DAYS = 90;
-/** Longest path and query kept; longer ones are cut (a real page path or query is far shorter). */
-export const MAX_PATH_LENGTH = 300;
-export const MAX_QUERY_LENGTH = 100;
 export const OTHER = "(other)";
 
 const FLUSH_MS = 1000;
@@ -72,69 +74,6 @@ interface Pending {
   noResults: number;
 }
 
-export const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
-
-interface SearchRow {
-  query: string;
-  searches: number;
-  no_results: number;
-}
-
-const sum = <K extends string>(rows: Record<K, number>[], key: K): number => rows.reduce((n, r) => n + r[key], 0);
-
-/** The searches report from the grouped rows (already sorted by searches): top queries, empty ones, totals. */
-function searchReport(rows: SearchRow[], limit: number) {
-  const noResults = rows
-    .filter((r) => r.no_results > 0)
-    .sort((a, b) => b.no_results - a.no_results || (a.query < b.query ? -1 : a.query > b.query ? 1 : 0))
-    .slice(0, limit)
-    .map((r) => ({ query: r.query, searches: r.no_results }));
-  return { searches: sum(rows, "searches"), no_result_searches: sum(rows, "no_results"), items: rows.slice(0, limit), no_results: noResults };
-}
-
-/** What a search query is counted as: trimmed, lower case, runs of white space as one space, cut to length. */
-export function normalizeQuery(q: string): string {
-  return q.normalize("NFKC").trim().toLowerCase().replace(/\s+/g, " ").slice(0, MAX_QUERY_LENGTH).replace(/[\u0000-\u001f\u007f]/g, "");
-}
-
-export function normalizePath(path: string): string {
-  let p = path.split(/[?#]/, 1)[0]!.replace(/[\u0000-\u001f\u007f]/g, "");
-  if (!p.startsWith("/")) p = `/${p}`;
-  return p.slice(0, MAX_PATH_LENGTH);
-}
-
-/** The referring host, when it is a real http(s) URL of another site; null otherwise. */
-export function referrerHost(referrer: string | null | undefined, ownHost: string | null): string | null {
-  if (!referrer) return null;
-  try {
-    const u = new URL(referrer);
-    if (u.protocol !== "http:" && u.protocol !== "https:") return null;
-    const host = u.hostname.toLowerCase().slice(0, 253);
-    return host === "" || host === ownHost ? null : host;
-  } catch {
-    return null;
-  }
-}
-
-/** Whether a request carries a "do not track me" signal (Global Privacy Control, Do Not Track). */
-export function optedOut(headers: Headers): boolean {
-  return headers.get("sec-gpc") === "1" || headers.get("dnt") === "1";
-}
-
-/** Crawlers, link previews and monitors announce themselves; their fetches are not readers' views. */
-const AUTOMATED = /bot|crawl|spider|slurp|preview|monitor|headless|lighthouse|curl\/|wget\/|python-requests|go-http-client/i;
-export function isAutomated(userAgent: string | null): boolean {
-  return userAgent === null || userAgent === "" || AUTOMATED.test(userAgent);
-}
-
-export const CONSENT_COOKIE = "quire_analytics_consent";
-
-/** Consent as the cookie set by POST /api/analytics/consent says, overruled by an opt-out signal. */
-export function consentOf(headers: Headers): boolean {
-  if (optedOut(headers)) return false;
-  const cookie = headers.get("cookie") ?? "";
-  return new RegExp(`(?:^|;\\s*)${CONSENT_COOKIE}=granted(?:;|$)`).test(cookie);
-}
 
 export class Analytics {
   private readonly pending = new Map<string, Pending>();
@@ -247,80 +186,19 @@ export class Analytics {
   /** GET …/analytics/pages: the most viewed pages and referrers over the window. */
   pages(principal: Principal, ref: string, query: unknown) {
     const { workspace, q, since } = this.open(principal, ref, query);
-    return this.cached(`pages|${workspace.id}|${q.days}|${q.limit}`, workspace.id, () => this.pagesReport(workspace.id, q, since));
-  }
-
-  private pagesReport(workspaceId: string, q: AnalyticsQuery, since: string) {
-    const workspace = { id: workspaceId };
-    const pages = this.pageRows(workspace.id, since);
-    const referrers = this.deps.db
-      .query<{ host: string; views: number }, [string, string, number]>(
-        `SELECT host, SUM(views) AS views FROM referrers WHERE workspace_id = ? AND day >= ?
-         GROUP BY host ORDER BY views DESC, host LIMIT ?`,
-      )
-      .all(workspace.id, since, q.limit);
-    return { workspace_id: workspace.id, days: q.days, since, total_views: sum(pages, "views"), items: pages.slice(0, q.limit), referrers };
+    return this.cached(`pages|${workspace.id}|${q.days}|${q.limit}`, workspace.id, () => pagesReport(this.deps.db, workspace.id, q, since));
   }
 
   /** GET …/analytics/searches: the most frequent queries and the queries that found nothing. */
   searches(principal: Principal, ref: string, query: unknown) {
     const { workspace, q, since } = this.open(principal, ref, query);
-    return this.cached(`searches|${workspace.id}|${q.days}|${q.limit}|${q.source ?? ""}`, workspace.id, () => this.searchesReport(workspace.id, q, since));
-  }
-
-  private searchesReport(workspaceId: string, q: AnalyticsQuery, since: string) {
-    const workspace = { id: workspaceId };
-    const source = q.source ?? null;
-    const rows = this.searchRows(workspace.id, since, source);
-    return { workspace_id: workspace.id, days: q.days, since, source, ...searchReport(rows, q.limit) };
+    return this.cached(`searches|${workspace.id}|${q.days}|${q.limit}|${q.source ?? ""}`, workspace.id, () => searchesReport(this.deps.db, workspace.id, q, since));
   }
 
   /** GET …/analytics/overview: the dashboard's totals, day by day series and short top lists. */
   overview(principal: Principal, ref: string, query: unknown) {
     const { workspace, q, since } = this.open(principal, ref, query);
-    return this.cached(`overview|${workspace.id}|${q.days}`, workspace.id, () => this.overviewReport(workspace.id, q, since));
-  }
-
-  private overviewReport(id: string, q: AnalyticsQuery, since: string) {
-    const db = this.deps.db;
-    const perDay = (table: "page_views" | "searches", column: "views" | "searches") =>
-      new Map(
-        db
-          .query<{ day: string; n: number }, [string, string]>(`SELECT day, SUM(${column}) AS n FROM ${table} WHERE workspace_id = ? AND day >= ? GROUP BY day`)
-          .all(id, since)
-          .map((r) => [r.day, r.n]),
-      );
-    const v = perDay("page_views", "views");
-    const s = perDay("searches", "searches");
-    const visitors = this.visitorsByDay(id, since);
-    const consents = db
-      .query<{ granted: number | null; denied: number | null }, [string, string]>(
-        "SELECT SUM(granted) AS granted, SUM(denied) AS denied FROM consents WHERE workspace_id = ? AND day >= ?",
-      )
-      .get(id, since)!;
-    const daily: { day: string; page_views: number; searches: number; visitors: number }[] = [];
-    const end = this.now();
-    for (let i = q.days - 1; i >= 0; i--) {
-      const day = dayOf(end - i * DAY_MS);
-      daily.push({ day, page_views: v.get(day) ?? 0, searches: s.get(day) ?? 0, visitors: visitors.get(day) ?? 0 });
-    }
-    const top = 5;
-    const pages = this.pageRows(id, since);
-    const found = searchReport(this.searchRows(id, since, null), top);
-    return {
-      workspace_id: id,
-      days: q.days,
-      since,
-      page_views: sum(pages, "views"),
-      visitors: [...visitors.values()].reduce((a, b) => a + b, 0),
-      searches: found.searches,
-      no_result_searches: found.no_result_searches,
-      consents: { granted: consents.granted ?? 0, denied: consents.denied ?? 0 },
-      daily,
-      top_pages: pages.slice(0, top),
-      top_queries: found.items,
-      no_result_queries: found.no_results,
-    };
+    return this.cached(`overview|${workspace.id}|${q.days}`, workspace.id, () => overviewReport(this.deps.db, workspace.id, q, since, this.now()));
   }
 
   /**
@@ -339,25 +217,6 @@ export class Analytics {
     const value = compute();
     this.reports.set(key, { at: now, version, costMs: performance.now() - started, value });
     return value;
-  }
-
-  /** Views per path over the window, most viewed first: one pass over the window's rows. */
-  private pageRows(workspaceId: string, since: string): { path: string; views: number }[] {
-    return this.deps.db
-      .query<{ path: string; views: number }, [string, string]>(
-        "SELECT path, SUM(views) AS views FROM page_views WHERE workspace_id = ? AND day >= ? GROUP BY path ORDER BY views DESC, path",
-      )
-      .all(workspaceId, since);
-  }
-
-  /** Searches and empty results per query over the window (one source or both): one pass. */
-  private searchRows(workspaceId: string, since: string, source: string | null): SearchRow[] {
-    const db = this.deps.db;
-    const select = "SELECT query, SUM(searches) AS searches, SUM(no_results) AS no_results FROM searches WHERE workspace_id = ? AND day >= ?";
-    const order = "GROUP BY query ORDER BY searches DESC, query";
-    return source === null
-      ? db.query<SearchRow, [string, string]>(`${select} ${order}`).all(workspaceId, since)
-      : db.query<SearchRow, [string, string, string]>(`${select} AND source = ? ${order}`).all(workspaceId, since, source);
   }
 
   /** Drops every computed report (benchmarks measure the computation itself). */
@@ -496,18 +355,6 @@ export class Analytics {
     // A workspace without a public site has no visitors to ask: the same 404 as an unknown one.
     if (!ws || ws.published !== 1) throw new NotFoundError("No published site by that name");
     return ws;
-  }
-
-  private visitorsByDay(workspaceId: string, since: string): Map<string, number> {
-    const rows = this.deps.db
-      .query<{ day: string; n: number }, [string, string, string, string]>(
-        `SELECT day, visitors AS n FROM visitor_days WHERE workspace_id = ? AND day >= ?
-         UNION ALL SELECT day, COUNT(*) FROM visitors WHERE workspace_id = ? AND day >= ? GROUP BY day`,
-      )
-      .all(workspaceId, since, workspaceId, since);
-    const out = new Map<string, number>();
-    for (const r of rows) out.set(r.day, (out.get(r.day) ?? 0) + r.n);
-    return out;
   }
 
   private flushSafely(): void {
