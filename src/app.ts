@@ -24,13 +24,14 @@ import { uploadRoutes } from "./http/routes/uploads.ts";
 import { gitWebhookRoutes } from "./http/routes/git-webhook.ts";
 import { gitSyncRoutes } from "./http/routes/git-sync.ts";
 import { conflictRoutes } from "./http/routes/conflicts.ts";
-import { analyticsRoutes } from "./http/routes/analytics.ts";
-import { outboundWebhookRoutes } from "./http/routes/outbound-webhooks.ts";
-import { onboardingRoutes } from "./http/routes/onboarding.ts";
-import { billingRoutes } from "./http/routes/billing.ts";
-import { openApiRoutes } from "./http/routes/openapi.ts";
+import { opsApiRoutes } from "./http/routes/ops-api.ts";
+import { metricsRoutes } from "./http/routes/metrics.ts";
+import { qualityRoutes } from "./http/routes/quality.ts";
+import { exportRoutes } from "./http/routes/export.ts";
 import { siteRoutes } from "./http/routes/site.ts";
 import { siteAdminRoutes } from "./http/routes/site-admin.ts";
+import { oidcRoutes, signInMethodRoutes } from "./http/routes/oidc.ts";
+import { passkeyRoutes } from "./http/routes/passkeys.ts";
 import type { Services } from "./services.ts";
 
 // Services are built in services.ts; both names stay importable from here for routes, tests and commands.
@@ -52,6 +53,25 @@ export function createApp(services: Services) {
     .use(passwordResetRoutes(services))
     .use(apiKeyRoutes(services))
     .use(authConfigRoutes(services))
+    .use(oidcRoutes(services))
+    .use(signInMethodRoutes(services))
+    .use(passkeyRoutes(services))
+    .use(workspaceApiRoutes(services))
+    .use(opsApiRoutes(services))
+    .use(metricsRoutes(services))
+    .use(qualityRoutes(services))
+    .use(exportRoutes(services))
+    .use(siteAdminRoutes(services))
+    .use(webAppRoutes(services));
+}
+
+/**
+ * The routes of a workspace's content and people, as one plugin: one chain of every route plugin
+ * in createApp exceeds TypeScript's instantiation depth. Order is kept (these come after sign-in
+ * and before the operations routes and the app's catch-all).
+ */
+function workspaceApiRoutes(services: Services) {
+  return new Elysia({ name: "quire-workspace-api" })
     .use(searchRoutes(services))
     .use(uploadRoutes(services))
     .use(contentRoutes(services))
@@ -69,14 +89,7 @@ export function createApp(services: Services) {
     .use(shareLinkRoutes(services))
     .use(gitWebhookRoutes(services))
     .use(gitSyncRoutes(services))
-    .use(conflictRoutes(services))
-    .use(analyticsRoutes(services))
-    .use(outboundWebhookRoutes(services))
-    .use(onboardingRoutes(services))
-    .use(billingRoutes(services))
-    .use(openApiRoutes(services))
-    .use(siteAdminRoutes(services))
-    .use(webAppRoutes(services));
+    .use(conflictRoutes(services));
 }
 
 export type App = ReturnType<typeof createApp>;

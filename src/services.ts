@@ -49,8 +49,20 @@ import { Plans } from "./ops/plans.ts";
 import { Billing } from "./ops/billing.ts";
 import { OutboundWebhooks } from "./ops/outbound-webhooks.ts";
 import { Onboarding } from "./identity/onboarding.ts";
+import { Metrics } from "./ops/metrics.ts";
+import { BackupScheduler } from "./ops/backup.ts";
+import { QualityService } from "./publish/quality/quality-service.ts";
+import { SiteExporter } from "./publish/export/exporter.ts";
+import { ExportService } from "./publish/export/export-service.ts";
+import { siteSourceOf } from "./publish/export/site-source.ts";
 import { SiteService } from "./publish/site-service.ts";
 import { SiteServer } from "./publish/site-server.ts";
+import { Identities } from "./identity/identities.ts";
+import { OidcAccounts } from "./identity/oidc-accounts.ts";
+import { OidcService } from "./identity/oidc-service.ts";
+import { enabledProviders } from "./identity/oidc-providers.ts";
+import { SignInMethods } from "./identity/sign-in-methods.ts";
+import { Passkeys } from "./identity/passkeys.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -91,6 +103,13 @@ export interface Services extends AccessServices {
   gitSync: GitSync;
   /** Sync conflicts and the manual sync, for the routes. */
   conflictService: ConflictService;
+  /** External sign-in (OpenID Connect issuer, GitHub): start, callback, claim. */
+  oidc: OidcService;
+  /** The sign-in methods of an account (password, providers, passkeys) and the last-method rule. */
+  signInMethods: SignInMethods;
+  identities: Identities;
+  /** Passkeys (WebAuthn): registration, sign-in, the account's list. */
+  passkeys: Passkeys;
   /** Hourly purge of expired sessions, reset links, invitations and old mail. */
   maintenance: Maintenance;
   /** Page views and search queries, in analytics.db (daily aggregates, bounded). */
@@ -103,6 +122,14 @@ export interface Services extends AccessServices {
   outboundWebhooks: OutboundWebhooks;
   /** Each person's first-run checklist. */
   onboarding: Onboarding;
+  /** Prometheus counters and gauges (/metrics); fed by the HTTP core, search and git sync. */
+  metrics: Metrics;
+  /** The daily backup (BACKUP_ENABLED); null when off. */
+  backups: BackupScheduler | null;
+  /** The quality scan of DESIGN.md §9 (dead links, missing titles, readability, …). */
+  quality: QualityService;
+  /** The static export (GET|POST …/export, quire export, MCP quire_export's download URL). */
+  exporter: ExportService;
   /** Published sites: models, theme, publishing, versions, custom domains (src/publish/). */
   site: SiteService;
   /** Answers /p/ and custom-domain requests. */
@@ -176,8 +203,25 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   for (const id of liveWorkspaceIds(db)) watcher?.watch(id);
   // Files beside the pages (assets/, .gitignore, …) changed on disk are committed like pages changed on disk.
   watcher?.onFiles((workspaceId, paths) => gitSync.onDiskFiles(workspaceId, paths));
+  const identities = new Identities(db);
+  const oidcAccounts = new OidcAccounts({ db, config, users, identities, auth, invitations: access.invitationAcceptance });
+  const oidc = new OidcService({ db, config, log, users, auth, accounts: oidcAccounts, providers: enabledProviders(config) });
+  const signInMethods = new SignInMethods({ db, users, identities, passwords, providers: () => oidc.list() });
+  const passkeys = new Passkeys({ db, config: config.webauthn, log, users, auth, methods: signInMethods });
   const maintenance = new Maintenance({ db, sessions, log });
   maintenance.start();
+  const metrics = new Metrics();
+  search.searchedHooks.push(() => metrics.searchQuery());
+  gitSync.syncedHooks.push((status) => metrics.gitSync(status));
+  const livePages = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM pages WHERE deleted_at IS NULL");
+  const pendingMail = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM email_outbox WHERE status = 'pending'");
+  const backups = config.backup.enabled ? new BackupScheduler({ dataDir, retentionDays: config.backup.retentionDays, log }) : null;
+  backups?.start();
+  metrics.attachGauges({
+    pages: () => livePages.get()?.n ?? 0,
+    emailOutboxPending: () => pendingMail.get()?.n ?? 0,
+    wsConnections: () => realtime.connectionCount,
+  });
   const plans = new Plans({ db, edition: config.edition });
   access.invitations.beforeInvite.push(({ orgId, role, emailNormalized }) => plans.requireSeatFor(orgId, role, emailNormalized));
   access.members.beforeRole.push(({ orgId, role, userId }) => plans.requireSeatForUser(orgId, role, userId));
@@ -203,6 +247,11 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     });
   });
   siteServer.searchedHooks.push((s) => analytics.recordSearch({ ...s, source: "site" }));
+  const exporter = new ExportService({
+    permissions,
+    exporter: new SiteExporter({ ledger, site: siteSourceOf(site, workspaces) }),
+    baseUrl: config.baseUrl,
+  });
   return {
     ...access,
     bus,
@@ -239,7 +288,15 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     workspaces,
     permissions,
     rateLimiter: new RateLimiter(),
+    oidc,
+    signInMethods,
+    identities,
+    passkeys,
     maintenance,
+    metrics,
+    backups,
+    quality: new QualityService({ permissions, ledger, versionBases: (id) => site.versions.list(id).map((v) => v.base_path) }),
+    exporter,
     site,
     siteServer,
     analytics,
@@ -247,7 +304,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     billing: new Billing({ db, plans, permissions, ...(config.stripeWebhookSecret ? { webhookSecret: config.stripeWebhookSecret } : {}) }),
     outboundWebhooks: new OutboundWebhooks({ db, permissions, allowPrivate: config.webhookAllowPrivate }),
     onboarding: new Onboarding(db),
-    closers: [() => analyticsDb.close(), () => analytics.stop(), () => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop()],
+    closers: [() => analyticsDb.close(), () => analytics.stop(), () => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop(), () => backups?.stop(), () => exporter.close()],
   };
 }
 

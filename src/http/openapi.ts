@@ -8,7 +8,22 @@
  * here; test/http/openapi.test.ts walks the app's registered routes and names every one missing.
  */
 import { z } from "zod";
-import { registerInput, loginInput, refreshInput, forgotPasswordInput, resetPasswordInput } from "../identity/schemas.ts";
+import {
+  registerInput,
+  loginInput,
+  refreshInput,
+  forgotPasswordInput,
+  resetPasswordInput,
+  oidcStartInput,
+  oidcClaimInput,
+  oidcProviderParams,
+  oidcCallbackQuery,
+  setPasswordInput,
+  passkeyRegisterFinishInput,
+  passkeyLoginBeginInput,
+  passkeyLoginFinishInput,
+  passkeyRenameInput,
+} from "../identity/schemas.ts";
 import { createApiKeyInput } from "../identity/api-keys.ts";
 import { changePasswordInput } from "../identity/password-change.ts";
 import { updateOnboardingInput } from "../identity/onboarding-schemas.ts";
@@ -24,7 +39,7 @@ import { resolveConflictInput } from "../git/schemas.ts";
 import { analyticsQuery, consentInput } from "../ops/analytics-schemas.ts";
 import { createWebhookInput, updateWebhookInput } from "../ops/webhook-schemas.ts";
 import { checkoutInput, stripeEvent } from "../ops/billing-schemas.ts";
-import { createVersionInput, setCustomDomainInput } from "../publish/schemas.ts";
+import { createVersionInput, setCustomDomainInput, qualityQuery, exportInput, exportDownloadParams } from "../publish/schemas.ts";
 
 type Auth = "bearer" | "public" | "webhook-signature" | "ws-cookie";
 
@@ -37,6 +52,8 @@ export interface RouteDoc {
   /** Request body media type when not JSON. */
   bodyType?: "multipart/form-data" | "application/octet-stream";
   query?: z.ZodType;
+  /** Path parameters' schema, when the route validates them (otherwise each is a string). */
+  params?: z.ZodType;
   /** Success status (200 unless said). */
   status?: number;
   /** Success media type when not JSON. */
@@ -68,6 +85,21 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "POST /api/auth/reset-password": { summary: "Set a new password with a reset token", tag: "auth", auth: "public", body: resetPasswordInput },
   "POST /api/auth/change-password": { summary: "Change the password (signed-in session)", tag: "auth", body: changePasswordInput },
   "GET /api/auth/config": { summary: "What the sign-in screen needs (sign-up, email, providers)", tag: "auth", auth: "public" },
+  "GET /api/auth/providers": { summary: "External sign-in providers that are set up", tag: "auth", auth: "public" },
+  "POST /api/auth/oidc/:provider": { summary: "Start external sign-in (or linking, signed in): the provider's URL", tag: "auth", auth: "public", params: oidcProviderParams, body: oidcStartInput },
+  "GET /api/auth/oidc/:provider/callback": { summary: "The provider's redirect back (verifies everything, redirects to the app)", tag: "auth", auth: "public", params: oidcProviderParams, query: oidcCallbackQuery, status: 302 },
+  "POST /api/auth/oidc/claim": { summary: "Trade the one-time claim code for the token pair", tag: "auth", auth: "public", body: oidcClaimInput },
+  "DELETE /api/auth/oidc/:provider": { summary: "Unlink an external sign-in (not the last method)", tag: "auth", params: oidcProviderParams, status: 204 },
+  "GET /api/auth/methods": { summary: "The caller's sign-in methods", tag: "auth" },
+  "POST /api/auth/password": { summary: "Add a password to an account without one", tag: "auth", body: setPasswordInput, status: 204 },
+  "DELETE /api/auth/password": { summary: "Remove the password (not the last method)", tag: "auth", status: 204 },
+  "POST /api/auth/webauthn/register/begin": { summary: "Passkey registration options", tag: "auth" },
+  "POST /api/auth/webauthn/register/finish": { summary: "Store a new passkey", tag: "auth", body: passkeyRegisterFinishInput, status: 201 },
+  "POST /api/auth/webauthn/login/begin": { summary: "Passkey sign-in options", tag: "auth", auth: "public", body: passkeyLoginBeginInput },
+  "POST /api/auth/webauthn/login/finish": { summary: "Sign in with a passkey: the token pair", tag: "auth", auth: "public", body: passkeyLoginFinishInput },
+  "GET /api/auth/webauthn/credentials": { summary: "The caller's passkeys", tag: "auth" },
+  "PATCH /api/auth/webauthn/credentials/:id": { summary: "Rename a passkey", tag: "auth", body: passkeyRenameInput },
+  "DELETE /api/auth/webauthn/credentials/:id": { summary: "Delete a passkey (not the last method)", tag: "auth", status: 204 },
   "POST /api/auth/invitations/accept": { summary: "Accept a workspace invitation", tag: "auth", auth: "public", body: acceptInvitationInput, status: 201 },
   // API keys
   "POST /api/v1/api-keys": { summary: "Create an API key (the secret is shown once)", tag: "api-keys", body: createApiKeyInput, status: 201 },
@@ -127,6 +159,11 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "GET /api/v1/workspaces/:id/conflicts": { summary: "Open conflicts", tag: "git" },
   "GET /api/v1/conflicts/:page_id/:timestamp/:version": { summary: "A conflict's ours or theirs file (raw)", tag: "git", produces: "text/markdown" },
   "POST /api/v1/conflicts/:page_id/:timestamp/resolve": { summary: "Remove a conflict's artifacts", tag: "git" },
+  // Quality and export
+  "GET /api/v1/workspaces/:id/quality": { summary: "Quality scan: readability, dead links, completeness", tag: "quality", query: qualityQuery },
+  "GET /api/v1/workspaces/:id/export": { summary: "The published site as a ZIP of static HTML, rendered in this request (admin)", tag: "export", query: exportInput, produces: "application/zip" },
+  "POST /api/v1/workspaces/:id/export": { summary: "As GET (compatibility alias); options in the body", tag: "export", body: exportInput, produces: "application/zip" },
+  "GET /api/v1/exports/:token": { summary: "A prepared export's download (15 minutes)", tag: "export", auth: "public", params: exportDownloadParams, produces: "application/zip" },
   // Published sites
   "POST /api/v1/site-session": { summary: "Give the browser the members' site cookie (signed-in session)", tag: "sites", status: 204 },
   "DELETE /api/v1/site-session": { summary: "Remove the members' site cookie", tag: "sites", auth: "public", status: 204 },
@@ -225,11 +262,12 @@ export function openApiDocument(opts: { version: string; baseUrl: string }): Rec
   for (const [key, doc] of Object.entries(API_ROUTES).sort(([a], [b]) => a.localeCompare(b))) {
     const [method, rawPath] = key.split(" ") as [string, string];
     const { path, params } = openApiPath(rawPath);
+    const paramSchemas = doc.params ? ((toSchema(doc.params) as { properties?: Record<string, unknown> }).properties ?? {}) : {};
     const parameters: Record<string, unknown>[] = params.map((name) => ({
       name,
       in: "path",
       required: true,
-      schema: { type: "string" },
+      schema: paramSchemas[name] ?? { type: "string" },
       ...(name === "path" ? { description: "The page's file path inside the workspace (e.g. guide/intro.md)" } : {}),
     }));
     if (doc.query) {

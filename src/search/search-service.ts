@@ -83,7 +83,10 @@ export class SearchService {
   private readonly batchMs: number;
   private unsubscribe: (() => void) | null = null;
   private warmTimer: ReturnType<typeof setTimeout> | null = null;
-  /** Called after each search a person makes through the app (analytics counts the query and whether it found anything). */
+  /**
+   * Called after each search a person makes through the app (analytics counts the query and
+   * whether it found anything; metrics count searches); a hook must not throw.
+   */
   readonly searchedHooks: Array<(search: { workspaceId: string; query: string; results: number }) => void> = [];
 
   constructor(
@@ -105,6 +108,7 @@ export class SearchService {
   }
 
   /** Listens to the ledger and checks the indexes of live workspaces one at a time, off the request path. */
+
   start(): void {
     this.unsubscribe ??= this.deps.bus.onChange((change) => this.apply(change));
     const ids = this.deps.db

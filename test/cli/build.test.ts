@@ -112,6 +112,30 @@ test("dist/quire serve from another working directory uses its ./.quire, serves 
   }
 });
 
+test("dist/quire status, doctor, backup and stop work against its own serve (marked, fflate and SQLite inside the binary)", async () => {
+  const dataDir = tempDir("quire-binary-ops-");
+  const s = await startServe(dataDir, { cmd: [binary], cwd: out });
+  try {
+    const status = await runCli(["status", "--json", "--data-dir", dataDir], { cmd: [binary], cwd: out });
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ running: true, confirmed: true, pid: s.pid });
+    const backup = await runCli(["backup", "--json", "--data-dir", dataDir], { cmd: [binary], cwd: out });
+    expect(backup.code).toBe(0);
+    expect(JSON.parse(backup.stdout).files[0].database).toBe("quire");
+    const doctor = await runCli(["doctor", "--json", "--bundle", "--data-dir", dataDir], { cmd: [binary], cwd: out });
+    expect(doctor.code).toBe(0);
+    const report = JSON.parse(doctor.stdout) as { checks: Array<{ name: string; status: string }>; bundle: string };
+    expect(report.checks).toHaveLength(10);
+    expect(statSync(report.bundle).size).toBeGreaterThan(0);
+    const stop = await runCli(["stop", "--data-dir", dataDir], { cmd: [binary], cwd: out });
+    expect(stop.code).toBe(0);
+    expect(await s.exited).toBe(0);
+  } finally {
+    if (s.proc.exitCode === null) s.proc.kill("SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
 describe("install.sh", () => {
   const sh = async (args: string[]) => {
     const proc = Bun.spawn(["sh", join(REPO, "install.sh"), ...args], { cwd: out, stdout: "pipe", stderr: "pipe" });

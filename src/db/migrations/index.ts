@@ -3,7 +3,8 @@ import { sql as content } from "./002-content.ts";
 import { sql as collab } from "./003-collab.ts";
 import { sql as gitToken } from "./004-git-token.ts";
 import { sql as publishedSites } from "./005-published-sites.ts";
-import { sql as webhooksOnboardingBilling } from "./006-webhooks-onboarding-billing.ts";
+import { sql as externalSignIn } from "./006-external-sign-in-passkeys.ts";
+import { sql as webhooksOnboardingBilling } from "./007-webhooks-onboarding-billing.ts";
 
 /**
  * Ordered migrations, embedded in the binary. Append only: a released migration never changes;
@@ -21,5 +22,6 @@ export const migrations: Migration[] = [
   { version: 3, name: "collab", sql: collab },
   { version: 4, name: "git-token", sql: gitToken },
   { version: 5, name: "published-sites", sql: publishedSites },
-  { version: 6, name: "webhooks-onboarding-billing", sql: webhooksOnboardingBilling },
+  { version: 6, name: "external-sign-in-passkeys", sql: externalSignIn },
+  { version: 7, name: "webhooks-onboarding-billing", sql: webhooksOnboardingBilling },
 ];

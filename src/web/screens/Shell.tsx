@@ -32,6 +32,7 @@ const AnalyticsScreen = lazy(() => import("./AnalyticsScreen.tsx"));
 
 /** Analytics is for the people who write: editors and above (the API says the same). */
 const readsAnalytics = (w: Workspace) => w.role === "editor" || w.role === "admin" || w.role === "super_admin";
+const QualityScreen = lazy(() => import("./QualityScreen.tsx"));
 
 function ThemeSwitch() {
   const [theme, set] = useState<Theme>(currentTheme());
@@ -122,6 +123,7 @@ function ShellFrame() {
   const settings = /^\/w\/[^/]+\/settings(?:\/([^/]+))?$/.exec(path);
   const activity = /^\/w\/[^/]+\/activity$/.test(path);
   const analytics = /^\/w\/[^/]+\/analytics$/.test(path);
+  const quality = /^\/w\/[^/]+\/quality$/.test(path);
   const [creatingWs, setCreatingWs] = useState(false);
   const superAdmin = !!workspaces?.some((w) => w.role === "super_admin");
   const joinToken = path.startsWith("/join/") ? decodeURIComponent(path.slice("/join/".length)) : null;
@@ -196,8 +198,17 @@ function ShellFrame() {
   else if (!workspace) main = <Spinner />;
   else if (activity) main = <ActivityScreen workspace={workspace} page={query.get("page")} />;
   else if (analytics) main = <AnalyticsScreen workspace={workspace} />;
+  else if (quality) main = <QualityScreen workspace={workspace} />;
   else if (settings) main = <SettingsScreen workspace={workspace} tab={settings[1]} onWorkspaceChanged={reloadWorkspaces} />;
-  else if (pagePath) main = <PageScreen key={`${workspace.slug}/${pagePath}`} workspace={workspace} path={pagePath} onTreeChanged={reloadTree} />;
+  else if (pagePath) main = (
+      <PageScreen
+        key={`${workspace.slug}/${pagePath}/${query.get("line") ?? ""}`}
+        workspace={workspace}
+        path={pagePath}
+        onTreeChanged={reloadTree}
+        line={/^[1-9]\d{0,6}$/.test(query.get("line") ?? "") ? Number(query.get("line")) : undefined}
+      />
+    );
   else main = <WorkspaceHome workspace={workspace} empty={tree !== null && tree.length === 0} onNewPage={() => setNewIn("")} />;
 
   return (
@@ -290,6 +301,9 @@ function ShellFrame() {
                 Analytics
               </a>
             )}
+            <a href={`/w/${encodeURIComponent(workspace.slug)}/quality`} onClick={linkClick} aria-current={quality ? "page" : undefined}>
+              Quality
+            </a>
             <a href={`/w/${encodeURIComponent(workspace.slug)}/settings`} onClick={linkClick} aria-current={settings ? "page" : undefined}>
               Settings
             </a>
