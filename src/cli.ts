@@ -7,6 +7,9 @@
  * `defineCommand`) and add one line to `commands` below. Commands report failure by throwing;
  * `src/commands/exit.ts` turns the error into a message on stderr and an exit code.
  */
+// First: the WebAuthn library's certificate code (tsyringe) needs the Reflect metadata polyfill in
+// place before it is evaluated, and in the compiled bundle only the entry point's imports come first.
+import "reflect-metadata";
 import { defineCommand, runCommand, renderUsage, type CommandDef } from "citty";
 import { VERSION } from "./version.ts";
 import { exitWithError, forStream, isUsageError } from "./commands/exit.ts";
@@ -68,6 +71,8 @@ export const EXAMPLES: Record<string, string[]> = {
   stop: ["quire stop", "quire stop --force --data-dir /srv/quire"],
   doctor: ["quire doctor", "quire doctor --json", "quire doctor --bundle"],
   backup: ["quire backup", "quire backup --json --data-dir /srv/quire"],
+  export: ["quire export -w 01HZX3K8R2V6J9Q4T7W1Y5B0NC -o site.zip --base-url https://docs.example.com"],
+  preview: ["quire preview -w handbook -p 4000 --drafts"],
 };
 
 async function usage(argv: string[]): Promise<string> {

@@ -2,7 +2,7 @@ import type { Config } from "./config.ts";
 import type { Logger } from "./core/log.ts";
 import { buildServices, createApp, type Services } from "./app.ts";
 import { acquireIdleRelease, type IdleRelease } from "./ops/idle-release.ts";
-import { startMetricsListener } from "./ops/metrics-listener.ts";
+import { MetricsListenError, startMetricsListener } from "./ops/metrics-listener.ts";
 
 export interface RunningServer {
   url: string;
@@ -41,7 +41,7 @@ export async function startServer(opts: {
       metricsListener = startMetricsListener(services.metrics, opts.config.metrics.port);
     } catch (error) {
       // Not EADDRINUSE of the main port (serve would name PORT): say which listener failed.
-      error = new Error(`METRICS_PORT ${opts.config.metrics.port} could not listen on 127.0.0.1: ${(error as Error).message}`);
+      error = new MetricsListenError(opts.config.metrics.port, error);
       await server.stop(true);
       for (const close of [...services.closers].reverse()) await Promise.resolve(close()).catch(() => {});
       throw error;

@@ -211,9 +211,12 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   const maintenance = new Maintenance({ db, sessions, log });
   maintenance.start();
   const metrics = new Metrics();
+  // The same hook analytics uses (one per answered search).
   search.searchedHooks.push(() => metrics.searchQuery());
   gitSync.syncedHooks.push((status) => metrics.gitSync(status));
-  const livePages = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM pages WHERE deleted_at IS NULL");
+  const livePages = db.query<{ n: number }, []>(
+    "SELECT COUNT(*) AS n FROM pages p JOIN workspaces w ON w.id = p.workspace_id WHERE p.deleted_at IS NULL AND w.deleted_at IS NULL",
+  );
   const pendingMail = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM email_outbox WHERE status = 'pending'");
   const backups = config.backup.enabled ? new BackupScheduler({ dataDir, retentionDays: config.backup.retentionDays, log }) : null;
   backups?.start();

@@ -10,6 +10,7 @@ import { acquireLock } from "../ops/instance-lock.ts";
 import { removeRunState, writeControlToken, writeRunState } from "../ops/runstate.ts";
 import { startControlEndpoint, type ControlEndpoint } from "../ops/control.ts";
 import { LogFile } from "../ops/log-file.ts";
+import { MetricsListenError } from "../ops/metrics-listener.ts";
 import { VERSION } from "../version.ts";
 import { CommandError } from "./exit.ts";
 import { commandLogger, dataDirArg, dataDirFrom } from "./shared.ts";
@@ -51,6 +52,7 @@ export async function serve(opts: { port?: string | undefined; dataDir?: string 
   } catch (error) {
     logFile.flush();
     lock.release();
+    if (error instanceof MetricsListenError) throw new CommandError(error.message, 1);
     if ((error as { code?: unknown }).code === "EADDRINUSE") {
       throw new CommandError(`port ${config.port} is already in use (another program listens on it); choose another with --port`);
     }

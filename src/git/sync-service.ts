@@ -129,10 +129,10 @@ export class GitSync {
     return repo;
   }
 
-  /** Subscribes to the ledger, gives existing workspaces a repository, and starts polling. */
   /** Called with each sync round's result (metrics count them); a hook must not throw. */
   readonly syncedHooks: Array<(status: SyncResult["status"]) => void> = [];
 
+  /** Subscribes to the ledger, gives existing workspaces a repository, and starts polling. */
   start(): void {
     this.cleanStaging();
     this.unsubscribe = [

@@ -1,14 +1,11 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransport,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from "@simplewebauthn/server";
+import { createHmac, randomBytes } from "node:crypto";
 import type { Db } from "../db/database.ts";
 import type { WebAuthnConfig } from "../config.ts";
 import type { Logger } from "../core/log.ts";
@@ -20,6 +17,17 @@ import type { AuthService, ClientInfo, IssuedTokens } from "./auth-service.ts";
 import type { SignInMethods } from "./sign-in-methods.ts";
 import type { Users } from "./users.ts";
 import { passkeyLoginBeginInput, passkeyLoginFinishInput, passkeyRegisterFinishInput, passkeyRenameInput } from "./schemas.ts";
+
+/**
+ * @simplewebauthn/server, loaded on first use. Its certificate code (@peculiar/x509 → tsyringe)
+ * needs the Reflect metadata polyfill installed before tsyringe's module runs; the library imports
+ * it itself, but a bundle that hoists ES modules above CommonJS ones (the compiled executable)
+ * evaluates tsyringe first and it throws at start-up. Loading the polyfill, then the library, in
+ * that order and only when a passkey ceremony needs them, holds in every build (and keeps the
+ * library off the start-up path of instances without passkeys).
+ */
+let library: Promise<typeof import("@simplewebauthn/server")> | null = null;
+const webauthn = () => (library ??= import("reflect-metadata").then(() => import("@simplewebauthn/server")));
 
 /** A ceremony's challenge is good for 5 minutes, once. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -100,6 +108,7 @@ export class Passkeys {
     const rp = this.rp;
     const user = this.deps.users.byId(userId);
     if (!user) throw new NotFoundError("Account not found");
+    const { generateRegistrationOptions } = await webauthn();
     const options = await generateRegistrationOptions({
       rpName: rp.rpName,
       rpID: rp.rpId,
@@ -121,6 +130,7 @@ export class Passkeys {
     const response = input.response as unknown as RegistrationResponseJSON;
     const taken = this.takeChallenge(response, "register");
     if (!taken || taken.user_id !== userId) throw new ValidationError("This passkey registration expired or was already used; start again", "response");
+    const { verifyRegistrationResponse } = await webauthn();
     let verification;
     try {
       verification = await verifyRegistrationResponse({ response, expectedChallenge: taken.challenge, expectedOrigin: rp.origins, expectedRPID: rp.rpId, requireUserVerification: false });
@@ -155,17 +165,30 @@ export class Passkeys {
     return toJson(row);
   }
 
+  /**
+   * A stable stand-in credential id for an email that has no passkey (or no account): the answer
+   * for such an email looks like one for an account with a passkey, so begin does not tell who
+   * has an account (DESIGN.md §7: sign-in failures are indistinguishable).
+   */
+  private decoyCredentialId(email: string): string {
+    const row = this.deps.db.query<{ value: string }, []>("SELECT value FROM instance WHERE key = 'webauthn_decoy_key'").get();
+    let key = row?.value;
+    if (!key) {
+      this.deps.db.query("INSERT OR IGNORE INTO instance (key, value) VALUES ('webauthn_decoy_key', ?)").run(randomBytes(32).toString("base64url"));
+      key = this.deps.db.query<{ value: string }, []>("SELECT value FROM instance WHERE key = 'webauthn_decoy_key'").get()!.value;
+    }
+    return createHmac("sha256", key).update(email.trim().toLowerCase()).digest().subarray(0, 16).toString("base64url");
+  }
+
   /** With an email: that account's passkeys are offered. Without: any discoverable passkey for this site (and the autofill UI). */
   async loginBegin(body: unknown): Promise<PublicKeyCredentialRequestOptionsJSON> {
     const rp = this.rp;
     const input = parseInput(passkeyLoginBeginInput, body ?? {});
     const user = input.email ? this.deps.users.byEmail(input.email) : null;
-    const options = await generateAuthenticationOptions({
-      rpID: rp.rpId,
-      userVerification: "preferred",
-      timeout: CHALLENGE_TTL_MS,
-      allowCredentials: user ? this.credentialsOf(user.id).map((c) => ({ id: c.credential_id, transports: JSON.parse(c.transports) as AuthenticatorTransport[] })) : [],
-    });
+    const own = user ? this.credentialsOf(user.id).map((c) => ({ id: c.credential_id, transports: JSON.parse(c.transports) as AuthenticatorTransport[] })) : [];
+    const allowCredentials = input.email && own.length === 0 ? [{ id: this.decoyCredentialId(input.email), transports: ["internal", "hybrid"] as AuthenticatorTransport[] }] : own;
+    const { generateAuthenticationOptions } = await webauthn();
+    const options = await generateAuthenticationOptions({ rpID: rp.rpId, userVerification: "preferred", timeout: CHALLENGE_TTL_MS, allowCredentials });
     this.storeChallenge(options.challenge, "login", user?.id ?? null);
     return options;
   }
@@ -182,6 +205,7 @@ export class Passkeys {
     if (taken.user_id !== null && taken.user_id !== cred.user_id) throw new UnauthorizedError(PASSKEY_FAILED);
     const handle = response.response.userHandle;
     if (handle && Buffer.from(handle, "base64url").toString("utf8") !== cred.user_id) throw new UnauthorizedError(PASSKEY_FAILED);
+    const { verifyAuthenticationResponse } = await webauthn();
     let verification;
     try {
       verification = await verifyAuthenticationResponse({

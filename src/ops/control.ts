@@ -87,6 +87,7 @@ export function startControlEndpoint(opts: {
   return {
     port: server.port!,
     hostname,
-    stop: () => void server.stop(true),
+    // Not forced: the answer to a stop request still in flight is delivered.
+    stop: () => void server.stop(false),
   };
 }

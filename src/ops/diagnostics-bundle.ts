@@ -22,9 +22,12 @@ const SCRUBS: Array<[RegExp, string]> = [
   [/\b(quire|svc)_live_[0-9A-Za-z]+/g, "[api key]"],
   [/\beyJ[0-9A-Za-z_-]+\.[0-9A-Za-z_-]+\.[0-9A-Za-z_-]*/g, "[jwt]"],
   [/\b(Bearer|Basic)\s+[^\s"',]+/gi, "$1 [redacted]"],
-  [/\$argon2(id|i|d)\$[^\s"',]+/g, "[password hash]"],
+  [/\$argon2(id|i|d)\$[^\s"']+/g, "[password hash]"],
   [/\b[0-9a-fA-F]{32,}\b/g, "[hex secret]"],
   [/\b[0-9A-Za-z+_-]{40,}={0,2}/g, "[long token]"],
+  // Base64 with slashes (salts, keys): a free-standing run of 32+ characters mixing digits, upper
+  // and lower case. Runs that continue a name or a path (after '-', '.', '_' or '/') are left alone.
+  [/(?<![A-Za-z0-9+/._-])(?=[A-Za-z0-9+/]*\d)(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*[a-z])[A-Za-z0-9+/]{32,}={0,2}/g, "[base64 secret]"],
   [/(\/\/)[^/\s:@"']+:[^/\s@"']*@/g, "$1[credentials]@"],
   [/([?&](?:token|key|secret|password|code|access_token|refresh_token)=)[^&\s"']+/gi, "$1[redacted]"],
   [/[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g, "[email]"],

@@ -4,6 +4,14 @@
  */
 import { METRICS_CONTENT_TYPE, type Metrics } from "./metrics.ts";
 
+/** METRICS_PORT could not be listened on (taken, or not allowed). */
+export class MetricsListenError extends Error {
+  constructor(port: number, cause: unknown) {
+    super(`METRICS_PORT ${port} could not listen on 127.0.0.1: ${(cause as Error)?.message ?? String(cause)}; choose another port`);
+    this.name = "MetricsListenError";
+  }
+}
+
 export function startMetricsListener(metrics: Metrics, port: number): { port: number; stop(): void } {
   const server = Bun.serve({
     hostname: "127.0.0.1",

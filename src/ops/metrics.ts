@@ -9,6 +9,8 @@
  * the sync outcomes. No label value ever comes from a raw path, a query, a header or a body, so
  * no URL, email or token can reach a scrape and 10,000 distinct URLs make no new series.
  */
+import { readdirSync, readFileSync } from "node:fs";
+
 export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 export const UNMATCHED_ROUTE = "unmatched";
@@ -104,6 +106,15 @@ export class Metrics {
     out.push(`process_heap_bytes ${mem.heapUsed}`);
     metric("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.");
     out.push(`process_start_time_seconds ${Math.round(this.startTime)}`);
+    const fds = openFds();
+    if (fds !== null) {
+      metric("process_open_fds", "gauge", "Number of open file descriptors.");
+      out.push(`process_open_fds ${fds}`);
+    }
+    if (MAX_FDS !== null) {
+      metric("process_max_fds", "gauge", "Maximum number of open file descriptors.");
+      out.push(`process_max_fds ${MAX_FDS}`);
+    }
 
     metric("quire_http_requests_total", "counter", "HTTP requests answered, by route template, method and status.");
     for (const [labels, n] of this.requests) out.push(`quire_http_requests_total{${labels}} ${n}`);
@@ -132,6 +143,25 @@ export class Metrics {
     return out.join("\n") + "\n";
   }
 }
+
+/** Open descriptors from /proc/self/fd (Linux); null elsewhere. */
+function openFds(): number | null {
+  try {
+    return readdirSync("/proc/self/fd").length;
+  } catch {
+    return null;
+  }
+}
+
+/** The soft limit on descriptors, read once (Linux). */
+const MAX_FDS: number | null = (() => {
+  try {
+    const m = /^Max open files\s+(\d+)/m.exec(readFileSync("/proc/self/limits", "utf8"));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+})();
 
 /** A gauge that cannot be read (database closing) is reported as NaN rather than failing the scrape. */
 function safe(read: () => number): string {

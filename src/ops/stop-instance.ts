@@ -6,6 +6,7 @@
  */
 import { lockHeld, probeInstance, signalTarget, lockHolder } from "./instance-probe.ts";
 import { controlStatus, requestStop } from "./control-client.ts";
+import type { RunState } from "./runstate.ts";
 
 export const STOP_WAIT_MS = 30_000;
 
@@ -21,6 +22,16 @@ async function released(dataDir: string, ms: number): Promise<boolean> {
     if (!lockHeld(dataDir)) return true;
     if (Date.now() >= until) return false;
     await Bun.sleep(50);
+  }
+}
+
+/** Sends the signal; a message when the system refused it (another user's process). */
+function signal(pid: number, sig: "SIGTERM" | "SIGKILL"): string | null {
+  try {
+    process.kill(pid, sig);
+    return null;
+  } catch (error) {
+    return `could not send ${sig} to pid ${pid} (${(error as NodeJS.ErrnoException).code ?? String(error)}); run quire stop as the user running the server`;
   }
 }
 
@@ -40,19 +51,31 @@ export async function stopInstance(dataDir: string, opts: { force?: boolean; wai
   if (asked.ok) {
     via = "control";
   } else {
-    // The control endpoint is unavailable: SIGTERM, but only to the positively identified holder.
+    // The control endpoint is unavailable. If the instance has meanwhile stopped answering (its
+    // answer to our request was lost while it began shutting down), a signal would only cut its
+    // drain short: wait for it instead. Otherwise SIGTERM — only to the positively identified holder.
+    const now = await probeInstance(dataDir, 1000);
+    if (now.state !== "confirmed" || now.runstate.instance_id !== state.instance_id) {
+      return finish(dataDir, state, "control", waitMs, opts.force === true);
+    }
     const status = await controlStatus(dataDir, state, 500);
     const pid = signalTarget(dataDir, probe, status.ok ? status.value.pid : undefined);
     if (pid === null) {
       return { result: "refused", message: `${asked.reason}, and pid ${state.pid} could not be verified as the lock's holder; nothing was signalled` };
     }
-    process.kill(pid, "SIGTERM");
+    const refused = signal(pid, "SIGTERM");
+    if (refused) return { result: "refused", message: refused };
     via = "sigterm";
   }
+  return finish(dataDir, state, via, waitMs, opts.force === true);
+}
+
+/** Waits for the lock to be released; after the full wait, with `force`, kills the verified holder. */
+async function finish(dataDir: string, state: RunState, via: "control" | "sigterm", waitMs: number, force: boolean): Promise<StopOutcome> {
   if (await released(dataDir, waitMs)) {
     return { result: "stopped", via, message: `stopped the instance on port ${state.port} (pid ${state.pid})` };
   }
-  if (!opts.force) {
+  if (!force) {
     return { result: "timeout", message: `the instance (pid ${state.pid}) did not stop within ${waitMs / 1000} s; run again with --force to kill it` };
   }
   // --force after the full wait: verify again right before the kill (the holder must not have changed).
@@ -64,7 +87,8 @@ export async function stopInstance(dataDir: string, opts: { force?: boolean; wai
   if (pid === null || pid !== state.pid) {
     return { result: "refused", message: `the instance did not stop within ${waitMs / 1000} s and pid ${state.pid} can no longer be verified; nothing was killed` };
   }
-  process.kill(pid, "SIGKILL");
+  const refused = signal(pid, "SIGKILL");
+  if (refused) return { result: "refused", message: refused };
   if (await released(dataDir, 5000)) {
     return { result: "stopped", via: "sigkill", message: `killed the instance (pid ${pid}) after ${waitMs / 1000} s` };
   }

@@ -108,7 +108,6 @@ export class SearchService {
   }
 
   /** Listens to the ledger and checks the indexes of live workspaces one at a time, off the request path. */
-
   start(): void {
     this.unsubscribe ??= this.deps.bus.onChange((change) => this.apply(change));
     const ids = this.deps.db

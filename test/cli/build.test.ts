@@ -10,6 +10,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { tempDir } from "../helpers/server.ts";
 import { REPO, runCli, startServe } from "./spawn.ts";
 import { buildWebApp } from "../../src/web/build-web.ts";
+import { writeVendorFiles } from "../../src/publish/site/vendor.ts";
 
 const out = tempDir("quire-build-");
 const binary = join(out, "quire");
@@ -54,13 +55,16 @@ test("the compiled binary carries version, commit and build date, and runs from 
   expect(Date.now() - built).toBeLessThan(10 * 60_000);
 });
 
-test("every file under assets/ is embedded, byte for byte in size", async () => {
-  const assetsDir = join(REPO, "assets");
-  const onDisk = readdirSync(assetsDir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name))
-    .map((p) => `  ${relative(assetsDir, p).split(sep).join("/")} ${statSync(p).size}`)
-    .sort();
+test("every file under assets/ and every vendor file of the published site is embedded, byte for byte in size", async () => {
+  const listing = (dir: string, prefix = "") =>
+    readdirSync(dir, { withFileTypes: true, recursive: true })
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name))
+      .map((p) => `  ${prefix}${relative(dir, p).split(sep).join("/")} ${statSync(p).size}`);
+  // The build adds the site's vendor files (bundled Mermaid, KaTeX's stylesheet and fonts) under site/.
+  const vendorDir = join(out, "vendor-expected");
+  await writeVendorFiles(vendorDir);
+  const onDisk = [...listing(join(REPO, "assets")), ...listing(vendorDir, "site/")].sort();
   expect(onDisk.length).toBeGreaterThan(0);
   const r = await runCli(["version", "--assets"], { cmd: [binary], cwd: out });
   expect(r.code).toBe(0);
@@ -134,7 +138,7 @@ test("dist/quire status, doctor, backup and stop work against its own serve (mar
     if (s.proc.exitCode === null) s.proc.kill("SIGKILL");
     rmSync(dataDir, { recursive: true, force: true });
   }
-});
+}, 60_000);
 
 describe("install.sh", () => {
   const sh = async (args: string[]) => {

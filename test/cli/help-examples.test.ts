@@ -14,10 +14,10 @@ test("each command's --help shows its examples (status, open, stop, doctor and b
     expect(r.stdout).toContain("Examples:");
     for (const example of EXAMPLES[name]!) expect(r.stdout).toContain(`  ${example}`);
   }
-});
+}, 60_000);
 
 test("version --json", async () => {
   const r = await runCli(["version", "--json"]);
   expect(r.code).toBe(0);
   expect(JSON.parse(r.stdout)).toEqual({ version: expect.stringMatching(/^v\d/), commit: expect.any(String), built: expect.any(String) });
-});
+}, 60_000);

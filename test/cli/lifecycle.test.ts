@@ -113,7 +113,7 @@ test("status, open and stop against a running server: confirmed, its URL, a grac
   const again = await runCli(["stop", "--data-dir", dir]);
   expect(again.code).toBe(0);
   expect(again.stdout).toContain("nothing is running");
-});
+}, 60_000);
 
 test("a stale run state whose pid now belongs to another program: not running, and that program is never signalled", async () => {
   const dir = dataDir();
@@ -130,7 +130,7 @@ test("a stale run state whose pid now belongs to another program: not running, a
   await Bun.sleep(100);
   expect(alive(other.pid)).toBe(true);
   expect(other.exitCode).toBeNull();
-});
+}, 60_000);
 
 test("a stale run state with a dead pid is not running", async () => {
   const dir = dataDir();
@@ -140,7 +140,7 @@ test("a stale run state with a dead pid is not running", async () => {
   fakeRunState(dir, gone.pid);
   expect((await runCli(["status", "--data-dir", dir])).code).toBe(3);
   expect((await runCli(["stop", "--data-dir", dir])).code).toBe(0);
-});
+}, 60_000);
 
 test("a lock held by something that is not the recorded server: identity unconfirmed, exit 1, nothing signalled", async () => {
   const dir = dataDir();
@@ -158,7 +158,7 @@ test("a lock held by something that is not the recorded server: identity unconfi
   await Bun.sleep(100);
   expect(alive(other.pid)).toBe(true);
   expect(holder.exitCode).toBeNull();
-});
+}, 60_000);
 
 test("without the control endpoint (token gone), stop sends SIGTERM to the verified lock holder", async () => {
   const dir = dataDir();
@@ -168,7 +168,7 @@ test("without the control endpoint (token gone), stop sends SIGTERM to the verif
   expect(stop.code).toBe(0);
   expect(JSON.parse(stop.stdout)).toMatchObject({ result: "stopped", via: "sigterm" });
   expect(await s.exited).toBe(0);
-});
+}, 60_000);
 
 /** A request whose body never finishes: the server's drain waits for it (up to 10 s). */
 async function hangingRequest(port: number) {
@@ -197,4 +197,4 @@ test("a server that does not stop in time: exit 1 without --force (still alive);
   expect(Date.now() - t0).toBeGreaterThanOrEqual(800);
   expect(await stuck.exited).not.toBe(0);
   hang2.end();
-});
+}, 60_000);

@@ -92,6 +92,17 @@ describe("GitHub", () => {
     expect(server.logs.some((l) => l.includes("bad_verification_code"))).toBe(true);
   });
 
+  test("a password locked by wrong guesses does not lock the GitHub sign-in out", async () => {
+    const u = await signUp(server.url, { email: `locked.${stamp}@example.test` });
+    github.signInAs(person({ email: `locked.${stamp}@example.test` }));
+    const attacker = new Client(server.url);
+    for (let i = 0; i < 5; i++) expect((await attacker.post("/api/auth/login", { email: u.email, password: `wrong ${i}` })).status).toBe(401);
+    expect((await attacker.post("/api/auth/login", { email: u.email, password: u.password })).status).toBe(401);
+    const c = new Client(server.url);
+    await claim(c, (await viaGitHub(c)).landing);
+    expect((await c.get("/api/auth/me")).body.user.id).toBe(u.id);
+  });
+
   test("link from the profile, list the methods, unlink; the last method cannot be removed", async () => {
     const u = await signUp(server.url, { email: `linker.${stamp}@example.test` });
     github.signInAs(person({ email: `someone-else.${stamp}@example.test` }));

@@ -33,16 +33,19 @@ export async function startIssuer(opts: { redirectUris: string[]; accounts: Reco
     env: { PATH: process.env.PATH ?? "", OIDC_TEST_SETUP: JSON.stringify(setup), NODE_ENV: "test" },
     cwd: join(import.meta.dir, "../.."),
     stdout: "pipe",
-    stderr: "inherit",
+    // Its start-up warnings (development adapter and screens, on purpose here) are noise in test output.
+    stderr: "pipe",
   });
   const reader = proc.stdout.getReader();
   let out = "";
   while (!out.includes("\n")) {
     const { value, done } = await reader.read();
-    if (done) throw new Error(`the OpenID provider exited before it was ready: ${out}`);
+    if (done) throw new Error(`the OpenID provider exited before it was ready: ${out}\n${await new Response(proc.stderr).text()}`);
     out += new TextDecoder().decode(value);
   }
   const { issuer } = JSON.parse(out.split("\n")[0]!) as { issuer: string };
+  // Keep reading its stderr so a chatty provider can never block on a full pipe.
+  void new Response(proc.stderr).text();
   return {
     issuer,
     clientId,

@@ -131,6 +131,16 @@ describe("the authorization-code flow", () => {
     expect(methods.body).toMatchObject({ password: true, passkeys: 0, providers: [{ id: "google", linked: true, email: ACCOUNTS.bob.email }] });
   });
 
+  test("linking from a profile: needs a session; an identity already linked to another account is refused", async () => {
+    errorOf(await browser().post("/api/auth/oidc/google", { link: true }), 401, "UNAUTHORIZED");
+    // alice's identity belongs to the account her first sign-in made; another person cannot take it.
+    const other = await signUp(server.url);
+    const { landing } = await signInVia(other.client, "alice", { link: true });
+    expect(landing.pathname).toBe("/account");
+    expect(landing.searchParams.get("oidc_error")).toBe("already_linked");
+    expect(server.services.identities.ofUser(other.id)).toEqual([]);
+  });
+
   test("an unverified email meeting an existing account is refused with a clear error; nothing is linked", async () => {
     const existing = await signUp(server.url, { email: ACCOUNTS.eve.email });
     const { landing } = await signInVia(browser(), "eve");

@@ -66,7 +66,7 @@ test("backups taken while another process keeps writing are whole: integrity ok,
   }
   expect(writer.exitCode).toBeNull(); // it was writing the whole time
   expect(readdirSync(join(d, "backups")).filter((n) => n.endsWith(".tmp"))).toEqual([]);
-});
+}, 60_000);
 
 test("retention prunes copies older than the window but never the newest; the schedule makes one a day", async () => {
   const d = dir();
@@ -85,7 +85,7 @@ test("retention prunes copies older than the window but never the newest; the sc
   expect(await schedule.runIfDue(now - 3600_000)).toBeNull(); // the newest is 23 hours old
   expect((await schedule.runIfDue(now))?.stamp).toBe("20261125T120000Z");
   expect(await schedule.runIfDue(now + 3600_000)).toBeNull();
-});
+}, 60_000);
 
 test("the server's scheduled copy is made by a child process (`quire backup`), never on the server's own thread", async () => {
   const d = dir();
@@ -100,7 +100,7 @@ test("the server's scheduled copy is made by a child process (`quire backup`), n
   copy.close();
   expect(await schedule.runIfDue()).toBeNull(); // one a day
   await schedule.stop();
-});
+}, 60_000);
 
 test("restore: `quire backup` beside a running server, a fresh data directory from it and the workspaces, a server on it", async () => {
   const src = dir();
@@ -136,7 +136,7 @@ test("restore: `quire backup` beside a running server, a fresh data directory fr
   expect(read.body).toMatchObject({ title: "Kept", content: "Restored body text\n" });
   restored.proc.kill("SIGTERM");
   expect(await restored.exited).toBe(0);
-});
+}, 60_000);
 
 test("quire backup without a database fails with exit 1 and makes nothing", async () => {
   const d = dir();
@@ -144,4 +144,4 @@ test("quire backup without a database fails with exit 1 and makes nothing", asyn
   expect(r.code).toBe(1);
   expect(r.stderr).toContain("no database to back up");
   expect(existsSync(join(d, "backups"))).toBe(false);
-});
+}, 60_000);

@@ -67,7 +67,7 @@ test("a healthy instance: the ten checks by name, in order, none failing; files 
   // Human output names every check too.
   const human = await runCli(["doctor", "--data-dir", dataDir]);
   for (const name of CHECK_NAMES) expect(human.stdout).toContain(name);
-});
+}, 60_000);
 
 test("a missing database and a corrupt one fail (exit 1); so does a corrupt analytics.db", async () => {
   const empty = dir();
@@ -91,7 +91,7 @@ test("a missing database and a corrupt one fail (exit 1); so does a corrupt anal
   expect(corrupt.code).toBe(1);
   expect(corrupt.by.database!.status).toBe("fail");
   expect(corrupt.by.database!.hint).toContain("backup");
-});
+}, 60_000);
 
 test("without git on PATH the git check warns (exit 0); a deleted workspace folder fails (exit 1)", async () => {
   const { dataDir, wsId } = await initialised();
@@ -104,7 +104,7 @@ test("without git on PATH the git check warns (exit 0); a deleted workspace fold
   const gone = await doctor(dataDir);
   expect(gone.code).toBe(1);
   expect(gone.by.workspace_dirs).toMatchObject({ status: "fail", message: expect.stringContaining("docs") });
-});
+}, 60_000);
 
 test("beside a running server, doctor reads only; --bundle holds no page content, hash, token, key, pepper or private key", async () => {
   const dataDir = dir();
@@ -155,4 +155,26 @@ test("beside a running server, doctor reads only; --bundle holds no page content
   expect(all).toContain("[api key]");
   s.proc.kill("SIGTERM");
   expect(await s.exited).toBe(0);
-});
+}, 60_000);
+
+test("scrub removes every shape of secret and keeps paths and ids readable", async () => {
+  const { scrub } = await import("../../src/ops/diagnostics-bundle.ts");
+  const secrets = [
+    "$argon2id$v=19$m=65536,t=3,p=2$lPhmX25COmr1TE9Lx/qrUw$eiKw6fJQkrNL6X/2EGz2/YUU5yrbLMLxqFE4IwjYcTk",
+    "quire_live_4f9XbQ2kLm8Zt1Rv7Yc3Hn6Ws0Pa5Ue2Dg9Jk",
+    "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIwMUgifQ.c2lnbmF0dXJlLXBhcnQ",
+    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcw\nggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----",
+    "ada@example.com",
+    "https://user:hunter2@git.example.com/repo.git",
+    "/api/share?token=abc123",
+  ];
+  for (const secret of secrets) {
+    const out = scrub(`before ${secret} after`);
+    expect(out).toStartWith("before ");
+    expect(out).toEndWith(" after");
+    expect(out).not.toContain(secret.includes("hunter2") ? "hunter2" : secret.includes("abc123") ? "abc123" : secret);
+  }
+  const path = "/tmp/quire-doctor-vG2s43/workspaces/01M8ACJS5Q9WDCPGE5TRHM4MJN/docs";
+  expect(scrub(path)).toBe(path);
+}, 60_000);

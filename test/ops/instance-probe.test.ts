@@ -36,4 +36,4 @@ test("lockHolder names the process holding the data directory's lock, and nothin
   const mine = tryLock(d)!;
   expect(lockHolder(d)).toBe(process.pid);
   mine.release();
-});
+}, 60_000);

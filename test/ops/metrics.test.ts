@@ -4,7 +4,10 @@
  * route labels are templates, so 10,000 distinct URLs add no series and no URL reaches a scrape.
  */
 import { afterAll, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { rmSync } from "node:fs";
+import { startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
+import { runCli } from "../cli/spawn.ts";
+import { isLocked } from "../../src/ops/instance-lock.ts";
 import { registerUser } from "../helpers/factories.ts";
 import { Client } from "../helpers/client.ts";
 import { remoteWorkspace } from "../git/support.ts";
@@ -73,7 +76,7 @@ test("FF_METRICS: only a platform owner's admin or admin:read key scrapes the ma
   expect(text).not.toContain(owner.email);
   expect(text).not.toContain(owner.workspaceId);
   expect(text).not.toContain("quire_live_");
-});
+}, 60_000);
 
 test("without FF_METRICS the path is a 404 (not the web app), and METRICS_PORT serves it on 127.0.0.1 only, unauthenticated, instead", async () => {
   const off = await server();
@@ -92,7 +95,7 @@ test("without FF_METRICS the path is a 404 (not the web app), and METRICS_PORT s
   await expect(fetch(`http://127.0.0.2:${s.metricsPort}/metrics`, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
   // SPEC: the listener serves it instead of the main port.
   expect((await fetch(`${base(s)}/metrics`)).status).toBe(404);
-});
+}, 60_000);
 
 test("10,000 distinct URLs: bounded series, no raw path, email or token in any label (the scrape's cost is measured in bench/ops.ts)", async () => {
   const s = await server({ METRICS_PORT: "0" });
@@ -116,7 +119,11 @@ test("10,000 distinct URLs: bounded series, no raw path, email or token in any l
         const i = next++;
         const path = paths(i);
         // One client address per 400 requests keeps each under the anonymous per-IP floor.
-        const res = await fetch(`${base(s)}${path}`, { headers: { "x-forwarded-for": `10.9.${i >> 16}.${Math.floor(i / 400) & 255}` } });
+        // Every eighth request is a POST: no route takes POST at these paths (the `unmatched` label).
+        const res = await fetch(`${base(s)}${path}`, {
+          method: i % 8 === 7 ? "POST" : "GET",
+          headers: { "x-forwarded-for": `10.9.${i >> 16}.${Math.floor(i / 400) & 255}` },
+        });
         await res.arrayBuffer();
       }
     }),
@@ -130,10 +137,11 @@ test("10,000 distinct URLs: bounded series, no raw path, email or token in any l
   expect(text).not.toContain("quire_live_");
   expect(text).toContain('route="/api/v1/content/:workspace/*"');
   expect(text).toContain('route="/*"');
+  expect(text).toContain('route="unmatched",method="POST",status="404"');
   const total = [...text.matchAll(/^quire_http_requests_total\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
   expect(total).toBeGreaterThanOrEqual(N);
 
-});
+}, 60_000);
 
 test("git syncs are counted by result, and open WebSockets are a gauge", async () => {
   const rw = await remoteWorkspace("metrics-sync");
@@ -149,4 +157,18 @@ test("git syncs are counted by result, and open WebSockets are a gauge", async (
   } finally {
     await rw.close();
   }
-});
+}, 60_000);
+
+test("serve with a METRICS_PORT already taken refuses to start (exit 1), naming METRICS_PORT, and releases the data directory", async () => {
+  const taken = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("other") });
+  const dataDir = tempDir("quire-metrics-port-");
+  try {
+    const r = await runCli(["serve", "--port", "0", "--data-dir", dataDir], { env: { METRICS_PORT: String(taken.port) } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`quire: METRICS_PORT ${taken.port} could not listen on 127.0.0.1`);
+    expect(isLocked(dataDir)).toBe(false);
+  } finally {
+    taken.stop(true);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 60_000);

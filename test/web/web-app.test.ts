@@ -69,11 +69,15 @@ test("hashed assets are cached for a year, typed, and gzipped when asked", async
 
 test("API, WebSocket and site paths never fall back to the app", async () => {
   const c = new Client(server.url);
-  for (const path of ["/api/nope", "/api/v9/whatever/deep", "/api", "/ws", "/p/unknown-site/page"]) {
+  for (const path of ["/api/nope", "/api/v9/whatever/deep", "/api", "/ws"]) {
     const r = await c.get(path);
     expect(r.headers.get("content-type") ?? "").not.toContain("text/html");
     expect(r.text).not.toContain('id="root"');
   }
+  // A site that does not exist is the published site's own 404 page for readers, never the app.
+  const site = await c.get("/p/unknown-site/page");
+  expect(site.status).toBe(404);
+  expect(site.text).not.toContain('id="root"');
   const r = await c.get("/api/nope");
   expect(r.status).toBe(404);
   expect(r.body).toMatchObject({ error: "NOT_FOUND" });

@@ -113,6 +113,7 @@ export function SignInMethods() {
   const fail = (err: unknown) => setError(messageOf(err));
   const changed = () => {
     setError(null);
+    setNotice(null);
     load().catch(fail);
     void reloadUser();
   };
@@ -184,8 +185,8 @@ export function SignInMethods() {
             onClick={() =>
               registerPasskey().then(
                 (record) => {
-                  setNotice(`Passkey "${record.name}" added.`);
                   changed();
+                  setNotice(`Passkey "${record.name}" added.`);
                 },
                 (err: unknown) => setError(err instanceof Error && err.name === "NotAllowedError" ? "No passkey was created." : messageOf(err)),
               )
