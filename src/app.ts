@@ -24,6 +24,7 @@ import { uploadRoutes } from "./http/routes/uploads.ts";
 import { gitWebhookRoutes } from "./http/routes/git-webhook.ts";
 import { gitSyncRoutes } from "./http/routes/git-sync.ts";
 import { conflictRoutes } from "./http/routes/conflicts.ts";
+import { opsApiRoutes } from "./http/routes/ops-api.ts";
 import { metricsRoutes } from "./http/routes/metrics.ts";
 import { qualityRoutes } from "./http/routes/quality.ts";
 import { exportRoutes } from "./http/routes/export.ts";
@@ -55,6 +56,22 @@ export function createApp(services: Services) {
     .use(oidcRoutes(services))
     .use(signInMethodRoutes(services))
     .use(passkeyRoutes(services))
+    .use(workspaceApiRoutes(services))
+    .use(opsApiRoutes(services))
+    .use(metricsRoutes(services))
+    .use(qualityRoutes(services))
+    .use(exportRoutes(services))
+    .use(siteAdminRoutes(services))
+    .use(webAppRoutes(services));
+}
+
+/**
+ * The routes of a workspace's content and people, as one plugin: one chain of every route plugin
+ * in createApp exceeds TypeScript's instantiation depth. Order is kept (these come after sign-in
+ * and before the operations routes and the app's catch-all).
+ */
+function workspaceApiRoutes(services: Services) {
+  return new Elysia({ name: "quire-workspace-api" })
     .use(searchRoutes(services))
     .use(uploadRoutes(services))
     .use(contentRoutes(services))
@@ -72,12 +89,7 @@ export function createApp(services: Services) {
     .use(shareLinkRoutes(services))
     .use(gitWebhookRoutes(services))
     .use(gitSyncRoutes(services))
-    .use(conflictRoutes(services))
-    .use(metricsRoutes(services))
-    .use(qualityRoutes(services))
-    .use(exportRoutes(services))
-    .use(siteAdminRoutes(services))
-    .use(webAppRoutes(services));
+    .use(conflictRoutes(services));
 }
 
 export type App = ReturnType<typeof createApp>;

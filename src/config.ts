@@ -55,6 +55,10 @@ export interface Config {
   git: { sshKeyPath?: string; sshKnownHosts?: string; allowPrivate: boolean };
   /** Watch workspace folders and reconcile changes made outside Quire (QUIRE_WATCH_FILES). */
   watchFiles: boolean;
+  /** Outbound webhook URLs may lead to private, loopback or link-local addresses (WEBHOOK_ALLOWLIST_PRIVATE). */
+  webhookAllowPrivate: boolean;
+  /** Cloud: the payment provider's webhook signing secret (STRIPE_WEBHOOK_SECRET); without it every event is refused. */
+  stripeWebhookSecret?: string;
   /** Prometheus metrics: /metrics on the main port for platform owners (FF_METRICS), or an unauthenticated 127.0.0.1 listener (METRICS_PORT) instead. */
   metrics: { enabled: boolean; port?: number };
   /** Daily online copies of quire.db and analytics.db into {DATA_DIR}/backups (BACKUP_ENABLED, BACKUP_RETENTION_DAYS). */
@@ -212,6 +216,8 @@ export function loadConfig(env: Env = process.env): Config {
     edition: oneOf("QUIRE_EDITION", ["community", "cloud"] as const, "community"),
     git,
     watchFiles: bool("QUIRE_WATCH_FILES", true),
+    webhookAllowPrivate: bool("WEBHOOK_ALLOWLIST_PRIVATE", false),
+    ...(read("STRIPE_WEBHOOK_SECRET") ? { stripeWebhookSecret: read("STRIPE_WEBHOOK_SECRET") } : {}),
     metrics: {
       enabled: bool("FF_METRICS", false),
       ...(read("METRICS_PORT") !== undefined ? { port: int("METRICS_PORT", 0, 0, 65535) } : {}),

@@ -43,6 +43,12 @@ import { GitSync } from "./git/sync-service.ts";
 import { ConflictService } from "./git/conflict-service.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { Maintenance } from "./ops/maintenance.ts";
+import { openAnalyticsDb } from "./ops/analytics-db.ts";
+import { Analytics, consentOf, isAutomated } from "./ops/analytics.ts";
+import { Plans } from "./ops/plans.ts";
+import { Billing } from "./ops/billing.ts";
+import { OutboundWebhooks } from "./ops/outbound-webhooks.ts";
+import { Onboarding } from "./identity/onboarding.ts";
 import { Metrics } from "./ops/metrics.ts";
 import { BackupScheduler } from "./ops/backup.ts";
 import { QualityService } from "./publish/quality/quality-service.ts";
@@ -106,6 +112,16 @@ export interface Services extends AccessServices {
   passkeys: Passkeys;
   /** Hourly purge of expired sessions, reset links, invitations and old mail. */
   maintenance: Maintenance;
+  /** Page views and search queries, in analytics.db (daily aggregates, bounded). */
+  analytics: Analytics;
+  /** The edition's plans and limits (Cloud); no limits in Community. */
+  plans: Plans;
+  /** Billing and the other Cloud-only routes (404 in Community). */
+  billing: Billing;
+  /** Outbound webhook definitions (delivery is not active). */
+  outboundWebhooks: OutboundWebhooks;
+  /** Each person's first-run checklist. */
+  onboarding: Onboarding;
   /** Prometheus counters and gauges (/metrics); fed by the HTTP core, search and git sync. */
   metrics: Metrics;
   /** The daily backup (BACKUP_ENABLED); null when off. */
@@ -209,8 +225,31 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     emailOutboxPending: () => pendingMail.get()?.n ?? 0,
     wsConnections: () => realtime.connectionCount,
   });
+  const plans = new Plans({ db, edition: config.edition });
+  access.invitations.beforeInvite.push(({ orgId, role, emailNormalized }) => plans.requireSeatFor(orgId, role, emailNormalized));
+  access.members.beforeRole.push(({ orgId, role, userId }) => plans.requireSeatForUser(orgId, role, userId));
+  const analyticsDb = openAnalyticsDb(join(dataDir, "analytics.db"));
+  const analytics = new Analytics({ db: analyticsDb, workspaces, permissions, plans, log, baseUrl: config.baseUrl });
+  analytics.start();
+  search.searchedHooks.push((s) => analytics.recordSearch({ ...s, source: "app" }));
+  // A deleted workspace's figures go with it (there is no undelete of a workspace).
+  access.workspaceService.deletedHooks.push((ws) => analytics.forgetWorkspace(ws.id));
   const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions, workspaceSettings: access.workspaceSettings });
   const siteServer = new SiteServer({ site, search, uploads, config, log });
+  // Published sites' page views and searches go to analytics; a visitor is counted (a salted,
+  // daily hash) only with the consent cookie and no opt-out signal.
+  siteServer.viewedHooks.push((v) => {
+    if (isAutomated(v.headers.get("user-agent"))) return;
+    const consent = consentOf(v.headers);
+    analytics.recordPageView({
+      workspaceId: v.workspaceId,
+      path: v.path,
+      referrer: v.headers.get("referer"),
+      consent,
+      ...(consent && v.ip ? { client: { ip: v.ip, userAgent: v.headers.get("user-agent") ?? "" } } : {}),
+    });
+  });
+  siteServer.searchedHooks.push((s) => analytics.recordSearch({ ...s, source: "site" }));
   const exporter = new ExportService({
     permissions,
     exporter: new SiteExporter({ ledger, site: siteSourceOf(site, workspaces) }),
@@ -263,7 +302,12 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     exporter,
     site,
     siteServer,
-    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop(), () => backups?.stop(), () => exporter.close()],
+    analytics,
+    plans,
+    billing: new Billing({ db, plans, permissions, ...(config.stripeWebhookSecret ? { webhookSecret: config.stripeWebhookSecret } : {}) }),
+    outboundWebhooks: new OutboundWebhooks({ db, permissions, allowPrivate: config.webhookAllowPrivate }),
+    onboarding: new Onboarding(db),
+    closers: [() => analyticsDb.close(), () => analytics.stop(), () => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop(), () => backups?.stop(), () => exporter.close()],
   };
 }
 

@@ -62,6 +62,12 @@ export class Invitations {
     private readonly deps: { db: Db; permissions: Permissions; email: EmailOutbox; baseUrl: string },
   ) {}
 
+  /**
+   * Checks run inside the invitation's transaction before it is stored (the Cloud edition's seat
+   * limit); a check that throws refuses the invitation and nothing is written.
+   */
+  readonly beforeInvite: Array<(invite: { orgId: string; role: WorkspaceRole; emailNormalized: string }) => void> = [];
+
   create(principal: Principal, ref: string, body: unknown): InvitationJson {
     const { db, permissions, email, baseUrl } = this.deps;
     const { workspace } = permissions.require(principal, workspaceRef(ref), "admin");
@@ -82,6 +88,7 @@ export class Invitations {
           field: "email",
         });
       }
+      for (const check of this.beforeInvite) check({ orgId: workspace.org_id, role: input.role, emailNormalized });
       // A new invitation to the same address replaces the pending one (a resend).
       db.query("UPDATE invitations SET status = 'revoked' WHERE workspace_id = ? AND email_normalized = ? AND status = 'pending'").run(
         workspace.id,

@@ -89,6 +89,17 @@ export class Members {
     return pageOf(rows, q.limit, (r) => [r.joined_at, r.user_id], toJson);
   }
 
+  /**
+   * Checks run before someone is given a role (the Cloud edition's seat limit for editors and
+   * admins), inside the change's transaction; one that throws refuses the change.
+   */
+  readonly beforeRole: Array<(change: { orgId: string; userId: string; role: WorkspaceRole }) => void> = [];
+
+  /** Runs the `beforeRole` checks; call inside the transaction that gives the role. */
+  checkRole(orgId: string, userId: string, role: WorkspaceRole): void {
+    for (const check of this.beforeRole) check({ orgId, userId, role });
+  }
+
   setRole(principal: Principal, ref: string, userId: string, body: unknown): MemberJson {
     const { db, permissions } = this.deps;
     const { workspace } = permissions.require(principal, workspaceRef(ref), "admin");
@@ -99,6 +110,7 @@ export class Members {
       if (permissions.isSuperAdminOf(userId, workspace.org_id)) throw superAdminUntouchable();
       if (current.role === role) return { row: current, changed: false };
       if (current.role === "admin" && this.adminCount(workspace.id) <= 1) throw lastAdmin("demoted");
+      this.checkRole(workspace.org_id, userId, role);
       db.query("UPDATE workspace_members SET role = ? WHERE workspace_id = ? AND user_id = ?").run(role, workspace.id, userId);
       return { row: { ...current, role }, changed: true };
     })();

@@ -133,6 +133,7 @@ export class ShareLinks {
       // Joining again never downgrades, and someone already at this level spends no use.
       const current = permissions.roleIn(principal.userId, workspace);
       if (current !== null && atLeast(current, row.role)) return { role: current, change: null };
+      members.checkRole(workspace.org_id, principal.userId, row.role);
       const spent = db
         .query("UPDATE share_links SET uses = uses + 1 WHERE id = ? AND (max_uses IS NULL OR uses < max_uses)")
         .run(row.id).changes;

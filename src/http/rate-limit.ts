@@ -61,7 +61,14 @@ export const RATE_RULES: RateRule[] = [
     matches: (m, p) => isRead(m) && /^\/api\/v1\/workspaces\/[^/]+\/search\/?$/.test(p),
   },
   { name: "git_webhook", limit: 30, windowSec: 60, keyBy: "ip", matches: (m, p) => m === "POST" && p.startsWith("/api/git/webhook/") },
-  { name: "published", limit: 600, windowSec: 60, keyBy: "ip", matches: (_m, p) => p === "/p" || p.startsWith("/p/") },
+  // A site visitor's consent answer is part of reading the published site, and shares its allowance.
+  {
+    name: "published",
+    limit: 600,
+    windowSec: 60,
+    keyBy: "ip",
+    matches: (_m, p) => p === "/p" || p.startsWith("/p/") || p === "/api/analytics/consent",
+  },
   // A personal data export is each person's own right: one member's export must not deny another's
   // for a day, so it is counted per user; the organization export is counted per organization.
   { name: "data_export", limit: 1, windowSec: 86400, keyBy: "user", matches: (m, p) => isRead(m) && p === "/api/v1/users/me/export" },

@@ -38,6 +38,23 @@ export interface SiteRequest {
   origin: string;
   /** The request's own URL path (for `/login?next=`). */
   fullPath: string;
+  /** The client's address (for the day's salted visitor hash, with consent only; never stored). */
+  ip?: string;
+}
+
+/** A page served to a reader (a 200 or a 304 of a GET), for analytics. */
+export interface SiteView {
+  workspaceId: string;
+  path: string;
+  headers: Headers;
+  ip: string | undefined;
+}
+
+/** A site search, for analytics. */
+export interface SiteSearch {
+  workspaceId: string;
+  query: string;
+  results: number;
 }
 
 export interface SiteAnswer {
@@ -83,6 +100,9 @@ interface CachedDoc {
 export class SiteServer {
   private readonly docs = new WeakMap<SiteModel, Map<string, CachedDoc>>();
   private assetVersion: Promise<string> | undefined;
+  /** Called for each page view and each site search (analytics counts them); never allowed to fail a request. */
+  readonly viewedHooks: Array<(view: SiteView) => void> = [];
+  readonly searchedHooks: Array<(search: SiteSearch) => void> = [];
 
   constructor(
     private readonly deps: { site: SiteService; search: SearchService; uploads: Uploads; config: Config; log: Logger },
@@ -178,7 +198,13 @@ export class SiteServer {
       "referrer-policy": "strict-origin-when-cross-origin",
       vary: "Accept, Cookie, Authorization",
     };
-    if (matches(req.headers.get("if-none-match"), doc.etag)) return { status: 304, headers, body: null };
+    if (req.method === "GET") this.notify(this.viewedHooks, { workspaceId: ws.id, path: `/${page.path}`, headers: req.headers, ip: req.ip });
+    if (matches(req.headers.get("if-none-match"), doc.etag)) {
+      // A 304's headers replace the cached ones, and the cached body carries the nonce of the
+      // response that delivered it: a new policy here would block every script of that body.
+      const { "content-security-policy": _csp, ...kept } = headers;
+      return { status: 304, headers: kept, body: null };
+    }
     return { status: 200, headers, body: req.method === "HEAD" ? null : doc.parts.join(nonce) };
   }
 
@@ -241,7 +267,18 @@ export class SiteServer {
         if (items.length >= limit) break;
       }
     }
+    if (q.trim() !== "") this.notify(this.searchedHooks, { workspaceId: ws.id, query: q, results: items.length });
     return { status: 200, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "private, no-store" }, body: safeJson({ items }) };
+  }
+
+  private notify<T>(hooks: Array<(event: T) => void>, event: T): void {
+    for (const hook of hooks) {
+      try {
+        hook(event);
+      } catch (error) {
+        this.deps.log.warn("site: a listener failed", { error: String(error) });
+      }
+    }
   }
 
   private async asset(name: string, req: SiteRequest): Promise<SiteAnswer> {

@@ -83,7 +83,10 @@ export class SearchService {
   private readonly batchMs: number;
   private unsubscribe: (() => void) | null = null;
   private warmTimer: ReturnType<typeof setTimeout> | null = null;
-  /** Called after each search a person makes through the app (analytics counts the query and whether it found anything). */
+  /**
+   * Called after each search a person makes through the app (analytics counts the query and
+   * whether it found anything; metrics count searches); a hook must not throw.
+   */
   readonly searchedHooks: Array<(search: { workspaceId: string; query: string; results: number }) => void> = [];
 
   constructor(

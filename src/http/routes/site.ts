@@ -33,6 +33,7 @@ export function siteRoutes(services: Services) {
       prefix,
       origin,
       fullPath: routerPath(url),
+      ip: requestState(req)?.ip,
     };
   };
 

@@ -28,6 +28,10 @@ const AccountScreen = lazy(() => import("./AccountScreen.tsx"));
 const SearchDialog = lazy(() => import("./SearchDialog.tsx"));
 const SettingsScreen = lazy(() => import("../settings/SettingsScreen.tsx"));
 const ActivityScreen = lazy(() => import("./ActivityScreen.tsx"));
+const AnalyticsScreen = lazy(() => import("./AnalyticsScreen.tsx"));
+
+/** Analytics is for the people who write: editors and above (the API says the same). */
+const readsAnalytics = (w: Workspace) => w.role === "editor" || w.role === "admin" || w.role === "super_admin";
 const QualityScreen = lazy(() => import("./QualityScreen.tsx"));
 
 function ThemeSwitch() {
@@ -118,6 +122,7 @@ function ShellFrame() {
   const pagePath = match?.[2] ? match[2].split("/").map(decodeURIComponent).join("/") : undefined;
   const settings = /^\/w\/[^/]+\/settings(?:\/([^/]+))?$/.exec(path);
   const activity = /^\/w\/[^/]+\/activity$/.test(path);
+  const analytics = /^\/w\/[^/]+\/analytics$/.test(path);
   const quality = /^\/w\/[^/]+\/quality$/.test(path);
   const [creatingWs, setCreatingWs] = useState(false);
   const superAdmin = !!workspaces?.some((w) => w.role === "super_admin");
@@ -192,6 +197,7 @@ function ShellFrame() {
     );
   else if (!workspace) main = <Spinner />;
   else if (activity) main = <ActivityScreen workspace={workspace} page={query.get("page")} />;
+  else if (analytics) main = <AnalyticsScreen workspace={workspace} />;
   else if (quality) main = <QualityScreen workspace={workspace} />;
   else if (settings) main = <SettingsScreen workspace={workspace} tab={settings[1]} onWorkspaceChanged={reloadWorkspaces} />;
   else if (pagePath) main = (
@@ -290,6 +296,11 @@ function ShellFrame() {
             <a href={`/w/${encodeURIComponent(workspace.slug)}/activity`} onClick={linkClick} aria-current={activity ? "page" : undefined}>
               Activity
             </a>
+            {readsAnalytics(workspace) && (
+              <a href={`/w/${encodeURIComponent(workspace.slug)}/analytics`} onClick={linkClick} aria-current={analytics ? "page" : undefined}>
+                Analytics
+              </a>
+            )}
             <a href={`/w/${encodeURIComponent(workspace.slug)}/quality`} onClick={linkClick} aria-current={quality ? "page" : undefined}>
               Quality
             </a>

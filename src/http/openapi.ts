@@ -1,0 +1,326 @@
+/**
+ * The OpenAPI 3.1 document of every /api route, generated from the zod schemas the routes (or the
+ * services they call) validate with: one schema per input, written once (DESIGN.md §3), turned
+ * into JSON Schema 2020-12 with `z.toJSONSchema` (input side: what a client sends).
+ *
+ * API_ROUTES is the route table, keyed "METHOD /path" exactly as the router registers it (`:name`
+ * parameters, `*` for a page path; a trailing slash is ignored). A new /api route is one line
+ * here; test/http/openapi.test.ts walks the app's registered routes and names every one missing.
+ */
+import { z } from "zod";
+import {
+  registerInput,
+  loginInput,
+  refreshInput,
+  forgotPasswordInput,
+  resetPasswordInput,
+  oidcStartInput,
+  oidcClaimInput,
+  oidcProviderParams,
+  oidcCallbackQuery,
+  setPasswordInput,
+  passkeyRegisterFinishInput,
+  passkeyLoginBeginInput,
+  passkeyLoginFinishInput,
+  passkeyRenameInput,
+} from "../identity/schemas.ts";
+import { createApiKeyInput } from "../identity/api-keys.ts";
+import { changePasswordInput } from "../identity/password-change.ts";
+import { updateOnboardingInput } from "../identity/onboarding-schemas.ts";
+import { searchQuery } from "../search/schemas.ts";
+import { createPageInput, updatePageInput, movePageInput, moveAliasInput, reorderInput } from "../content/schemas.ts";
+import { createCommentInput, updateCommentInput, listCommentsQuery } from "../collab/comment-schemas.ts";
+import { activityQuery, pageActivityQuery } from "../collab/activity.ts";
+import { viewingInput } from "../realtime/page-viewing.ts";
+import { createWorkspaceInput, updateSettingsInput } from "../workspaces/workspace-schemas.ts";
+import { listQuery } from "../access/pagination.ts";
+import { setMemberRoleInput, createInvitationInput, invitationListQuery, acceptInvitationInput, createShareLinkInput } from "../access/schemas.ts";
+import { resolveConflictInput } from "../git/schemas.ts";
+import { analyticsQuery, consentInput } from "../ops/analytics-schemas.ts";
+import { createWebhookInput, updateWebhookInput } from "../ops/webhook-schemas.ts";
+import { checkoutInput, stripeEvent } from "../ops/billing-schemas.ts";
+import { createVersionInput, setCustomDomainInput, qualityQuery, exportInput, exportDownloadParams } from "../publish/schemas.ts";
+
+type Auth = "bearer" | "public" | "webhook-signature" | "ws-cookie";
+
+export interface RouteDoc {
+  summary: string;
+  tag: string;
+  /** Who may call it: bearer (access token or API key, the default), public, or a signed payload. */
+  auth?: Auth;
+  body?: z.ZodType;
+  /** Request body media type when not JSON. */
+  bodyType?: "multipart/form-data" | "application/octet-stream";
+  query?: z.ZodType;
+  /** Path parameters' schema, when the route validates them (otherwise each is a string). */
+  params?: z.ZodType;
+  /** Success status (200 unless said). */
+  status?: number;
+  /** Success media type when not JSON. */
+  produces?: string;
+  /** Cloud edition only: 404 NOT_FOUND in Community. */
+  cloud?: boolean;
+}
+
+const any = z.looseObject({});
+const pushPayload = z.looseObject({}).describe("The hosting provider's push event, as it sends it (GitHub, GitLab or Bitbucket)");
+const uploadForm = z.object({ file: z.string().describe("The file (binary)") });
+
+/** Every /api route. Keys: the method and the path as registered with the router. */
+export const API_ROUTES: Record<string, RouteDoc> = {
+  // Infrastructure
+  "GET /api/health": { summary: "Liveness, version and instance id", tag: "infrastructure", auth: "public" },
+  "GET /api/ready": { summary: "Readiness checks (503 when not ready)", tag: "infrastructure", auth: "public" },
+  "GET /api/openapi.json": { summary: "This document", tag: "infrastructure", auth: "public" },
+  "POST /api/git/webhook/:workspace_id": { summary: "Inbound git push webhook (signature or token per provider)", tag: "git", auth: "webhook-signature", body: pushPayload, status: 202 },
+  // Auth
+  "POST /api/auth/register": { summary: "Register (creates the user's organization and a starter workspace)", tag: "auth", auth: "public", body: registerInput, status: 201 },
+  "POST /api/auth/login": { summary: "Sign in with email and password", tag: "auth", auth: "public", body: loginInput },
+  "POST /api/auth/refresh": { summary: "Rotate the refresh token (body or cookie)", tag: "auth", auth: "public", body: refreshInput },
+  "POST /api/auth/logout": { summary: "Revoke all of the user's sessions", tag: "auth", status: 204 },
+  "GET /api/auth/me": { summary: "The current user", tag: "auth" },
+  "GET /api/auth/sessions": { summary: "The user's active sessions", tag: "auth" },
+  "POST /api/auth/ws-token": { summary: "Set the WebSocket cookie", tag: "auth", status: 204 },
+  "POST /api/auth/forgot-password": { summary: "Send a reset link (same answer for every address)", tag: "auth", auth: "public", body: forgotPasswordInput },
+  "POST /api/auth/reset-password": { summary: "Set a new password with a reset token", tag: "auth", auth: "public", body: resetPasswordInput },
+  "POST /api/auth/change-password": { summary: "Change the password (signed-in session)", tag: "auth", body: changePasswordInput },
+  "GET /api/auth/config": { summary: "What the sign-in screen needs (sign-up, email, providers)", tag: "auth", auth: "public" },
+  "GET /api/auth/providers": { summary: "External sign-in providers that are set up", tag: "auth", auth: "public" },
+  "POST /api/auth/oidc/:provider": { summary: "Start external sign-in (or linking, signed in): the provider's URL", tag: "auth", auth: "public", params: oidcProviderParams, body: oidcStartInput },
+  "GET /api/auth/oidc/:provider/callback": { summary: "The provider's redirect back (verifies everything, redirects to the app)", tag: "auth", auth: "public", params: oidcProviderParams, query: oidcCallbackQuery, status: 302 },
+  "POST /api/auth/oidc/claim": { summary: "Trade the one-time claim code for the token pair", tag: "auth", auth: "public", body: oidcClaimInput },
+  "DELETE /api/auth/oidc/:provider": { summary: "Unlink an external sign-in (not the last method)", tag: "auth", params: oidcProviderParams, status: 204 },
+  "GET /api/auth/methods": { summary: "The caller's sign-in methods", tag: "auth" },
+  "POST /api/auth/password": { summary: "Add a password to an account without one", tag: "auth", body: setPasswordInput, status: 204 },
+  "DELETE /api/auth/password": { summary: "Remove the password (not the last method)", tag: "auth", status: 204 },
+  "POST /api/auth/webauthn/register/begin": { summary: "Passkey registration options", tag: "auth" },
+  "POST /api/auth/webauthn/register/finish": { summary: "Store a new passkey", tag: "auth", body: passkeyRegisterFinishInput, status: 201 },
+  "POST /api/auth/webauthn/login/begin": { summary: "Passkey sign-in options", tag: "auth", auth: "public", body: passkeyLoginBeginInput },
+  "POST /api/auth/webauthn/login/finish": { summary: "Sign in with a passkey: the token pair", tag: "auth", auth: "public", body: passkeyLoginFinishInput },
+  "GET /api/auth/webauthn/credentials": { summary: "The caller's passkeys", tag: "auth" },
+  "PATCH /api/auth/webauthn/credentials/:id": { summary: "Rename a passkey", tag: "auth", body: passkeyRenameInput },
+  "DELETE /api/auth/webauthn/credentials/:id": { summary: "Delete a passkey (not the last method)", tag: "auth", status: 204 },
+  "POST /api/auth/invitations/accept": { summary: "Accept a workspace invitation", tag: "auth", auth: "public", body: acceptInvitationInput, status: 201 },
+  // API keys
+  "POST /api/v1/api-keys": { summary: "Create an API key (the secret is shown once)", tag: "api-keys", body: createApiKeyInput, status: 201 },
+  "GET /api/v1/api-keys": { summary: "List API keys (prefix only)", tag: "api-keys" },
+  "DELETE /api/v1/api-keys/:id": { summary: "Delete an API key", tag: "api-keys", status: 204 },
+  "POST /api/v1/api-keys/:id/rotate": { summary: "Rotate an API key", tag: "api-keys" },
+  // Content
+  "GET /api/v1/content/:workspace/tree": { summary: "The workspace's page tree", tag: "content" },
+  "POST /api/v1/content/:workspace/reorder": { summary: "Reorder pages in a folder", tag: "content", body: reorderInput, status: 204 },
+  "POST /api/v1/content/:workspace/move": { summary: "Move a page (alias of PATCH)", tag: "content", body: moveAliasInput },
+  "POST /api/v1/content/:workspace/uploads": { summary: "Upload a file", tag: "content", body: uploadForm, bodyType: "multipart/form-data", status: 201 },
+  "GET /api/v1/content/:workspace/uploads/:filename": { summary: "An uploaded file", tag: "content", produces: "application/octet-stream" },
+  "GET /api/v1/content/:workspace/*": { summary: "Read a page", tag: "content" },
+  "POST /api/v1/content/:workspace/*": { summary: "Create a page", tag: "content", body: createPageInput, status: 201 },
+  "PUT /api/v1/content/:workspace/*": { summary: "Update a page (lastKnownHash for concurrency)", tag: "content", body: updatePageInput },
+  "PATCH /api/v1/content/:workspace/*": { summary: "Move or rename a page", tag: "content", body: movePageInput },
+  "DELETE /api/v1/content/:workspace/*": { summary: "Delete a page", tag: "content", status: 204 },
+  // Workspaces, search, members, settings
+  "GET /api/v1/workspaces": { summary: "Workspaces the caller belongs to", tag: "workspaces", query: listQuery },
+  "POST /api/v1/workspaces": { summary: "Create a workspace (Super Admin)", tag: "workspaces", body: createWorkspaceInput, status: 201 },
+  "GET /api/v1/workspaces/:id": { summary: "A workspace", tag: "workspaces" },
+  "DELETE /api/v1/workspaces/:id": { summary: "Soft-delete a workspace", tag: "workspaces", status: 204 },
+  "GET /api/v1/workspaces/:id/search": { summary: "Full-text search in a workspace", tag: "search", query: searchQuery },
+  "GET /api/v1/workspaces/:id/admin/members": { summary: "Members", tag: "members", query: listQuery },
+  "PUT /api/v1/workspaces/:id/admin/members/:user_id/role": { summary: "Change a member's role", tag: "members", body: setMemberRoleInput },
+  "DELETE /api/v1/workspaces/:id/admin/members/:user_id": { summary: "Remove a member", tag: "members", status: 204 },
+  "GET /api/v1/workspaces/:id/admin/settings": { summary: "Workspace settings", tag: "workspaces" },
+  "PUT /api/v1/workspaces/:id/admin/settings": { summary: "Change workspace settings (merges the keys given)", tag: "workspaces", body: updateSettingsInput },
+  "POST /api/v1/workspaces/:id/admin/settings/webhook-secret/regenerate": { summary: "New inbound git webhook secret", tag: "git" },
+  "GET /api/v1/workspaces/:id/people": { summary: "Who can read the workspace (for mentions)", tag: "collab" },
+  "GET /api/v1/workspaces/:id/viewing": { summary: "Who has which page open", tag: "collab" },
+  "POST /api/v1/workspaces/:id/viewing": { summary: "Report the caller's open page", tag: "collab", body: viewingInput, status: 204 },
+  // Invitations and share links
+  "GET /api/v1/workspaces/:id/invitations": { summary: "Invitations", tag: "members", query: listQuery.extend(invitationListQuery.shape) },
+  "POST /api/v1/workspaces/:id/invitations": { summary: "Invite by email (editors and admins take a seat in Cloud)", tag: "members", body: createInvitationInput, status: 201 },
+  "DELETE /api/v1/workspaces/:id/invitations/:invitationId": { summary: "Revoke an invitation", tag: "members", status: 204 },
+  "GET /api/v1/workspaces/:id/share-links": { summary: "Share links", tag: "members", query: listQuery },
+  "POST /api/v1/workspaces/:id/share-links": { summary: "Create a share link (token shown once)", tag: "members", body: createShareLinkInput, status: 201 },
+  "DELETE /api/v1/workspaces/:id/share-links/:linkId": { summary: "Revoke a share link", tag: "members", status: 204 },
+  "POST /api/v1/share-links/:token/use": { summary: "Join a workspace through a share link", tag: "members" },
+  // Comments and activity
+  "GET /api/v1/workspaces/:id/comments": { summary: "Comments (filter by page)", tag: "collab", query: listCommentsQuery },
+  "POST /api/v1/workspaces/:id/comments": { summary: "Add a comment", tag: "collab", body: createCommentInput, status: 201 },
+  "GET /api/v1/comments/:id": { summary: "A comment", tag: "collab" },
+  "PUT /api/v1/comments/:id": { summary: "Edit a comment", tag: "collab", body: updateCommentInput },
+  "DELETE /api/v1/comments/:id": { summary: "Delete a comment", tag: "collab", status: 204 },
+  "POST /api/v1/comments/:id/resolve": { summary: "Resolve a thread", tag: "collab" },
+  "POST /api/v1/comments/:id/unresolve": { summary: "Reopen a thread", tag: "collab" },
+  "GET /api/v1/workspaces/:id/activity": { summary: "Workspace activity", tag: "collab", query: activityQuery },
+  "GET /api/v1/workspaces/:id/page-activity": { summary: "One page's history", tag: "collab", query: pageActivityQuery },
+  "GET /api/v1/templates": { summary: "Page templates", tag: "collab" },
+  "GET /api/v1/templates/:id": { summary: "A template with its content", tag: "collab" },
+  // Git sync
+  "POST /api/v1/workspaces/:id/sync": { summary: "Pull and reconcile now (admin)", tag: "git" },
+  "GET /api/v1/workspaces/:id/sync/conflicts/:conflict_id": { summary: "Inspect a sync conflict", tag: "git" },
+  "POST /api/v1/workspaces/:id/sync/conflicts/:conflict_id/resolve": { summary: "Resolve a sync conflict", tag: "git", body: resolveConflictInput },
+  "GET /api/v1/workspaces/:id/conflicts": { summary: "Open conflicts", tag: "git" },
+  "GET /api/v1/conflicts/:page_id/:timestamp/:version": { summary: "A conflict's ours or theirs file (raw)", tag: "git", produces: "text/markdown" },
+  "POST /api/v1/conflicts/:page_id/:timestamp/resolve": { summary: "Remove a conflict's artifacts", tag: "git" },
+  // Quality and export
+  "GET /api/v1/workspaces/:id/quality": { summary: "Quality scan: readability, dead links, completeness", tag: "quality", query: qualityQuery },
+  "GET /api/v1/workspaces/:id/export": { summary: "The published site as a ZIP of static HTML, rendered in this request (admin)", tag: "export", query: exportInput, produces: "application/zip" },
+  "POST /api/v1/workspaces/:id/export": { summary: "As GET (compatibility alias); options in the body", tag: "export", body: exportInput, produces: "application/zip" },
+  "GET /api/v1/exports/:token": { summary: "A prepared export's download (15 minutes)", tag: "export", auth: "public", params: exportDownloadParams, produces: "application/zip" },
+  // Published sites
+  "POST /api/v1/site-session": { summary: "Give the browser the members' site cookie (signed-in session)", tag: "sites", status: 204 },
+  "DELETE /api/v1/site-session": { summary: "Remove the members' site cookie", tag: "sites", auth: "public", status: 204 },
+  "GET /api/v1/workspaces/:id/site": { summary: "The site's status (published, visibility, theme, address)", tag: "sites" },
+  "GET /api/v1/workspaces/:id/site/pages": { summary: "Which pages are live on the site", tag: "sites" },
+  "GET /api/v1/workspaces/:id/versions": { summary: "Named documentation versions", tag: "sites" },
+  "POST /api/v1/workspaces/:id/versions": { summary: "Create a version (admin)", tag: "sites", body: createVersionInput, status: 201 },
+  "GET /api/v1/workspaces/:id/versions/:slug": { summary: "A version", tag: "sites" },
+  "PUT /api/v1/workspaces/:id/versions/:slug/default": { summary: "Make a version the default (admin)", tag: "sites" },
+  "DELETE /api/v1/workspaces/:id/versions/:slug": { summary: "Delete a version (admin)", tag: "sites", status: 204 },
+  "GET /api/v1/workspaces/:id/custom-domain": { summary: "The custom domain and its verification status (admin)", tag: "sites" },
+  "PUT /api/v1/workspaces/:id/custom-domain": { summary: "Set the custom domain (admin)", tag: "sites", body: setCustomDomainInput },
+  "POST /api/v1/workspaces/:id/custom-domain/verify": { summary: "Check the domain's TXT record now (admin)", tag: "sites" },
+  "DELETE /api/v1/workspaces/:id/custom-domain": { summary: "Remove the custom domain (admin)", tag: "sites", status: 204 },
+  // Analytics
+  "POST /api/analytics/consent": { summary: "A site visitor's consent answer (sets a cookie)", tag: "analytics", auth: "public", body: consentInput },
+  "GET /api/v1/workspaces/:id/analytics/pages": { summary: "Top pages and referrers (editors; PLAN_LIMIT on Cloud Free)", tag: "analytics", query: analyticsQuery },
+  "GET /api/v1/workspaces/:id/analytics/searches": { summary: "Top queries and queries with no results", tag: "analytics", query: analyticsQuery },
+  "GET /api/v1/workspaces/:id/analytics/overview": { summary: "Analytics dashboard", tag: "analytics", query: analyticsQuery },
+  // Outbound webhooks
+  "GET /api/v1/workspaces/:id/webhooks": { summary: "Outbound webhooks (admin)", tag: "webhooks" },
+  "POST /api/v1/workspaces/:id/webhooks": { summary: "Create an outbound webhook (secret shown once)", tag: "webhooks", body: createWebhookInput, status: 201 },
+  "GET /api/v1/workspaces/:id/webhooks/:wid": { summary: "An outbound webhook", tag: "webhooks" },
+  "PUT /api/v1/workspaces/:id/webhooks/:wid": { summary: "Change an outbound webhook", tag: "webhooks", body: updateWebhookInput },
+  "DELETE /api/v1/workspaces/:id/webhooks/:wid": { summary: "Delete an outbound webhook", tag: "webhooks", status: 204 },
+  "GET /api/v1/workspaces/:id/webhooks/:wid/deliveries": { summary: "Delivery log (always empty: delivery is not active)", tag: "webhooks" },
+  // Onboarding
+  "GET /api/v1/users/me/onboarding": { summary: "The caller's onboarding checklist", tag: "onboarding" },
+  "PATCH /api/v1/users/me/onboarding": { summary: "Mark onboarding steps, dismiss the checklist", tag: "onboarding", body: updateOnboardingInput },
+  // Billing and other Cloud-only routes
+  "POST /api/v1/billing/checkout": { summary: "Checkout session with the payment provider", tag: "billing", body: checkoutInput, cloud: true },
+  "POST /api/v1/billing/portal": { summary: "Customer-portal session", tag: "billing", cloud: true },
+  "GET /api/v1/billing/subscription": { summary: "The organization's subscription", tag: "billing", cloud: true },
+  "GET /api/v1/billing/plans": { summary: "Plans and prices", tag: "billing", auth: "public", cloud: true },
+  "GET /api/v1/billing/limits": { summary: "Plan limits and current usage", tag: "billing", cloud: true },
+  "POST /api/webhooks/stripe": { summary: "Payment provider events (Stripe-Signature verified, idempotent)", tag: "billing", auth: "webhook-signature", body: stripeEvent, cloud: true },
+  "GET /api/v1/users/me/export": { summary: "Export one's personal data", tag: "gdpr", cloud: true },
+  "DELETE /api/v1/users/me": { summary: "Delete one's account", tag: "gdpr", cloud: true },
+  "GET /api/v1/orgs/:handle/export": { summary: "Export an organization's data (super admin)", tag: "gdpr", cloud: true },
+};
+
+/** The table's key for a registered route: the method and the path without a trailing slash. */
+export function routeKey(method: string, path: string): string {
+  return `${method.toUpperCase()} ${path.length > 1 ? path.replace(/\/+$/, "") : path}`;
+}
+
+/**
+ * The registered /api routes the table lacks, and the table's entries with no route behind them,
+ * each as "METHOD /path" (sorted): what the coverage test reports.
+ */
+export function routeCoverage(routes: ReadonlyArray<{ method: string; path: string }>): { missing: string[]; stale: string[] } {
+  const registered = new Set(routes.filter((r) => r.path.startsWith("/api/") && r.method !== "WS").map((r) => routeKey(r.method, r.path)));
+  return {
+    missing: [...registered].filter((key) => !(key in API_ROUTES)).sort(),
+    stale: Object.keys(API_ROUTES).filter((key) => !registered.has(key)).sort(),
+  };
+}
+
+const toSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+
+/** `/a/:id/*` → `/a/{id}/{path}` */
+function openApiPath(path: string): { path: string; params: string[] } {
+  const params: string[] = [];
+  const out = path.replace(/:([A-Za-z_][A-Za-z0-9_]*)|\*$/g, (_m, name?: string) => {
+    const p = name ?? "path";
+    params.push(p);
+    return `{${p}}`;
+  });
+  return { path: out, params };
+}
+
+const ERROR_SCHEMA = {
+  type: "object",
+  required: ["error", "message", "request_id"],
+  properties: {
+    error: { type: "string", description: "Machine code, e.g. VALIDATION_ERROR" },
+    message: { type: "string" },
+    details: { type: "object", additionalProperties: true },
+    request_id: { type: "string" },
+  },
+};
+
+const ERROR_CODES: Record<string, string> = {
+  "400": "VALIDATION_ERROR: invalid body or parameters",
+  "401": "UNAUTHORIZED",
+  "403": "FORBIDDEN, PLAN_LIMIT_REACHED, PLAN_LIMIT or SIGNUP_DISABLED",
+  "404": "NOT_FOUND (also every Cloud-only route in the Community edition)",
+  "409": "CONFLICT",
+  "413": "PAYLOAD_TOO_LARGE",
+  "429": "RATE_LIMITED (X-RateLimit-* and Retry-After headers)",
+};
+
+export function openApiDocument(opts: { version: string; baseUrl: string }): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const errorRef = { $ref: "#/components/schemas/Error" };
+  for (const [key, doc] of Object.entries(API_ROUTES).sort(([a], [b]) => a.localeCompare(b))) {
+    const [method, rawPath] = key.split(" ") as [string, string];
+    const { path, params } = openApiPath(rawPath);
+    const paramSchemas = doc.params ? ((toSchema(doc.params) as { properties?: Record<string, unknown> }).properties ?? {}) : {};
+    const parameters: Record<string, unknown>[] = params.map((name) => ({
+      name,
+      in: "path",
+      required: true,
+      schema: paramSchemas[name] ?? { type: "string" },
+      ...(name === "path" ? { description: "The page's file path inside the workspace (e.g. guide/intro.md)" } : {}),
+    }));
+    if (doc.query) {
+      const js = toSchema(doc.query) as { properties?: Record<string, unknown>; required?: string[] };
+      for (const [name, schema] of Object.entries(js.properties ?? {})) {
+        parameters.push({ name, in: "query", required: js.required?.includes(name) ?? false, schema });
+      }
+    }
+    const status = String(doc.status ?? 200);
+    const responses: Record<string, unknown> = {
+      [status]:
+        status === "204"
+          ? { description: "Done; no content" }
+          : { description: "Success", content: { [doc.produces ?? "application/json"]: { schema: doc.produces ? { type: "string" } : { type: "object" } } } },
+    };
+    const codes = ["400", "404", "429", ...(doc.auth === "public" || doc.auth === "webhook-signature" ? [] : ["401", "403"]), ...(doc.body ? ["409", "413"] : [])];
+    for (const code of codes.sort()) responses[code] = { description: ERROR_CODES[code], content: { "application/json": { schema: errorRef } } };
+    const op: Record<string, unknown> = {
+      operationId: operationId(method, rawPath),
+      summary: doc.summary + (doc.cloud ? " (Cloud edition only; 404 in Community)" : ""),
+      tags: [doc.tag],
+      parameters,
+      responses,
+      security: doc.auth === "public" || doc.auth === "webhook-signature" ? [] : [{ bearer: [] }],
+    };
+    if (doc.body) {
+      op.requestBody = { required: true, content: { [doc.bodyType ?? "application/json"]: { schema: toSchema(doc.body) } } };
+    }
+    (paths[path] ??= {})[method.toLowerCase()] = op;
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Quire API",
+      version: opts.version,
+      description: "The REST API of a Quire instance. Errors share one shape (components.schemas.Error).",
+    },
+    servers: [{ url: opts.baseUrl }],
+    paths,
+    components: {
+      schemas: { Error: ERROR_SCHEMA },
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "An access token (JWT) or an API key (quire_live_…)" },
+      },
+    },
+  };
+}
+
+function operationId(method: string, path: string): string {
+  const words = path
+    .replace(/^\/api\/(v1\/)?/, "")
+    .replace(/\*/g, "page")
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean);
+  return [method.toLowerCase(), ...words.map((w) => w[0]!.toUpperCase() + w.slice(1))].join("");
+}

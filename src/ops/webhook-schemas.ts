@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { CONTROL, closedObject } from "../core/validate.ts";
+
+/** The events SPEC.md names that a webhook may subscribe to (presence is not a change worth a call). */
+export const WEBHOOK_EVENTS = [
+  "page-created",
+  "page-updated",
+  "page-deleted",
+  "page-moved",
+  "sync-status",
+  "conflict-detected",
+  "bulk-sync",
+] as const;
+
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
+/** Shape only; where the URL may point (public addresses only) is checked by the service. */
+const webhookUrl = z
+  .string({ error: "is required" })
+  .trim()
+  .min(1, "is required")
+  .max(MAX_WEBHOOK_URL_LENGTH, `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`)
+  .refine((s) => !CONTROL.test(s) && !/\s/.test(s), "must not contain spaces or control characters");
+
+const events = z
+  .array(z.enum(WEBHOOK_EVENTS, { error: `must be one of ${WEBHOOK_EVENTS.join(", ")}` }))
+  .min(1, "must name at least one event")
+  .max(WEBHOOK_EVENTS.length);
+
+const description = z.string().max(200, "must be at most 200 characters").refine((s) => !CONTROL.test(s), "must not contain control characters");
+
+/** POST /api/v1/workspaces/:id/webhooks */
+export const createWebhookInput = closedObject({
+  url: webhookUrl,
+  events: events.optional(),
+  active: z.boolean().optional(),
+  description: description.optional(),
+});
+
+/** PUT /api/v1/workspaces/:id/webhooks/:wid: the keys given are changed, the others stay. */
+export const updateWebhookInput = closedObject({
+  url: webhookUrl.optional(),
+  events: events.optional(),
+  active: z.boolean().optional(),
+  description: description.optional(),
+});
