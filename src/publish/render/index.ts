@@ -89,7 +89,15 @@ function asText(message: string, source: string): string {
   return notice("page", message) + trust(`<pre class="render-fallback">${escapeHtml(source)}</pre>\n`);
 }
 
-/** The readable text of rendered HTML (search snippets, llms-full.txt): tags removed, whitespace collapsed. */
+/** The renderer's own markup that is not the page's text: KaTeX's rendering (its TeX annotation stays), anchors, buttons, the toc (a copy of the headings), notices. */
+const NOT_TEXT = ".katex-html, .katex-mathml mrow, a.heading-anchor, button.copy-code, nav.toc, .render-notice, .footnotes > h2.sr-only";
+
+/**
+ * The readable text of rendered HTML (search snippets, llms-full.txt, descriptions): the
+ * renderer's chrome removed (heading anchors, copy buttons, KaTeX's duplicate visual layer), tags
+ * dropped with block boundaries kept as spaces, entities decoded, whitespace collapsed.
+ */
 export function extractText(html: string): string {
-  return textOf(html);
+  const stripped = html.includes("class=") ? new HTMLRewriter().on(NOT_TEXT, { element: (e) => void e.remove() }).transform(html) : html;
+  return textOf(stripped);
 }

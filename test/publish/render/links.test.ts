@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { renderMarkdown } from "../../../src/publish/render/index.ts";
+import { extractText, renderMarkdown } from "../../../src/publish/render/index.ts";
 import { elements } from "./html.ts";
 import { render, siteLinks } from "./support.ts";
 
@@ -118,5 +118,13 @@ describe("headings, footnotes, task lists", () => {
     expect(boxes.every((b) => b.attribs.type === "checkbox" && "disabled" in b.attribs)).toBe(true);
     expect("checked" in boxes[0]!.attribs).toBe(true);
     expect("checked" in boxes[1]!.attribs).toBe(false);
+  });
+});
+
+describe("extractText", () => {
+  test("the page's words without the renderer's chrome: formulas as TeX, no anchors, buttons, toc or notices", () => {
+    const { html } = render(":::toc\n:::\n\n## Setup\n\nRun it: $x^2$ and **go**.\n\n```sh\nquire serve\n```\n\n:::nope\nkept\n:::\n\n<p>a</p><p>b</p>");
+    const plain = extractText(html);
+    expect(plain).toBe("Setup Run it: x^2 and go. quire serve kept a b");
   });
 });
