@@ -106,8 +106,8 @@ describe("headings, footnotes, task lists", () => {
     const { html } = render("Text[^1] and more[^note].\n\n[^1]: First.\n[^note]: Second, **bold**.");
     const els = elements(html);
     expect(els.some((e) => e.name === "section" && e.attribs.class === "footnotes")).toBe(true);
-    expect(els.filter((e) => e.name === "a" && e.attribs.href === "#footnote-1")).toHaveLength(1);
-    expect(els.filter((e) => e.name === "li" && e.attribs.id === "footnote-note")).toHaveLength(1);
+    expect(els.filter((e) => e.name === "a" && e.attribs.href === "#Fn-1")).toHaveLength(1);
+    expect(els.filter((e) => e.name === "li" && e.attribs.id === "Fn-note")).toHaveLength(1);
     expect(html).toContain("<strong>bold</strong>");
   });
 
@@ -126,5 +126,15 @@ describe("extractText", () => {
     const { html } = render(":::toc\n:::\n\n## Setup\n\nRun it: $x^2$ and **go**.\n\n```sh\nquire serve\n```\n\n:::nope\nkept\n:::\n\n<p>a</p><p>b</p>");
     const plain = extractText(html);
     expect(plain).toBe("Setup Run it: x^2 and go. quire serve kept a b");
+  });
+});
+
+describe("footnote ids", () => {
+  test("every reference has its own id and back link, also for labels that look like counters", () => {
+    const { html } = render("a[^x] b[^x] c[^x-2]\n\n[^x]: One.\n[^x-2]: Two.");
+    const ids = elements(html).map((e) => e.attribs.id).filter((id): id is string => id !== undefined);
+    expect(new Set(ids).size).toBe(ids.length);
+    const backs = elements(html).filter((e) => "data-footnote-backref" in e.attribs).map((e) => e.attribs.href);
+    expect(backs).toEqual(["#Fnref-x", "#Fnref-x.2", "#Fnref-x-2"]);
   });
 });
