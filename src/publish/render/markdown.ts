@@ -18,7 +18,12 @@ import { current, trust } from "./state.ts";
 /** A link destination as the page will carry it, or a broken-link reason. */
 export function hrefFor(raw: string, forImage = false): { href: string } | { broken: string } {
   const s = current();
-  return fromClassified(classifyHref(raw, s.opts.pagePath, forImage));
+  const c = classifyHref(raw, s.opts.pagePath, forImage);
+  // `[Setup](setup)`, written for sites that drop `.md`: a page when one exists at `setup.md`.
+  if (!forImage && c.kind === "target" && c.target.kind === "file" && !/\.[^/]*$/.test(c.target.path) && s.opts.pageExists?.(`${c.target.path}.md`)) {
+    return fromClassified({ ...c, target: { ...c.target, kind: "page", path: `${c.target.path}.md` } });
+  }
+  return fromClassified(c);
 }
 
 function fromClassified(c: Classified): { href: string } | { broken: string } {

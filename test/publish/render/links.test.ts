@@ -63,6 +63,12 @@ describe("relative Markdown links and images", () => {
     expect(opts.targets.map((t) => `${t.kind}:${t.path}`)).toEqual(["page:guides/setup.md", "page:reference/api.md", "page:welcome.md", "page:guides/index.md", "file:files/report.pdf"]);
   });
 
+  test("a link without .md names a page when one exists there (links written for sites that drop the extension)", () => {
+    const { html } = render("[a](setup) [b](../reference/api#errors) [c](nothing-here)");
+    expect(links(html).map((a) => a.attribs.href)).toEqual(["/p/docs/guides/setup", "/p/docs/reference/api#errors"]);
+    expect(broken(html)).toHaveLength(1);
+  });
+
   test("images resolve as files; a missing one is broken text carrying its alt", () => {
     const { html } = render("![Shot](img/shot.png \"A shot\") ![Logo](../img/logo.png) ![Gone](img/none.png)");
     const imgs = elements(html).filter((e) => e.name === "img");
