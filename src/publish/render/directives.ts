@@ -1,5 +1,5 @@
 import type { Lexer, Token, TokenizerExtension } from "marked";
-import { lineOf } from "./state.ts";
+import { current, lineOf } from "./state.ts";
 
 /**
  * The directive syntax of DESIGN.md §9, read by our own marked extensions:
@@ -66,22 +66,15 @@ export function parseAttributes(text: string | undefined): Attributes {
   return attrs;
 }
 
-/**
- * How many characters the search for closing lines may read in one render, as a multiple of the
- * page's length. Each opener scans forward to its closer, so well-formed pages read each line a
- * few times (once per enclosing component); a page of thousands of unclosed openers would read to
- * the end for every one of them. Past the budget, openers are reported as unclosed unread.
- */
-const SCAN_BUDGET_FACTOR = 16;
-let scanBudget = 0;
 
 /** Where the block opened on the first line of `src` closes: the offset of its closing line, -1 when none, -2 when the budget is spent. */
 function findCloser(src: string, start: number, colons: number): { at: number; end: number } {
   let depth = 0;
   let fence: string | null = null;
   let pos = start;
+  const s = current();
   while (pos < src.length) {
-    if (scanBudget <= 0) return { at: -2, end: -2 };
+    if (s.scanBudget <= 0) return { at: -2, end: -2 };
     const nl = src.indexOf("\n", pos);
     const end = nl < 0 ? src.length : nl + 1;
     const line = src.slice(pos, nl < 0 ? src.length : nl);
@@ -101,13 +94,11 @@ function findCloser(src: string, start: number, colons: number): { at: number; e
         }
       }
     }
-    scanBudget -= end - pos;
+    s.scanBudget -= end - pos;
     pos = end;
   }
   return { at: -1, end: -1 };
 }
-
-let depth = 0;
 
 /**
  * marked asks each extension where it could start next in the rest of the page, before every
@@ -178,16 +169,17 @@ export const blockDirective: TokenizerExtension & { renderer?: never } = {
     }
     const raw = src.slice(0, close.end);
     const body = src.slice(opener.length, close.at);
-    if (depth >= MAX_DEPTH) {
+    const state = current();
+    if (state.directiveDepth >= MAX_DEPTH) {
       return { type: "directiveError", raw, name, message: `components are nested more than ${MAX_DEPTH} deep; this one is shown as written`, line, text: raw };
     }
     const token: DirectiveToken = { type: "directive", raw, body, tokens: [], ...base };
     if (!RAW_BODY.has(name)) {
-      depth++;
+      state.directiveDepth++;
       try {
         token.tokens = this.lexer.blockTokens(body, []);
       } finally {
-        depth--;
+        state.directiveDepth--;
       }
       for (const child of token.tokens) if (child.type === "directive") (child as unknown as DirectiveToken).parent = name;
     }
@@ -248,9 +240,3 @@ export const inlineMath: TokenizerExtension = {
     return { type: "inlineMath", raw: m[0], text: m[1]!, display: false };
   },
 };
-
-/** Called at the start of each render (a render that threw half-way must not leave a depth behind). */
-export function resetDirectiveDepth(sourceLength: number): void {
-  depth = 0;
-  scanBudget = SCAN_BUDGET_FACTOR * sourceLength + 100_000;
-}

@@ -7,7 +7,6 @@
  */
 import { escapeHtml, textOf } from "./escape.ts";
 import { fillTocs } from "./components.ts";
-import { resetDirectiveDepth } from "./directives.ts";
 import { createMarked } from "./markdown.ts";
 import { sanitizePage, stripPlaceholderMarks } from "./sanitize.ts";
 import { beginRender, endRender, notice, trust } from "./state.ts";
@@ -53,7 +52,6 @@ function marked(): ReturnType<typeof createMarked> {
 export function renderMarkdown(markdown: string, opts: RenderOptions): RenderResult {
   const source = stripPlaceholderMarks(markdown.replace(/\r\n?/g, "\n"));
   const state = beginRender(source, opts);
-  resetDirectiveDepth(source.length);
   try {
     let html: string;
     const tooDeep = deepListLine(source);

@@ -30,11 +30,25 @@ export interface RenderState {
   footnotes: Map<string, FootnoteDefinition>;
   footnoteOrder: FootnoteDefinition[];
   footnoteCount: number;
+  /** Components open around the block being read, and what closing-line searches may still read (directives.ts). */
+  directiveDepth: number;
+  scanBudget: number;
 }
 
+/**
+ * How many characters the search for closing lines may read in one render, as a multiple of the
+ * page's length. Each opener scans forward to its closer, so well-formed pages read each line a
+ * few times (once per enclosing component); a page of thousands of unclosed openers would read to
+ * the end for every one of them. Past the budget (see findCloser in directives.ts), openers are reported as unclosed unread.
+ */
+export const SCAN_BUDGET_FACTOR = 16;
+
 let state: RenderState | null = null;
+/** Renders in progress below the current one (a resolveLink that renders another page re-enters). */
+const outer: Array<RenderState | null> = [];
 
 export function beginRender(source: string, opts: RenderOptions): RenderState {
+  outer.push(state);
   state = {
     opts,
     slugger: new GithubSlugger(),
@@ -53,12 +67,14 @@ export function beginRender(source: string, opts: RenderOptions): RenderState {
     footnotes: new Map(),
     footnoteOrder: [],
     footnoteCount: 0,
+    directiveDepth: 0,
+    scanBudget: SCAN_BUDGET_FACTOR * source.length + 100_000,
   };
   return state;
 }
 
 export function endRender(): void {
-  state = null;
+  state = outer.pop() ?? null;
 }
 
 export function current(): RenderState {

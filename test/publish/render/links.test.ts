@@ -144,3 +144,20 @@ describe("footnote ids", () => {
     expect(backs).toEqual(["#Fnref-x", "#Fnref-x.2", "#Fnref-x-2"]);
   });
 });
+
+describe("re-entrance", () => {
+  test("a resolveLink that renders another page leaves the outer render intact", () => {
+    const inner: string[] = [];
+    const r = renderMarkdown(":::tabs\n::tab[A]\n[[guides/setup]]\n::\n:::\n\n## After", {
+      pagePath: "index.md",
+      resolveLink(t) {
+        inner.push(renderMarkdown("## Inner\n\n:::callout[tip]\nx\n:::", { pagePath: t.path, resolveLink: () => null }).headings[0]!.id);
+        return "/p/docs/" + t.path;
+      },
+    });
+    expect(inner).toEqual(["inner"]);
+    expect(r.headings.map((h) => h.id)).toEqual(["after"]);
+    expect(r.notices).toEqual([]);
+    expect(r.html).toContain('href="/p/docs/guides/setup.md"');
+  });
+});
