@@ -76,3 +76,23 @@ describe("bounded time", () => {
     }
   }, TEST_TIMEOUT_MS);
 });
+
+describe("limits of the costly parts", () => {
+  test("past 2,000 formulas, or a formula of 10,000+ characters, TeX is shown as code with one notice", () => {
+    const md = Array.from({ length: 2_100 }, (_, i) => `$x_{${i}}$`).join(" ");
+    const { value: r, ms } = timed(() => render(md));
+    expect(ms).toBeLessThan(PATHOLOGICAL_BOUND_MS);
+    expect(r.notices).toEqual([{ component: "katex", message: expect.stringContaining("more than 2000 formulas") }]);
+    expect(r.html).toContain('<code class="math-source">x_{2099}</code>');
+    const long = render(`$$\n${"x+".repeat(6000)}x\n$$`);
+    expect(long.notices[0]!.message).toContain("longer than");
+  }, TEST_TIMEOUT_MS);
+
+  test("a code block over 100,000 characters is shown unhighlighted, all of it", () => {
+    const code = "const x = 1; // comment\n".repeat(5_000);
+    const { value: r, ms } = timed(() => render("```ts\n" + code + "```"));
+    expect(ms).toBeLessThan(BOUND_MS);
+    expect(r.html).not.toContain('class="token');
+    expect(text(r.html)).toContain(code.trim());
+  }, TEST_TIMEOUT_MS);
+});
