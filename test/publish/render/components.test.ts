@@ -163,6 +163,10 @@ describe("components written wrong", () => {
     expect(bad.notices[0]!.message).toContain("not a component opener");
     expect(text(bad.html)).toContain("x");
     expect(render("::: callout[tip]\nSpaced.\n:::").html).toContain("callout-tip");
+    const trailing = render(":::callout[info] and more words\nBody.\n:::");
+    expect(trailing.notices[0]).toMatchObject({ component: "callout", line: 1 });
+    expect(text(trailing.html)).toContain("Body.");
+    expect(render("::: is how a component starts, in prose").notices).toEqual([]);
   });
 
   test("fenced code inside a component may hold ::: lines", () => {
