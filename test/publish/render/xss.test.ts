@@ -24,7 +24,7 @@ function assertInert(html: string, opts: { math?: boolean } = {}): void {
       if (name === "style") expect(opts.math === true && e.name === "span" && (isKatexElement(e.attribs.class ?? "") || e.attribs.class === undefined), `style on ${e.name}`).toBe(true);
     }
     if (e.name === "iframe") expect(e.attribs.src).toMatch(/^https:\/\/(www\.youtube-nocookie\.com|player\.vimeo\.com|www\.loom\.com|codepen\.io|www\.figma\.com|codesandbox\.io)\//);
-    if (e.name === "input") expect(["checkbox", "radio"]).toContain(e.attribs.type ?? "");
+    if (e.name === "input") expect(["checkbox", "radio"]).toContain(e.attribs.type ?? "(none)");
   }
 }
 
