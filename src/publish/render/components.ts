@@ -236,7 +236,7 @@ function embed(token: DirectiveToken): string {
   if (url === "") return notice("embed", "an embed needs a URL: ::embed[https://…]", token.line);
   const found = embedFor(url);
   const title = escapeHtml(token.attrs.title?.trim() || found?.title || url);
-  if (found) {
+  if (found && current().opts.embeds !== "link") {
     return t(
       `<div class="embed embed-${found.provider}"><iframe src="${escapeHtml(found.src)}" title="${title}" loading="lazy" ` +
         `sandbox="allow-scripts allow-same-origin allow-popups allow-presentation" referrerpolicy="strict-origin-when-cross-origin" ` +

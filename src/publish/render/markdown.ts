@@ -40,14 +40,17 @@ export function plainText(tokens: Token[] | undefined): string {
 }
 
 /**
- * GFM's "disallowed raw HTML" extension: these tags are shown as text (their `<` escaped) before
- * the sanitizer sees them; an unclosed <style> or <textarea> would otherwise swallow the rest of
- * the page as raw text.
+ * Raw HTML elements whose content is code or raw text (script, style, textarea, title, iframe,
+ * xmp, noembed, noframes, plaintext). A complete one is removed with its content, as the sanitizer
+ * would; an unclosed one has its `<` escaped (GFM's "disallowed raw HTML" tag filter), so it shows
+ * as text and cannot swallow the rest of the page as raw text.
  */
-const DISALLOWED_RAW = /<(?=\/?(?:title|textarea|style|xmp|iframe|noembed|noframes|script|plaintext)(?=[\s/>]|$))/gi;
+const RAW_TEXT_TAGS = "title|textarea|style|xmp|iframe|noembed|noframes|script|plaintext";
+const RAW_TEXT_ELEMENT = new RegExp(`<(${RAW_TEXT_TAGS})(?=[\\s/>])[^>]*>[\\s\\S]*?</\\1\\s*>`, "gi");
+const DISALLOWED_RAW = new RegExp(`<(?=/?(?:${RAW_TEXT_TAGS})(?=[\\s/>]|$))`, "gi");
 
 export function filterDisallowedRawHtml(html: string): string {
-  return html.replace(DISALLOWED_RAW, "&lt;");
+  return html.replace(RAW_TEXT_ELEMENT, "").replace(DISALLOWED_RAW, "&lt;");
 }
 
 function titleAttribute(title: string | null | undefined): string {

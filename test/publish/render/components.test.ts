@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { elements, text } from "./html.ts";
-import { render } from "./support.ts";
+import { renderMarkdown } from "../../../src/publish/render/index.ts";
+import { render, siteLinks } from "./support.ts";
 
 const has = (html: string, name: string, cls?: string) =>
   elements(html).some((e) => e.name === name && (cls === undefined || (e.attribs.class ?? "").split(" ").includes(cls)));
@@ -136,6 +137,10 @@ describe("components", () => {
     expect(elements(other).find((e) => e.name === "a")!.attribs.href).toBe("https://evil.example/player");
     const sneaky = render("::embed[https://www.youtube.com.evil.example/watch?v=abc]").html;
     expect(has(sneaky, "iframe")).toBe(false);
+    // A static export asks for links: it fetches nothing from another origin.
+    const exported = renderMarkdown("::embed[https://www.youtube.com/watch?v=dQw4w9WgXcQ]", { ...siteLinks("index.md"), embeds: "link" }).html;
+    expect(has(exported, "iframe")).toBe(false);
+    expect(elements(exported).find((e) => e.name === "a")!.attribs.href).toBe("https://www.youtube.com/watch?v=dQw4w9WgXcQ");
   });
 });
 

@@ -77,6 +77,13 @@ describe("raw HTML", () => {
     expect(elements(inline.html).some((e) => e.name === "aside")).toBe(true);
   });
 
+  test("a complete script, style or iframe element goes with its content", () => {
+    const { html } = render('<script>window.__pwned = 1</script>\n\n<style>body{display:none}</style>\n\n<iframe src="https://evil.example">fallback __pwned</iframe>\n\nkept');
+    expect(html).not.toContain("__pwned");
+    expect(html).not.toContain("display:none");
+    expect(text(html)).toContain("kept");
+  });
+
   test("safe raw HTML stays", () => {
     const { html } = render('<details><summary>More</summary>\n\nHidden <kbd>Ctrl</kbd>\n\n</details>\n\n<a href="https://example.com" title="t">ok</a>');
     expect(html).toContain("<details><summary>More</summary>");
