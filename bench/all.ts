@@ -10,6 +10,7 @@ const SCRIPTS: Array<{ name: string; args: string[] }> = [
   { name: "search", args: ["bench/search.ts", "1000", "10000"] },
   { name: "git", args: ["bench/git.ts"] }, // webhook → visible, commit cost, 1,000-file clone
   { name: "analytics", args: ["bench/analytics.ts"] }, // record cost, reports at the caps, file size
+  { name: "render", args: ["bench/render.ts"] }, // the published-page renderer alone: cold, warm, cached
   { name: "ops", args: ["bench/ops.ts"] }, // status, doctor, /metrics scrape, backup on 1,000 pages
   { name: "export-peers", args: ["bench/export-peers.ts", "1000", "10000"] }, // quire export vs Hugo, MkDocs, VitePress; quality scan
   { name: "team", args: ["bench/team-editing.ts"] }, // ten people editing at once: 429s (DESIGN.md §10)

@@ -88,6 +88,8 @@ export class SiteExporter {
         const rendered = renderMarkdown(body, {
           pagePath: page.path,
           pageExists: (p) => model.byPath.has(p),
+          // An exported site fetches nothing from another origin: players are links.
+          embeds: "link",
           resolveLink: (target: LinkTarget) => {
             if (target.kind === "page") {
               return model.byPath.has(target.path) ? urls.page(target.path, target.anchor) : null;

@@ -81,6 +81,9 @@ export function linkProblems(files: Map<string, Uint8Array>, canonicalBase?: str
       const raw = m[1]!.replace(/&amp;/g, "&");
       if (raw.startsWith("#")) continue;
       if (canonicalBase && m[0].includes(`rel="canonical"`) && raw.startsWith(canonicalBase)) continue;
+      // A link out to the web (an embed shown as a link, say) is a navigation, not a file of the ZIP
+      // and not a fetch; only src= must never leave the export.
+      if (/^<a\s/i.test(m[0]) && /^https?:\/\//i.test(raw)) continue;
       if (/^[a-z][a-z0-9+.-]*:/i.test(raw) || raw.startsWith("/")) {
         problems.push(`${name}: ${raw} is not relative`);
         continue;

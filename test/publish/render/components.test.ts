@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { elements, text } from "./html.ts";
-import { render } from "./support.ts";
+import { renderMarkdown } from "../../../src/publish/render/index.ts";
+import { render, siteLinks } from "./support.ts";
 
 const has = (html: string, name: string, cls?: string) =>
   elements(html).some((e) => e.name === name && (cls === undefined || (e.attribs.class ?? "").split(" ").includes(cls)));
@@ -31,13 +32,13 @@ describe("components", () => {
     const { html, notices } = render(md);
     const inputs = elements(html).filter((e) => e.name === "input");
     expect(inputs.map((i) => [i.attribs.type, i.attribs.name, i.attribs.id])).toEqual([
-      ["radio", "tabs-1", "tabs-1-1"],
-      ["radio", "tabs-1", "tabs-1-2"],
-      ["radio", "tabs-2", "tabs-2-1"],
+      ["radio", "Tabs-1", "Tabs-1-1"],
+      ["radio", "Tabs-1", "Tabs-1-2"],
+      ["radio", "Tabs-2", "Tabs-2-1"],
     ]);
     expect("checked" in inputs[0]!).toBe(false);
     expect("checked" in inputs[0]!.attribs).toBe(true);
-    expect(elements(html).filter((e) => e.name === "label").map((l) => l.attribs.for)).toEqual(["tabs-1-1", "tabs-1-2", "tabs-2-1"]);
+    expect(elements(html).filter((e) => e.name === "label").map((l) => l.attribs.for)).toEqual(["Tabs-1-1", "Tabs-1-2", "Tabs-2-1"]);
     expect(text(html)).toContain("Second");
     expect(notices).toEqual([]);
   });
@@ -136,6 +137,10 @@ describe("components", () => {
     expect(elements(other).find((e) => e.name === "a")!.attribs.href).toBe("https://evil.example/player");
     const sneaky = render("::embed[https://www.youtube.com.evil.example/watch?v=abc]").html;
     expect(has(sneaky, "iframe")).toBe(false);
+    // A static export asks for links: it fetches nothing from another origin.
+    const exported = renderMarkdown("::embed[https://www.youtube.com/watch?v=dQw4w9WgXcQ]", { ...siteLinks("index.md"), embeds: "link" }).html;
+    expect(has(exported, "iframe")).toBe(false);
+    expect(elements(exported).find((e) => e.name === "a")!.attribs.href).toBe("https://www.youtube.com/watch?v=dQw4w9WgXcQ");
   });
 });
 
@@ -163,6 +168,10 @@ describe("components written wrong", () => {
     expect(bad.notices[0]!.message).toContain("not a component opener");
     expect(text(bad.html)).toContain("x");
     expect(render("::: callout[tip]\nSpaced.\n:::").html).toContain("callout-tip");
+    const trailing = render(":::callout[info] and more words\nBody.\n:::");
+    expect(trailing.notices[0]).toMatchObject({ component: "callout", line: 1 });
+    expect(text(trailing.html)).toContain("Body.");
+    expect(render("::: is how a component starts, in prose").notices).toEqual([]);
   });
 
   test("fenced code inside a component may hold ::: lines", () => {
@@ -219,5 +228,13 @@ describe("the starter workspace's components page", () => {
       expect(classes.has(c), c).toBe(true);
     }
     expect(r.hasMermaid && r.hasMath && r.hasCode).toBe(true);
+  });
+});
+
+describe("ids the renderer makes", () => {
+  test("never clash with heading ids", () => {
+    const { html } = render("## Tabs 1 1\n\n## Fn 1\n\n:::tabs\n::tab[A]\nx[^1]\n::\n:::\n\n[^1]: Note.");
+    const ids = elements(html).map((e) => e.attribs.id).filter((id): id is string => id !== undefined);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 });
