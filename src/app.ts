@@ -24,6 +24,8 @@ import { uploadRoutes } from "./http/routes/uploads.ts";
 import { gitWebhookRoutes } from "./http/routes/git-webhook.ts";
 import { gitSyncRoutes } from "./http/routes/git-sync.ts";
 import { conflictRoutes } from "./http/routes/conflicts.ts";
+import { mcpRoutes } from "./http/routes/mcp.ts";
+import { aiRoutes } from "./http/routes/ai.ts";
 import type { Services } from "./services.ts";
 
 // Services are built in services.ts; both names stay importable from here for routes, tests and commands.
@@ -61,6 +63,8 @@ export function createApp(services: Services) {
     .use(gitWebhookRoutes(services))
     .use(gitSyncRoutes(services))
     .use(conflictRoutes(services))
+    .use(aiRoutes(services))
+    .use(mcpRoutes(services, { origins: services.config.mcpCorsOrigins, selfOrigin: new URL(services.config.baseUrl).origin }))
     .use(webAppRoutes(services));
 }
 

@@ -33,6 +33,10 @@ export interface Config {
   git: { sshKeyPath?: string; sshKnownHosts?: string; allowPrivate: boolean };
   /** Watch workspace folders and reconcile changes made outside Quire (QUIRE_WATCH_FILES). */
   watchFiles: boolean;
+  /** The writing-assist model (AI_BASE_URL, AI_API_KEY, AI_MODEL); absent: agents get instructions instead. */
+  ai?: { baseUrl: string; apiKey?: string; model: string };
+  /** Browser origins allowed to call `POST /mcp` on the main port (MCP_CORS_ORIGINS); BASE_URL's own origin always is. */
+  mcpCorsOrigins: string[];
 }
 
 export class ConfigError extends Error {
@@ -135,6 +139,29 @@ export function loadConfig(env: Env = process.env): Config {
     else git.sshKnownHosts = knownHosts;
   }
 
+  let ai: Config["ai"];
+  const aiBase = read("AI_BASE_URL");
+  const aiModel = read("AI_MODEL");
+  const aiKey = read("AI_API_KEY");
+  if (aiBase !== undefined || aiModel !== undefined || aiKey !== undefined) {
+    let base = aiBase;
+    if (base === undefined) problems.push("AI_BASE_URL is required when AI_MODEL or AI_API_KEY is set");
+    else {
+      try {
+        const u = new URL(base);
+        if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("scheme");
+        if (u.username || u.password) throw new Error("credentials");
+        base = base.replace(/\/+$/, "");
+      } catch {
+        problems.push(`AI_BASE_URL must be an http(s) URL without credentials, e.g. http://127.0.0.1:11434/v1 (got "${base}")`);
+        base = undefined;
+      }
+    }
+    if (aiModel === undefined) problems.push("AI_MODEL is required when AI_BASE_URL is set");
+    if (base !== undefined && aiModel !== undefined) ai = { baseUrl: base, model: aiModel, ...(aiKey ? { apiKey: aiKey } : {}) };
+  }
+  const mcpCorsOrigins = originList(read("MCP_CORS_ORIGINS"), "MCP_CORS_ORIGINS", problems);
+
   const argon2: Config["argon2"] = {
     memoryKiB: int("ARGON2_MEMORY", 65536, 8, 4 * 1024 * 1024),
     iterations: int("ARGON2_TIME", 3, 1, 100),
@@ -165,6 +192,8 @@ export function loadConfig(env: Env = process.env): Config {
     edition: oneOf("QUIRE_EDITION", ["community", "cloud"] as const, "community"),
     git,
     watchFiles: bool("QUIRE_WATCH_FILES", true),
+    mcpCorsOrigins,
+    ...(ai ? { ai } : {}),
     ...(smtp ? { smtp } : {}),
     ...(apiKeyPepper ? { apiKeyPepper } : {}),
     ...(read("DATA_DIR") ? { dataDirFromEnv: read("DATA_DIR") } : {}),
@@ -172,4 +201,23 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * A comma-separated list of browser origins (`https://app.example.com`), each checked and reduced to
+ * its origin form; problems are collected under `name`.
+ */
+export function originList(raw: string | undefined, name: string, problems: string[]): string[] {
+  if (raw === undefined || raw.trim() === "") return [];
+  const out: string[] = [];
+  for (const part of raw.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
+    try {
+      const u = new URL(part);
+      if ((u.protocol !== "http:" && u.protocol !== "https:") || u.pathname !== "/" || u.search || u.hash || u.username) throw new Error();
+      out.push(u.origin);
+    } catch {
+      problems.push(`${name} must list origins such as https://claude.ai, separated by commas (got "${part}")`);
+    }
+  }
+  return out;
 }

@@ -43,6 +43,8 @@ import { GitSync } from "./git/sync-service.ts";
 import { ConflictService } from "./git/conflict-service.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { Maintenance } from "./ops/maintenance.ts";
+import { AgentPages } from "./content/agent-pages.ts";
+import { AssistService } from "./ai/assist-service.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -85,6 +87,10 @@ export interface Services extends AccessServices {
   conflictService: ConflictService;
   /** Hourly purge of expired sessions, reset links, invitations and old mail. */
   maintenance: Maintenance;
+  /** Page operations shaped for agents (MCP tools): slices, upsert, find/replace edits, context. */
+  agentPages: AgentPages;
+  /** Writing assist: the configured model, or instructions for the calling agent. */
+  assist: AssistService;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -168,6 +174,8 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     passwordChange: new PasswordChange({ db, users, sessions, passwords }),
     pageViewing: new PageViewing({ permissions, bus }),
     ledger,
+    agentPages: new AgentPages(ledger),
+    assist: new AssistService(config.ai, log),
     reconciler,
     uploads,
     watcher,

@@ -9,10 +9,12 @@ export function authConfigOf(services: Services) {
     /** Without email, reset links and invitations are handed over by an administrator. */
     email_enabled: services.email.enabled,
     providers: [] as string[],
+    /** A writing model is configured (AI_BASE_URL/AI_MODEL): the editor shows its Assist menu. */
+    ai_assist: services.assist.configured,
   };
 }
 
-/** Public: GET /api/auth/config → {signup_enabled, email_enabled, providers}. */
+/** Public: GET /api/auth/config → {signup_enabled, email_enabled, providers, ai_assist}. */
 export function authConfigRoutes(services: Services) {
   return new Elysia({ prefix: "/api/auth" }).use(httpCore(services)).get("/config", () => authConfigOf(services));
 }

@@ -1,0 +1,105 @@
+import { z } from "zod";
+
+/**
+ * The shapes of the tools' results (`outputSchema`). Records are open (`looseObject`): they list
+ * the fields an agent relies on, and a field added to a record later does not break a client that
+ * validates results against the schema.
+ */
+const str = z.string();
+const nullableStr = z.string().nullable();
+const cursor = z.string().nullable();
+
+export const pageSummary = z.looseObject({ path: str, title: str, page_id: str, updated_at: str, publish: z.boolean() });
+
+export const pageObject = z.looseObject({
+  page_id: str,
+  path: str,
+  title: str,
+  description: str,
+  content: str.optional(),
+  content_hash: str,
+  frontmatter_hash: str,
+  tags: z.array(str),
+  status: str,
+  publish: z.boolean(),
+  created_at: str,
+  updated_at: str,
+});
+
+export const pageSlice = pageObject.extend({
+  content: str,
+  offset: z.number().int(),
+  total_chars: z.number().int(),
+  truncated: z.boolean(),
+  next_offset: z.number().int().nullable(),
+});
+
+export const pageWritten = pageObject.extend({ created: z.boolean() });
+
+export const listPagesOutput = z.object({ items: z.array(pageSummary), next_cursor: cursor });
+
+export const deletedOutput = z.object({ deleted: z.literal(true), path: str, recoverable_until: str });
+
+export const searchOutput = z.object({
+  items: z.array(z.object({ path: str, title: str, snippet: str, score: z.number() })),
+  indexing: z.looseObject({}).optional(),
+});
+
+export const contextOutput = z.object({
+  page: z.looseObject({ path: str, title: str, page_id: str, description: str, content_hash: str }),
+  parent: pageSummary.nullable(),
+  siblings: z.array(pageSummary),
+  siblings_total: z.number().int(),
+  links_out: z.array(z.looseObject({ path: str, title: nullableStr, exists: z.boolean() })),
+  links_in: z.array(pageSummary),
+});
+
+export const workspaceRecord = z.looseObject({ id: str, name: str, slug: str, role: nullableStr, page_count: z.number().int(), published: z.boolean() });
+
+export const workspacesOutput = z.object({
+  items: z.array(z.object({ slug: str, name: str, role: nullableStr, page_count: z.number().int() })),
+  next_cursor: cursor,
+});
+
+type TreeNodeShape = { type: string; path: string; title: string; children?: TreeNodeShape[] };
+const treeNode: z.ZodType<TreeNodeShape> = z.lazy(() =>
+  z.looseObject({ type: str, path: str, title: str, children: z.array(treeNode).optional() }),
+);
+export const treeOutput = z.object({ items: z.array(treeNode), truncated: z.boolean(), hint: str.optional() });
+
+export const manifestOutput = z.object({
+  workspace: z.object({ slug: str, name: str, description: str }),
+  pages: z.array(z.object({ path: str, title: str, description: str, tags: z.array(str) })),
+  next_cursor: cursor,
+  versions: z.array(z.looseObject({ slug: str, name: str })).optional(),
+  theme: str.optional(),
+});
+
+export const activityOutput = z.object({
+  items: z.array(z.looseObject({ id: str, action: str, actor: z.object({ id: nullableStr, name: str }), page_path: nullableStr, created_at: str })),
+  next_cursor: cursor,
+});
+
+export const commentRecord = z.looseObject({
+  id: str,
+  page_path: str,
+  parent_id: nullableStr,
+  author: z.object({ id: nullableStr, name: str }),
+  body: str,
+  mentions: z.array(str),
+  resolved: z.boolean(),
+  created_at: str,
+});
+export const commentsOutput = z.object({ items: z.array(commentRecord), next_cursor: cursor });
+
+export const assistOutput = z.object({ text: str, model: str.optional(), instructions: str.optional() });
+
+export const conflictResolvedOutput = z.looseObject({});
+
+export const themeOutput = z.object({ theme: str });
+export const publishOutput = z.object({ published: z.boolean(), visibility: str, url: str });
+export const versionRecord = z.looseObject({ slug: str, name: str, base_path: str, is_default: z.boolean() });
+export const versionsOutput = z.object({ items: z.array(versionRecord) });
+export const exportOutput = z.object({ pages: z.number().int(), bytes: z.number().int(), url: str.optional(), output: str.optional(), expires_at: str.optional() });
+export const deadLinksOutput = z.object({ dead_links: z.array(z.looseObject({ path: str, line: z.number().int().nullable(), target: str })) });
+export const qualityOutput = z.looseObject({ score: z.number(), pages: z.array(z.looseObject({ path: str, score: z.number() })), findings: z.array(z.looseObject({ path: str, kind: str, severity: str, message: str })) });
