@@ -17,6 +17,8 @@ const commands: Record<string, () => Promise<CommandDef<any>>> = {
   "reset-password": () => import("./commands/reset-password.ts").then((m) => m.resetPasswordCommand),
   init: () => import("./commands/init.ts").then((m) => m.initCommand),
   rebuild: () => import("./commands/rebuild.ts").then((m) => m.rebuildCommand),
+  mcp: () => import("./commands/mcp.ts").then((m) => m.mcpCommand),
+  "mcp-server": () => import("./commands/mcp-server.ts").then((m) => m.mcpServerCommand),
 };
 
 export const root = defineCommand({

@@ -36,8 +36,8 @@ export interface McpSession {
 const workspaceArg = slugSchema.describe("Workspace slug (optional when the server or key serves one workspace)");
 
 /** The 26 tools, in the order tools/list shows them. */
-export function allTools(services: Services, transport: "stdio" | "http"): ToolDef[] {
-  return [...contentTools, ...discoveryTools, ...siteTools(transport), ...collabTools(services.assist.configured)] as ToolDef[];
+export function allTools(transport: "stdio" | "http", assistConfigured: boolean): ToolDef[] {
+  return [...contentTools, ...discoveryTools, ...siteTools(transport), ...collabTools(assistConfigured)] as ToolDef[];
 }
 
 /** The tools a principal may call: a key sees only those its scopes allow (read-only keys: read-only tools). */
@@ -52,7 +52,7 @@ export function buildMcpServer(session: McpSession, instructions: string): McpSe
     { name: "quire", title: "Quire", version: VERSION },
     { instructions, capabilities: { tools: { listChanged: false }, resources: {}, prompts: {} } },
   );
-  for (const tool of allTools(session.services, session.transport)) {
+  for (const tool of allTools(session.transport, session.services.assist.configured)) {
     const input = tool.workspace ? (tool.input as unknown as z.ZodObject).safeExtend({ workspace: workspaceArg.optional() }) : tool.input;
     const registered = server.registerTool(
       tool.name,
