@@ -76,8 +76,10 @@ export async function runTool(session: McpSession, tool: ToolDef, args: Record<s
       throw new ForbiddenError(`This API key's scopes (${scopes}) do not allow ${tool.name}, which needs the ${tool.scope} scope`);
     }
     if (tool.rate) session.rateLimit?.(tool.rate, principal);
-    const call = toolCall(session, principal, typeof args.workspace === "string" ? args.workspace : undefined);
-    const value = await tool.run(call, args as never);
+    // The workspace is the call's context (call.workspaceSlug()), never an input of the service.
+    const { workspace, ...input } = args;
+    const call = toolCall(session, principal, typeof workspace === "string" ? workspace : undefined);
+    const value = await tool.run(call, input as never);
     const text = JSON.stringify(value);
     if (text.length > MAX_RESULT_CHARS) {
       throw new PayloadTooLargeError(`The result exceeds the ${MAX_RESULT_TOKENS}-token budget; narrow the request (a folder, a smaller limit, offset and max_chars)`);

@@ -5,7 +5,7 @@ import { ForbiddenError, UnauthorizedError } from "../../core/errors.ts";
 import { mcpHttp, type McpHttpOptions } from "../../mcp/http.ts";
 
 /** The challenge of a 401 at /mcp: a Bearer API key (no OAuth authorization server to discover). */
-export const MCP_CHALLENGE = 'Bearer realm="quire", error="invalid_token", error_description="an API key (quire_live_…) is required"';
+export const MCP_CHALLENGE = 'Bearer realm="quire", error="invalid_token", error_description="an API key (quire_live_...) is required"';
 
 /**
  * `POST /mcp` (and GET/DELETE for the 2025 era's session operations, which the stateless endpoint
