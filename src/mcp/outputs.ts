@@ -28,10 +28,10 @@ export const pageObject = z.looseObject({
 
 export const pageSlice = pageObject.extend({
   content: str,
-  offset: z.number().int(),
-  total_chars: z.number().int(),
+  offset: z.number(),
+  total_chars: z.number(),
   truncated: z.boolean(),
-  next_offset: z.number().int().nullable(),
+  next_offset: z.number().nullable(),
 });
 
 export const pageWritten = pageObject.extend({ created: z.boolean() });
@@ -49,15 +49,15 @@ export const contextOutput = z.object({
   page: z.looseObject({ path: str, title: str, page_id: str, description: str, content_hash: str }),
   parent: pageSummary.nullable(),
   siblings: z.array(pageSummary),
-  siblings_total: z.number().int(),
+  siblings_total: z.number(),
   links_out: z.array(z.looseObject({ path: str, title: nullableStr, exists: z.boolean() })),
   links_in: z.array(pageSummary),
 });
 
-export const workspaceRecord = z.looseObject({ id: str, name: str, slug: str, role: nullableStr, page_count: z.number().int(), published: z.boolean() });
+export const workspaceRecord = z.looseObject({ id: str, name: str, slug: str, role: nullableStr, page_count: z.number(), published: z.boolean() });
 
 export const workspacesOutput = z.object({
-  items: z.array(z.object({ slug: str, name: str, role: nullableStr, page_count: z.number().int() })),
+  items: z.array(z.object({ slug: str, name: str, role: nullableStr, page_count: z.number() })),
   next_cursor: cursor,
 });
 
@@ -100,6 +100,6 @@ export const themeOutput = z.object({ theme: str });
 export const publishOutput = z.object({ published: z.boolean(), visibility: str, url: str });
 export const versionRecord = z.looseObject({ slug: str, name: str, base_path: str, is_default: z.boolean() });
 export const versionsOutput = z.object({ items: z.array(versionRecord) });
-export const exportOutput = z.object({ pages: z.number().int(), bytes: z.number().int(), url: str.optional(), output: str.optional(), expires_at: str.optional() });
-export const deadLinksOutput = z.object({ dead_links: z.array(z.looseObject({ path: str, line: z.number().int().nullable(), target: str })) });
+export const exportOutput = z.object({ pages: z.number(), bytes: z.number(), url: str.optional(), output: str.optional(), expires_at: str.optional() });
+export const deadLinksOutput = z.object({ dead_links: z.array(z.looseObject({ path: str, line: z.number().nullable(), target: str })) });
 export const qualityOutput = z.looseObject({ score: z.number(), pages: z.array(z.looseObject({ path: str, score: z.number() })), findings: z.array(z.looseObject({ path: str, kind: str, severity: str, message: str })) });

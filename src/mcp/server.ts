@@ -33,7 +33,7 @@ export interface McpSession {
   rateLimit?(rule: NonNullable<ToolDef["rate"]>, principal: Principal): void;
 }
 
-const workspaceArg = slugSchema.describe("Workspace slug (optional when the server or key serves one workspace)");
+const workspaceArg = slugSchema.describe("Workspace slug (default: the only one)");
 
 /** The 26 tools, in the order tools/list shows them. */
 export function allTools(transport: "stdio" | "http", assistConfigured: boolean): ToolDef[] {
