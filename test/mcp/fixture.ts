@@ -52,11 +52,11 @@ export async function stdioClient(cmd: string[], env: Record<string, string>, er
   const [command, ...args] = cmd;
   if (era === "2026") {
     const client = new Client({ name: "quire-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } as never });
-    await client.connect(new StdioClientTransport({ command: command!, args, env, stderr: "ignore" }));
+    await client.connect(new StdioClientTransport({ command: command!, args, env, stderr: process.env.QUIRE_TEST_LOGS ? "inherit" : "ignore" }));
     return client as unknown as McpClient;
   }
   const client = new LegacyClient({ name: "quire-test", version: "1.0.0" });
-  await client.connect(new LegacyStdio({ command: command!, args, env, stderr: "ignore" }));
+  await client.connect(new LegacyStdio({ command: command!, args, env, stderr: process.env.QUIRE_TEST_LOGS ? "inherit" : "ignore" }));
   return client as unknown as McpClient;
 }
 
