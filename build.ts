@@ -15,6 +15,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:
 import { join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { webBundlePlugin } from "./src/web/build-web.ts";
+import { writeVendorFiles } from "./src/publish/site/vendor.ts";
 import pkg from "./package.json" with { type: "json" };
 
 const ROOT = import.meta.dir;
@@ -30,15 +31,20 @@ const started = performance.now();
 const commit = await gitCommit();
 const date = new Date().toISOString();
 
-const files: Array<{ name: string; path: string }> = [];
-for (const { dir, prefix } of EMBED_DIRS) {
-  for (const path of walk(dir)) files.push({ name: prefix + relative(dir, path).split(sep).join("/"), path });
-}
-
 // Per process, so two builds running at once in one checkout do not trample each other.
 const buildDir = join(ROOT, "dist", `.build-${process.pid}`);
 rmSync(buildDir, { recursive: true, force: true });
 mkdirSync(buildDir, { recursive: true });
+
+// The published site's browser vendor files (Mermaid bundled, KaTeX's stylesheet and fonts), served under _quire/.
+const vendorDir = join(buildDir, "site-vendor");
+await writeVendorFiles(vendorDir);
+EMBED_DIRS.push({ dir: vendorDir, prefix: "site/" });
+
+const files: Array<{ name: string; path: string }> = [];
+for (const { dir, prefix } of EMBED_DIRS) {
+  for (const path of walk(dir)) files.push({ name: prefix + relative(dir, path).split(sep).join("/"), path });
+}
 
 // The browser app is bundled first and swapped in for src/web/prebuilt.ts.
 const webPlugin = await webBundlePlugin(join(buildDir, "web"));

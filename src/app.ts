@@ -26,6 +26,10 @@ import { gitSyncRoutes } from "./http/routes/git-sync.ts";
 import { conflictRoutes } from "./http/routes/conflicts.ts";
 import { mcpRoutes } from "./http/routes/mcp.ts";
 import { aiRoutes } from "./http/routes/ai.ts";
+import { qualityRoutes } from "./http/routes/quality.ts";
+import { exportRoutes } from "./http/routes/export.ts";
+import { siteRoutes } from "./http/routes/site.ts";
+import { siteAdminRoutes } from "./http/routes/site-admin.ts";
 import type { Services } from "./services.ts";
 
 // Services are built in services.ts; both names stay importable from here for routes, tests and commands.
@@ -40,6 +44,8 @@ export function createApp(services: Services) {
   // carries the error shape; Bun's would be a bare 413.
   return new Elysia({ serve: { maxRequestBodySize: SERVER_BODY_LIMIT, development: false } })
     .use(httpCore(services))
+    // Before every other route: a verified custom domain's requests are all the site's.
+    .use(siteRoutes(services))
     .use(healthRoutes(services))
     .use(authRoutes(services))
     .use(passwordResetRoutes(services))
@@ -65,6 +71,9 @@ export function createApp(services: Services) {
     .use(conflictRoutes(services))
     .use(aiRoutes(services))
     .use(mcpRoutes(services, { origins: services.config.mcpCorsOrigins, selfOrigin: new URL(services.config.baseUrl).origin }))
+    .use(qualityRoutes(services))
+    .use(exportRoutes(services))
+    .use(siteAdminRoutes(services))
     .use(webAppRoutes(services));
 }
 

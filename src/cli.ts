@@ -19,6 +19,8 @@ const commands: Record<string, () => Promise<CommandDef<any>>> = {
   rebuild: () => import("./commands/rebuild.ts").then((m) => m.rebuildCommand),
   mcp: () => import("./commands/mcp.ts").then((m) => m.mcpCommand),
   "mcp-server": () => import("./commands/mcp-server.ts").then((m) => m.mcpServerCommand),
+  export: () => import("./commands/export.ts").then((m) => m.exportCommand),
+  preview: () => import("./commands/preview.ts").then((m) => m.previewCommand),
 };
 
 export const root = defineCommand({

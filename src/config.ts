@@ -37,6 +37,8 @@ export interface Config {
   ai?: { baseUrl: string; apiKey?: string; model: string };
   /** Browser origins allowed to call `POST /mcp` on the main port (MCP_CORS_ORIGINS); BASE_URL's own origin always is. */
   mcpCorsOrigins: string[];
+  /** Published sites: PUBLISH_REQUIRE_AUTH forces every site to members only; the DNS server custom domains are checked against. */
+  publish: { requireAuth: boolean; dnsResolver?: string };
 }
 
 export class ConfigError extends Error {
@@ -161,6 +163,15 @@ export function loadConfig(env: Env = process.env): Config {
     if (base !== undefined && aiModel !== undefined) ai = { baseUrl: base, model: aiModel, ...(aiKey ? { apiKey: aiKey } : {}) };
   }
   const mcpCorsOrigins = originList(read("MCP_CORS_ORIGINS"), "MCP_CORS_ORIGINS", problems);
+  const publish: Config["publish"] = { requireAuth: bool("PUBLISH_REQUIRE_AUTH", false) };
+  const resolver = read("CUSTOM_DOMAIN_RESOLVER");
+  if (resolver !== undefined) {
+    // An IPv4 address or a bracketed IPv6 address, with an optional port: what node:dns setServers takes.
+    const m = /^(?:(\d{1,3}(?:\.\d{1,3}){3})|\[([0-9a-fA-F:]+)\])(?::(\d{1,5}))?$/.exec(resolver);
+    if (!m || (m[3] !== undefined && (Number(m[3]) < 1 || Number(m[3]) > 65535)) || (m[1] !== undefined && m[1].split(".").some((o) => Number(o) > 255))) {
+      problems.push(`CUSTOM_DOMAIN_RESOLVER must be an IP address with an optional port, e.g. 127.0.0.1:5353 or [::1]:53 (got "${resolver}")`);
+    } else publish.dnsResolver = resolver;
+  }
 
   const argon2: Config["argon2"] = {
     memoryKiB: int("ARGON2_MEMORY", 65536, 8, 4 * 1024 * 1024),
@@ -194,6 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
     watchFiles: bool("QUIRE_WATCH_FILES", true),
     mcpCorsOrigins,
     ...(ai ? { ai } : {}),
+    publish,
     ...(smtp ? { smtp } : {}),
     ...(apiKeyPepper ? { apiKeyPepper } : {}),
     ...(read("DATA_DIR") ? { dataDirFromEnv: read("DATA_DIR") } : {}),

@@ -45,6 +45,12 @@ import { RateLimiter } from "./http/rate-limit.ts";
 import { Maintenance } from "./ops/maintenance.ts";
 import { AgentPages } from "./content/agent-pages.ts";
 import { AssistService } from "./ai/assist-service.ts";
+import { QualityService } from "./publish/quality/quality-service.ts";
+import { SiteExporter } from "./publish/export/exporter.ts";
+import { ExportService } from "./publish/export/export-service.ts";
+import { siteSourceOf } from "./publish/export/site-source.ts";
+import { SiteService } from "./publish/site-service.ts";
+import { SiteServer } from "./publish/site-server.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -91,6 +97,14 @@ export interface Services extends AccessServices {
   agentPages: AgentPages;
   /** Writing assist: the configured model, or instructions for the calling agent. */
   assist: AssistService;
+  /** The quality scan of DESIGN.md §9 (dead links, missing titles, readability, …). */
+  quality: QualityService;
+  /** The static export (GET|POST …/export, quire export, MCP quire_export's download URL). */
+  exporter: ExportService;
+  /** Published sites: models, theme, publishing, versions, custom domains (src/publish/). */
+  site: SiteService;
+  /** Answers /p/ and custom-domain requests. */
+  siteServer: SiteServer;
   /** Closed in reverse order of registration on shutdown. */
   closers: Array<() => Promise<void> | void>;
 }
@@ -162,6 +176,13 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   watcher?.onFiles((workspaceId, paths) => gitSync.onDiskFiles(workspaceId, paths));
   const maintenance = new Maintenance({ db, sessions, log });
   maintenance.start();
+  const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions, workspaceSettings: access.workspaceSettings });
+  const siteServer = new SiteServer({ site, search, uploads, config, log });
+  const exporter = new ExportService({
+    permissions,
+    exporter: new SiteExporter({ ledger, site: siteSourceOf(site, workspaces) }),
+    baseUrl: config.baseUrl,
+  });
   return {
     ...access,
     bus,
@@ -201,7 +222,11 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     permissions,
     rateLimiter: new RateLimiter(),
     maintenance,
-    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop()],
+    quality: new QualityService({ permissions, ledger, versionBases: (id) => site.versions.list(id).map((v) => v.base_path) }),
+    exporter,
+    site,
+    siteServer,
+    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop(), () => exporter.close()],
   };
 }
 

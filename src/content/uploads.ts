@@ -120,11 +120,16 @@ export class Uploads {
 
   open(access: ContentAccess, filename: string): ServedUpload {
     assertRight(access, "read");
+    return this.openIn(access.workspace.id, filename);
+  }
+
+  /** Reads an upload without a permission check: for callers that decided already (a published site's pages reference it). */
+  openIn(workspaceId: string, filename: string): ServedUpload {
     const type = typeForName(filename);
     if (!SAFE_NAME.test(filename) || filename.length > 200 || !type) throw new NotFoundError("File not found");
     let abs: string;
     try {
-      abs = this.ledger.dir(access.workspace.id).resolveInside(`assets/${filename}`);
+      abs = this.ledger.dir(workspaceId).resolveInside(`assets/${filename}`);
     } catch {
       throw new NotFoundError("File not found");
     }

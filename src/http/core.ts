@@ -28,8 +28,14 @@ interface RequestState {
  */
 const states = new WeakMap<Request, RequestState>();
 
+/** The caller and client address httpCore found for a request (routes that answer before routing use it). */
+export function requestState(request: Request): { principal: Principal | null; ip: string; requestId: string } | null {
+  const state = states.get(request);
+  return state ? { principal: state.principal, ip: state.ip, requestId: state.requestId } : null;
+}
+
 /** The path as the router sees it: raw (no decoding), without the query string. */
-function routerPath(url: string): string {
+export function routerPath(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   if (start === -1) return "/";
   const query = url.indexOf("?", start + 1);

@@ -14,9 +14,6 @@ export interface ToolErrorResult {
  * same code and fields as the HTTP error body). Unknown errors are logged and named only by an id.
  */
 export function toolError(error: unknown, tool: string, args: Record<string, unknown> | undefined, log: Logger): ToolErrorResult {
-  if (error instanceof Unavailable) {
-    return result(`${error.message}: the server runs without the service it needs. Nothing was changed.\n\n${JSON.stringify({ error: "NOT_AVAILABLE", message: error.message })}`);
-  }
   if (error instanceof AppError) {
     const extra = error instanceof ConflictError ? error.extra : undefined;
     const body = { error: error.code, message: error.message, ...(error.details ? { details: error.details } : {}), ...extra };
@@ -65,10 +62,3 @@ function advice(error: AppError, tool: string, args: Record<string, unknown> | u
   return error.message;
 }
 
-/** A tool whose capability is not part of this build: refused plainly, never pretended. */
-export class Unavailable extends Error {
-  constructor(readonly tool: string) {
-    super(`${tool} is not available in this build yet`);
-    this.name = "Unavailable";
-  }
-}

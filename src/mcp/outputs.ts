@@ -76,8 +76,8 @@ export const manifestOutput = z.object({
   workspace: z.object({ slug: str, name: str, description: str }),
   pages: z.array(z.object({ path: str, title: str, description: str, tags: z.array(str) })),
   next_cursor: cursor,
-  versions: z.array(open({ slug: str, name: str })).optional(),
-  theme: str.optional(),
+  versions: z.array(open({ slug: str, name: str })),
+  theme: str,
 });
 
 export const activityOutput = z.object({

@@ -1,10 +1,8 @@
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
-import { z } from "zod";
 import { UnauthorizedError } from "../core/errors.ts";
 import { VERSION } from "../version.ts";
-import { slug as slugSchema } from "../core/validate.ts";
 import { registerPrompts } from "./prompts.ts";
-import { allTools } from "./server.ts";
+import { allTools, toolInput } from "./server.ts";
 import type { ToolDef } from "./tool.ts";
 
 /**
@@ -85,7 +83,7 @@ export async function remoteServer(remote: RemoteMcp, slug: string): Promise<() 
   return () => {
     const server = new McpServer({ name: "quire", title: "Quire", version: VERSION }, { instructions, capabilities: { tools: { listChanged: false }, resources: {}, prompts: {} } });
     for (const tool of allTools("http", assistConfigured)) {
-      const input = tool.workspace ? (tool.input as unknown as z.ZodObject).safeExtend({ workspace: slugSchema.optional() }) : tool.input;
+      const input = toolInput(tool);
       const registered = server.registerTool(
         tool.name,
         { title: tool.title, description: tool.description, inputSchema: input, outputSchema: tool.output, annotations: tool.annotations },

@@ -40,6 +40,21 @@ export function allTools(transport: "stdio" | "http", assistConfigured: boolean)
   return [...contentTools, ...discoveryTools, ...siteTools(transport), ...collabTools(assistConfigured)] as ToolDef[];
 }
 
+/**
+ * The schema a tool advertises and validates with: the domain's input schema, closed to unknown
+ * arguments, plus the optional `workspace` where the tool acts in one. A domain schema written as a
+ * closed object with its own unknown-key check (a pipe) is advertised by its object shape; the
+ * service parses the arguments with the domain schema itself again.
+ */
+export function toolInput(tool: Pick<ToolDef, "input" | "workspace">): z.ZodType {
+  let schema = tool.input as z.ZodType;
+  if (schema instanceof z.ZodPipe && schema.in instanceof z.ZodObject) schema = z.strictObject(schema.in.shape);
+  if (!(schema instanceof z.ZodObject)) return schema;
+  let object = schema as z.ZodObject;
+  if (tool.workspace) object = object.safeExtend({ workspace: workspaceArg.optional() });
+  return object.strict();
+}
+
 /** The tools a principal may call: a key sees only those its scopes allow (read-only keys: read-only tools). */
 export function toolAllowed(principal: Principal, tool: Pick<ToolDef, "scope">): boolean {
   return principal.kind !== "api_key" || scopesAllow(principal.scopes, tool.scope);
@@ -53,7 +68,7 @@ export function buildMcpServer(session: McpSession, instructions: string): McpSe
     { instructions, capabilities: { tools: { listChanged: false }, resources: {}, prompts: {} } },
   );
   for (const tool of allTools(session.transport, session.services.assist.configured)) {
-    const input = tool.workspace ? (tool.input as unknown as z.ZodObject).safeExtend({ workspace: workspaceArg.optional() }) : tool.input;
+    const input = toolInput(tool);
     const registered = server.registerTool(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: input, outputSchema: tool.output, annotations: tool.annotations },

@@ -27,6 +27,7 @@ export interface StoredSettings {
 
 export interface SettingsJson extends StoredSettings, WorkspaceOptionsJson {
   id: string;
+  published: boolean;
   slug: string;
   name: string;
   description: string;
@@ -158,6 +159,7 @@ export class WorkspaceSettings {
       slug: row.slug,
       name: row.name,
       description: row.description,
+      published: row.published === 1,
       ...workspaceOptionsJson(row),
       ...stored,
       webhook_secret: row.webhook_secret,

@@ -35,12 +35,12 @@ export const SETTINGS_COLUMNS = [
   "sync_interval",
   "editor_can_create_pages",
   "editor_can_delete_pages",
+  "published",
 ] as const;
 
 /** Columns a service may change through `update`; the names are fixed here, never taken from input. */
 export const EDITABLE_COLUMNS = [
   ...SETTINGS_COLUMNS,
-  "published",
   "settings",
   "sync_status",
   "webhook_secret",

@@ -53,6 +53,8 @@ export const updateSettingsInput = z.object({
   sync_interval: z.number().int("must be a whole number of seconds").min(10, "must be at least 10 seconds").max(604800, "must be at most 604800 seconds (7 days)").optional(),
   editor_can_create_pages: z.boolean().optional(),
   editor_can_delete_pages: z.boolean().optional(),
+  /** The workspace's site is live at /p/{slug}/ (DESIGN.md §9). */
+  published: z.boolean().optional(),
   theme: z.enum(THEMES).optional(),
   visibility: z.enum(VISIBILITIES).optional(),
   navigation: z
@@ -66,18 +68,6 @@ export type UpdateSettingsInput = z.infer<typeof updateSettingsInput>;
 /** Keys the settings GET shows but PUT cannot change (each has its own endpoint or is derived). */
 export const READ_ONLY_SETTINGS = ["id", "slug", "git_remote", "sync_status", "webhook_secret", "webhook_url"] as const;
 
-/** Agent tools of the published site (MCP): theme, publishing, versions. */
-export const themeInput = z.strictObject({ theme: z.enum(THEMES) });
-export const publishInput = z.strictObject({
-  published: z.boolean().default(true),
-  visibility: z.enum(VISIBILITIES).optional(),
-});
-export const createVersionToolInput = z.strictObject({
-  slug,
-  name: displayName(100),
-  base_path: z.string().max(512, "must be at most 512 characters").optional(),
-  snapshot: z.boolean().optional(),
-});
 export const listWorkspacesToolInput = z.strictObject({
   limit: z.number().int("must be an integer").min(1, "must be between 1 and 100").max(100, "must be between 1 and 100").default(50),
   cursor: z.string().max(512, "must be at most 512 characters").optional(),

@@ -217,15 +217,34 @@ describe("collaboration", () => {
     expect((await refused(mcp, "quire_writing_assist", { text: "x", mode: "rhyme" }))).toContain("mode");
   });
 
-  test("tools whose service is not in this build answer a plain isError, never a pretend result", async () => {
-    for (const name of ["quire_get_theme", "quire_update_theme", "quire_publish_workspace", "quire_list_versions", "quire_create_version", "quire_export", "quire_quality_scan", "quire_validate_links"]) {
-      const args: Record<string, unknown> = { workspace: slug };
-      if (name === "quire_update_theme") args.theme = "dark";
-      if (name === "quire_create_version") Object.assign(args, { slug: "v1", name: "v1" });
-      const r = await mcp.callTool({ name, arguments: args });
-      if (r.isError) expect(textOf(r)).toContain("not available in this build yet");
-    }
-  });
+  test("the site: theme, publishing, versions, quality, dead links and an export download", async () => {
+    expect(await ok(mcp, "quire_get_theme", {})).toEqual({ theme: "default" });
+    expect(await ok(mcp, "quire_update_theme", { theme: "forest" })).toEqual({ theme: "forest" });
+    expect(await refused(mcp, "quire_update_theme", { theme: "neon" })).toContain("theme");
+    const published = await ok(mcp, "quire_publish_workspace", { visibility: "public" });
+    expect(published).toMatchObject({ published: true, visibility: "public" });
+    expect(published.url).toContain(`/p/${slug}`);
+    const version = await ok(mcp, "quire_create_version", { slug: "v1", name: "Version 1" });
+    expect(version).toMatchObject({ slug: "v1", name: "Version 1", base_path: "versions/v1" });
+    expect((await ok(mcp, "quire_list_versions", {})).items.map((v: { slug: string }) => v.slug)).toEqual(["v1"]);
+    const manifest = await ok(mcp, "quire_get_manifest", {});
+    expect(manifest).toMatchObject({ theme: "forest", versions: [expect.objectContaining({ slug: "v1" })] });
+
+    await ok(mcp, "quire_write_page", { path: "dead", title: "Dead", body: "A [[nowhere]] link.\n" });
+    const dead = await ok(mcp, "quire_validate_links", { path: "/dead" });
+    expect(dead.dead_links).toEqual([expect.objectContaining({ path: "dead.md", line: expect.any(Number), target: expect.stringContaining("nowhere") })]);
+    const quality = await ok(mcp, "quire_quality_scan", {});
+    expect(quality.score).toBeGreaterThanOrEqual(0);
+    expect(quality.findings.some((f: { kind: string; path: string }) => f.kind === "dead_link" && f.path === "dead.md")).toBe(true);
+
+    const exported = await ok(mcp, "quire_export", {});
+    expect(exported.pages).toBeGreaterThan(0);
+    expect(Date.parse(exported.expires_at) - Date.now()).toBeGreaterThan(14 * 60_000);
+    const zip = await fetch(exported.url.replace(server.config.baseUrl, server.url));
+    expect(zip.status).toBe(200);
+    expect((await zip.arrayBuffer()).byteLength).toBe(exported.bytes);
+    expect(await refused(mcp, "quire_export", { output: "/tmp/x.zip" })).toContain("output");
+  }, 30_000);
 });
 
 describe("bad input", () => {

@@ -2,6 +2,7 @@ import { sql as identityAccess } from "./001-identity-access.ts";
 import { sql as content } from "./002-content.ts";
 import { sql as collab } from "./003-collab.ts";
 import { sql as gitToken } from "./004-git-token.ts";
+import { sql as publishedSites } from "./005-published-sites.ts";
 
 /**
  * Ordered migrations, embedded in the binary. Append only: a released migration never changes;
@@ -18,4 +19,5 @@ export const migrations: Migration[] = [
   { version: 2, name: "content", sql: content },
   { version: 3, name: "collab", sql: collab },
   { version: 4, name: "git-token", sql: gitToken },
+  { version: 5, name: "published-sites", sql: publishedSites },
 ];

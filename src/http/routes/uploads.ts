@@ -25,8 +25,13 @@ export function uploadRoutes(services: Services) {
       return stored;
     })
     .get("/:workspace/uploads/:filename", ({ principal, params, set }) => {
-      const access = contentAccess(services, requirePrincipal(principal), params.workspace);
-      const file = uploads.open(access, params.filename);
+      // Files referenced by the published pages of a public site are readable by anyone (SPEC.md).
+      const ws = services.workspaces.bySlug(params.workspace);
+      const member = ws !== null && principal !== null && services.permissions.principalRole(principal, ws) !== null;
+      const file =
+        ws !== null && !member && services.site.isPublicUpload(ws, params.filename)
+          ? uploads.openIn(ws.id, params.filename)
+          : uploads.open(contentAccess(services, requirePrincipal(principal), params.workspace), params.filename);
       const svg = file.type.ext === "svg";
       // Set on `set.headers` (not a Response) so the HTTP core sees this CSP and keeps it.
       Object.assign(set.headers, {
@@ -34,7 +39,7 @@ export function uploadRoutes(services: Services) {
         "x-content-type-options": "nosniff",
         "content-security-policy": svg ? SVG_CSP : FILE_CSP,
         "content-disposition": `${svg ? "attachment" : "inline"}; filename="${file.filename}"`,
-        "cache-control": "private, max-age=300",
+        "cache-control": member || principal ? "private, max-age=300" : "public, max-age=300",
         "cross-origin-resource-policy": "same-origin",
       });
       return new Blob([new Uint8Array(file.bytes)], { type: file.type.mime });

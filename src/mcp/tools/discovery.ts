@@ -87,7 +87,9 @@ export const discoveryTools = [
       const access = call.access();
       const { pages, next_cursor } = call.services.agentPages.manifest(access, args.limit, args.cursor);
       const ws = access.workspace;
-      return { workspace: { slug: ws.slug, name: ws.name, description: ws.description ?? "" }, pages, next_cursor };
+      const versions = call.services.site.listVersions(call.principal, ws.slug).items;
+      const { theme } = call.services.site.getTheme(call.principal, ws.slug);
+      return { workspace: { slug: ws.slug, name: ws.name, description: ws.description ?? "" }, pages, next_cursor, versions, theme };
     },
   }),
   defineTool({

@@ -4,7 +4,7 @@
  * where the person was, so signing in brings them back there.
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
-import { api, onSessionExpired, post, refreshSession, setAccessToken } from "../api/client.ts";
+import { api, del, onSessionExpired, post, refreshSession, setAccessToken } from "../api/client.ts";
 import type { User } from "../api/types.ts";
 import { navigate } from "./router.ts";
 
@@ -45,6 +45,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   const loadUser = useCallback(async () => {
     const me = await api<{ user: User }>("/api/auth/me");
+    // The members' pass to published sites (an HttpOnly cookie for /p/), so a members-only site
+    // opens in this browser without another sign-in. Best effort: the app works without it.
+    await post("/api/v1/site-session").catch(() => {});
     setUser(me.user);
     setStatus("signed-in");
     hint.set(true);
@@ -113,6 +116,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       },
       async signOutEverywhere() {
         try {
+          await del("/api/v1/site-session").catch(() => {});
           await post("/api/auth/logout");
         } finally {
           hint.set(false);

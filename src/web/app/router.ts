@@ -17,6 +17,12 @@ export function addNavigationGuard(guard: () => boolean): () => void {
 
 export function navigate(to: string, opts: { replace?: boolean } = {}): void {
   if (to === location.pathname + location.search) return;
+  // Published sites (/p/…) are served by the server, not by this app: load them as documents.
+  if (to === "/p" || to.startsWith("/p/")) {
+    if (opts.replace) location.replace(to);
+    else location.assign(to);
+    return;
+  }
   for (const guard of guards) if (!guard()) return;
   if (opts.replace) history.replaceState(null, "", to);
   else history.pushState(null, "", to);

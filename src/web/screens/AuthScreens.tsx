@@ -68,7 +68,9 @@ export function LoginScreen() {
       }
     >
       {query.get("reset") === "1" && <Notice kind="success">Your password has been changed. Sign in with the new one.</Notice>}
-      {query.get("next") && !error && <Notice>Your session has ended. Sign in to continue where you were.</Notice>}
+      {query.get("next") && !error && (
+        <Notice>{query.get("next")!.startsWith("/p/") ? "This site is for members. Sign in to read it." : "Your session has ended. Sign in to continue where you were."}</Notice>
+      )}
       {error && <Notice kind="error">{error.message}</Notice>}
       <form
         onSubmit={(e) =>

@@ -1,4 +1,5 @@
 /** The page's metadata (title, description, tags, publish), folded away until wanted. */
+import type { LiveState } from "../app/site-live.ts";
 import { useEffect, useState } from "react";
 import { messageOf } from "../api/client.ts";
 import type { Page } from "../api/types.ts";
@@ -11,7 +12,7 @@ export interface FrontmatterPatch {
   publish?: boolean;
 }
 
-export function FrontmatterForm(props: { page: Page; editable: boolean; save(patch: FrontmatterPatch): Promise<void> }) {
+export function FrontmatterForm(props: { page: Page; editable: boolean; live?: LiveState | null; save(patch: FrontmatterPatch): Promise<void> }) {
   const { page } = props;
   const [title, setTitle] = useState(page.title);
   const [description, setDescription] = useState(page.description ?? "");
@@ -56,6 +57,24 @@ export function FrontmatterForm(props: { page: Page; editable: boolean; save(pat
         <div className="check">
           <input id="fm-publish" type="checkbox" checked={publish} onChange={(e) => setPublish(e.target.checked)} disabled={!props.editable} />
           <label htmlFor="fm-publish">Published on the documentation site</label>
+          {props.live && (
+            <span className="page-live hint" data-live={props.live.url ? "yes" : "no"}>
+              {props.live.url ? (
+                <>
+                  Live at{" "}
+                  <a href={props.live.url} target="_blank" rel="noopener">
+                    {props.live.url}
+                  </a>
+                </>
+              ) : page.publish && !props.live.sitePublished ? (
+                "Not live: the workspace's site is switched off"
+              ) : page.publish ? (
+                "Not live: .quire/publish.yaml or a version leaves it out"
+              ) : (
+                "Not on the site"
+              )}
+            </span>
+          )}
         </div>
         {props.editable && (
           <button className="btn" type="submit" disabled={busy}>

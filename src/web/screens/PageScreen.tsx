@@ -17,6 +17,7 @@ import { normalizeTree } from "../app/workspace-data.ts";
 import { pagePathOf } from "../tree/tree-ops.ts";
 import { canWrite } from "./Shell.tsx";
 import { FrontmatterForm } from "./FrontmatterForm.tsx";
+import { useLivePage } from "../app/site-live.ts";
 import { ConflictBanner, type ConflictState } from "./ConflictBanner.tsx";
 
 const RawEditor = lazy(() => import("../editor/RawEditor.tsx"));
@@ -35,11 +36,24 @@ const STATUS_TEXT: Record<Status, string> = {
 
 const contentUrl = (slug: string, path: string) => `/api/v1/content/${encodeURIComponent(slug)}/${path.split("/").map(encodeURIComponent).join("/")}`;
 
-export default function PageScreen({ workspace, path, onTreeChanged }: { workspace: Workspace; path: string; onTreeChanged(): void }) {
+export default function PageScreen({
+  workspace,
+  path,
+  onTreeChanged,
+  line,
+}: {
+  workspace: Workspace;
+  path: string;
+  onTreeChanged(): void;
+  /** Open the Markdown source at this body line (links from the quality report). */
+  line?: number;
+}) {
   const url = contentUrl(workspace.slug, path);
   const [page, setPage] = useState<Page | null>(null);
+  // Asked again when the page's metadata changes (the publish flag lives there).
+  const live = useLivePage(workspace.id, path, `${page?.publish}|${page?.frontmatter_hash ?? ""}`);
   const [loadError, setLoadError] = useState<unknown>(null);
-  const [mode, setMode] = useState<"rich" | "raw">("rich");
+  const [mode, setMode] = useState<"rich" | "raw">(line !== undefined ? "raw" : "rich");
   // The text the mounted editor opened with; a new value remounts the editor.
   const [opened, setOpened] = useState<{ text: string; generation: number } | null>(null);
   const [status, setStatus] = useState<Status>("saved");
@@ -272,6 +286,11 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
               Save
             </button>
           )}
+          {live?.url && (
+            <a className="btn btn-small" href={live.url} target="_blank" rel="noopener">
+              View on site
+            </a>
+          )}
           <a className="btn btn-small" href={`/w/${encodeURIComponent(workspace.slug)}/activity?page=${encodeURIComponent(path)}`} onClick={linkClick}>
             History
           </a>
@@ -298,6 +317,7 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
       ))}
       <FrontmatterForm
         page={page}
+        live={live}
         editable={editable}
         save={async (frontmatter) => {
           const p = await put<Page>(url, { frontmatter, lastKnownHash: hash.current });
@@ -387,6 +407,7 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
             onChange={onChange}
             uploadImage={editable ? uploadImageFile : undefined}
             loadPages={loadPages}
+            initialLine={line}
           />
         </Suspense>
       )}

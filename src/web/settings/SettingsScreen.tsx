@@ -11,11 +11,13 @@ import { GeneralSettings } from "./GeneralSettings.tsx";
 import { InvitationsSettings } from "./InvitationsSettings.tsx";
 import { MembersSettings } from "./MembersSettings.tsx";
 import { ShareLinksSettings } from "./ShareLinksSettings.tsx";
+import { SiteSettings } from "./SiteSettings.tsx";
 
 const GitSettings = lazy(() => import("./GitSettings.tsx"));
 
 const ADMIN_TABS: Array<[string, string]> = [
   ["general", "General"],
+  ["site", "Site"],
   ["members", "Members"],
   ["invitations", "Invitations"],
   ["share-links", "Share links"],
@@ -41,6 +43,7 @@ export default function SettingsScreen({ workspace, tab, onWorkspaceChanged }: {
       <section aria-label={title} className="settings-section">
         <h2>{title}</h2>
         {current === "general" && <GeneralSettings workspace={workspace} onSaved={onWorkspaceChanged} />}
+        {current === "site" && <SiteSettings workspace={workspace} />}
         {current === "members" && <MembersSettings workspace={workspace} />}
         {current === "invitations" && <InvitationsSettings workspace={workspace} />}
         {current === "share-links" && <ShareLinksSettings workspace={workspace} />}

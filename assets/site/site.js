@@ -1,0 +1,359 @@
+/*
+ * Quire published site: the reader's side. No framework, no other origin.
+ * - light/dark: follows the system; the toggle stores an explicit choice
+ * - mobile navigation: the menu button opens the sidebar
+ * - copy buttons on code blocks (button.copy-code)
+ * - search: Ctrl/Cmd+K (or "/") opens a dialog; asks window.quireSearch(query, limit) when the
+ *   page provides it (the static export), else GET {search}?q= on the site
+ * - mermaid: loaded only when the page has a diagram (the config names the script)
+ */
+(function () {
+  "use strict";
+  var script = document.currentScript;
+  var nonce = (script && script.nonce) || "";
+  var config = {};
+  try {
+    var el = document.getElementById("quire-site-config");
+    if (el) config = JSON.parse(el.textContent || "{}");
+  } catch (e) {
+    config = {};
+  }
+  var root = document.documentElement;
+  var MODE_KEY = "quire-site-mode";
+
+  function systemDark() {
+    return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+  }
+  function currentMode() {
+    var m = root.dataset.mode;
+    if (m === "light" || m === "dark") return m;
+    return systemDark() ? "dark" : "light";
+  }
+
+  function ready(fn) {
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", fn);
+    else fn();
+  }
+
+  ready(function () {
+    // ---- light / dark ------------------------------------------------------------------------
+    var toggle = document.querySelector(".mode-toggle");
+    if (toggle) {
+      toggle.addEventListener("click", function () {
+        var next = currentMode() === "dark" ? "light" : "dark";
+        root.dataset.mode = next;
+        try {
+          localStorage.setItem(MODE_KEY, next);
+        } catch (e) {}
+        document.dispatchEvent(new CustomEvent("quire:mode", { detail: next }));
+      });
+    }
+
+    // ---- mobile navigation -------------------------------------------------------------------
+    var navButton = document.querySelector(".nav-toggle");
+    function setNav(open) {
+      document.body.classList.toggle("nav-open", open);
+      if (navButton) navButton.setAttribute("aria-expanded", open ? "true" : "false");
+    }
+    if (navButton) {
+      navButton.addEventListener("click", function () {
+        setNav(!document.body.classList.contains("nav-open"));
+      });
+    }
+    document.addEventListener("keydown", function (e) {
+      if (e.key === "Escape" && document.body.classList.contains("nav-open")) setNav(false);
+    });
+
+    // ---- copy buttons ------------------------------------------------------------------------
+    document.addEventListener("click", function (e) {
+      var target = e.target;
+      var button = target && target.closest ? target.closest("button.copy-code") : null;
+      if (!button) return;
+      var holder = button.closest("figure, .code-block, .code, div") || button.parentElement;
+      var code = holder ? holder.querySelector("pre code, pre") : null;
+      if (!code) return;
+      var text = button.getAttribute("data-code");
+      if (text === null) text = codeText(code);
+      copy(text).then(
+        function () {
+          flash(button, "Copied");
+        },
+        function () {
+          flash(button, "Press Ctrl+C");
+        },
+      );
+    });
+
+    function codeText(code) {
+      // Line-number gutters are decoration, not code.
+      var clone = code.cloneNode(true);
+      var gutters = clone.querySelectorAll(".line-numbers-rows, .line-number, [aria-hidden='true']");
+      for (var i = 0; i < gutters.length; i++) gutters[i].remove();
+      return clone.textContent || "";
+    }
+
+    function copy(text) {
+      if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+      return new Promise(function (resolve, reject) {
+        var area = document.createElement("textarea");
+        area.value = text;
+        area.setAttribute("readonly", "");
+        area.className = "copy-buffer";
+        document.body.appendChild(area);
+        area.select();
+        var ok = false;
+        try {
+          ok = document.execCommand("copy");
+        } catch (e) {}
+        area.remove();
+        ok ? resolve() : reject(new Error("copy refused"));
+      });
+    }
+
+    function flash(button, label) {
+      var before = button.getAttribute("data-label") || button.textContent;
+      button.setAttribute("data-label", before);
+      button.textContent = label;
+      button.classList.add("copied");
+      setTimeout(function () {
+        button.textContent = before;
+        button.classList.remove("copied");
+      }, 1600);
+    }
+
+    // ---- search ------------------------------------------------------------------------------
+    setupSearch();
+
+    // ---- mermaid -----------------------------------------------------------------------------
+    if (config.mermaid && document.querySelector(".mermaid")) loadMermaid(config.mermaid);
+  });
+
+  function setupSearch() {
+    var opener = document.querySelector(".search-open");
+    var kbd = opener && opener.querySelector("kbd");
+    if (kbd && /Mac|iPhone|iPad/.test(navigator.platform || "")) kbd.textContent = "⌘K";
+    var dialog = null;
+    var input = null;
+    var list = null;
+    var status = null;
+    var seq = 0;
+    var active = -1;
+
+    function build() {
+      dialog = document.createElement("dialog");
+      dialog.className = "search-dialog";
+      dialog.setAttribute("aria-label", "Search the site");
+      dialog.innerHTML =
+        '<form method="dialog" class="search-form" role="search">' +
+        '<input type="search" name="q" autocomplete="off" spellcheck="false" placeholder="Search the docs" aria-label="Search the docs">' +
+        '<button type="button" class="search-close" aria-label="Close">Esc</button>' +
+        "</form>" +
+        '<p class="search-status" role="status" aria-live="polite"></p>' +
+        '<ul class="search-results" role="listbox"></ul>';
+      document.body.appendChild(dialog);
+      input = dialog.querySelector("input");
+      list = dialog.querySelector(".search-results");
+      status = dialog.querySelector(".search-status");
+      var timer = 0;
+      input.addEventListener("input", function () {
+        clearTimeout(timer);
+        timer = setTimeout(run, 120);
+      });
+      input.addEventListener("keydown", function (e) {
+        var items = list.querySelectorAll("a");
+        if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+          e.preventDefault();
+          if (items.length === 0) return;
+          active = (active + (e.key === "ArrowDown" ? 1 : -1) + items.length) % items.length;
+          for (var i = 0; i < items.length; i++) items[i].classList.toggle("active", i === active);
+          items[active].scrollIntoView({ block: "nearest" });
+        } else if (e.key === "Enter") {
+          e.preventDefault();
+          var pick = items[active >= 0 ? active : 0];
+          if (pick) location.href = pick.href;
+        }
+      });
+      dialog.querySelector(".search-close").addEventListener("click", function () {
+        dialog.close();
+      });
+      dialog.addEventListener("click", function (e) {
+        if (e.target === dialog) dialog.close();
+      });
+    }
+
+    function open() {
+      if (!dialog) build();
+      if (!dialog.open) dialog.showModal();
+      input.focus();
+      input.select();
+    }
+
+    function search(q) {
+      if (typeof window.quireSearch === "function") return Promise.resolve(window.quireSearch(q, 10));
+      if (!config.search) return Promise.resolve([]);
+      var url = config.search + (config.search.indexOf("?") === -1 ? "?" : "&") + "q=" + encodeURIComponent(q) + "&limit=10";
+      return fetch(url, { credentials: "same-origin", headers: { accept: "application/json" } }).then(function (r) {
+        if (!r.ok) throw new Error("search failed (" + r.status + ")");
+        return r.json().then(function (body) {
+          return body.items || [];
+        });
+      });
+    }
+
+    function run() {
+      var q = input.value.trim();
+      var mine = ++seq;
+      active = -1;
+      if (q === "") {
+        list.textContent = "";
+        status.textContent = "";
+        return;
+      }
+      status.textContent = "Searching…";
+      search(q).then(
+        function (items) {
+          if (mine !== seq) return;
+          list.textContent = "";
+          status.textContent = items.length === 0 ? "No pages match “" + q + "”." : items.length + (items.length === 1 ? " page" : " pages");
+          items.forEach(function (item) {
+            var li = document.createElement("li");
+            var a = document.createElement("a");
+            a.href = item.url;
+            var t = document.createElement("span");
+            t.className = "search-title";
+            t.textContent = item.title;
+            a.appendChild(t);
+            if (item.snippet) {
+              var s = document.createElement("span");
+              s.className = "search-snippet";
+              // Snippets arrive escaped, with <mark> around matches; nothing else is kept.
+              appendSnippet(s, item.snippet);
+              a.appendChild(s);
+            }
+            li.appendChild(a);
+            list.appendChild(li);
+          });
+        },
+        function () {
+          if (mine !== seq) return;
+          status.textContent = "Search is unavailable right now.";
+        },
+      );
+    }
+
+    if (opener) opener.addEventListener("click", open);
+    document.addEventListener("keydown", function (e) {
+      var typing = e.target && (e.target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName));
+      if ((e.key === "k" || e.key === "K") && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        open();
+      } else if (e.key === "/" && !typing) {
+        e.preventDefault();
+        open();
+      }
+    });
+  }
+
+  function appendSnippet(target, snippet) {
+    var parts = String(snippet).split(/(<mark>|<\/mark>)/);
+    var marking = false;
+    var decoder = document.createElement("textarea");
+    for (var i = 0; i < parts.length; i++) {
+      if (parts[i] === "<mark>") marking = true;
+      else if (parts[i] === "</mark>") marking = false;
+      else if (parts[i]) {
+        decoder.innerHTML = parts[i];
+        var text = document.createTextNode(decoder.value);
+        if (marking) {
+          var m = document.createElement("mark");
+          m.appendChild(text);
+          target.appendChild(m);
+        } else target.appendChild(text);
+      }
+    }
+  }
+
+  /**
+   * Mermaid draws with <style> elements it creates while measuring a diagram. The page's CSP
+   * admits style elements only with this response's nonce, so style elements created by script
+   * get it. (Only the page's own, nonce-carrying scripts run at all, so this admits nothing an
+   * injected script could use.)
+   */
+  function nonceStyleElements() {
+    if (!nonce) return;
+    // Strings and TrustedHTML alike (the sanitizer hands over TrustedHTML where the browser has it);
+    // a serialized style element carries an emptied nonce (browsers hide it), which is replaced.
+    function withNonce(markup) {
+      if (markup === null || markup === undefined) return markup;
+      var text = String(markup);
+      if (text.indexOf("<style") === -1) return markup;
+      return text.replace(/<style(\s+nonce="[^"]*")?(?=[\s>\/])/gi, '<style nonce="' + nonce + '"');
+    }
+    var createElement = document.createElement;
+    var createElementNS = document.createElementNS;
+    document.createElement = function (name) {
+      var el = createElement.apply(document, arguments);
+      if (String(name).toLowerCase() === "style") el.setAttribute("nonce", nonce);
+      return el;
+    };
+    document.createElementNS = function (ns, name) {
+      var el = createElementNS.apply(document, arguments);
+      if (String(name).toLowerCase() === "style") el.setAttribute("nonce", nonce);
+      return el;
+    };
+    // Markup parsed from a string (Mermaid's sanitizer parses the SVG it drew before cleaning it).
+    var parse = window.DOMParser && DOMParser.prototype.parseFromString;
+    if (parse) {
+      DOMParser.prototype.parseFromString = function (text, type) {
+        return parse.call(this, withNonce(text), type);
+      };
+    }
+    // Markup set as a string (Mermaid writes its sanitized SVG that way).
+    var inner = Object.getOwnPropertyDescriptor(Element.prototype, "innerHTML");
+    if (inner && inner.set && inner.get) {
+      Object.defineProperty(Element.prototype, "innerHTML", {
+        configurable: true,
+        enumerable: inner.enumerable,
+        get: inner.get,
+        set: function (value) {
+          inner.set.call(this, withNonce(value));
+        },
+      });
+    }
+  }
+
+  function loadMermaid(src) {
+    nonceStyleElements();
+    var s = document.createElement("script");
+    s.src = src;
+    if (nonce) s.nonce = nonce;
+    s.onload = function () {
+      renderDiagrams();
+      document.addEventListener("quire:mode", renderDiagrams);
+    };
+    document.head.appendChild(s);
+  }
+
+  var diagramSeq = 0;
+  function renderDiagrams() {
+    var mermaid = window.mermaid;
+    if (!mermaid) return;
+    mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: currentMode() === "dark" ? "dark" : "default" });
+    var nodes = document.querySelectorAll(".mermaid");
+    Array.prototype.forEach.call(nodes, function (node) {
+      if (!node.hasAttribute("data-source")) node.setAttribute("data-source", node.textContent || "");
+      var source = node.getAttribute("data-source");
+      var id = "quire-mermaid-" + ++diagramSeq;
+      mermaid.render(id, source).then(
+        function (out) {
+          node.innerHTML = out.svg;
+          node.classList.add("mermaid-rendered");
+        },
+        function (err) {
+          node.classList.add("mermaid-error");
+          node.setAttribute("title", "This diagram could not be drawn: " + (err && err.message ? err.message : err));
+        },
+      );
+    });
+  }
+})();

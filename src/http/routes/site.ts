@@ -1,0 +1,87 @@
+import { Elysia } from "elysia";
+import type { Services } from "../../app.ts";
+import { httpCore, requestState, routerPath } from "../core.ts";
+import { requireSession } from "../guards.ts";
+import { hostName } from "../../publish/custom-domains.ts";
+import type { SiteAnswer, SiteRequest } from "../../publish/site-server.ts";
+import { NOT_FOUND_HTML } from "../../publish/site/layout.ts";
+
+/**
+ * Published sites (DESIGN.md §9): `/p/{slug}/…` on the instance's own address, and every path of
+ * a verified custom domain. A request whose Host is a registered but unverified domain is served
+ * nothing (404 on every path). `POST /api/v1/site-session` gives a signed-in member's browser the
+ * cookie that opens members-only sites; `DELETE` removes it (sign-out).
+ */
+export function siteRoutes(services: Services) {
+  const { site, siteServer, config } = services;
+
+  const toResponse = (answer: SiteAnswer, set: { status?: number | string; headers: Record<string, string | number> }) => {
+    Object.assign(set.headers, answer.headers);
+    set.status = answer.status;
+    return new Response(answer.body as BodyInit | null, { status: answer.status, headers: set.headers as Record<string, string> });
+  };
+
+  const request = (req: Request, prefix: string, tail: string, origin: string): SiteRequest => {
+    const url = req.url;
+    const q = url.indexOf("?");
+    return {
+      method: req.method,
+      tail,
+      query: new URLSearchParams(q === -1 ? "" : url.slice(q + 1)),
+      headers: req.headers,
+      principal: requestState(req)?.principal ?? null,
+      prefix,
+      origin,
+      fullPath: routerPath(url),
+    };
+  };
+
+  const servePath = async (req: Request, set: Parameters<typeof toResponse>[1]) => {
+    const path = routerPath(req.url);
+    // /p/{slug}[/tail]; the slug is one raw segment.
+    const m = /^\/p\/([^/]+)(\/.*)?$/.exec(path);
+    if (!m) return toResponse({ status: 404, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }, body: NOT_FOUND_HTML }, set);
+    let slug: string;
+    try {
+      slug = decodeURIComponent(m[1]!);
+    } catch {
+      slug = "";
+    }
+    if (m[2] === undefined) {
+      // /p/{slug} → /p/{slug}/ (the site's root), without saying whether the site exists.
+      return toResponse({ status: 301, headers: { location: `${path}/`, "cache-control": "public, max-age=300" }, body: null }, set);
+    }
+    const ws = /^[a-z0-9-]{1,64}$/.test(slug) ? services.workspaces.bySlug(slug) : null;
+    const prefix = `/p/${encodeURIComponent(slug)}`;
+    return toResponse(await siteServer.handle(ws, request(req, prefix, m[2], config.baseUrl)), set);
+  };
+
+  return new Elysia({ name: "quire-site" })
+    .use(httpCore(services))
+    .onRequest(async ({ request: req, set }) => {
+      const host = hostName(req.headers.get("host"));
+      if (host === null) return;
+      const ws = site.workspaceForHost(host);
+      if (ws) {
+        const answer = await siteServer.handle(ws, request(req, "", routerPath(req.url), `https://${host}`));
+        return toResponse(answer, set as Parameters<typeof toResponse>[1]);
+      }
+      if (site.isUnverifiedDomain(host)) {
+        return toResponse({ status: 404, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }, body: NOT_FOUND_HTML }, set as Parameters<typeof toResponse>[1]);
+      }
+    })
+    .get("/p/*", ({ request: req, set }) => servePath(req, set as Parameters<typeof toResponse>[1]))
+    .head("/p/*", ({ request: req, set }) => servePath(req, set as Parameters<typeof toResponse>[1]))
+    .post("/api/v1/site-session", ({ principal, set }) => {
+      const session = requireSession(principal);
+      set.headers["set-cookie"] = site.cookies.issue(session.sessionId, Date.now());
+      set.headers["cache-control"] = "no-store";
+      set.status = 204;
+      return null;
+    })
+    .delete("/api/v1/site-session", ({ set }) => {
+      set.headers["set-cookie"] = site.cookies.clear();
+      set.status = 204;
+      return null;
+    });
+}

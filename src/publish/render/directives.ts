@@ -1,0 +1,216 @@
+import type { Lexer, Token, TokenizerExtension } from "marked";
+import { lineOf } from "./state.ts";
+
+/**
+ * The directive syntax of DESIGN.md §9, read by our own marked extensions:
+ * - containers `:::name[argument]{attributes}` … `:::` (one space after the colons is allowed, as
+ *   VuePress writes `::: warning`; any run of two or more colons; the block
+ *   closes at a line of exactly as many colons, nested openers of the same length counted, fenced
+ *   code skipped), so children are `::child[label]` … `::` inside their parent;
+ * - leaves that need no closing line (`:::toc`, `::embed[url]`, `::badge[New]`; a closing line
+ *   right after is accepted too);
+ * - inline `:badge[text]{variant=…}`.
+ * An opener without its closing line becomes a `directiveError` token for the opener alone, so the
+ * rest of the page still renders as Markdown; nesting deeper than MAX_DEPTH is shown as text.
+ */
+export interface Attributes {
+  [key: string]: string;
+}
+
+export interface DirectiveToken {
+  type: "directive";
+  raw: string;
+  name: string;
+  colons: number;
+  arg?: string;
+  attrs: Attributes;
+  /** Raw text between the opener and the closer. */
+  body: string;
+  line?: number;
+  /** Block tokens of the body (absent for components whose body is not Markdown: math, diagrams). */
+  tokens: Token[];
+  /** The name of the directive this one sits in directly (children check their parent). */
+  parent?: string;
+}
+
+export interface DirectiveErrorToken {
+  type: "directiveError";
+  raw: string;
+  name: string;
+  message: string;
+  line?: number;
+  /** Text to show as written (escaped) below the notice, when the block could not be read. */
+  text?: string;
+}
+
+/** Components whose body is kept verbatim rather than read as Markdown. */
+export const RAW_BODY = new Set(["mermaid", "katex", "math"]);
+/** Components that take no body: complete on their opening line. */
+export const LEAVES = new Set(["toc", "embed", "badge"]);
+export const MAX_DEPTH = 12;
+
+const OPENER = /^ {0,3}(:{2,})[ \t]?([a-zA-Z][\w-]*)(?:\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\])?(?:\{([^{}\n]*)\})?[ \t]*(?:\n|$)/;
+const BAD_OPENER = /^ {0,3}(:{3,})[ \t]*([^\s:][^\n]*)(?:\n|$)/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/** `{key=value key2="a b" .class #id flag}` → attributes (class and id kept as given). */
+export function parseAttributes(text: string | undefined): Attributes {
+  const attrs: Attributes = {};
+  if (!text) return attrs;
+  const re = /([.#])([\w-]+)|([\w:-]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'}]+)))?/g;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    if (m[1] === ".") attrs.class = attrs.class ? `${attrs.class} ${m[2]}` : m[2]!;
+    else if (m[1] === "#") attrs.id = m[2]!;
+    else attrs[m[3]!.toLowerCase()] = m[4] ?? m[5] ?? m[6] ?? "";
+  }
+  return attrs;
+}
+
+/** Where the block opened on the first line of `src` closes: the offset of its closing line, or -1. */
+function findCloser(src: string, start: number, colons: number): { at: number; end: number } {
+  let depth = 0;
+  let fence: string | null = null;
+  let pos = start;
+  while (pos < src.length) {
+    const nl = src.indexOf("\n", pos);
+    const end = nl < 0 ? src.length : nl + 1;
+    const line = src.slice(pos, nl < 0 ? src.length : nl);
+    const f = FENCE.exec(line);
+    if (fence !== null) {
+      if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length && line.trim() === f[1]) fence = null;
+    } else if (f) {
+      fence = f[1]!;
+    } else if (line.charCodeAt(line.search(/\S|$/)) === 58 /* : */) {
+      const m = /^ {0,3}(:{2,})(?:[ \t]?([a-zA-Z][\w-]*))?/.exec(line);
+      if (m && m[1]!.length === colons) {
+        if (m[2] !== undefined) {
+          if (!LEAVES.has(m[2].toLowerCase())) depth++;
+        } else if (line.trim() === m[1]) {
+          if (depth === 0) return { at: pos, end };
+          depth--;
+        }
+      }
+    }
+    pos = end;
+  }
+  return { at: -1, end: -1 };
+}
+
+let depth = 0;
+
+export const blockDirective: TokenizerExtension & { renderer?: never } = {
+  name: "directive",
+  level: "block",
+  start(src: string) {
+    const m = /^ {0,3}:{2,}[ \t]?[a-zA-Z]|^ {0,3}:{3,}[ \t]*[^\s:]/m.exec(src);
+    return m ? m.index : undefined;
+  },
+  tokenizer(this: { lexer: Lexer }, src: string): DirectiveToken | DirectiveErrorToken | undefined {
+    const m = OPENER.exec(src);
+    if (!m) {
+      const bad = BAD_OPENER.exec(src);
+      // `:::` followed by something that is not a component name (`::: callout`, `:::1`).
+      if (bad && bad[2]!.trim() !== "" && !/^[a-zA-Z]/.test(bad[2]!)) {
+        return { type: "directiveError", raw: bad[0], name: bad[1]! + bad[2]!, message: `"${bad[0].trim()}" is not a component opener (expected ${bad[1]}name[argument])`, line: lineOf(bad[0]) };
+      }
+      return undefined;
+    }
+    const [opener, colonRun, rawName, arg, attrText] = m as unknown as [string, string, string, string | undefined, string | undefined];
+    const name = rawName.toLowerCase();
+    const colons = colonRun.length;
+    const line = lineOf(opener);
+    const attrs = parseAttributes(attrText);
+    const base = { name, colons, attrs, line, ...(arg !== undefined ? { arg } : {}) };
+    if (LEAVES.has(name)) {
+      // A closing line right after a leaf belongs to it.
+      const next = new RegExp(`^ {0,3}:{${colons}}[ \\t]*(?:\\n|$)`).exec(src.slice(opener.length));
+      const raw = next ? opener + next[0] : opener;
+      return { type: "directive", raw, body: "", tokens: [], ...base };
+    }
+    const close = findCloser(src, opener.length, colons);
+    if (close.at < 0) {
+      return { type: "directiveError", raw: opener, name, message: `${colonRun}${name} is never closed (add a line "${colonRun}" after its content); the content below is shown as ordinary text`, line };
+    }
+    const raw = src.slice(0, close.end);
+    const body = src.slice(opener.length, close.at);
+    if (depth >= MAX_DEPTH) {
+      return { type: "directiveError", raw, name, message: `components are nested more than ${MAX_DEPTH} deep; this one is shown as written`, line, text: raw };
+    }
+    const token: DirectiveToken = { type: "directive", raw, body, tokens: [], ...base };
+    if (!RAW_BODY.has(name)) {
+      depth++;
+      try {
+        token.tokens = this.lexer.blockTokens(body, []);
+      } finally {
+        depth--;
+      }
+      for (const child of token.tokens) if (child.type === "directive") (child as unknown as DirectiveToken).parent = name;
+    }
+    return token;
+  },
+};
+
+export interface InlineDirectiveToken {
+  type: "inlineDirective";
+  raw: string;
+  name: string;
+  text: string;
+  attrs: Attributes;
+}
+
+/** Inline components: only those listed here, so `note:[x]` in prose stays prose. */
+export const INLINE = new Set(["badge"]);
+
+export const inlineDirective: TokenizerExtension = {
+  name: "inlineDirective",
+  level: "inline",
+  start(src: string) {
+    const m = /:(?=[a-zA-Z][\w-]*\[)/.exec(src);
+    return m ? m.index : undefined;
+  },
+  tokenizer(src: string): InlineDirectiveToken | undefined {
+    const m = /^:([a-zA-Z][\w-]*)\[([^\[\]\n]*)\](?:\{([^{}\n]*)\})?/.exec(src);
+    if (!m || !INLINE.has(m[1]!.toLowerCase())) return undefined;
+    return { type: "inlineDirective", raw: m[0], name: m[1]!.toLowerCase(), text: m[2]!, attrs: parseAttributes(m[3]) };
+  },
+};
+
+/** Block math `$$ … $$` on lines of their own. */
+export const blockMath: TokenizerExtension = {
+  name: "blockMath",
+  level: "block",
+  start(src: string) {
+    const m = /^ {0,3}\$\$/m.exec(src);
+    return m ? m.index : undefined;
+  },
+  tokenizer(src: string) {
+    const m = /^ {0,3}\$\$([^\n]*?)\$\$[ \t]*(?:\n|$)/.exec(src) ?? /^ {0,3}\$\$[ \t]*\n([\s\S]*?)\n {0,3}\$\$[ \t]*(?:\n|$)/.exec(src);
+    if (!m) return undefined;
+    return { type: "blockMath", raw: m[0], text: m[1]!.trim() };
+  },
+};
+
+/**
+ * Inline math `$…$`: the opening `$` is followed by a non-space, the closing one preceded by a
+ * non-space and not followed by a digit (so "$5 and $10" stays text), `\$` is a literal dollar.
+ */
+export const inlineMath: TokenizerExtension = {
+  name: "inlineMath",
+  level: "inline",
+  start(src: string) {
+    const i = src.indexOf("$");
+    return i < 0 ? undefined : i;
+  },
+  tokenizer(src: string) {
+    const display = /^\$\$(?!\s)((?:\\.|[^\\$\n])+?)\$\$/.exec(src);
+    if (display) return { type: "inlineMath", raw: display[0], text: display[1]!, display: true };
+    const m = /^\$(?![\s$])((?:\\.|[^\\$\n])*?[^\\\s$])\$(?!\d)/.exec(src) ?? /^\$([^\s$\\])\$(?!\d)/.exec(src);
+    if (!m) return undefined;
+    return { type: "inlineMath", raw: m[0], text: m[1]!, display: false };
+  },
+};
+
+/** Called at the start of each render (a render that threw half-way must not leave a depth behind). */
+export function resetDirectiveDepth(): void {
+  depth = 0;
+}

@@ -1,0 +1,100 @@
+import { z } from "zod";
+import { closedObject } from "../core/validate.ts";
+import { THEMES, VISIBILITIES, customDomain } from "../workspaces/workspace-schemas.ts";
+
+/** Input schemas of the published site (HTTP routes and MCP tools validate with these). */
+
+export const themeName = z.enum(THEMES);
+
+export const updateThemeInput = closedObject({ theme: themeName });
+export type UpdateThemeInput = z.infer<typeof updateThemeInput>;
+
+export const publishWorkspaceInput = closedObject({
+  published: z.boolean().optional(),
+  visibility: z.enum(VISIBILITIES).optional(),
+});
+export type PublishWorkspaceInput = z.infer<typeof publishWorkspaceInput>;
+
+/** A version slug: one URL segment, lowercase (v1, 2.0, next). */
+export const versionSlug = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(40, "must be at most 40 characters")
+  .regex(/^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$/, "must be lowercase letters, digits, '.', '_' or '-' (e.g. v1, 2.0)")
+  .refine((s) => !RESERVED_SITE_SEGMENTS.has(s), "is a reserved site path");
+
+/** First segments the site itself answers, so no version (or page route) may take them. */
+export const RESERVED_SITE_SEGMENTS = new Set([
+  "search",
+  "sitemap.xml",
+  "robots.txt",
+  "rss.xml",
+  "llms.txt",
+  "llms-full.txt",
+  "manifest.json",
+  "_quire",
+  "assets",
+]);
+
+/** A folder inside the workspace: relative, `/`-separated, no dot segments. */
+export const basePath = z
+  .string()
+  .trim()
+  .max(200, "must be at most 200 characters")
+  .transform((s) => s.replace(/^\/+|\/+$/g, ""))
+  .refine((s) => s !== "" && s.split("/").every((seg) => seg !== "" && !seg.startsWith(".") && !/[\\\u0000-\u001f<>:"|?*%]/.test(seg)), {
+    message: "must be a folder path inside the workspace (e.g. versions/v1)",
+  })
+  .refine((s) => s.split("/")[0]!.toLowerCase() !== "assets", "must not be under assets/");
+
+export const createVersionInput = closedObject({
+  slug: versionSlug,
+  name: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters"),
+  /** Defaults to `versions/{slug}`. */
+  base_path: basePath.optional(),
+  /** Copy the current published pages into base_path (new ids, through the ledger). */
+  snapshot: z.boolean().optional(),
+  is_default: z.boolean().optional(),
+});
+export type CreateVersionInput = z.infer<typeof createVersionInput>;
+
+export const setCustomDomainInput = closedObject({ domain: customDomain });
+export type SetCustomDomainInput = z.infer<typeof setCustomDomainInput>;
+
+export const siteSearchQuery = z.object({
+  q: z.string().max(200, "must be at most 200 characters").default(""),
+  limit: z.coerce.number().int().min(1).max(50).default(10),
+});
+export type SiteSearchQuery = z.infer<typeof siteSearchQuery>;
+
+/** GET /api/v1/workspaces/:id/quality query (and the MCP quality tools' `path`). */
+export const qualityQuery = z.object({
+  path: z.string().min(1, "must not be empty").max(1024, "must be at most 1024 characters").optional(),
+});
+export type QualityQuery = z.infer<typeof qualityQuery>;
+
+const absoluteHttpUrl = z
+  .string()
+  .trim()
+  .max(2000, "must be at most 2000 characters")
+  .refine((s) => {
+    try {
+      const u = new URL(s);
+      return (u.protocol === "http:" || u.protocol === "https:") && u.username === "" && u.password === "" && !u.search && !u.hash;
+    } catch {
+      return false;
+    }
+  }, "must be an absolute http(s) URL without credentials, query or fragment");
+
+/** GET|POST /api/v1/workspaces/:id/export (query or JSON body) and `quire export --base-url`. */
+export const exportInput = z.object({
+  /** Where the exported site will live: sitemap.xml and canonical links use it. */
+  base_url: absoluteHttpUrl.optional(),
+});
+export type ExportInput = z.infer<typeof exportInput>;
+
+/** GET /api/v1/exports/:token — a prepared export's download (MCP's quire_export hands out its URL). */
+export const exportDownloadParams = z.object({
+  token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "is not a download token"),
+});

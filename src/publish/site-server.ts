@@ -1,0 +1,332 @@
+/**
+ * Answers requests to published sites (DESIGN.md §9), whatever the transport: the /p/{slug}/…
+ * routes and custom domains both come here with the path inside the site. The order of checks:
+ * the site exists and is published → the reader may see it (visibility) → the version → the
+ * site's own files (search, feeds, `_quire/` assets, uploads) → the page (HTML, or Markdown for
+ * `.md` and `Accept: text/markdown`) → redirects → 404. Every "no" a reader may not learn about
+ * is the same 404 with the same body as a page that does not exist.
+ */
+import { randomBytes } from "node:crypto";
+import type { Config } from "../config.ts";
+import type { Logger } from "../core/log.ts";
+import type { Principal } from "../access/principal.ts";
+import { atLeast } from "../access/roles.ts";
+import type { SearchService } from "../search/search-service.ts";
+import type { Uploads } from "../content/uploads.ts";
+import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
+import { renderLayout, NOT_FOUND_HTML } from "./site/layout.ts";
+import { llmsFullTxt, llmsTxt, manifestJson, robotsTxt, rssXml, sitemapXml } from "./site/feeds.ts";
+import { resolveRedirect, type SiteModel, type SitePage } from "./site/model.ts";
+import { servedSiteUrls, type SiteUrls } from "./site/urls.ts";
+import { renderSitePage } from "./site/render-page.ts";
+import { readSiteAsset, siteAssetType, siteAssetVersion } from "./site/site-assets.ts";
+import { safeJson } from "./site/escape.ts";
+import { siteSearchQuery } from "./schemas.ts";
+import type { SiteService } from "./site-service.ts";
+
+export interface SiteRequest {
+  method: string;
+  /** The raw (still percent-encoded) path inside the site, starting with `/`. */
+  tail: string;
+  query: URLSearchParams;
+  headers: Headers;
+  /** The caller from `Authorization` (an API key or access token), if any. */
+  principal: Principal | null;
+  /** Where the site is mounted: `/p/{slug}` or `` on a custom domain. */
+  prefix: string;
+  /** Absolute origin for canonical URLs (BASE_URL, or https://{custom domain}). */
+  origin: string;
+  /** The request's own URL path (for `/login?next=`). */
+  fullPath: string;
+}
+
+export interface SiteAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Uint8Array | null;
+}
+
+const NONCE_MARK = "\u0000quire-nonce\u0000";
+const NOT_FOUND: SiteAnswer = {
+  status: 404,
+  headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
+  body: NOT_FOUND_HTML,
+};
+const SITE_FILES = new Set(["sitemap.xml", "robots.txt", "rss.xml", "llms.txt", "llms-full.txt", "manifest.json", "search"]);
+const MAX_SEGMENTS = 32;
+
+/** The published site's Content-Security-Policy: scripts only by nonce; KaTeX's inline styles only as attributes. */
+export function siteCsp(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'self' 'nonce-${nonce}'`,
+    "style-src-attr 'unsafe-inline'",
+    "img-src 'self' data: https:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "manifest-src 'self'",
+    "frame-src https://www.youtube-nocookie.com https://www.youtube.com https://player.vimeo.com https://codepen.io https://codesandbox.io https://stackblitz.com https://www.loom.com https://www.figma.com https://gist.github.com",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'self'",
+    "object-src 'none'",
+  ].join("; ");
+}
+
+interface CachedDoc {
+  /** The document split around the nonce placeholder. */
+  parts: string[];
+  etag: string;
+}
+
+export class SiteServer {
+  private readonly docs = new WeakMap<SiteModel, Map<string, CachedDoc>>();
+  private assetVersion: Promise<string> | undefined;
+
+  constructor(
+    private readonly deps: { site: SiteService; search: SearchService; uploads: Uploads; config: Config; log: Logger },
+  ) {}
+
+  async handle(ws: WorkspaceRow | null, req: SiteRequest): Promise<SiteAnswer> {
+    if (req.method !== "GET" && req.method !== "HEAD") return { status: 405, headers: { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" }, body: "Method not allowed\n" };
+    if (!ws || ws.published !== 1) return NOT_FOUND;
+    const segments = splitPath(req.tail);
+    if (!segments) return NOT_FOUND;
+    const { site } = this.deps;
+
+    // Who is reading: an Authorization header first, then the members' cookie set by the app.
+    const principal = req.principal ?? site.cookies.principal(req.headers.get("cookie"), Date.now());
+    const role = site.roleOf(principal, ws);
+    const visibility = site.effectiveVisibility(ws);
+    if (visibility === "authenticated" && role === null) {
+      if (principal === null && req.prefix !== "") {
+        return { status: 302, headers: { location: `/login?next=${encodeURIComponent(req.fullPath)}`, "cache-control": "no-store" }, body: null };
+      }
+      return NOT_FOUND;
+    }
+    const isPrivate = visibility === "authenticated";
+
+    // Theme files and scripts.
+    if (segments[0] === "_quire" && segments.length >= 2) return this.asset(segments.slice(1).join("/"), req);
+
+    // A version other than the default: /{version}/…
+    let model = site.model(ws);
+    if (!model) return NOT_FOUND;
+    const first = segments[0];
+    if (first !== undefined && model.versions.some((v) => v.slug === first && !v.is_default)) {
+      model = site.model(ws, first);
+      if (!model) return NOT_FOUND;
+      segments.shift();
+    }
+    const assetVersion = await (this.assetVersion ??= siteAssetVersion());
+    const urls = servedSiteUrls(model, { prefix: req.prefix, origin: req.origin, assetVersion });
+    const urlsKey = `${req.prefix}|${req.origin}|${model.version?.slug ?? ""}`;
+    const cacheControl = isPrivate || role !== null ? "private, max-age=300" : "public, max-age=300";
+
+    // Site files at the root of the (version's) site.
+    if (segments.length === 1 && SITE_FILES.has(segments[0]!)) {
+      return this.siteFile(ws, model, urls, segments[0]!, req, { isPrivate, cacheControl, role });
+    }
+    // Uploads referenced by the site's pages.
+    if (segments[0] === "assets" && segments.length === 2) return this.upload(ws, model, segments[1]!, cacheControl, req);
+
+    const joined = segments.join("/");
+    // The Markdown twin: /guides/intro.md
+    if (joined.toLowerCase().endsWith(".md")) {
+      const page = [...model.byRoute.values()].find((p) => p.rel === joined);
+      return page ? this.markdown(ws, page, cacheControl, req) : this.redirectOrNotFound(model, urls, joined.replace(/\.md$/i, ""));
+    }
+    const page = joined === "" ? model.home : model.byRoute.get(joined);
+    if (!page) return this.redirectOrNotFound(model, urls, joined);
+    // Canonical form: a folder page ends without a slash, the root with one.
+    if (req.tail.endsWith("/") && joined !== "") return { status: 301, headers: { location: urls.page(page.path), "cache-control": cacheControl }, body: null };
+    if (wantsMarkdown(req.headers.get("accept"))) return this.markdown(ws, page, cacheControl, req, true);
+    return this.page(ws, model, page, urls, urlsKey, role, cacheControl, req);
+  }
+
+  private page(
+    ws: WorkspaceRow,
+    model: SiteModel,
+    page: SitePage,
+    urls: SiteUrls,
+    urlsKey: string,
+    role: ReturnType<SiteService["roleOf"]>,
+    cacheControl: string,
+    req: SiteRequest,
+  ): SiteAnswer {
+    const canEdit = role !== null && atLeast(role, "editor");
+    const key = `${urlsKey}|${page.path}|${canEdit ? "e" : ""}`;
+    let byModel = this.docs.get(model);
+    if (!byModel) this.docs.set(model, (byModel = new Map()));
+    let doc = byModel.get(key);
+    if (!doc) {
+      const markdown = this.deps.site.pageMarkdown(ws.id, page.path);
+      if (markdown === null) return NOT_FOUND;
+      const body = renderSitePage(this.deps.site.renders, model, page, markdown, urls, urlsKey);
+      const editUrl = canEdit ? `${this.deps.config.baseUrl}/w/${encodeURIComponent(ws.slug)}/p/${page.path.split("/").map(encodeURIComponent).join("/")}` : null;
+      const html = renderLayout(model, page, body, urls, { mode: "site", nonce: NONCE_MARK, editUrl, searchUrl: urls.file("search") });
+      doc = { parts: html.split(NONCE_MARK), etag: etagOf(html) };
+      byModel.set(key, doc);
+    }
+    const nonce = randomBytes(16).toString("base64");
+    const headers = {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": cacheControl,
+      etag: doc.etag,
+      "content-security-policy": siteCsp(nonce),
+      "referrer-policy": "strict-origin-when-cross-origin",
+      vary: "Accept, Cookie, Authorization",
+    };
+    if (matches(req.headers.get("if-none-match"), doc.etag)) return { status: 304, headers, body: null };
+    return { status: 200, headers, body: req.method === "HEAD" ? null : doc.parts.join(nonce) };
+  }
+
+  private markdown(ws: WorkspaceRow, page: SitePage, cacheControl: string, req: SiteRequest, negotiated = false): SiteAnswer {
+    const md = this.deps.site.pageMarkdown(ws.id, page.path);
+    if (md === null) return NOT_FOUND;
+    return this.text(md, "text/markdown; charset=utf-8", cacheControl, req, negotiated ? { vary: "Accept, Cookie, Authorization" } : {});
+  }
+
+  private text(body: string, type: string, cacheControl: string, req: SiteRequest, extra: Record<string, string> = {}): SiteAnswer {
+    const etag = etagOf(body);
+    const headers = { "content-type": type, "cache-control": cacheControl, etag, ...extra };
+    if (matches(req.headers.get("if-none-match"), etag)) return { status: 304, headers, body: null };
+    return { status: 200, headers, body: req.method === "HEAD" ? null : body };
+  }
+
+  private siteFile(
+    ws: WorkspaceRow,
+    model: SiteModel,
+    urls: SiteUrls,
+    name: string,
+    req: SiteRequest,
+    ctx: { isPrivate: boolean; cacheControl: string; role: ReturnType<SiteService["roleOf"]> },
+  ): SiteAnswer {
+    const { cacheControl } = ctx;
+    switch (name) {
+      case "sitemap.xml":
+        return this.text(sitemapXml(model, urls), "application/xml; charset=utf-8", cacheControl, req);
+      case "robots.txt":
+        return this.text(robotsTxt(model, urls, { public: !ctx.isPrivate }), "text/plain; charset=utf-8", cacheControl, req);
+      case "rss.xml":
+        return this.text(rssXml(model, urls), "application/rss+xml; charset=utf-8", cacheControl, req);
+      case "llms.txt":
+        return this.text(llmsTxt(model, urls), "text/plain; charset=utf-8", cacheControl, req);
+      case "llms-full.txt":
+        return this.text(llmsFullTxt(model, urls, (p) => this.deps.site.pageMarkdown(ws.id, p.path)), "text/plain; charset=utf-8", cacheControl, req);
+      case "manifest.json":
+        return this.text(manifestJson(model, urls), "application/manifest+json; charset=utf-8", cacheControl, req);
+      case "search":
+        return this.searchAnswer(ws, model, urls, req);
+    }
+    return NOT_FOUND;
+  }
+
+  /** Site search: the workspace's index, filtered to this version's published pages. */
+  private searchAnswer(ws: WorkspaceRow, model: SiteModel, urls: SiteUrls, req: SiteRequest): SiteAnswer {
+    const parsed = siteSearchQuery.safeParse(Object.fromEntries(req.query));
+    if (!parsed.success) {
+      return { status: 400, headers: { "content-type": "application/json", "cache-control": "no-store" }, body: safeJson({ error: { code: "VALIDATION_ERROR", message: "q must be at most 200 characters and limit 1–50" } }) };
+    }
+    const { q, limit } = parsed.data;
+    const items: Array<{ path: string; url: string; title: string; snippet: string }> = [];
+    if (q.trim() !== "") {
+      // Unpublished pages share the index; ask for more and keep the first `limit` published ones.
+      const hits = this.deps.search.searchWorkspace(ws.id, q, Math.min(200, limit * 5 + 20));
+      for (const hit of hits) {
+        const page = model.byPath.get(hit.path);
+        if (!page) continue;
+        items.push({ path: page.rel, url: urls.page(page.path), title: page.title, snippet: hit.snippet });
+        if (items.length >= limit) break;
+      }
+    }
+    return { status: 200, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "private, no-store" }, body: safeJson({ items }) };
+  }
+
+  private async asset(name: string, req: SiteRequest): Promise<SiteAnswer> {
+    const bytes = await readSiteAsset(name);
+    if (!bytes) return NOT_FOUND;
+    const etag = `"${Bun.hash(bytes).toString(16)}"`;
+    const headers = {
+      "content-type": siteAssetType(name),
+      // URLs carry ?v=<hash of the files>: a new build is a new URL.
+      "cache-control": "public, max-age=31536000, immutable",
+      etag,
+    };
+    if (matches(req.headers.get("if-none-match"), etag)) return { status: 304, headers, body: null };
+    return { status: 200, headers, body: req.method === "HEAD" ? null : bytes };
+  }
+
+  /** An upload is on the site only when a page of the site references it. */
+  private upload(ws: WorkspaceRow, model: SiteModel, filename: string, cacheControl: string, req: SiteRequest): SiteAnswer {
+    if (!this.deps.site.referencedUploads(ws.id, model).has(filename)) return NOT_FOUND;
+    try {
+      const file = this.deps.uploads.openIn(ws.id, filename);
+      const svg = file.type.ext === "svg";
+      const etag = `"${Bun.hash(file.bytes).toString(16)}"`;
+      const headers = {
+        "content-type": file.type.mime,
+        "cache-control": cacheControl,
+        etag,
+        "content-security-policy": svg ? "sandbox; default-src 'none'; style-src 'unsafe-inline'" : "default-src 'none'; frame-ancestors 'none'",
+        "content-disposition": `inline; filename="${file.filename}"`,
+      };
+      if (matches(req.headers.get("if-none-match"), etag)) return { status: 304, headers, body: null };
+      return { status: 200, headers, body: req.method === "HEAD" ? null : file.bytes };
+    } catch {
+      return NOT_FOUND;
+    }
+  }
+
+  private redirectOrNotFound(model: SiteModel, urls: SiteUrls, route: string): SiteAnswer {
+    const keys = model.version ? [`${model.version.base_path}/${route}`, route] : [route];
+    for (const key of keys) {
+      const target = resolveRedirect(model, key);
+      if (!target) continue;
+      const location = "url" in target ? target.url : urls.page(target.page.path);
+      return { status: 301, headers: { location, "cache-control": "public, max-age=300" }, body: null };
+    }
+    return NOT_FOUND;
+  }
+}
+
+/**
+ * Splits the raw path into decoded segments; null for anything that is not a plain path:
+ * malformed escapes, encoded slashes or backslashes, dot segments, control characters, hidden
+ * (dot-first) segments, empty inner segments.
+ */
+export function splitPath(raw: string): string[] | null {
+  const trimmed = raw.replace(/^\//, "");
+  if (trimmed === "") return [];
+  const parts = trimmed.replace(/\/$/, "").split("/");
+  if (parts.length > MAX_SEGMENTS) return null;
+  const out: string[] = [];
+  for (const part of parts) {
+    if (part === "") return null;
+    let seg: string;
+    try {
+      seg = decodeURIComponent(part);
+    } catch {
+      return null;
+    }
+    if (seg === "." || seg === ".." || seg.startsWith(".") || /[\/\\\u0000-\u001f\u007f]/.test(seg) || /%[0-9a-f]{2}/i.test(seg)) return null;
+    if (seg !== seg.normalize("NFC") && seg.normalize("NFC") === "") return null;
+    out.push(seg.normalize("NFC"));
+  }
+  return out;
+}
+
+function wantsMarkdown(accept: string | null): boolean {
+  if (!accept) return false;
+  return /(^|,)\s*text\/markdown\s*(;|,|$)/i.test(accept) && !/(^|,)\s*text\/html\s*(;|,|$)/i.test(accept.split(/text\/markdown/i)[0] ?? "");
+}
+
+function etagOf(text: string): string {
+  return `"${new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 32)}"`;
+}
+
+function matches(ifNoneMatch: string | null, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(",").some((t) => t.trim().replace(/^W\//, "") === etag || t.trim() === "*");
+}

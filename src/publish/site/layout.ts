@@ -1,0 +1,191 @@
+/**
+ * The page layout: a full HTML document from the site model, one page, its rendered body and a
+ * SiteUrls strategy. The /p/ site, the static export and the preview all call this; only the
+ * URLs and a few options differ (mode, nonce, the member's edit link).
+ */
+import { escapeHtml as h, safeJson } from "./escape.ts";
+import { neighbours, type NavItem, type SiteModel, type SitePage } from "./model.ts";
+import type { SiteUrls } from "./urls.ts";
+import type { RenderResult } from "../render/index.ts";
+
+/** What the renderer produced for a page (the parts the layout uses). */
+export type RenderedBody = Pick<RenderResult, "html" | "headings" | "hasMermaid" | "hasMath" | "hasCode">;
+
+export type LayoutMode = "site" | "export" | "preview";
+
+export interface LayoutOptions {
+  mode: LayoutMode;
+  /** CSP nonce for the inline and script tags; omitted in an export (no CSP there). */
+  nonce?: string;
+  /** "Edit this page" link (members with the edit right, in the app). */
+  editUrl?: string | null;
+  /** Where the search box asks when `window.quireSearch` is absent; null hides nothing but disables the fallback. */
+  searchUrl?: string | null;
+}
+
+const TOC_LEVELS = new Set([2, 3]);
+const MAX_TOC_ENTRIES = 100;
+
+/** The document title: "Page · Site" (just the site name on its home page when the titles match). */
+export function documentTitle(model: SiteModel, page: SitePage): string {
+  return page.title === model.name ? model.name : `${page.title} · ${model.name}`;
+}
+
+function nonceAttr(options: LayoutOptions): string {
+  return options.nonce ? ` nonce="${h(options.nonce)}"` : "";
+}
+
+/** Runs before first paint: the reader's explicit light/dark choice (the system's otherwise). */
+const MODE_SCRIPT = `try{var m=localStorage.getItem("quire-site-mode");if(m==="light"||m==="dark")document.documentElement.dataset.mode=m}catch(e){}`;
+
+export function renderLayout(model: SiteModel, page: SitePage, body: RenderedBody, urls: SiteUrls, options: LayoutOptions): string {
+  const title = documentTitle(model, page);
+  const description = page.description || model.description;
+  const pageUrl = urls.page(page.path);
+  const canonical = urls.absolute(pageUrl);
+  const { prev, next } = neighbours(model, page);
+  const hasH1 = body.headings.some((x) => x.depth === 1);
+  const nonce = nonceAttr(options);
+  const siteScript = urls.theme("site.js");
+  const config = {
+    search: options.searchUrl ?? null,
+    mermaid: body.hasMermaid ? urls.theme("mermaid.js") : null,
+  };
+  const head = [
+    `<meta charset="utf-8">`,
+    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
+    `<title>${h(title)}</title>`,
+    description ? `<meta name="description" content="${h(description)}">` : "",
+    `<meta name="color-scheme" content="light dark">`,
+    `<meta name="generator" content="Quire">`,
+    canonical ? `<link rel="canonical" href="${h(canonical)}">` : "",
+    `<meta property="og:type" content="${page.route === "" ? "website" : "article"}">`,
+    `<meta property="og:site_name" content="${h(model.name)}">`,
+    `<meta property="og:title" content="${h(page.title)}">`,
+    description ? `<meta property="og:description" content="${h(description)}">` : "",
+    canonical ? `<meta property="og:url" content="${h(canonical)}">` : "",
+    page.updatedAt ? `<meta property="article:modified_time" content="${h(page.updatedAt)}">` : "",
+    `<meta name="twitter:card" content="summary">`,
+    `<meta name="twitter:title" content="${h(page.title)}">`,
+    description ? `<meta name="twitter:description" content="${h(description)}">` : "",
+    `<link rel="stylesheet" href="${h(urls.theme("site.css"))}">`,
+    `<link rel="stylesheet" href="${h(urls.theme(`theme-${model.theme}.css`))}">`,
+    body.hasMath ? `<link rel="stylesheet" href="${h(urls.theme("katex.min.css"))}">` : "",
+    `<link rel="alternate" type="text/markdown" href="${h(urls.raw(page.path))}">`,
+    options.mode === "export" ? "" : `<link rel="alternate" type="application/rss+xml" title="${h(model.name)}" href="${h(urls.file("rss.xml"))}">`,
+    options.mode === "export" ? "" : `<link rel="manifest" href="${h(urls.file("manifest.json"))}">`,
+    `<script${nonce}>${MODE_SCRIPT}</script>`,
+    `<script${nonce} id="quire-site-config" type="application/json">${safeJson(config)}</script>`,
+    `<script${nonce} src="${h(siteScript)}" defer></script>`,
+  ]
+    .filter(Boolean)
+    .join("\n");
+
+  const toc = body.headings.filter((x) => TOC_LEVELS.has(x.depth)).slice(0, MAX_TOC_ENTRIES);
+  const tocHtml =
+    toc.length > 1
+      ? `<aside class="page-toc" aria-label="On this page"><p class="page-toc-title">On this page</p><ul>${toc
+          .map((x) => `<li class="page-toc-l${x.depth}"><a href="#${h(encodeURIComponent(x.id))}">${h(x.text)}</a></li>`)
+          .join("")}</ul></aside>`
+      : `<aside class="page-toc page-toc-empty" aria-hidden="true"></aside>`;
+
+  // Without a default version the root shows the current docs, offered as "Latest".
+  const hasDefault = model.versions.some((v) => v.is_default);
+  const choices = hasDefault ? model.versions : [{ slug: "", name: "Latest", is_default: true }, ...model.versions];
+  const currentSlug = model.version?.slug ?? "";
+  const versionSwitcher =
+    choices.length > 1
+      ? `<details class="version-switcher"><summary aria-label="Version">${h(model.version?.name ?? "Latest")}</summary><ul>${choices
+          .map(
+            (v) =>
+              `<li><a href="${h(urls.version(v.slug))}"${v.slug === currentSlug ? ` aria-current="true"` : ""}>${h(v.name)}${v.is_default ? ` <span class="tag">latest</span>` : ""}</a></li>`,
+          )
+          .join("")}</ul></details>`
+      : "";
+
+  const updated = page.updatedAt
+    ? `<p class="last-updated">Last updated <time datetime="${h(page.updatedAt)}">${h(formatDate(page.updatedAt))}</time>${
+        page.updatedBy ? ` by ${h(page.updatedBy)}` : ""
+      }</p>`
+    : "";
+  const edit = options.editUrl ? `<a class="edit-link" href="${h(options.editUrl)}">Edit this page</a>` : "";
+  const pager =
+    prev || next
+      ? `<nav class="pager" aria-label="Previous and next">${
+          prev ? `<a class="pager-prev" rel="prev" href="${h(urls.page(prev.path))}"><span>Previous</span>${h(prev.title)}</a>` : "<span></span>"
+        }${next ? `<a class="pager-next" rel="next" href="${h(urls.page(next.path))}"><span>Next</span>${h(next.title)}</a>` : ""}</nav>`
+      : "";
+
+  return `<!doctype html>
+<html lang="en" data-theme="${h(model.theme)}">
+<head>
+${head}
+</head>
+<body>
+<a class="skip-link" href="#content">Skip to content</a>
+<header class="site-header">
+<button type="button" class="nav-toggle" aria-controls="sidebar" aria-expanded="false" aria-label="Menu"><span></span></button>
+<a class="site-name" href="${h(urls.home())}">${h(model.name)}</a>
+${versionSwitcher}
+<div class="header-actions">
+<button type="button" class="search-open" aria-haspopup="dialog"><span class="search-icon" aria-hidden="true"></span><span class="search-label">Search</span><kbd>Ctrl K</kbd></button>
+<button type="button" class="mode-toggle" aria-label="Switch between light and dark"><span aria-hidden="true"></span></button>
+</div>
+</header>
+<div class="site-body">
+<nav id="sidebar" class="sidebar" aria-label="Site navigation">
+${renderNav(model.nav, page, urls)}
+</nav>
+<main id="content" class="content">
+<article class="page">
+${hasH1 ? "" : `<h1 class="page-title">${h(page.title)}</h1>\n`}${body.html}
+</article>
+<footer class="page-footer">${updated}${edit}</footer>
+${pager}
+</main>
+${tocHtml}
+</div>
+<footer class="site-footer"><p>${h(model.name)} · Published with Quire</p></footer>
+</body>
+</html>
+`;
+}
+
+function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls): string {
+  if (items.length === 0) return "";
+  const li = (item: NavItem): string => {
+    switch (item.kind) {
+      case "heading":
+        return `<li class="nav-heading">${h(item.title)}</li>`;
+      case "link":
+        return `<li><a class="nav-link nav-external" href="${h(item.url)}" rel="noopener">${h(item.title)}</a></li>`;
+      case "page":
+      case "section": {
+        const isCurrent = item.page?.path === current.path;
+        const label = item.page
+          ? `<a class="nav-link" href="${h(urls.page(item.page.path))}"${isCurrent ? ` aria-current="page"` : ""}>${h(item.title)}</a>`
+          : `<span class="nav-section">${h(item.title)}</span>`;
+        if (item.children.length === 0) return `<li>${label}</li>`;
+        const open = isCurrent || containsPage(item.children, current) ? " open" : "";
+        return `<li><details${open}><summary>${label}</summary>${renderNav(item.children, current, urls)}</details></li>`;
+      }
+    }
+  };
+  return `<ul>${items.map(li).join("")}</ul>`;
+}
+
+function containsPage(items: NavItem[], page: SitePage): boolean {
+  return items.some((i) => (i.kind === "page" || i.kind === "section") && (i.page?.path === page.path || containsPage(i.children, page)));
+}
+
+function formatDate(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toLocaleDateString("en-GB", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
+}
+
+/** The body of a 404 page inside the site's layout is deliberately not used: a missing page and a hidden one must look alike. */
+export const NOT_FOUND_HTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Not found</title></head>
+<body><h1>Not found</h1><p>There is no page at this address.</p></body></html>
+`;

@@ -1,0 +1,30 @@
+/** Whether a page is live on its workspace's published site, and where (the "View on site" link, the publish toggle's note). */
+import { useEffect, useState } from "react";
+import { get } from "../api/client.ts";
+
+export interface LiveState {
+  /** The site itself is switched on. */
+  sitePublished: boolean;
+  /** The page's URL on the site, or null when the page is not on it. */
+  url: string | null;
+}
+
+interface LivePages {
+  published: boolean;
+  url: string;
+  pages: Array<{ path: string; url: string }>;
+}
+
+/** Re-asked whenever `version` changes (pass something that changes on save, e.g. the content hash). */
+export function useLivePage(workspaceId: string, path: string, version: string): LiveState | null {
+  const [state, setState] = useState<LiveState | null>(null);
+  useEffect(() => {
+    const controller = new AbortController();
+    get<LivePages>(`/api/v1/workspaces/${workspaceId}/site/pages`, controller.signal).then(
+      (live) => setState({ sitePublished: live.published, url: live.published ? (live.pages.find((p) => p.path === path)?.url ?? null) : null }),
+      () => setState(null),
+    );
+    return () => controller.abort();
+  }, [workspaceId, path, version]);
+  return state;
+}
