@@ -25,6 +25,7 @@ const REST_EQUIVALENT = {
   content_read: ["GET", "/api/v1/content/_mcp/"],
   content_write: ["PUT", "/api/v1/content/_mcp/"],
   search: ["GET", "/api/v1/workspaces/_mcp/search"],
+  ai_assist: ["POST", "/api/ai/assist"],
 } as const;
 
 const ALLOWED_REQUEST_HEADERS = ["authorization", "content-type", "accept", "mcp-protocol-version", "mcp-session-id", "mcp-method", "mcp-name", "last-event-id"];

@@ -211,6 +211,8 @@ describe("collaboration", () => {
     const conflict = await refused(mcp, "quire_resolve_sync_conflict", { workspace: slug, conflict_id: "01HZZZZZZZZZZZZZZZZZZZZZZZ", resolution: "kept_local" });
     expect(conflict).toContain("not found");
 
+    // No model configured: the editor hides its Assist menu and the tool hands the work to the agent.
+    expect((await owner.client.get("/api/auth/config")).body.ai_assist).toBe(false);
     const assist = await ok(mcp, "quire_writing_assist", { text: "Teh docs is good.", mode: "fix_grammar" });
     expect(assist.text).toBe("Teh docs is good.");
     expect(assist.instructions).toContain("Fix spelling, grammar and punctuation");

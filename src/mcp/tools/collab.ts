@@ -17,6 +17,7 @@ export const collabTools = (assistConfigured: boolean) => [
     output: assistOutput,
     workspace: false,
     scope: "read",
+    rate: "ai_assist",
     annotations: { ...READ_ONLY, idempotentHint: false, openWorldHint: assistConfigured },
     run: (call, args) => call.services.assist.assist(args),
   }),
