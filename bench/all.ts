@@ -9,6 +9,7 @@ const SCRIPTS: Array<{ name: string; args: string[] }> = [
   { name: "content", args: ["bench/content.ts"] }, // save, read, reconcile, RSS with 1,000 pages, fsync
   { name: "search", args: ["bench/search.ts", "1000", "10000"] },
   { name: "git", args: ["bench/git.ts"] }, // webhook → visible, commit cost, 1,000-file clone
+  { name: "mcp", args: ["bench/mcp.ts"] }, // compiled quire mcp start → tools/list; read/search/update over stdio and HTTP vs REST
   { name: "export-peers", args: ["bench/export-peers.ts", "1000", "10000"] }, // quire export vs Hugo, MkDocs, VitePress; quality scan
 ];
 

@@ -37,8 +37,15 @@ const workspaceArg = slugSchema.describe("Workspace slug (default: the only one)
 
 /** The 26 tools, in the order tools/list shows them. */
 export function allTools(transport: "stdio" | "http", assistConfigured: boolean): ToolDef[] {
-  return [...contentTools, ...discoveryTools, ...siteTools(transport), ...collabTools(assistConfigured)] as ToolDef[];
+  const key = `${transport}|${assistConfigured}`;
+  let tools = toolSets.get(key);
+  if (!tools) toolSets.set(key, (tools = [...contentTools, ...discoveryTools, ...siteTools(transport), ...collabTools(assistConfigured)] as ToolDef[]));
+  return tools;
 }
+
+// A server instance is built per HTTP request: the tool definitions and their schemas are built once.
+const toolSets = new Map<string, ToolDef[]>();
+const inputs = new WeakMap<ToolDef, z.ZodType>();
 
 /**
  * The schema a tool advertises and validates with: the domain's input schema, closed to unknown
@@ -46,7 +53,13 @@ export function allTools(transport: "stdio" | "http", assistConfigured: boolean)
  * closed object with its own unknown-key check (a pipe) is advertised by its object shape; the
  * service parses the arguments with the domain schema itself again.
  */
-export function toolInput(tool: Pick<ToolDef, "input" | "workspace">): z.ZodType {
+export function toolInput(tool: ToolDef): z.ZodType {
+  let input = inputs.get(tool);
+  if (!input) inputs.set(tool, (input = buildInput(tool)));
+  return input;
+}
+
+function buildInput(tool: ToolDef): z.ZodType {
   let schema = tool.input as z.ZodType;
   if (schema instanceof z.ZodPipe && schema.in instanceof z.ZodObject) schema = z.strictObject(schema.in.shape);
   if (!(schema instanceof z.ZodObject)) return schema;
