@@ -135,6 +135,16 @@ describe("beside a running serve", () => {
     expect(textOf(await client.callTool({ name: "quire_get_tree", arguments: { workspace: "elsewhere" } }))).toContain("only");
     await client.close();
 
+    // The API key screen's stdio snippet names the running executable: following it starts a working server.
+    const web = new Client(serve.base);
+    web.token = (await web.post("/api/auth/login", { email: owner.email, password: owner.password })).body.access_token;
+    const snippet = (await web.get("/api/v1/mcp/client-config")).body;
+    expect(snippet).toEqual({ command: process.execPath, args: [CLI], http_url: expect.stringMatching(/\/mcp$/) });
+    expect((await new Client(serve.base).request("GET", "/api/v1/mcp/client-config", { token: key.key })).status).toBe(401);
+    const fromSnippet = await stdioClient([snippet.command, ...snippet.args, "mcp", "--workspace", owner.workspaceSlug], env, "2025");
+    expect((await fromSnippet.listTools()).tools).toHaveLength(26);
+    await fromSnippet.close();
+
     const refusedServer = await runCli(["mcp-server", "--addr", "127.0.0.1:0"], { env: { DATA_DIR: dataDir } });
     expect(refusedServer.code).toBe(1);
     expect(refusedServer.stderr).toContain("/mcp serves MCP");

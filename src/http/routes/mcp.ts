@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 import { httpCore } from "../core.ts";
 import { ForbiddenError, UnauthorizedError } from "../../core/errors.ts";
+import { requireSession } from "../guards.ts";
+import { basename } from "node:path";
 import { mcpHttp, type McpHttpOptions } from "../../mcp/http.ts";
 
 /** The challenge of a 401 at /mcp: a Bearer API key (no OAuth authorization server to discover). */
@@ -26,6 +28,11 @@ export function mcpRoutes(services: Services, opts: McpHttpOptions) {
   };
   return new Elysia()
     .use(httpCore(services))
+    // What the API key screen needs for its ready-to-paste client configurations.
+    .get("/api/v1/mcp/client-config", ({ principal }) => {
+      requireSession(principal);
+      return mcpClientConfig(services.config.baseUrl);
+    })
     .options("/mcp", ({ request }) => {
       if (!mcp.originOk(request)) throw new ForbiddenError("This Origin may not call the MCP endpoint; add it to the server's MCP CORS origins");
       return mcp.preflight(request);
@@ -33,4 +40,14 @@ export function mcpRoutes(services: Services, opts: McpHttpOptions) {
     .post("/mcp", serve, { parse: "none" })
     .get("/mcp", serve)
     .delete("/mcp", serve);
+}
+
+/**
+ * How an MCP client starts `quire mcp` on this machine: the absolute path of the running
+ * executable (a source checkout runs as `bun /path/to/src/cli.ts`), and the HTTP endpoint.
+ */
+export function mcpClientConfig(baseUrl: string): { command: string; args: string[]; http_url: string } {
+  const runtime = basename(process.execPath).replace(/\.exe$/, "");
+  const fromSource = runtime === "bun" && !Bun.main.startsWith("/$bunfs/");
+  return { command: process.execPath, args: fromSource ? [Bun.main] : [], http_url: `${baseUrl.replace(/\/+$/, "")}/mcp` };
 }
