@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { UnauthorizedError } from "../core/errors.ts";
 import { VERSION } from "../version.ts";
@@ -82,7 +83,7 @@ export async function remoteServer(remote: RemoteMcp, slug: string): Promise<() 
   const instructions = (init.instructions ?? "").replace(/This key reaches [^.]*\.( Name one with the workspace argument\.)?/, `This server serves the workspace ${slug}.`);
   return () => {
     const server = new McpServer({ name: "quire", title: "Quire", version: VERSION }, { instructions, capabilities: { tools: { listChanged: false }, resources: {}, prompts: {} } });
-    for (const tool of allTools("http", assistConfigured)) {
+    for (const tool of allTools("stdio", assistConfigured)) {
       const input = toolInput(tool);
       const registered = server.registerTool(
         tool.name,
@@ -102,11 +103,30 @@ export async function remoteServer(remote: RemoteMcp, slug: string): Promise<() 
   };
 }
 
+/**
+ * quire_export with `output` beside a running server: the server prepares the ZIP (its own checks
+ * and daily allowance) and hands out a download URL, which is fetched over loopback into the file.
+ */
+async function exportToFile(remote: RemoteMcp, args: Record<string, unknown>, output: string) {
+  const { output: _file, ...rest } = args;
+  const prepared = await remote.rpc<{ isError?: boolean; content: Array<{ type: "text"; text: string }>; structuredContent?: { url: string; pages: number; bytes: number } }>("tools/call", { name: "quire_export", arguments: rest });
+  if (prepared.isError || !prepared.structuredContent) return prepared;
+  const download = new URL(prepared.structuredContent.url);
+  const local = new URL(download.pathname, remote.url);
+  const response = await fetch(local);
+  if (!response.ok) return { content: [{ type: "text" as const, text: `The export was prepared but its download failed (HTTP ${response.status}); try again.` }], isError: true };
+  const file = resolve(output);
+  await Bun.write(file, response);
+  const result = { pages: prepared.structuredContent.pages, bytes: prepared.structuredContent.bytes, output: file };
+  return { content: [{ type: "text" as const, text: JSON.stringify(result) }], structuredContent: result };
+}
+
 async function forward(remote: RemoteMcp, tool: ToolDef, slug: string, args: Record<string, unknown>) {
   if (tool.workspace && args.workspace !== undefined && args.workspace !== slug) {
     return { content: [{ type: "text" as const, text: `Invalid input: workspace: this MCP server serves the workspace "${slug}" only.` }], isError: true };
   }
   const body = tool.workspace ? { ...args, workspace: slug } : args;
+  if (tool.name === "quire_export" && typeof args.output === "string") return exportToFile(remote, body, args.output);
   try {
     return await remote.rpc<{ content: Array<{ type: "text"; text: string }>; structuredContent?: Record<string, unknown>; isError?: boolean }>("tools/call", { name: tool.name, arguments: body });
   } catch (error) {

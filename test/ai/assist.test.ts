@@ -3,7 +3,10 @@
  * chat-completions shapes (success, and the error bodies `{error: {message, type, code}}` with
  * their statuses), behind `POST /api/ai/assist` and the MCP tool `quire_writing_assist`.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+
+// Real processes and servers on a shared machine: allow for slow moments.
+setDefaultTimeout(30_000);
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { createKey, httpClient, ok, refused, type McpClient } from "../mcp/fixture.ts";

@@ -3,7 +3,10 @@
  * organizations, revoked and expired keys mid-session), Origin and CORS, the body limit, 401s —
  * and the tools/list snapshot (names, schemas, annotations) committed beside this file.
  */
-import { afterAll, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setSystemTime, test, setDefaultTimeout } from "bun:test";
+
+// Real processes and servers on a shared machine: allow for slow moments.
+setDefaultTimeout(30_000);
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -3,7 +3,10 @@
  * outside client: `tools/list --strict` exits 0 on both transports, a `tools/call` succeeds, a
  * bad key fails (exit 3 over HTTP).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+
+// Real processes and servers on a shared machine: allow for slow moments.
+setDefaultTimeout(30_000);
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { startTestServer, tempDir } from "../helpers/server.ts";

@@ -3,7 +3,10 @@
  * clients of both protocol eras. Alone on its data directory it holds the lock and runs the
  * services; beside a running `serve` it works through that server. stdout carries JSON-RPC only.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+
+// Real processes and servers on a shared machine: allow for slow moments.
+setDefaultTimeout(30_000);
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { rmSync } from "node:fs";
@@ -42,10 +45,18 @@ describe("alone on the data directory", () => {
     expect(page.path).toBe("stdio/one.md");
     expect((await ok(client, "quire_read_page", { path: "/stdio/one" })).content).toBe("Written over stdio.\n");
     expect(await refused(client, "quire_read_page", { path: "stdio/one", workspace: "another" })).toContain(`serves the workspace "${owner.workspaceSlug}" only`);
+    // Over stdio the export may go straight into a file.
+    const zip = join(dataDir, "..", `${owner.workspaceSlug}-${Date.now()}.zip`);
+    const exported = await ok(client, "quire_export", { output: zip });
+    expect(exported).toMatchObject({ output: zip, pages: expect.any(Number) });
+    const bytes = new Uint8Array(await Bun.file(zip).arrayBuffer());
+    expect([bytes[0], bytes[1]]).toEqual([0x50, 0x4b]); // "PK"
+    expect(bytes.length).toBe(exported.bytes);
+    rmSync(zip);
     await client.close();
     for (let i = 0; i < 100 && isLocked(dataDir); i++) await Bun.sleep(20);
     expect(isLocked(dataDir)).toBe(false);
-  });
+  }, 30_000);
 
   test("2025 client with --api-key: the same tools; a key revoked mid-session is refused at the next call", async () => {
     const revocable = await (async () => {
@@ -67,7 +78,7 @@ describe("alone on the data directory", () => {
     db.close();
     expect(await refused(client, "quire_list_pages", {})).toContain("no longer valid");
     await client.close();
-  });
+  }, 30_000);
 
   test("garbage lines on stdin get JSON-RPC errors and the server keeps answering; stdout holds JSON-RPC only", async () => {
     const proc = Bun.spawn(mcpCmd(), { env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
@@ -89,7 +100,7 @@ describe("alone on the data directory", () => {
     expect(lines[5].result.tools).toHaveLength(26);
     expect(await proc.exited).toBe(0);
     expect(await new Response(proc.stderr).text()).toContain('"msg":"serving MCP"');
-  });
+  }, 30_000);
 
   test("refusals at start: no key (2), a bad key (1), an unknown workspace (1); nothing on stdout", async () => {
     const none = await runCli(["mcp", "-w", owner.workspaceSlug], { env: { DATA_DIR: dataDir } });

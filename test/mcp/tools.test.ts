@@ -3,7 +3,10 @@
  * SDK's 2.x client, 2026-07-28; the 2025 era is covered in http.test.ts), as an API key's owner:
  * results, budgets, the error texts that say what to do next, and bad input of every kind.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, test, setDefaultTimeout } from "bun:test";
+
+// Real processes and servers on a shared machine: allow for slow moments.
+setDefaultTimeout(30_000);
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
