@@ -4,12 +4,12 @@
  * their statuses), behind `POST /api/ai/assist` and the MCP tool `quire_writing_assist`.
  */
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-
-// Real processes and servers on a shared machine: allow for slow moments.
-setDefaultTimeout(30_000);
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { createKey, httpClient, ok, refused, type McpClient } from "../mcp/fixture.ts";
+
+// Real processes and servers on a shared machine: allow for slow moments.
+setDefaultTimeout(30_000);
 
 const seen: Array<{ auth: string | null; body: any }> = [];
 let model: ReturnType<typeof Bun.serve>;

@@ -4,14 +4,14 @@
  * and the tools/list snapshot (names, schemas, annotations) committed beside this file.
  */
 import { afterAll, beforeAll, describe, expect, setSystemTime, test, setDefaultTimeout } from "bun:test";
-
-// Real processes and servers on a shared machine: allow for slow moments.
-setDefaultTimeout(30_000);
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { createKey, httpClient, ok, refused, textOf, type McpClient } from "./fixture.ts";
+
+// Real processes and servers on a shared machine: allow for slow moments.
+setDefaultTimeout(30_000);
 
 let server: TestServer;
 let owner: TestUser;

@@ -4,15 +4,15 @@
  * bad key fails (exit 3 over HTTP).
  */
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-
-// Real processes and servers on a shared machine: allow for slow moments.
-setDefaultTimeout(30_000);
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { startTestServer, tempDir } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { CLI, cliEnv, REPO } from "../cli/spawn.ts";
 import { createKey, httpClient, ok } from "./fixture.ts";
+
+// Real processes and servers on a shared machine: allow for slow moments.
+setDefaultTimeout(30_000);
 
 let dataDir: string;
 let owner: TestUser;

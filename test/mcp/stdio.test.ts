@@ -4,9 +4,6 @@
  * services; beside a running `serve` it works through that server. stdout carries JSON-RPC only.
  */
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-
-// Real processes and servers on a shared machine: allow for slow moments.
-setDefaultTimeout(30_000);
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { rmSync } from "node:fs";
@@ -17,6 +14,9 @@ import { isLocked } from "../../src/ops/instance-lock.ts";
 import { CLI, cliEnv, runCli, startServe, type ServeProcess } from "../cli/spawn.ts";
 import { Client } from "../helpers/client.ts";
 import { createKey, ok, refused, stdioClient, textOf } from "./fixture.ts";
+
+// Real processes and servers on a shared machine: allow for slow moments.
+setDefaultTimeout(30_000);
 
 let dataDir: string;
 let owner: TestUser;

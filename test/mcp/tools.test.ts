@@ -4,15 +4,15 @@
  * results, budgets, the error texts that say what to do next, and bad input of every kind.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test, setDefaultTimeout } from "bun:test";
-
-// Real processes and servers on a shared machine: allow for slow moments.
-setDefaultTimeout(30_000);
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { git, tryGit } from "../helpers/git-remote.ts";
 import { createKey, httpClient, ok, refused, textOf, type McpClient } from "./fixture.ts";
+
+// Real processes and servers on a shared machine: allow for slow moments.
+setDefaultTimeout(30_000);
 
 let server: TestServer;
 let owner: TestUser;
