@@ -52,6 +52,10 @@ describe("both protocol eras on one endpoint", () => {
       expect(welcome).toBeDefined();
       const read = await client.readResource({ uri: welcome.uri });
       expect(read.contents[0]!.text).toContain("Welcome");
+      for (const trick of ["..%2F..%2Fquire.db", "../../quire.db", ".git/config", "%252e%252e/x"]) {
+        await expect(client.readResource({ uri: `quire://${owner.workspaceSlug}/${trick}` }), trick).rejects.toThrow();
+      }
+      await expect(client.readResource({ uri: "quire://someone-elses/welcome.md" })).rejects.toThrow(/not found/i);
       await client.close();
     });
   }
