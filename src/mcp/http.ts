@@ -102,10 +102,13 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
     async handle(request: Request, principal: Principal, ip: string): Promise<Response> {
       const response = await handler.fetch(request, { authInfo: { token: "", clientId: principal.userId, scopes: principal.kind === "api_key" ? principal.scopes : [], extra: { principal, ip } } });
       const extraHeaders = cors(request);
-      if (Object.keys(extraHeaders).length === 0) return response;
       const headers = new Headers(response.headers);
       for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
-      return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+      // A JSON answer is complete when the handler resolves: sent with its length, in one write,
+      // rather than as a chunked stream (which costs milliseconds per call on loopback).
+      const json = (response.headers.get("content-type") ?? "").includes("application/json");
+      const body = json && response.body ? await response.arrayBuffer() : response.body;
+      return new Response(body, { status: response.status, statusText: response.statusText, headers });
     },
     close: () => handler.close(),
   };

@@ -3,7 +3,7 @@ import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { UnauthorizedError } from "../core/errors.ts";
 import { VERSION } from "../version.ts";
 import { registerPrompts } from "./prompts.ts";
-import { allTools, toolInput } from "./server.ts";
+import { allTools, toolInput, toolOutput } from "./server.ts";
 import type { ToolDef } from "./tool.ts";
 
 /**
@@ -87,7 +87,7 @@ export async function remoteServer(remote: RemoteMcp, slug: string): Promise<() 
       const input = toolInput(tool);
       const registered = server.registerTool(
         tool.name,
-        { title: tool.title, description: tool.description, inputSchema: input, outputSchema: tool.output, annotations: tool.annotations },
+        { title: tool.title, description: tool.description, inputSchema: input, outputSchema: toolOutput(tool), annotations: tool.annotations },
         (args: unknown) => forward(remote, tool, slug, (args ?? {}) as Record<string, unknown>),
       );
       if (!visible.has(tool.name)) registered.disable();

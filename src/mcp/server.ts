@@ -1,4 +1,5 @@
-import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
+import { McpServer, ResourceTemplate, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
+import { withCachedJson } from "./schema-cache.ts";
 import { z } from "zod";
 import type { Services } from "../services.ts";
 import { scopesAllow, type Principal } from "../access/principal.ts";
@@ -45,7 +46,8 @@ export function allTools(transport: "stdio" | "http", assistConfigured: boolean)
 
 // A server instance is built per HTTP request: the tool definitions and their schemas are built once.
 const toolSets = new Map<string, ToolDef[]>();
-const inputs = new WeakMap<ToolDef, z.ZodType>();
+const inputs = new WeakMap<ToolDef, StandardSchemaWithJSON>();
+const outputs = new WeakMap<ToolDef, StandardSchemaWithJSON>();
 
 /**
  * The schema a tool advertises and validates with: the domain's input schema, closed to unknown
@@ -53,10 +55,17 @@ const inputs = new WeakMap<ToolDef, z.ZodType>();
  * closed object with its own unknown-key check (a pipe) is advertised by its object shape; the
  * service parses the arguments with the domain schema itself again.
  */
-export function toolInput(tool: ToolDef): z.ZodType {
+export function toolInput(tool: ToolDef): StandardSchemaWithJSON {
   let input = inputs.get(tool);
-  if (!input) inputs.set(tool, (input = buildInput(tool)));
+  if (!input) inputs.set(tool, (input = withCachedJson(buildInput(tool) as StandardSchemaWithJSON)));
   return input;
+}
+
+/** The tool's output schema, its JSON form computed once. */
+export function toolOutput(tool: ToolDef): StandardSchemaWithJSON {
+  let output = outputs.get(tool);
+  if (!output) outputs.set(tool, (output = withCachedJson(tool.output as unknown as StandardSchemaWithJSON)));
+  return output;
 }
 
 function buildInput(tool: ToolDef): z.ZodType {
@@ -84,7 +93,7 @@ export function buildMcpServer(session: McpSession, instructions: string): McpSe
     const input = toolInput(tool);
     const registered = server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: input, outputSchema: tool.output, annotations: tool.annotations },
+      { title: tool.title, description: tool.description, inputSchema: input, outputSchema: toolOutput(tool), annotations: tool.annotations },
       (args: unknown) => runTool(session, tool, (args ?? {}) as Record<string, unknown>),
     );
     // Hidden from tools/list and refused by name (the SDK answers -32602 "disabled"); runTool checks again.
