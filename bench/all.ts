@@ -12,6 +12,7 @@ const SCRIPTS: Array<{ name: string; args: string[] }> = [
   { name: "analytics", args: ["bench/analytics.ts"] }, // record cost, reports at the caps, file size
   { name: "render", args: ["bench/render.ts"] }, // the published-page renderer alone: cold, warm, cached
   { name: "ops", args: ["bench/ops.ts"] }, // status, doctor, /metrics scrape, backup on 1,000 pages
+  { name: "mcp", args: ["bench/mcp.ts"] }, // compiled quire mcp start → tools/list; read/search/update over stdio and HTTP vs REST
   { name: "export-peers", args: ["bench/export-peers.ts", "1000", "10000"] }, // quire export vs Hugo, MkDocs, VitePress; quality scan
   { name: "team", args: ["bench/team-editing.ts"] }, // ten people editing at once: 429s (DESIGN.md §10)
   { name: "crash", args: ["bench/crash.ts"] }, // SIGKILL at four points of a 1,000-write burst; commit lag

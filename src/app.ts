@@ -26,6 +26,8 @@ import { gitSyncRoutes } from "./http/routes/git-sync.ts";
 import { conflictRoutes } from "./http/routes/conflicts.ts";
 import { opsApiRoutes } from "./http/routes/ops-api.ts";
 import { metricsRoutes } from "./http/routes/metrics.ts";
+import { mcpRoutes } from "./http/routes/mcp.ts";
+import { aiRoutes } from "./http/routes/ai.ts";
 import { qualityRoutes } from "./http/routes/quality.ts";
 import { exportRoutes } from "./http/routes/export.ts";
 import { siteRoutes } from "./http/routes/site.ts";
@@ -58,6 +60,7 @@ export function createApp(services: Services) {
     .use(passkeyRoutes(services))
     .use(workspaceApiRoutes(services))
     .use(opsApiRoutes(services))
+    .use(agentRoutes(services))
     .use(metricsRoutes(services))
     .use(qualityRoutes(services))
     .use(exportRoutes(services))
@@ -90,6 +93,13 @@ function workspaceApiRoutes(services: Services) {
     .use(gitWebhookRoutes(services))
     .use(gitSyncRoutes(services))
     .use(conflictRoutes(services));
+}
+
+/** Writing assist and the MCP endpoint (POST /mcp), as one plugin for the same reason. */
+function agentRoutes(services: Services) {
+  return new Elysia({ name: "quire-agent-api" })
+    .use(aiRoutes(services))
+    .use(mcpRoutes(services, { origins: services.config.mcpCorsOrigins, selfOrigin: new URL(services.config.baseUrl).origin }));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -22,6 +22,8 @@ const commands: Record<string, () => Promise<CommandDef<any>>> = {
   stop: () => import("./commands/stop.ts").then((m) => m.stopCommand),
   doctor: () => import("./commands/doctor.ts").then((m) => m.doctorCommand),
   backup: () => import("./commands/backup.ts").then((m) => m.backupCommand),
+  mcp: () => import("./commands/mcp.ts").then((m) => m.mcpCommand),
+  "mcp-server": () => import("./commands/mcp-server.ts").then((m) => m.mcpServerCommand),
   export: () => import("./commands/export.ts").then((m) => m.exportCommand),
   preview: () => import("./commands/preview.ts").then((m) => m.previewCommand),
 };

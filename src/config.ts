@@ -63,6 +63,10 @@ export interface Config {
   metrics: { enabled: boolean; port?: number };
   /** Daily online copies of quire.db and analytics.db into {DATA_DIR}/backups (BACKUP_ENABLED, BACKUP_RETENTION_DAYS). */
   backup: { enabled: boolean; retentionDays: number };
+  /** The writing-assist model (AI_BASE_URL, AI_API_KEY, AI_MODEL); absent: agents get instructions instead. */
+  ai?: { baseUrl: string; apiKey?: string; model: string };
+  /** Browser origins allowed to call `POST /mcp` on the main port (MCP_CORS_ORIGINS); BASE_URL's own origin always is. */
+  mcpCorsOrigins: string[];
   /** Published sites: PUBLISH_REQUIRE_AUTH forces every site to members only; the DNS server custom domains are checked against. */
   publish: { requireAuth: boolean; dnsResolver?: string };
   /** External sign-in providers (OIDC_*). */
@@ -171,6 +175,28 @@ export function loadConfig(env: Env = process.env): Config {
     else git.sshKnownHosts = knownHosts;
   }
 
+  let ai: Config["ai"];
+  const aiBase = read("AI_BASE_URL");
+  const aiModel = read("AI_MODEL");
+  const aiKey = read("AI_API_KEY");
+  if (aiBase !== undefined || aiModel !== undefined || aiKey !== undefined) {
+    let base = aiBase;
+    if (base === undefined) problems.push("AI_BASE_URL is required when AI_MODEL or AI_API_KEY is set");
+    else {
+      try {
+        const u = new URL(base);
+        if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("scheme");
+        if (u.username || u.password) throw new Error("credentials");
+        base = base.replace(/\/+$/, "");
+      } catch {
+        problems.push(`AI_BASE_URL must be an http(s) URL without credentials, e.g. http://127.0.0.1:11434/v1 (got "${base}")`);
+        base = undefined;
+      }
+    }
+    if (aiModel === undefined) problems.push("AI_MODEL is required when AI_BASE_URL is set");
+    if (base !== undefined && aiModel !== undefined) ai = { baseUrl: base, model: aiModel, ...(aiKey ? { apiKey: aiKey } : {}) };
+  }
+  const mcpCorsOrigins = originList(read("MCP_CORS_ORIGINS"), "MCP_CORS_ORIGINS", problems);
   const publish: Config["publish"] = { requireAuth: bool("PUBLISH_REQUIRE_AUTH", false) };
   const resolver = read("CUSTOM_DOMAIN_RESOLVER");
   if (resolver !== undefined) {
@@ -223,6 +249,8 @@ export function loadConfig(env: Env = process.env): Config {
       ...(read("METRICS_PORT") !== undefined ? { port: int("METRICS_PORT", 0, 0, 65535) } : {}),
     },
     backup: { enabled: bool("BACKUP_ENABLED", true), retentionDays: int("BACKUP_RETENTION_DAYS", 7, 1, 3650) },
+    mcpCorsOrigins,
+    ...(ai ? { ai } : {}),
     publish,
     ...(smtp ? { smtp } : {}),
     ...(apiKeyPepper ? { apiKeyPepper } : {}),
@@ -326,4 +354,23 @@ function readWebAuthn(read: Read, baseUrl: string, problems: string[]): WebAuthn
   if (rpName.length > 64) problems.push(`WEBAUTHN_RP_DISPLAY_NAME must be at most 64 characters (got ${rpName.length})`);
   if (problems.length > before) return undefined;
   return { rpId, rpName, origins: origins.map((o) => o.replace(/\/+$/, "")) };
+}
+
+/**
+ * A comma-separated list of browser origins (`https://app.example.com`), each checked and reduced to
+ * its origin form; problems are collected under `name`.
+ */
+export function originList(raw: string | undefined, name: string, problems: string[]): string[] {
+  if (raw === undefined || raw.trim() === "") return [];
+  const out: string[] = [];
+  for (const part of raw.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
+    try {
+      const u = new URL(part);
+      if ((u.protocol !== "http:" && u.protocol !== "https:") || u.pathname !== "/" || u.search || u.hash || u.username) throw new Error();
+      out.push(u.origin);
+    } catch {
+      problems.push(`${name} must list origins such as https://claude.ai, separated by commas (got "${part}")`);
+    }
+  }
+  return out;
 }

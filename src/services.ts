@@ -51,6 +51,8 @@ import { OutboundWebhooks } from "./ops/outbound-webhooks.ts";
 import { Onboarding } from "./identity/onboarding.ts";
 import { Metrics } from "./ops/metrics.ts";
 import { BackupScheduler } from "./ops/backup.ts";
+import { AgentPages } from "./content/agent-pages.ts";
+import { AssistService } from "./ai/assist-service.ts";
 import { QualityService } from "./publish/quality/quality-service.ts";
 import { SiteExporter } from "./publish/export/exporter.ts";
 import { ExportService } from "./publish/export/export-service.ts";
@@ -126,6 +128,10 @@ export interface Services extends AccessServices {
   metrics: Metrics;
   /** The daily backup (BACKUP_ENABLED); null when off. */
   backups: BackupScheduler | null;
+  /** Page operations shaped for agents (MCP tools): slices, upsert, find/replace edits, context. */
+  agentPages: AgentPages;
+  /** Writing assist: the configured model, or instructions for the calling agent. */
+  assist: AssistService;
   /** The quality scan of DESIGN.md §9 (dead links, missing titles, readability, …). */
   quality: QualityService;
   /** The static export (GET|POST …/export, quire export, MCP quire_export's download URL). */
@@ -267,6 +273,8 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     passwordChange: new PasswordChange({ db, users, sessions, passwords }),
     pageViewing: new PageViewing({ permissions, bus }),
     ledger,
+    agentPages: new AgentPages(ledger),
+    assist: new AssistService(config.ai, log),
     reconciler,
     uploads,
     watcher,

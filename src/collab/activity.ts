@@ -21,6 +21,13 @@ export const activityQuery = z.object({
   cursor: z.string().max(200).optional(),
 });
 
+/** The agent tool's activity input (MCP `quire_get_activity`): JSON numbers, a smaller default page. */
+export const activityToolInput = z.strictObject({
+  limit: z.number().int("must be an integer").min(1, "must be between 1 and 100").max(100, "must be between 1 and 100").default(25),
+  action: z.string().regex(/^[a-z][a-z_]{0,63}$/, "must be an action name such as page_created").optional(),
+  cursor: z.string().max(200).optional(),
+});
+
 /** GET /api/v1/workspaces/:id/page-activity query. */
 export const pageActivityQuery = z.object({
   page: z.string({ error: "is required" }).min(1, "is required").max(512),

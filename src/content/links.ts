@@ -131,3 +131,22 @@ export function mentionsPath(text: string, path: string): boolean {
   const stem = posix.basename(path).replace(/\.md$/, "");
   return text.includes(stem);
 }
+
+/**
+ * The page paths a page links to (wikilinks and relative Markdown links), in order of first
+ * appearance, read from where Markdown has links (not from code). External links are skipped.
+ */
+export function linkedPaths(text: string, fromPath: string, exists: (p: string) => boolean): string[] {
+  const { view } = linkRegions(text);
+  const found = new Set<string>();
+  for (const m of view.matchAll(WIKILINK)) {
+    const target = resolveWikiTarget(m[1]!, fromPath, exists);
+    if (target !== null && target !== fromPath) found.add(target);
+  }
+  for (const m of view.matchAll(MD_LINK)) {
+    if (m[1]!.startsWith("!")) continue;
+    const target = resolveMdTarget(m[2]!, fromPath);
+    if (target !== null && target.path !== fromPath) found.add(target.path);
+  }
+  return [...found];
+}

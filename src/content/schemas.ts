@@ -69,3 +69,73 @@ export const reorderInput = z.object({
     .max(10_000),
 });
 export type ReorderInput = z.infer<typeof reorderInput>;
+
+// ---- inputs of the agent tools (MCP): the same rules, shaped for a caller without URLs ----------
+
+/** A page path as an agent writes it: a leading `/` and a missing `.md` are fine (paths.ts decides the rest). */
+export const pagePath = z.string({ error: "is required" }).min(1, "must not be empty").max(520, "must be at most 512 characters");
+/** Longest page text a tool accepts in one argument (well under the 10 MB request limit). */
+export const MAX_PAGE_CHARS = 2_000_000;
+const pageText = pageBody.refine((s) => s.length <= MAX_PAGE_CHARS, `must be at most ${MAX_PAGE_CHARS} characters`);
+const cursor = z.string().max(512, "must be at most 512 characters");
+
+export const listPagesInput = z.strictObject({
+  folder: z.string().max(512, "must be at most 512 characters").optional(),
+  limit: z.number().int("must be an integer").min(1, "must be between 1 and 100").max(100, "must be between 1 and 100").default(25),
+  cursor: cursor.optional(),
+});
+export type ListPagesInput = z.infer<typeof listPagesInput>;
+
+/** Default and largest slice of a page's content one read returns (about 5,000 tokens). */
+export const DEFAULT_READ_CHARS = 20_000;
+export const readPageInput = z.strictObject({
+  path: pagePath,
+  offset: z.number().int("must be an integer").min(0, "must not be negative").default(0),
+  max_chars: z
+    .number()
+    .int("must be an integer")
+    .min(1, "must be between 1 and 20000")
+    .max(DEFAULT_READ_CHARS, `must be between 1 and ${DEFAULT_READ_CHARS}`)
+    .default(DEFAULT_READ_CHARS),
+});
+
+/** Upsert: creates the page, or replaces its body (and the metadata given) whatever its hash. */
+export const writePageInput = z.strictObject({
+  path: pagePath,
+  title: pageTitle.optional(),
+  body: pageText,
+  description: pageDescription.optional(),
+  tags: pageTags.optional(),
+  publish: z.boolean().optional(),
+});
+export type WritePageInput = z.infer<typeof writePageInput>;
+
+/** One exact-text replacement; `find` must occur exactly once in the page's content. */
+export const pageEdit = z.strictObject({
+  find: z.string().min(1, "must not be empty").max(100_000, "must be at most 100000 characters"),
+  replace: z.string().max(MAX_PAGE_CHARS, `must be at most ${MAX_PAGE_CHARS} characters`).refine((s) => !s.includes("\u0000"), "must not contain NUL characters"),
+});
+export type PageEdit = z.infer<typeof pageEdit>;
+
+export const editPageInput = z
+  .strictObject({
+    path: pagePath,
+    last_known_hash: hash,
+    body: pageText.optional(),
+    edits: z.array(pageEdit).min(1, "must not be empty").max(100, "at most 100 edits").optional(),
+    frontmatter: frontmatterPatch.optional(),
+  })
+  .refine((v) => !(v.body !== undefined && v.edits !== undefined), { message: "give either body or edits, not both", path: ["edits"] })
+  .refine((v) => v.body !== undefined || v.edits !== undefined || v.frontmatter !== undefined, {
+    message: "give body, edits or frontmatter",
+    path: ["body"],
+  });
+export type EditPageInput = z.infer<typeof editPageInput>;
+
+export const pagePathInput = z.strictObject({ path: pagePath });
+export const movePageToolInput = z.strictObject({ path: pagePath, new_path: pagePath });
+export const manifestInput = z.strictObject({
+  limit: z.number().int("must be an integer").min(1, "must be between 1 and 500").max(500, "must be between 1 and 500").default(200),
+  cursor: cursor.optional(),
+});
+export const treeInput = z.strictObject({ folder: z.string().max(512, "must be at most 512 characters").optional() });

@@ -159,7 +159,8 @@ export function httpCore(services: Services) {
       };
     })
     .onBeforeHandle({ as: "global" }, ({ request, principal }) => {
-      if (principal?.kind === "api_key" && !scopesAllow(principal.scopes, methodClass(request.method))) {
+      // Every MCP exchange is a POST; the MCP server checks each tool against the key's scopes itself.
+      if (principal?.kind === "api_key" && !scopesAllow(principal.scopes, methodClass(request.method)) && routerPath(request.url) !== "/mcp") {
         throw new ForbiddenError("This API key's scopes do not allow this method");
       }
     })

@@ -60,6 +60,8 @@ export const RATE_RULES: RateRule[] = [
     keyBy: "caller",
     matches: (m, p) => isRead(m) && /^\/api\/v1\/workspaces\/[^/]+\/search\/?$/.test(p),
   },
+  // Not in SPEC.md's table: each call costs a model completion (docs/decisions/mcp.md).
+  { name: "ai_assist", limit: 30, windowSec: 60, keyBy: "caller", matches: (m, p) => m === "POST" && p === "/api/ai/assist" },
   { name: "git_webhook", limit: 30, windowSec: 60, keyBy: "ip", matches: (m, p) => m === "POST" && p.startsWith("/api/git/webhook/") },
   // A site visitor's consent answer is part of reading the published site, and shares its allowance.
   {

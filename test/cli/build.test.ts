@@ -190,6 +190,28 @@ describe("install.sh", () => {
   });
 });
 
+test("the compiled binary serves MCP on stdio: tools/list and a call through the SDK's client", async () => {
+  const dataDir = tempDir("quire-build-mcp-");
+  try {
+    const { startTestServer } = await import("../helpers/server.ts");
+    const { registerUser } = await import("../helpers/factories.ts");
+    const { createKey, ok, stdioClient } = await import("../mcp/fixture.ts");
+    const { cliEnv } = await import("./spawn.ts");
+    const server = await startTestServer({}, { dataDir, keepDir: true });
+    const owner = await registerUser(server.url);
+    const { key } = await createKey(owner, ["read"]);
+    await server.close();
+    const client = await stdioClient([binary, "mcp", "-w", owner.workspaceSlug], cliEnv({ DATA_DIR: dataDir, QUIRE_API_KEY: key }), "2026");
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain("quire_read_page");
+    expect(names).not.toContain("quire_write_page");
+    expect((await ok(client, "quire_read_page", { path: "welcome" })).title).toBe("Welcome to Quire");
+    await client.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 60_000);
+
 /** Fetches every /_app/ file reachable from the page's HTML; each must answer 200. */
 async function crawlApp(base: string, html: string): Promise<string[]> {
   const refs = (text: string) => [...text.matchAll(/["'`(](?:\.\/|\/_app\/)([\w.-]+\.(?:js|css))["'`)]/g)].map((m) => `/_app/${m[1]}`);

@@ -66,9 +66,14 @@ describe.skipIf(!hasChromium)("settings in a real browser", () => {
     await secretField.waitFor();
     const secret = await secretField.inputValue();
     expect(secret.length).toBeGreaterThan(20);
-    const config = JSON.parse(await page.getByLabel("MCP client configuration").inputValue());
+    const config = JSON.parse(await page.getByLabel("MCP client configuration (stdio: Claude Desktop, Cursor)").inputValue());
     expect(config.mcpServers.quire.env.QUIRE_API_KEY).toBe(secret);
-    expect(config.mcpServers.quire.args).toEqual(["mcp", "--workspace", admin.workspaceSlug]);
+    // The running executable by its absolute path (here the test runner's bun, with the entry script first).
+    expect(config.mcpServers.quire.command).toBe(process.execPath);
+    expect(config.mcpServers.quire.args.slice(-3)).toEqual(["mcp", "--workspace", admin.workspaceSlug]);
+    const http = JSON.parse(await page.getByLabel("MCP client configuration (Streamable HTTP)").inputValue());
+    expect(http.mcpServers.quire).toMatchObject({ type: "http", headers: { Authorization: `Bearer ${secret}` } });
+    expect(http.mcpServers.quire.url).toEndWith("/mcp");
     await screenshot(page, "15-api-key");
 
     // Used like curl would: a Bearer header from outside the browser.

@@ -17,7 +17,7 @@ const INHERITED = [
   "LOG_FORMAT",
 ];
 for (const name of Object.keys(process.env)) {
-  if (INHERITED.includes(name) || name.startsWith("SMTP_") || name.startsWith("STRIPE_") || name.startsWith("OIDC_") || name.startsWith("ARGON2_") || name.startsWith("QUIRE_")) {
+  if (INHERITED.includes(name) || name.startsWith("SMTP_") || name.startsWith("STRIPE_") || name.startsWith("OIDC_") || name.startsWith("ARGON2_") || name.startsWith("QUIRE_") || name.startsWith("AI_") || name.startsWith("MCP_")) {
     delete process.env[name];
   }
 }

@@ -90,7 +90,7 @@ test("API, WebSocket and site paths never fall back to the app", async () => {
 test("auth config tells the sign-in screens whether sign-up is open, also inside the shell", async () => {
   const open = await new Client(server.url).get("/api/auth/config");
   expect(open.status).toBe(200);
-  expect(open.body).toEqual({ signup_enabled: true, email_enabled: false, providers: [], passkeys: false });
+  expect(open.body).toEqual({ signup_enabled: true, email_enabled: false, providers: [], passkeys: false, ai_assist: false });
   const closed = await new Client(signupOff.url).get("/api/auth/config");
   expect(closed.body.signup_enabled).toBe(false);
   const html = (await new Client(signupOff.url).get("/login")).text;

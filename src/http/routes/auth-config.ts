@@ -12,10 +12,12 @@ export function authConfigOf(services: Services) {
     providers: services.oidc.list(),
     /** Whether "Sign in with a passkey" is offered (WEBAUTHN_RP_ID set). */
     passkeys: services.config.webauthn !== undefined,
+    /** A writing model is configured (AI_BASE_URL/AI_MODEL): the editor shows its Assist menu. */
+    ai_assist: services.assist.configured,
   };
 }
 
-/** Public: GET /api/auth/config → {signup_enabled, email_enabled, providers}. */
+/** Public: GET /api/auth/config → {signup_enabled, email_enabled, providers, ai_assist}. */
 export function authConfigRoutes(services: Services) {
   return new Elysia({ prefix: "/api/auth" }).use(httpCore(services)).get("/config", () => authConfigOf(services));
 }

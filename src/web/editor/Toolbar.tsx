@@ -1,6 +1,7 @@
 /** Formatting buttons of the rich editor; each names its shortcut for keyboard users. */
 import type { Editor } from "@tiptap/core";
 import { useEditorState } from "@tiptap/react";
+import { AssistMenu } from "./AssistMenu.tsx";
 
 const TABLE = "| Column | Column |\n| ------ | ------ |\n| Cell   | Cell   |";
 const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
@@ -70,6 +71,7 @@ export function Toolbar({ editor }: { editor: Editor }) {
         if (src) chain().setImage({ src, alt: "" }).run();
       })}
       {button("Horizontal rule", "―", false, () => chain().setHorizontalRule().run())}
+      <AssistMenu editor={editor} />
     </div>
   );
 }

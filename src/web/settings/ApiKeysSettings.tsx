@@ -28,12 +28,30 @@ const SCOPES: Array<[string, string]> = [
   ["admin", "Administer the workspace"],
 ];
 
-export function mcpConfig(slug: string, secret: string): string {
-  return JSON.stringify({ mcpServers: { quire: { command: "quire", args: ["mcp", "--workspace", slug], env: { QUIRE_API_KEY: secret } } } }, null, 2);
+/** How this server says MCP clients reach it (GET /api/v1/mcp/client-config). */
+export interface McpClientConfig {
+  command: string;
+  args: string[];
+  http_url: string;
+}
+
+/** Claude Desktop / Cursor format: the running executable's absolute path, the key in the environment. */
+export function mcpStdioConfig(cfg: McpClientConfig, slug: string, secret: string): string {
+  return JSON.stringify(
+    { mcpServers: { quire: { command: cfg.command, args: [...cfg.args, "mcp", "--workspace", slug], env: { QUIRE_API_KEY: secret } } } },
+    null,
+    2,
+  );
+}
+
+/** Streamable HTTP: the endpoint on this server, the key as a Bearer header. */
+export function mcpHttpConfig(cfg: McpClientConfig, secret: string): string {
+  return JSON.stringify({ mcpServers: { quire: { type: "http", url: cfg.http_url, headers: { Authorization: `Bearer ${secret}` } } } }, null, 2);
 }
 
 export function ApiKeysSettings({ workspace }: { workspace: Workspace }) {
   const { data, error, reload } = useResource<List<ApiKey>>("/api/v1/api-keys");
+  const client = useResource<McpClientConfig>("/api/v1/mcp/client-config");
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<string[]>(["read"]);
   const [days, setDays] = useState("90");
@@ -99,10 +117,18 @@ export function ApiKeysSettings({ workspace }: { workspace: Workspace }) {
       {secret && (
         <div className="secret-panel" role="region" aria-label="New API key">
           <SecretBox label={`Secret of “${secret.name}”`} value={secret.value} note="Copy it now: it is shown only once. Send it as “Authorization: Bearer …”." />
-          <div className="field">
-            <label htmlFor="mcp-config">MCP client configuration</label>
-            <textarea id="mcp-config" readOnly rows={13} value={mcpConfig(workspace.slug, secret.value)} onFocus={(e) => e.currentTarget.select()} />
-          </div>
+          {client.data && (
+            <>
+              <div className="field">
+                <label htmlFor="mcp-config">MCP client configuration (stdio: Claude Desktop, Cursor)</label>
+                <textarea id="mcp-config" readOnly rows={14} value={mcpStdioConfig(client.data, workspace.slug, secret.value)} onFocus={(e) => e.currentTarget.select()} />
+              </div>
+              <div className="field">
+                <label htmlFor="mcp-http-config">MCP client configuration (Streamable HTTP)</label>
+                <textarea id="mcp-http-config" readOnly rows={11} value={mcpHttpConfig(client.data, secret.value)} onFocus={(e) => e.currentTarget.select()} />
+              </div>
+            </>
+          )}
         </div>
       )}
       <h3>Your keys</h3>

@@ -1,0 +1,96 @@
+/**
+ * `quire mcp -w <slug> --api-key <key>`: the MCP server on stdin/stdout for one workspace, for
+ * local agents (Claude Desktop, Claude Code, Cursor, VS Code). stdout carries JSON-RPC only; logs
+ * go to stderr. Alone on its data directory it takes the instance lock and runs the services
+ * itself; beside a running `serve` it sends every call to that server's `/mcp` over loopback
+ * (DESIGN.md §4: one writer per data directory). Exit 0 when the client closes stdin; 1 when the
+ * key or workspace is refused or the data directory is busy; 2 on bad usage or configuration.
+ */
+import { defineCommand } from "citty";
+import { loadConfig } from "../config.ts";
+import { NotFoundError, UnauthorizedError } from "../core/errors.ts";
+import { InstanceLockedError, tryLock } from "../ops/instance-lock.ts";
+import { readRunState } from "../ops/runstate.ts";
+import { CommandError } from "./exit.ts";
+import { commandLogger, dataDirArg, dataDirFrom } from "./shared.ts";
+
+export const mcpCommand = defineCommand({
+  meta: { name: "mcp", description: "MCP server on stdin/stdout for one workspace (for local AI agents)" },
+  args: {
+    workspace: { type: "string", alias: "w", required: true, valueHint: "slug", description: "Workspace slug" },
+    "api-key": { type: "string", valueHint: "key", description: "API key (default: $QUIRE_API_KEY)" },
+    ...dataDirArg,
+  },
+  async run({ args }) {
+    await mcpStdio({ workspace: args.workspace, apiKey: args["api-key"], dataDir: args["data-dir"] });
+  },
+});
+
+export async function mcpStdio(opts: { workspace: string; apiKey?: string | undefined; dataDir?: string | undefined }): Promise<void> {
+  const key = opts.apiKey ?? process.env.QUIRE_API_KEY;
+  if (key === undefined || key.trim() === "") throw new CommandError("an API key is required: pass --api-key or set QUIRE_API_KEY", 2);
+  const slug = opts.workspace.trim();
+  const config = loadConfig(process.env);
+  const { path: dataDir } = dataDirFrom({ "data-dir": opts.dataDir });
+  const log = commandLogger(config, { command: "mcp" });
+  const { serveOnStdio } = await import("../mcp/stdio.ts");
+  const onError = (error: Error) => log.debug("mcp transport", { error: error.message });
+
+  const lock = tryLock(dataDir);
+  if (lock === null) {
+    const state = readRunState(dataDir);
+    if (state === null) throw new InstanceLockedError(dataDir);
+    const { RemoteMcp, remoteServer } = await import("../mcp/remote.ts");
+    const remote = new RemoteMcp(`http://127.0.0.1:${state.port}/mcp`, key.trim());
+    let factory;
+    try {
+      factory = await remoteServer(remote, slug);
+    } catch (error) {
+      throw startRefusal(error, slug);
+    }
+    log.info("serving MCP through the running server", { port: state.port, workspace: slug });
+    await serveOnStdio(factory, onError);
+    process.exit(0);
+  }
+
+  const { buildServices } = await import("../services.ts");
+  const services = await buildServices({ config, dataDir, log }).catch((error) => {
+    lock.release();
+    throw error;
+  });
+  const shutdown = async (code: number) => {
+    for (const close of [...services.closers].reverse()) {
+      try {
+        await close();
+      } catch (error) {
+        log.error("error during shutdown", { error: String(error) });
+      }
+    }
+    lock.release();
+    process.exit(code);
+  };
+  process.on("SIGTERM", () => void shutdown(0));
+  process.on("SIGINT", () => void shutdown(0));
+  const { localServer } = await import("../mcp/stdio.ts");
+  let factory;
+  try {
+    factory = localServer(services, key.trim(), slug);
+  } catch (error) {
+    const refusal = startRefusal(error, slug);
+    process.stderr.write(`quire: ${refusal.message}\n`);
+    await shutdown(refusal.exitCode);
+    return;
+  }
+  log.info("serving MCP", { workspace: slug, data_dir: dataDir });
+  await serveOnStdio(factory, onError);
+  await shutdown(0);
+}
+
+function startRefusal(error: unknown, slug: string): CommandError {
+  if (error instanceof UnauthorizedError) return new CommandError("the API key is not valid (unknown, revoked or expired)", 1);
+  if (error instanceof NotFoundError || /not found|not reachable/i.test((error as Error).message)) {
+    return new CommandError(`workspace "${slug}" does not exist or this API key cannot reach it`, 1);
+  }
+  if (error instanceof CommandError) return error;
+  return new CommandError(`could not start the MCP server: ${(error as Error).message}`, 1);
+}

@@ -1,0 +1,115 @@
+import { createMcpHandler } from "@modelcontextprotocol/server";
+import type { Principal } from "../access/principal.ts";
+import { nowMs } from "../core/clock.ts";
+import { MAX_BODY_BYTES } from "../http/body-limit.ts";
+import type { Services } from "../services.ts";
+import { instructionsFor } from "./instructions.ts";
+import { buildMcpServer, type McpSession } from "./server.ts";
+
+/**
+ * Streamable HTTP at `POST /mcp` (the main port and `quire mcp-server`): one endpoint for both
+ * protocol eras — 2026-07-28 per-request exchanges and the 2025 era served statelessly — by the
+ * SDK's createMcpHandler, with a fresh server instance per request for the key that sent it.
+ * Authentication, the body limit and the per-IP floor run before this (src/http/core.ts); this
+ * adds the Origin check, CORS, and per-tool rate limits in the REST API's categories.
+ */
+export interface McpHttpOptions {
+  /** Browser origins allowed besides the server's own. */
+  origins: string[];
+  /** The server's own origin (BASE_URL's, or the mcp-server's address). */
+  selfOrigin: string;
+}
+
+/** The same request through the REST API, per category, so an agent and a script share one budget. */
+const REST_EQUIVALENT = {
+  content_read: ["GET", "/api/v1/content/_mcp/"],
+  content_write: ["PUT", "/api/v1/content/_mcp/"],
+  search: ["GET", "/api/v1/workspaces/_mcp/search"],
+  ai_assist: ["POST", "/api/ai/assist"],
+} as const;
+
+const ALLOWED_REQUEST_HEADERS = ["authorization", "content-type", "accept", "mcp-protocol-version", "mcp-session-id", "mcp-method", "mcp-name", "last-event-id"];
+const EXPOSED_HEADERS = "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After, X-Request-Id";
+const INSTRUCTIONS_TTL_MS = 30_000;
+
+export function mcpHttp(services: Services, opts: McpHttpOptions) {
+  const allowed = new Set([opts.selfOrigin, ...opts.origins]);
+  const instructionsCache = new Map<string, { text: string; until: number }>();
+
+  const instructions = (principal: Principal): string => {
+    const key = principal.kind === "api_key" ? principal.keyId : principal.userId;
+    const now = nowMs();
+    const hit = instructionsCache.get(key);
+    if (hit && hit.until > now) return hit.text;
+    const text = instructionsFor(services, principal, undefined);
+    if (instructionsCache.size > 1000) instructionsCache.clear();
+    instructionsCache.set(key, { text, until: now + INSTRUCTIONS_TTL_MS });
+    return text;
+  };
+
+  const handler = createMcpHandler(
+    (ctx) => {
+      const extra = ctx.authInfo?.extra as { principal: Principal; ip: string };
+      const session: McpSession = {
+        services,
+        transport: "http",
+        principal: () => extra.principal,
+        rateLimit: (rule, principal) => {
+          const [method, path] = REST_EQUIVALENT[rule];
+          services.rateLimiter.hit(method, path, principal, extra.ip, nowMs(), true);
+        },
+      };
+      return buildMcpServer(session, instructions(extra.principal));
+    },
+    {
+      maxRequestBodySize: MAX_BODY_BYTES,
+      onerror: (error) => services.log.debug("mcp request refused", { error: error.message }),
+    },
+  );
+
+  /** Origin absent (not a browser) or on the list: allowed. */
+  const originOk = (request: Request): boolean => {
+    const origin = request.headers.get("origin");
+    return origin === null || allowed.has(origin);
+  };
+
+  const cors = (request: Request): Record<string, string> => {
+    const origin = request.headers.get("origin");
+    if (origin === null || !allowed.has(origin)) return {};
+    return { "access-control-allow-origin": origin, vary: "Origin", "access-control-expose-headers": EXPOSED_HEADERS };
+  };
+
+  return {
+    originOk,
+    cors,
+    /** CORS preflight: the methods and the MCP headers (incl. Mcp-Param-*) a browser client sends. */
+    preflight(request: Request): Response {
+      const asked = (request.headers.get("access-control-request-headers") ?? "")
+        .split(",")
+        .map((h) => h.trim().toLowerCase())
+        .filter((h) => h !== "");
+      const headers = asked.filter((h) => ALLOWED_REQUEST_HEADERS.includes(h) || /^mcp-param-[a-z0-9-]+$/.test(h));
+      return new Response(null, {
+        status: 204,
+        headers: {
+          ...cors(request),
+          "access-control-allow-methods": "POST, GET, DELETE, OPTIONS",
+          "access-control-allow-headers": [...new Set([...ALLOWED_REQUEST_HEADERS, ...headers])].join(", "),
+          "access-control-max-age": "600",
+        },
+      });
+    },
+    async handle(request: Request, principal: Principal, ip: string): Promise<Response> {
+      const response = await handler.fetch(request, { authInfo: { token: "", clientId: principal.userId, scopes: principal.kind === "api_key" ? principal.scopes : [], extra: { principal, ip } } });
+      const extraHeaders = cors(request);
+      const headers = new Headers(response.headers);
+      for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
+      // A JSON answer is complete when the handler resolves: sent with its length, in one write,
+      // rather than as a chunked stream (which costs milliseconds per call on loopback).
+      const json = (response.headers.get("content-type") ?? "").includes("application/json");
+      const body = json && response.body ? await response.arrayBuffer() : response.body;
+      return new Response(body, { status: response.status, statusText: response.statusText, headers });
+    },
+    close: () => handler.close(),
+  };
+}

@@ -1,0 +1,193 @@
+import { McpServer, ResourceTemplate, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
+import { withCachedJson } from "./schema-cache.ts";
+import { z } from "zod";
+import type { Services } from "../services.ts";
+import { scopesAllow, type Principal } from "../access/principal.ts";
+import { contentAccess } from "../content/access.ts";
+import type { ContentAccess } from "../content/rights.ts";
+import { agentPagePath } from "../content/agent-pages.ts";
+import { decodeUrlPath } from "../content/paths.ts";
+import { ForbiddenError, PayloadTooLargeError, ValidationError } from "../core/errors.ts";
+import { slug as slugSchema } from "../core/validate.ts";
+import { VERSION } from "../version.ts";
+import { MAX_RESULT_CHARS, MAX_RESULT_TOKENS } from "./budget.ts";
+import { toolError } from "./errors.ts";
+import { registerPrompts } from "./prompts.ts";
+import type { ToolCall, ToolDef } from "./tool.ts";
+import { collabTools } from "./tools/collab.ts";
+import { contentTools } from "./tools/content.ts";
+import { discoveryTools } from "./tools/discovery.ts";
+import { siteTools } from "./tools/site.ts";
+
+/** How one MCP session (a stdio connection, or one HTTP request) reaches Quire. */
+export interface McpSession {
+  services: Services;
+  transport: "stdio" | "http";
+  /**
+   * The caller, checked again on every call: a long stdio session sees a key revoked or expired
+   * mid-session at once (UnauthorizedError).
+   */
+  principal(): Principal;
+  /** stdio serves one workspace (`-w`); HTTP serves every workspace the key reaches. */
+  fixedWorkspace?: string;
+  /** Counts a call against the REST API's rate-limit category (HTTP only); throws RATE_LIMITED. */
+  rateLimit?(rule: NonNullable<ToolDef["rate"]>, principal: Principal): void;
+}
+
+const workspaceArg = slugSchema.describe("Workspace slug (default: the only one)");
+
+/** The 26 tools, in the order tools/list shows them. */
+export function allTools(transport: "stdio" | "http", assistConfigured: boolean): ToolDef[] {
+  const key = `${transport}|${assistConfigured}`;
+  let tools = toolSets.get(key);
+  if (!tools) toolSets.set(key, (tools = [...contentTools, ...discoveryTools, ...siteTools(transport), ...collabTools(assistConfigured)] as ToolDef[]));
+  return tools;
+}
+
+// A server instance is built per HTTP request: the tool definitions and their schemas are built once.
+const toolSets = new Map<string, ToolDef[]>();
+const inputs = new WeakMap<ToolDef, StandardSchemaWithJSON>();
+const outputs = new WeakMap<ToolDef, StandardSchemaWithJSON>();
+
+/**
+ * The schema a tool advertises and validates with: the domain's input schema, closed to unknown
+ * arguments, plus the optional `workspace` where the tool acts in one. A domain schema written as a
+ * closed object with its own unknown-key check (a pipe) is advertised by its object shape; the
+ * service parses the arguments with the domain schema itself again.
+ */
+export function toolInput(tool: ToolDef): StandardSchemaWithJSON {
+  let input = inputs.get(tool);
+  if (!input) inputs.set(tool, (input = withCachedJson(buildInput(tool) as StandardSchemaWithJSON)));
+  return input;
+}
+
+/** The tool's output schema, its JSON form computed once. */
+export function toolOutput(tool: ToolDef): StandardSchemaWithJSON {
+  let output = outputs.get(tool);
+  if (!output) outputs.set(tool, (output = withCachedJson(tool.output as unknown as StandardSchemaWithJSON)));
+  return output;
+}
+
+function buildInput(tool: ToolDef): z.ZodType {
+  let schema = tool.input as z.ZodType;
+  if (schema instanceof z.ZodPipe && schema.in instanceof z.ZodObject) schema = z.strictObject(schema.in.shape);
+  if (!(schema instanceof z.ZodObject)) return schema;
+  let object = schema as z.ZodObject;
+  if (tool.workspace) object = object.safeExtend({ workspace: workspaceArg.optional() });
+  return object.strict();
+}
+
+/** The tools a principal may call: a key sees only those its scopes allow (read-only keys: read-only tools). */
+export function toolAllowed(principal: Principal, tool: Pick<ToolDef, "scope">): boolean {
+  return principal.kind !== "api_key" || scopesAllow(principal.scopes, tool.scope);
+}
+
+/** One MCP server instance for one session: tools, resources, prompts and instructions. */
+export function buildMcpServer(session: McpSession, instructions: string): McpServer {
+  const principal = session.principal();
+  const server = new McpServer(
+    { name: "quire", title: "Quire", version: VERSION },
+    { instructions, capabilities: { tools: { listChanged: false }, resources: {}, prompts: {} } },
+  );
+  for (const tool of allTools(session.transport, session.services.assist.configured)) {
+    const input = toolInput(tool);
+    const registered = server.registerTool(
+      tool.name,
+      { title: tool.title, description: tool.description, inputSchema: input, outputSchema: toolOutput(tool), annotations: tool.annotations },
+      (args: unknown) => runTool(session, tool, (args ?? {}) as Record<string, unknown>),
+    );
+    // Hidden from tools/list and refused by name (the SDK answers -32602 "disabled"); runTool checks again.
+    if (!toolAllowed(principal, tool)) registered.disable();
+  }
+  registerResources(server, session);
+  registerPrompts(server);
+  return server;
+}
+
+export async function runTool(session: McpSession, tool: ToolDef, args: Record<string, unknown>) {
+  const { services } = session;
+  try {
+    const principal = session.principal();
+    if (!toolAllowed(principal, tool)) {
+      const scopes = principal.kind === "api_key" ? principal.scopes.join(", ") : "";
+      throw new ForbiddenError(`This API key's scopes (${scopes}) do not allow ${tool.name}, which needs the ${tool.scope} scope`);
+    }
+    if (tool.rate) session.rateLimit?.(tool.rate, principal);
+    // The workspace is the call's context (call.workspaceSlug()), never an input of the service.
+    const { workspace, ...input } = args;
+    const call = toolCall(session, principal, typeof workspace === "string" ? workspace : undefined);
+    const value = await tool.run(call, input as never);
+    const text = JSON.stringify(value);
+    if (text.length > MAX_RESULT_CHARS) {
+      throw new PayloadTooLargeError(`The result exceeds the ${MAX_RESULT_TOKENS}-token budget; narrow the request (a folder, a smaller limit, offset and max_chars)`);
+    }
+    return { content: [{ type: "text" as const, text }], structuredContent: value as Record<string, unknown> };
+  } catch (error) {
+    return toolError(error, tool.name, args, services.log);
+  }
+}
+
+function toolCall(session: McpSession, principal: Principal, given: string | undefined): ToolCall {
+  let slug: string | undefined;
+  let access: ContentAccess | undefined;
+  const call: ToolCall = {
+    services: session.services,
+    principal,
+    transport: session.transport,
+    workspaceSlug: () => (slug ??= resolveWorkspace(session, principal, given)),
+    access: () => (access ??= contentAccess(session.services, principal, call.workspaceSlug(), "MCP")),
+  };
+  return call;
+}
+
+/** The workspace a call acts in: stdio's own, the argument, the key's only workspace, or the only one reachable. */
+export function resolveWorkspace(session: McpSession, principal: Principal, given: string | undefined): string {
+  const fixed = session.fixedWorkspace;
+  if (fixed !== undefined) {
+    if (given !== undefined && given !== fixed) throw new ValidationError(`workspace: this MCP server serves the workspace "${fixed}" only`, "workspace");
+    return fixed;
+  }
+  if (given !== undefined) return given;
+  if (principal.kind === "api_key" && principal.workspaceId !== null) {
+    const ws = session.services.workspaces.byId(principal.workspaceId);
+    if (ws) return ws.slug;
+  }
+  const reachable = session.services.workspaceService.list(principal, { limit: 2 }).items;
+  if (reachable.length === 1) return reachable[0]!.slug;
+  throw new ValidationError(
+    `workspace: is required: this key reaches ${reachable.length === 0 ? "no workspace" : "several workspaces"}; quire_list_workspaces lists them`,
+    "workspace",
+  );
+}
+
+const MAX_LISTED_RESOURCES = 200;
+
+/** Pages as resources, `quire://{workspace}/{path}` (text/markdown, the page's content). */
+function registerResources(server: McpServer, session: McpSession): void {
+  const { services } = session;
+  const template = new ResourceTemplate("quire://{workspace}/{+path}", {
+    list: () => {
+      const principal = session.principal();
+      const slugs = session.fixedWorkspace !== undefined ? [session.fixedWorkspace] : services.workspaceService.list(principal, { limit: 20 }).items.map((w) => w.slug);
+      const resources: Array<{ uri: string; name: string; title: string; mimeType: string }> = [];
+      for (const slug of slugs) {
+        const access = contentAccess(services, principal, slug, "MCP");
+        for (const row of services.ledger.records.liveIn(access.workspace.id)) {
+          if (resources.length >= MAX_LISTED_RESOURCES) break;
+          resources.push({ uri: `quire://${slug}/${encodeURI(row.path)}`, name: row.path, title: row.title, mimeType: "text/markdown" });
+        }
+      }
+      return { resources };
+    },
+  });
+  server.registerResource("page", template, { title: "Page", description: "A page's Markdown content", mimeType: "text/markdown" }, (uri, vars) => {
+    const principal = session.principal();
+    const slug = String(vars.workspace);
+    const workspace = resolveWorkspace(session, principal, slug);
+    const path = agentPagePath(decodeUrlPath(String(vars.path)));
+    const page = services.ledger.read(contentAccess(services, principal, workspace, "MCP"), path);
+    let text = page.content ?? "";
+    if (text.length > MAX_RESULT_CHARS) text = `${text.slice(0, MAX_RESULT_CHARS)}\n\n[cut at ${MAX_RESULT_CHARS} characters; quire_read_page with offset reads the rest]`;
+    return { contents: [{ uri: uri.href, mimeType: "text/markdown", text }] };
+  });
+}
