@@ -104,7 +104,7 @@ export class SiteExporter {
           "</head>",
           `<script src="${relativeHref(zipPath, "_quire/search.js")}"></script>\n</head>`,
         );
-        zip.add(zipPath, html);
+        zip.add(zipPath, embedsAsLinks(html));
         zip.add(prefix + page.rel, body);
         const text = extractText(rendered.html);
         search.add({ url: zipPath, title: page.title, headings: rendered.headings.map((x) => x.text), text: text.slice(0, 20_000), description: page.description });
@@ -160,6 +160,19 @@ function uploadable(dir: WorkspaceDir, path: string): boolean {
   } catch {
     return false; // missing, a folder, outside the workspace or a symlink
   }
+}
+
+/**
+ * An exported site fetches nothing from another origin (DESIGN.md §9): an embedded player or
+ * widget (the embed component's iframe, allow-listed providers only) becomes a link to it.
+ */
+export function embedsAsLinks(html: string): string {
+  return html.replace(/<iframe\b([^>]*)>\s*<\/iframe>/g, (_m, attrs: string) => {
+    const src = /\ssrc="(https:\/\/[^"]+)"/.exec(attrs)?.[1];
+    if (!src) return "";
+    const title = (/\stitle="([^"]*)"/.exec(attrs)?.[1] || src).replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    return `<a class="embed-link" href="${src}" rel="noopener">${title}</a>`;
+  });
 }
 
 function redirectPage(href: string, title: string): string {

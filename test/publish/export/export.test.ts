@@ -70,6 +70,9 @@ describe("static export", () => {
 
   test("every href and src resolves to a file inside the ZIP; nothing absolute, nothing under /p/", () => {
     expect(linkProblems(files)).toEqual([]);
+    // The starter's embedded video (an iframe on the site) is a plain link in the export: nothing is fetched from another origin.
+    expect(text("components.html")).not.toContain("<iframe");
+    expect(text("components.html")).toContain(`<a class="embed-link" href="https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ" rel="noopener">`);
     expect(text("reference/deep/nested.html")).toContain(`href="../api.html"`);
     expect(text("media.html")).toContain(`src="assets/logo.png"`);
   });
@@ -96,7 +99,8 @@ describe("static export", () => {
     const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
     // Only the layout's own scripts: the mode switch, the config, site.js and search.js.
     expect(scripts.every((s) => /^<script>$|id="quire-site-config"|src="_quire\/(site|search)\.js"/.test(s))).toBe(true);
-    expect(html).not.toContain("__pwned");
+    // The page's <script> survives only as escaped text (the GFM tag filter), never as a script.
+    expect(html).not.toMatch(/<script[^>]*>[^<]*__pwned/);
     expect(html).not.toMatch(/\son[a-z]+=/i);
     expect(html).not.toMatch(/(href|src|action)\s*=\s*["']?\s*javascript:/i);
     expect(html).not.toContain("<iframe");
