@@ -178,7 +178,12 @@ export class SiteServer {
       "referrer-policy": "strict-origin-when-cross-origin",
       vary: "Accept, Cookie, Authorization",
     };
-    if (matches(req.headers.get("if-none-match"), doc.etag)) return { status: 304, headers, body: null };
+    if (matches(req.headers.get("if-none-match"), doc.etag)) {
+      // A 304's headers replace the cached ones, and the cached body carries the nonce of the
+      // response that delivered it: a new policy here would block every script of that body.
+      const { "content-security-policy": _csp, ...kept } = headers;
+      return { status: 304, headers: kept, body: null };
+    }
     return { status: 200, headers, body: req.method === "HEAD" ? null : doc.parts.join(nonce) };
   }
 
