@@ -9,6 +9,7 @@ const SCRIPTS: Array<{ name: string; args: string[] }> = [
   { name: "content", args: ["bench/content.ts"] }, // save, read, reconcile, RSS with 1,000 pages, fsync
   { name: "search", args: ["bench/search.ts", "1000", "10000"] },
   { name: "git", args: ["bench/git.ts"] }, // webhook → visible, commit cost, 1,000-file clone
+  { name: "render", args: ["bench/render.ts"] }, // the published-page renderer alone: cold, warm, cached
   { name: "publish", args: ["bench/publish.ts"] }, // published pages: cached, first render, vs nginx, RSS of 1,000 pages
   { name: "export-peers", args: ["bench/export-peers.ts", "1000", "10000"] }, // quire export vs Hugo, MkDocs, VitePress; quality scan
 ];

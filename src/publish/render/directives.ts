@@ -66,12 +66,22 @@ export function parseAttributes(text: string | undefined): Attributes {
   return attrs;
 }
 
-/** Where the block opened on the first line of `src` closes: the offset of its closing line, or -1. */
+/**
+ * How many characters the search for closing lines may read in one render, as a multiple of the
+ * page's length. Each opener scans forward to its closer, so well-formed pages read each line a
+ * few times (once per enclosing component); a page of thousands of unclosed openers would read to
+ * the end for every one of them. Past the budget, openers are reported as unclosed unread.
+ */
+const SCAN_BUDGET_FACTOR = 16;
+let scanBudget = 0;
+
+/** Where the block opened on the first line of `src` closes: the offset of its closing line, -1 when none, -2 when the budget is spent. */
 function findCloser(src: string, start: number, colons: number): { at: number; end: number } {
   let depth = 0;
   let fence: string | null = null;
   let pos = start;
   while (pos < src.length) {
+    if (scanBudget <= 0) return { at: -2, end: -2 };
     const nl = src.indexOf("\n", pos);
     const end = nl < 0 ? src.length : nl + 1;
     const line = src.slice(pos, nl < 0 ? src.length : nl);
@@ -91,6 +101,7 @@ function findCloser(src: string, start: number, colons: number): { at: number; e
         }
       }
     }
+    scanBudget -= end - pos;
     pos = end;
   }
   return { at: -1, end: -1 };
@@ -98,11 +109,42 @@ function findCloser(src: string, start: number, colons: number): { at: number; e
 
 let depth = 0;
 
+/**
+ * marked asks each extension where it could start next in the rest of the page, before every
+ * paragraph (block level) and every run of text (inline). Scanning the whole rest each time is
+ * quadratic on a big page, so the scans are bounded:
+ * - block: a paragraph ends at a blank line, so only the text up to the next blank line matters;
+ * - inline: only the next INLINE_WINDOW characters are searched; when nothing starts there, the
+ *   answer is the last space in the window, which just splits a text run (marked merges adjacent
+ *   text again) at a place no inline rule cares about.
+ */
+function paragraphWindow(src: string): string {
+  // The search stops at the first blank line, so it costs the paragraph's length, not the page's.
+  const blank = /\n[ \t]*\n/.exec(src);
+  return blank ? src.slice(0, blank.index + 1) : src;
+}
+
+const INLINE_WINDOW = 1024;
+
+function inlineStart(src: string, find: (window: string) => number): number | undefined {
+  if (src.length <= INLINE_WINDOW) {
+    const i = find(src);
+    return i < 0 ? undefined : i;
+  }
+  const window = src.slice(0, INLINE_WINDOW);
+  const i = find(window);
+  if (i >= 0) return i;
+  const space = window.lastIndexOf(" ");
+  if (space > 0) return space;
+  const j = find(src);
+  return j < 0 ? undefined : j;
+}
+
 export const blockDirective: TokenizerExtension & { renderer?: never } = {
   name: "directive",
   level: "block",
   start(src: string) {
-    const m = /^ {0,3}:{2,}[ \t]?[a-zA-Z]|^ {0,3}:{3,}[ \t]*[^\s:]/m.exec(src);
+    const m = /^ {0,3}:{2,}[ \t]?[a-zA-Z]|^ {0,3}:{3,}[ \t]*[^\s:]/m.exec(paragraphWindow(src));
     return m ? m.index : undefined;
   },
   tokenizer(this: { lexer: Lexer }, src: string): DirectiveToken | DirectiveErrorToken | undefined {
@@ -128,6 +170,9 @@ export const blockDirective: TokenizerExtension & { renderer?: never } = {
       return { type: "directive", raw, body: "", tokens: [], ...base };
     }
     const close = findCloser(src, opener.length, colons);
+    if (close.at === -2) {
+      return { type: "directiveError", raw: opener, name, message: `too many unclosed components on this page to match ${colonRun}${name} with its closing line; the content below is shown as ordinary text`, line };
+    }
     if (close.at < 0) {
       return { type: "directiveError", raw: opener, name, message: `${colonRun}${name} is never closed (add a line "${colonRun}" after its content); the content below is shown as ordinary text`, line };
     }
@@ -164,10 +209,7 @@ export const INLINE = new Set(["badge"]);
 export const inlineDirective: TokenizerExtension = {
   name: "inlineDirective",
   level: "inline",
-  start(src: string) {
-    const m = /:(?=[a-zA-Z][\w-]*\[)/.exec(src);
-    return m ? m.index : undefined;
-  },
+  start: (src: string) => inlineStart(src, (w) => w.search(/:(?=[a-zA-Z][\w-]*\[)/)),
   tokenizer(src: string): InlineDirectiveToken | undefined {
     const m = /^:([a-zA-Z][\w-]*)\[([^\[\]\n]*)\](?:\{([^{}\n]*)\})?/.exec(src);
     if (!m || !INLINE.has(m[1]!.toLowerCase())) return undefined;
@@ -180,7 +222,7 @@ export const blockMath: TokenizerExtension = {
   name: "blockMath",
   level: "block",
   start(src: string) {
-    const m = /^ {0,3}\$\$/m.exec(src);
+    const m = /^ {0,3}\$\$/m.exec(paragraphWindow(src));
     return m ? m.index : undefined;
   },
   tokenizer(src: string) {
@@ -197,10 +239,7 @@ export const blockMath: TokenizerExtension = {
 export const inlineMath: TokenizerExtension = {
   name: "inlineMath",
   level: "inline",
-  start(src: string) {
-    const i = src.indexOf("$");
-    return i < 0 ? undefined : i;
-  },
+  start: (src: string) => inlineStart(src, (w) => w.indexOf("$")),
   tokenizer(src: string) {
     const display = /^\$\$(?!\s)((?:\\.|[^\\$\n])+?)\$\$/.exec(src);
     if (display) return { type: "inlineMath", raw: display[0], text: display[1]!, display: true };
@@ -211,6 +250,7 @@ export const inlineMath: TokenizerExtension = {
 };
 
 /** Called at the start of each render (a render that threw half-way must not leave a depth behind). */
-export function resetDirectiveDepth(): void {
+export function resetDirectiveDepth(sourceLength: number): void {
   depth = 0;
+  scanBudget = SCAN_BUDGET_FACTOR * sourceLength + 100_000;
 }

@@ -1,4 +1,5 @@
 import GithubSlugger from "github-slugger";
+import type { FootnoteDefinition } from "./footnotes.ts";
 import type { Heading, RenderNotice, RenderOptions } from "./types.ts";
 
 /**
@@ -25,6 +26,10 @@ export interface RenderState {
   counters: { tabs: number };
   /** Table-of-contents placeholders to fill once every heading is known. */
   tocs: Array<{ index: number; maxDepth: number }>;
+  /** Footnote definitions by lowercased label; those referenced, in order of first reference. */
+  footnotes: Map<string, FootnoteDefinition>;
+  footnoteOrder: FootnoteDefinition[];
+  footnoteCount: number;
 }
 
 let state: RenderState | null = null;
@@ -45,6 +50,9 @@ export function beginRender(source: string, opts: RenderOptions): RenderState {
     countedLine: 1,
     counters: { tabs: 0 },
     tocs: [],
+    footnotes: new Map(),
+    footnoteOrder: [],
+    footnoteCount: 0,
   };
   return state;
 }
