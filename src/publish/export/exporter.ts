@@ -17,7 +17,9 @@ import { readFileSync, statSync } from "node:fs";
 import type { WorkspaceDir } from "../../content/paths.ts";
 import type { ContentLedger } from "../../content/ledger.ts";
 import { readAssetBytes } from "../../core/assets.ts";
-import { extractText, renderMarkdown, type LinkTarget } from "../render/index.ts";
+import { extractText } from "../render/index.ts";
+import { RenderCache } from "../render/cache.ts";
+import { renderSitePage } from "../site/render-page.ts";
 import { llmsTxt, robotsTxt, sitemapXml } from "../site/feeds.ts";
 import { renderLayout } from "../site/layout.ts";
 import type { SiteModel, SitePage } from "../site/model.ts";
@@ -74,6 +76,7 @@ export class SiteExporter {
     let mermaid = false;
     let math = false;
     const hrefs = new HrefCache();
+    const renders = new RenderCache({ maxEntries: 1 });
     const baseUrl = opts.baseUrl ? (opts.baseUrl.endsWith("/") ? opts.baseUrl : `${opts.baseUrl}/`) : null;
 
     for (const model of models) {
@@ -83,20 +86,13 @@ export class SiteExporter {
         const file = this.deps.ledger.readFile(workspaceId, page.path);
         if (!file) continue; // removed since the model was built
         const zipPath = zipPathOfPage(model, page);
-        const urls = exportUrls(model, models, zipPath, baseUrl, hrefs);
-        const body = file.split.body;
-        const rendered = renderMarkdown(body, {
-          pagePath: page.path,
-          pageExists: (p) => model.byPath.has(p),
-          resolveLink: (target: LinkTarget) => {
-            if (target.kind === "page") {
-              return model.byPath.has(target.path) ? urls.page(target.path, target.anchor) : null;
-            }
-            if (!uploadable(dir, target.path)) return null;
-            uploads.add(target.path);
-            return relativeHref(zipPath, target.path) + (target.anchor ? `#${encodeURIComponent(target.anchor)}` : "");
-          },
+        const urls = exportUrls(model, models, zipPath, baseUrl, hrefs, (path) => {
+          if (uploadable(dir, path)) uploads.add(path);
         });
+        const body = file.split.body;
+        // The site's own link resolution (published pages of this version only; uploads, also as the
+        // editor's upload URLs), with a throwaway cache: export renders are never reused.
+        const rendered = renderSitePage(renders, model, page, body, urls, `export|${baseUrl ?? ""}`);
         mermaid ||= rendered.hasMermaid;
         math ||= rendered.hasMath;
         const pageModel = model.pages.length > LARGE_SITE_PAGES ? { ...model, nav: navForPage(model, page) } : model;

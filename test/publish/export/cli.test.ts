@@ -26,6 +26,7 @@ beforeAll(async () => {
   }
   mkdirSync(join(dir, "assets"), { recursive: true });
   writeFileSync(join(dir, "assets/logo.png"), PNG);
+  writeFileSync(join(dir, "assets/shot.png"), PNG);
   expect((await runCli(["rebuild", "-w", id, "--data-dir", dataDir])).code).toBe(0);
 });
 

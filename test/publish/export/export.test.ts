@@ -75,6 +75,9 @@ describe("static export", () => {
     expect(text("components.html")).toContain(`<a class="embed-link" href="https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ" rel="noopener">`);
     expect(text("reference/deep/nested.html")).toContain(`href="../api.html"`);
     expect(text("media.html")).toContain(`src="assets/logo.png"`);
+    // An image the web editor inserted (an uploads API address) is the exported upload.
+    expect(text("media.html")).toContain(`src="assets/shot.png"`);
+    expect(files.has("assets/shot.png")).toBe(true);
   });
 
   test("unpublished pages appear nowhere: not as files, titles, links, search entries or in llms.txt", () => {

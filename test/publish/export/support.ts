@@ -32,7 +32,7 @@ export const GENERATED: Record<string, string> = {
   "index.md": page("Home", "# Documentation home\n\nStart with [[reference/api]] or the [media page](media.md).\n"),
   "media.md": page(
     "Media and math",
-    "## A picture\n\n![The logo](assets/logo.png)\n\n## Math\n\nInline $e^{i\\pi} + 1 = 0$ and a block:\n\n$$\n\\int_0^1 x^2 \\, dx = \\frac{1}{3}\n$$\n\n## Code\n\n```ts title=\"app.ts\"\nexport const answer: number = 42;\n```\n\n## Diagram\n\n```mermaid\ngraph TD; A-->B;\n```\n\nBack to [home](index.md#documentation-home).\n",
+    "## A picture\n\n![The logo](assets/logo.png)\n\nAnd one the web editor inserted: ![A screenshot](/api/v1/content/any-workspace/uploads/shot.png)\n\n## Math\n\nInline $e^{i\\pi} + 1 = 0$ and a block:\n\n$$\n\\int_0^1 x^2 \\, dx = \\frac{1}{3}\n$$\n\n## Code\n\n```ts title=\"app.ts\"\nexport const answer: number = 42;\n```\n\n## Diagram\n\n```mermaid\ngraph TD; A-->B;\n```\n\nBack to [home](index.md#documentation-home).\n",
   ),
   "reference/api.md": page(
     "API reference",
@@ -57,6 +57,7 @@ export async function exportFixture(server: TestServer): Promise<ExportFixture> 
   }
   mkdirSync(join(dir, "assets"), { recursive: true });
   writeFileSync(join(dir, "assets/logo.png"), PNG);
+  writeFileSync(join(dir, "assets/shot.png"), PNG);
   writeFileSync(join(dir, "assets/private-notes.png"), PNG); // referenced by no published page: not exported
   await server.services.reconciler.reconcile(ws.id);
   server.services.site.invalidate(ws.id);
