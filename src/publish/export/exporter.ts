@@ -22,7 +22,7 @@ import { RenderCache } from "../render/cache.ts";
 import { renderSitePage } from "../site/render-page.ts";
 import { llmsTxt, robotsTxt, sitemapXml } from "../site/feeds.ts";
 import { renderLayout } from "../site/layout.ts";
-import type { SiteModel, SitePage } from "../site/model.ts";
+import type { SiteModel } from "../site/model.ts";
 import { readSiteAsset, siteAssetNames } from "../site/site-assets.ts";
 import { LARGE_SITE_PAGES, navForPage } from "./large-nav.ts";
 import { exportUrls, HrefCache, versionPrefix, zipPathOfPage } from "./export-urls.ts";
@@ -176,4 +176,3 @@ function redirectPage(href: string, title: string): string {
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${h(title)}</title><meta http-equiv="refresh" content="0; url=${h(href)}"></head>\n<body><p><a href="${h(href)}">${h(title)}</a></p></body></html>\n`;
 }
 
-export type { SitePage };
