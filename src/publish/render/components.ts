@@ -1,5 +1,6 @@
 import type { Parser, Token } from "marked";
-import { classifyHref, classifyWikiTarget, type Classified } from "./links.ts";
+import { classifyHref, classifyWikiTarget } from "./links.ts";
+import { fromClassified, hrefFor } from "./resolve.ts";
 import type { DirectiveErrorToken, DirectiveToken, InlineDirectiveToken } from "./directives.ts";
 import { embedFor } from "./embed.ts";
 import { escapeHtml } from "./escape.ts";
@@ -105,7 +106,8 @@ function tabs(p: P, token: DirectiveToken): string {
   const { items, stray } = children(token, "tab");
   if (items.length === 0) return notice("tabs", "a :::tabs block needs ::tab[Label] … :: children; its content is shown as written", token.line) + body(p, token);
   const s = current();
-  const group = `tabs-${++s.counters.tabs}`;
+  // Ids the renderer makes hold a capital letter: heading slugs never do, so they cannot collide.
+  const group = `Tabs-${++s.counters.tabs}`;
   let html = t(`<div class="tabs" role="group">`);
   items.forEach((item, i) => {
     const id = `${group}-${i + 1}`;
@@ -137,24 +139,10 @@ function accordion(p: P, token: DirectiveToken): string {
 function cardHref(link: string): { href: string } | { broken: string } {
   const s = current();
   const l = link.trim();
-  let c: Classified;
-  if (/^[a-z][a-z0-9+.-]*:/i.test(l) || l.startsWith(".") || l.startsWith("/") || l.startsWith("#") || /\.[a-z0-9]{1,8}(?:[#?]|$)/i.test(l) && !/\.md(?:[#?]|$)/i.test(l)) {
-    c = classifyHref(l, s.opts.pagePath);
-  } else {
-    const hash = l.indexOf("#");
-    c = classifyWikiTarget(hash < 0 ? l : l.slice(0, hash), hash < 0 ? undefined : l.slice(hash + 1), s.opts.pagePath, s.opts.pageExists ?? (() => false));
-  }
-  switch (c.kind) {
-    case "external":
-    case "anchor":
-      return { href: c.href };
-    case "broken":
-      return { broken: c.reason };
-    case "target": {
-      const url = s.opts.resolveLink(c.target);
-      return url === null ? { broken: `${c.target.path} does not exist or is not published` } : { href: url };
-    }
-  }
+  const isPath = /^[a-z][a-z0-9+.-]*:/i.test(l) || l.startsWith(".") || l.startsWith("/") || l.startsWith("#") || (/\.[a-z0-9]{1,8}(?:[#?]|$)/i.test(l) && !/\.md(?:[#?]|$)/i.test(l));
+  if (isPath) return hrefFor(l);
+  const hash = l.indexOf("#");
+  return fromClassified(classifyWikiTarget(hash < 0 ? l : l.slice(0, hash), hash < 0 ? undefined : l.slice(hash + 1), s.opts.pagePath, s.opts.pageExists ?? (() => false)));
 }
 
 function cards(p: P, token: DirectiveToken): string {

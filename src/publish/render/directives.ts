@@ -1,5 +1,5 @@
 import type { Lexer, Token, TokenizerExtension } from "marked";
-import { lineOf } from "./state.ts";
+import { current, lineOf } from "./state.ts";
 
 /**
  * The directive syntax of DESIGN.md §9, read by our own marked extensions:
@@ -66,22 +66,15 @@ export function parseAttributes(text: string | undefined): Attributes {
   return attrs;
 }
 
-/**
- * How many characters the search for closing lines may read in one render, as a multiple of the
- * page's length. Each opener scans forward to its closer, so well-formed pages read each line a
- * few times (once per enclosing component); a page of thousands of unclosed openers would read to
- * the end for every one of them. Past the budget, openers are reported as unclosed unread.
- */
-const SCAN_BUDGET_FACTOR = 16;
-let scanBudget = 0;
 
 /** Where the block opened on the first line of `src` closes: the offset of its closing line, -1 when none, -2 when the budget is spent. */
 function findCloser(src: string, start: number, colons: number): { at: number; end: number } {
   let depth = 0;
   let fence: string | null = null;
   let pos = start;
+  const s = current();
   while (pos < src.length) {
-    if (scanBudget <= 0) return { at: -2, end: -2 };
+    if (s.scanBudget <= 0) return { at: -2, end: -2 };
     const nl = src.indexOf("\n", pos);
     const end = nl < 0 ? src.length : nl + 1;
     const line = src.slice(pos, nl < 0 ? src.length : nl);
@@ -101,13 +94,11 @@ function findCloser(src: string, start: number, colons: number): { at: number; e
         }
       }
     }
-    scanBudget -= end - pos;
+    s.scanBudget -= end - pos;
     pos = end;
   }
   return { at: -1, end: -1 };
 }
-
-let depth = 0;
 
 /**
  * marked asks each extension where it could start next in the rest of the page, before every
@@ -151,9 +142,22 @@ export const blockDirective: TokenizerExtension & { renderer?: never } = {
     const m = OPENER.exec(src);
     if (!m) {
       const bad = BAD_OPENER.exec(src);
-      // `:::` followed by something that is not a component name (`::: callout`, `:::1`).
-      if (bad && bad[2]!.trim() !== "" && !/^[a-zA-Z]/.test(bad[2]!)) {
-        return { type: "directiveError", raw: bad[0], name: bad[1]! + bad[2]!, message: `"${bad[0].trim()}" is not a component opener (expected ${bad[1]}name[argument])`, line: lineOf(bad[0]) };
+      if (!bad) return undefined;
+      const written = bad[0].trim();
+      // `:::` then something that is not a name (`:::[x]`, `:::1`), or a name with more on its line
+      // (`:::callout[info] text`). `::: some prose` (a space first) is left to be prose.
+      if (!/^[a-zA-Z]/.test(bad[2]!)) {
+        return { type: "directiveError", raw: bad[0], name: written.slice(0, 40), message: `"${written.slice(0, 80)}" is not a component opener (expected ${bad[1]}name[argument])`, line: lineOf(bad[0]) };
+      }
+      if (/^ {0,3}:{3,}[a-zA-Z]/.test(bad[0])) {
+        const name = /[a-zA-Z][\w-]*/.exec(bad[2]!)![0].toLowerCase();
+        return {
+          type: "directiveError",
+          raw: bad[0],
+          name,
+          message: `could not read the opening line "${written.slice(0, 80)}" (expected ${bad[1]}${name}[argument]{attributes} alone on its line); what follows is shown as ordinary text`,
+          line: lineOf(bad[0]),
+        };
       }
       return undefined;
     }
@@ -178,16 +182,17 @@ export const blockDirective: TokenizerExtension & { renderer?: never } = {
     }
     const raw = src.slice(0, close.end);
     const body = src.slice(opener.length, close.at);
-    if (depth >= MAX_DEPTH) {
+    const state = current();
+    if (state.directiveDepth >= MAX_DEPTH) {
       return { type: "directiveError", raw, name, message: `components are nested more than ${MAX_DEPTH} deep; this one is shown as written`, line, text: raw };
     }
     const token: DirectiveToken = { type: "directive", raw, body, tokens: [], ...base };
     if (!RAW_BODY.has(name)) {
-      depth++;
+      state.directiveDepth++;
       try {
         token.tokens = this.lexer.blockTokens(body, []);
       } finally {
-        depth--;
+        state.directiveDepth--;
       }
       for (const child of token.tokens) if (child.type === "directive") (child as unknown as DirectiveToken).parent = name;
     }
@@ -248,9 +253,3 @@ export const inlineMath: TokenizerExtension = {
     return { type: "inlineMath", raw: m[0], text: m[1]!, display: false };
   },
 };
-
-/** Called at the start of each render (a render that threw half-way must not leave a depth behind). */
-export function resetDirectiveDepth(sourceLength: number): void {
-  depth = 0;
-  scanBudget = SCAN_BUDGET_FACTOR * sourceLength + 100_000;
-}

@@ -6,7 +6,8 @@ import { current, trust } from "./state.ts";
  * GFM footnotes: `text[^label]` and `[^label]: note` (continued by lines indented four spaces).
  * Markup follows GitHub's (a `section.footnotes` list at the end, numbered by first reference,
  * back links to every reference). Written here rather than taken from marked-footnote, whose
- * lookups scan every definition for every reference: 10,000 footnotes took seconds.
+ * lookups scan every definition for every reference: 10,000 footnotes took seconds. Ids start
+ * with a capital letter (`Fn-1`, `Fnref-1`), which heading slugs never hold, so they cannot clash.
  * marked lexes every block before any inline text, so all definitions are known when the first
  * reference is read.
  */
@@ -85,9 +86,10 @@ export const footnoteReference: TokenizerExtension = {
 
 export function renderFootnoteRef(token: FootnoteRefToken): string {
   const def = current().footnotes.get(token.key)!;
-  const suffix = token.ref > 1 ? `-${token.ref}` : "";
+  // "." cannot occur in a label-based id, so the second reference of "a" never meets label "a-2".
+  const suffix = token.ref > 1 ? `.${token.ref}` : "";
   return trust(
-    `<sup><a id="footnote-ref-${escapeHtml(def.id)}${suffix}" href="#footnote-${escapeHtml(def.id)}" data-footnote-ref aria-describedby="footnote-label">${def.number}</a></sup>`,
+    `<sup><a id="Fnref-${escapeHtml(def.id)}${suffix}" href="#Fn-${escapeHtml(def.id)}" data-footnote-ref aria-describedby="Footnotes-label">${def.number}</a></sup>`,
   );
 }
 
@@ -95,18 +97,18 @@ export function renderFootnoteRef(token: FootnoteRefToken): string {
 export function renderFootnotes(parser: Parser<string, string>): string {
   const s = current();
   if (s.footnoteOrder.length === 0) return "";
-  let html = trust(`<section class="footnotes" data-footnotes>\n<h2 id="footnote-label" class="sr-only">Footnotes</h2>\n<ol>\n`);
+  let html = trust(`<section class="footnotes" data-footnotes>\n<h2 id="Footnotes-label" class="sr-only">Footnotes</h2>\n<ol>\n`);
   for (const def of s.footnoteOrder) {
     const id = escapeHtml(def.id);
     let back = "";
     for (let r = 1; r <= def.refs; r++) {
-      const suffix = r > 1 ? `-${r}` : "";
-      back += ` <a href="#footnote-ref-${id}${suffix}" data-footnote-backref aria-label="Back to reference ${def.number}${r > 1 ? `-${r}` : ""}">↩${r > 1 ? `<sup>${r}</sup>` : ""}</a>`;
+      const suffix = r > 1 ? `.${r}` : "";
+      back += ` <a href="#Fnref-${id}${suffix}" data-footnote-backref aria-label="Back to reference ${def.number}${r > 1 ? `-${r}` : ""}">↩${r > 1 ? `<sup>${r}</sup>` : ""}</a>`;
     }
     let inner = parser.parse(def.tokens).trimEnd();
     // The back links go inside the note's last paragraph, as GitHub places them.
     inner = inner.endsWith("</p>") ? inner.slice(0, -4) + trust(back) + "</p>" : inner + trust(back);
-    html += trust(`<li id="footnote-${id}">`) + inner + trust("</li>\n");
+    html += trust(`<li id="Fn-${id}">`) + inner + trust("</li>\n");
   }
   return html + trust("</ol>\n</section>\n");
 }

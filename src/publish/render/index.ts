@@ -7,7 +7,6 @@
  */
 import { escapeHtml, textOf } from "./escape.ts";
 import { fillTocs } from "./components.ts";
-import { resetDirectiveDepth } from "./directives.ts";
 import { createMarked } from "./markdown.ts";
 import { sanitizePage, stripPlaceholderMarks } from "./sanitize.ts";
 import { beginRender, endRender, notice, trust } from "./state.ts";
@@ -53,7 +52,6 @@ function marked(): ReturnType<typeof createMarked> {
 export function renderMarkdown(markdown: string, opts: RenderOptions): RenderResult {
   const source = stripPlaceholderMarks(markdown.replace(/\r\n?/g, "\n"));
   const state = beginRender(source, opts);
-  resetDirectiveDepth(source.length);
   try {
     let html: string;
     const tooDeep = deepListLine(source);
@@ -89,7 +87,15 @@ function asText(message: string, source: string): string {
   return notice("page", message) + trust(`<pre class="render-fallback">${escapeHtml(source)}</pre>\n`);
 }
 
-/** The readable text of rendered HTML (search snippets, llms-full.txt): tags removed, whitespace collapsed. */
+/** The renderer's own markup that is not the page's text: KaTeX's rendering (its TeX annotation stays), anchors, buttons, the toc (a copy of the headings), notices. */
+const NOT_TEXT = ".katex-html, .katex-mathml mrow, a.heading-anchor, button.copy-code, nav.toc, .render-notice, .footnotes > h2.sr-only";
+
+/**
+ * The readable text of rendered HTML (search snippets, llms-full.txt, descriptions): the
+ * renderer's chrome removed (heading anchors, copy buttons, KaTeX's duplicate visual layer), tags
+ * dropped with block boundaries kept as spaces, entities decoded, whitespace collapsed.
+ */
 export function extractText(html: string): string {
-  return textOf(html);
+  const stripped = html.includes("class=") ? new HTMLRewriter().on(NOT_TEXT, { element: (e) => void e.remove() }).transform(html) : html;
+  return textOf(stripped);
 }

@@ -5,7 +5,8 @@ import { blockDirective, blockMath, inlineDirective, inlineMath, type DirectiveE
 import { footnoteDefinition, footnoteReference, renderFootnoteRef, renderFootnotes } from "./footnotes.ts";
 import { renderMath } from "./math.ts";
 import { decodeEntities, escapeHtml } from "./escape.ts";
-import { classifyHref, classifyWikiTarget, type Classified } from "./links.ts";
+import { classifyWikiTarget } from "./links.ts";
+import { brokenLink, fromClassified, hrefFor } from "./resolve.ts";
 import { current, trust } from "./state.ts";
 
 /**
@@ -14,35 +15,6 @@ import { current, trust } from "./state.ts";
  * and wikilinks. Components, footnotes, code and math are added by their own modules (see
  * `extensions` below); per-page state lives in state.ts.
  */
-
-/** A link destination as the page will carry it, or a broken-link reason. */
-export function hrefFor(raw: string, forImage = false): { href: string } | { broken: string } {
-  const s = current();
-  return fromClassified(classifyHref(raw, s.opts.pagePath, forImage));
-}
-
-function fromClassified(c: Classified): { href: string } | { broken: string } {
-  switch (c.kind) {
-    case "external":
-    case "anchor":
-      return { href: c.href };
-    case "broken":
-      return { broken: c.reason };
-    case "target": {
-      const url = current().opts.resolveLink(c.target);
-      if (url === null) return { broken: `${c.target.path} does not exist or is not published` };
-      if (c.query === undefined || url.includes("?")) return { href: url };
-      // A query string the author wrote (a file's version, say) stays, before the fragment.
-      const hash = url.indexOf("#");
-      return { href: hash < 0 ? url + c.query : url.slice(0, hash) + c.query + url.slice(hash) };
-    }
-  }
-}
-
-/** Visibly broken link text: never a link. */
-export function brokenLink(innerHtml: string, reason: string): string {
-  return `<span class="broken-link" title="${escapeHtml(reason)}">${innerHtml}</span>`;
-}
 
 const WIKILINK = /^\[\[([^\[\]|#\n]*?)(?:#([^\[\]|\n]*))?(?:\|([^\[\]\n]*))?\]\]/;
 

@@ -30,11 +30,28 @@ export interface RenderState {
   footnotes: Map<string, FootnoteDefinition>;
   footnoteOrder: FootnoteDefinition[];
   footnoteCount: number;
+  /** Components open around the block being read, and what closing-line searches may still read (directives.ts). */
+  directiveDepth: number;
+  scanBudget: number;
+  /** Formulas typeset so far, and whether the page was told about the limit (math.ts). */
+  formulas: number;
+  mathLimitNoticed: boolean;
 }
 
+/**
+ * How many characters the search for closing lines may read in one render, as a multiple of the
+ * page's length. Each opener scans forward to its closer, so well-formed pages read each line a
+ * few times (once per enclosing component); a page of thousands of unclosed openers would read to
+ * the end for every one of them. Past the budget (see findCloser in directives.ts), openers are reported as unclosed unread.
+ */
+export const SCAN_BUDGET_FACTOR = 16;
+
 let state: RenderState | null = null;
+/** Renders in progress below the current one (a resolveLink that renders another page re-enters). */
+const outer: Array<RenderState | null> = [];
 
 export function beginRender(source: string, opts: RenderOptions): RenderState {
+  outer.push(state);
   state = {
     opts,
     slugger: new GithubSlugger(),
@@ -53,12 +70,16 @@ export function beginRender(source: string, opts: RenderOptions): RenderState {
     footnotes: new Map(),
     footnoteOrder: [],
     footnoteCount: 0,
+    directiveDepth: 0,
+    formulas: 0,
+    mathLimitNoticed: false,
+    scanBudget: SCAN_BUDGET_FACTOR * source.length + 100_000,
   };
   return state;
 }
 
 export function endRender(): void {
-  state = null;
+  state = outer.pop() ?? null;
 }
 
 export function current(): RenderState {
