@@ -6,7 +6,6 @@
  * `.md` and `Accept: text/markdown`) → redirects → 404. Every "no" a reader may not learn about
  * is the same 404 with the same body as a page that does not exist.
  */
-import { randomBytes } from "node:crypto";
 import type { Config } from "../config.ts";
 import type { Logger } from "../core/log.ts";
 import type { Principal } from "../access/principal.ts";
@@ -43,7 +42,7 @@ export interface SiteRequest {
 export interface SiteAnswer {
   status: number;
   headers: Record<string, string>;
-  body: string | Uint8Array | null;
+  body: string | Uint8Array | Blob | null;
 }
 
 const NONCE_MARK = "\u0000quire-nonce\u0000";
@@ -75,13 +74,16 @@ export function siteCsp(nonce: string): string {
 }
 
 interface CachedDoc {
-  /** The document split around the nonce placeholder. */
-  parts: string[];
+  /** The document's UTF-8 bytes split around the nonce placeholder. */
+  parts: Uint8Array[];
   etag: string;
 }
 
+const utf8 = new TextEncoder();
+
 export class SiteServer {
   private readonly docs = new WeakMap<SiteModel, Map<string, CachedDoc>>();
+  private readonly urls = new WeakMap<SiteModel, Map<string, SiteUrls>>();
   private assetVersion: Promise<string> | undefined;
 
   constructor(
@@ -120,8 +122,11 @@ export class SiteServer {
       segments.shift();
     }
     const assetVersion = await (this.assetVersion ??= siteAssetVersion());
-    const urls = servedSiteUrls(model, { prefix: req.prefix, origin: req.origin, assetVersion });
     const urlsKey = `${req.prefix}|${req.origin}|${model.version?.slug ?? ""}`;
+    let byModel = this.urls.get(model);
+    if (!byModel) this.urls.set(model, (byModel = new Map()));
+    let urls = byModel.get(urlsKey);
+    if (!urls) byModel.set(urlsKey, (urls = servedSiteUrls(model, { prefix: req.prefix, origin: req.origin, assetVersion })));
     const cacheControl = isPrivate || role !== null ? "private, max-age=300" : "public, max-age=300";
 
     // Site files at the root of the (version's) site.
@@ -166,10 +171,10 @@ export class SiteServer {
       const body = renderSitePage(this.deps.site.renders, model, page, markdown, urls, urlsKey);
       const editUrl = canEdit ? `${this.deps.config.baseUrl}/w/${encodeURIComponent(ws.slug)}/p/${page.path.split("/").map(encodeURIComponent).join("/")}` : null;
       const html = renderLayout(model, page, body, urls, { mode: "site", nonce: NONCE_MARK, editUrl, searchUrl: urls.file("search") });
-      doc = { parts: html.split(NONCE_MARK), etag: etagOf(html) };
+      doc = { parts: html.split(NONCE_MARK).map((p) => utf8.encode(p)), etag: etagOf(html) };
       byModel.set(key, doc);
     }
-    const nonce = randomBytes(16).toString("base64");
+    const nonce = freshNonce();
     const headers = {
       "content-type": "text/html; charset=utf-8",
       "cache-control": cacheControl,
@@ -184,7 +189,7 @@ export class SiteServer {
       const { "content-security-policy": _csp, ...kept } = headers;
       return { status: 304, headers: kept, body: null };
     }
-    return { status: 200, headers, body: req.method === "HEAD" ? null : doc.parts.join(nonce) };
+    return { status: 200, headers, body: req.method === "HEAD" ? null : withNonce(doc.parts, nonce) };
   }
 
   private markdown(ws: WorkspaceRow, page: SitePage, cacheControl: string, req: SiteRequest, negotiated = false): SiteAnswer {
@@ -320,6 +325,23 @@ export function splitPath(raw: string): string[] | null {
     out.push(seg.normalize("NFC"));
   }
   return out;
+}
+
+const nonceBytes = new Uint8Array(16);
+/** 128 random bits, base64: a fresh CSP nonce for each response. */
+function freshNonce(): string {
+  crypto.getRandomValues(nonceBytes);
+  return Buffer.from(nonceBytes).toString("base64");
+}
+
+/** The cached document's parts joined by this response's nonce (a Blob refers to the parts; nothing is copied). */
+function withNonce(parts: Uint8Array[], nonce: string): Blob {
+  const pieces: Array<Uint8Array | string> = [];
+  parts.forEach((p, i) => {
+    if (i > 0) pieces.push(nonce);
+    pieces.push(p);
+  });
+  return new Blob(pieces as BlobPart[], { type: "text/html; charset=utf-8" });
 }
 
 function wantsMarkdown(accept: string | null): boolean {

@@ -59,7 +59,12 @@ interface CachedModel {
   model: SiteModel;
   stamp: string;
   generation: number;
+  /** When the manifests on disk were last compared with `stamp`. */
+  checkedAt: number;
 }
+
+/** How often a cached model looks at the `.quire/` manifests on disk (three stats). */
+const MANIFEST_CHECK_MS = 1000;
 
 export interface SiteServiceDeps {
   db: Db;
@@ -127,10 +132,19 @@ export class SiteService {
   model(ws: WorkspaceRow, versionSlug?: string | null): SiteModel | null {
     const key = `${ws.id}|${versionSlug === null ? "\u0000current" : (versionSlug ?? "")}|${ws.updated_at}`;
     const generation = this.generations.get(ws.id) ?? 0;
+    const hit = this.models.get(key);
+    const now = Date.now();
+    if (hit && hit.generation === generation) {
+      // Manifests edited outside the ledger (git, an editor) are noticed within a second.
+      if (now - hit.checkedAt < MANIFEST_CHECK_MS) return hit.model;
+      const root = this.deps.ledger.dir(ws.id).root;
+      if (manifestStamp(root) === hit.stamp) {
+        hit.checkedAt = now;
+        return hit.model;
+      }
+    }
     const root = this.deps.ledger.dir(ws.id).root;
     const stamp = manifestStamp(root);
-    const hit = this.models.get(key);
-    if (hit && hit.generation === generation && hit.stamp === stamp) return hit.model;
     const manifests = readManifests(root);
     const settings = readSettings(ws);
     const model = buildSiteModel(
@@ -153,7 +167,7 @@ export class SiteService {
     for (const k of this.models.keys()) if (k.startsWith(`${ws.id}|`) && this.models.get(k)!.generation !== generation) this.models.delete(k);
     if (model) {
       if (this.models.size > 2000) this.models.clear();
-      this.models.set(key, { model, stamp, generation });
+      this.models.set(key, { model, stamp, generation, checkedAt: now });
     }
     return model;
   }
