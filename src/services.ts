@@ -164,6 +164,10 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   maintenance.start();
   const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions, workspaceSettings: access.workspaceSettings });
   const siteServer = new SiteServer({ site, search, uploads, config, log });
+  // A .quire/ manifest edited on disk (an editor, a sync tool) reaches the site without waiting for its periodic check.
+  watcher?.onFiles((workspaceId, paths) => {
+    if (paths.some((p) => p.startsWith(".quire/"))) site.invalidate(workspaceId);
+  });
   return {
     ...access,
     bus,
