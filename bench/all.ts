@@ -10,6 +10,7 @@ const SCRIPTS: Array<{ name: string; args: string[] }> = [
   { name: "search", args: ["bench/search.ts", "1000", "10000"] },
   { name: "git", args: ["bench/git.ts"] }, // webhook → visible, commit cost, 1,000-file clone
   { name: "publish", args: ["bench/publish.ts"] }, // published pages: cached, first render, vs nginx, RSS of 1,000 pages
+  { name: "render", args: ["bench/render.ts"] }, // the published-page renderer alone: cold, warm, cached
 ];
 
 const wanted = new Set(process.argv.slice(2));

@@ -105,7 +105,8 @@ function tabs(p: P, token: DirectiveToken): string {
   const { items, stray } = children(token, "tab");
   if (items.length === 0) return notice("tabs", "a :::tabs block needs ::tab[Label] … :: children; its content is shown as written", token.line) + body(p, token);
   const s = current();
-  const group = `tabs-${++s.counters.tabs}`;
+  // Ids the renderer makes hold a capital letter: heading slugs never do, so they cannot collide.
+  const group = `Tabs-${++s.counters.tabs}`;
   let html = t(`<div class="tabs" role="group">`);
   items.forEach((item, i) => {
     const id = `${group}-${i + 1}`;

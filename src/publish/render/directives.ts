@@ -1,5 +1,5 @@
 import type { Lexer, Token, TokenizerExtension } from "marked";
-import { lineOf } from "./state.ts";
+import { current, lineOf } from "./state.ts";
 
 /**
  * The directive syntax of DESIGN.md §9, read by our own marked extensions:
@@ -66,12 +66,15 @@ export function parseAttributes(text: string | undefined): Attributes {
   return attrs;
 }
 
-/** Where the block opened on the first line of `src` closes: the offset of its closing line, or -1. */
+
+/** Where the block opened on the first line of `src` closes: the offset of its closing line, -1 when none, -2 when the budget is spent. */
 function findCloser(src: string, start: number, colons: number): { at: number; end: number } {
   let depth = 0;
   let fence: string | null = null;
   let pos = start;
+  const s = current();
   while (pos < src.length) {
+    if (s.scanBudget <= 0) return { at: -2, end: -2 };
     const nl = src.indexOf("\n", pos);
     const end = nl < 0 ? src.length : nl + 1;
     const line = src.slice(pos, nl < 0 ? src.length : nl);
@@ -91,18 +94,48 @@ function findCloser(src: string, start: number, colons: number): { at: number; e
         }
       }
     }
+    s.scanBudget -= end - pos;
     pos = end;
   }
   return { at: -1, end: -1 };
 }
 
-let depth = 0;
+/**
+ * marked asks each extension where it could start next in the rest of the page, before every
+ * paragraph (block level) and every run of text (inline). Scanning the whole rest each time is
+ * quadratic on a big page, so the scans are bounded:
+ * - block: a paragraph ends at a blank line, so only the text up to the next blank line matters;
+ * - inline: only the next INLINE_WINDOW characters are searched; when nothing starts there, the
+ *   answer is the last space in the window, which just splits a text run (marked merges adjacent
+ *   text again) at a place no inline rule cares about.
+ */
+function paragraphWindow(src: string): string {
+  // The search stops at the first blank line, so it costs the paragraph's length, not the page's.
+  const blank = /\n[ \t]*\n/.exec(src);
+  return blank ? src.slice(0, blank.index + 1) : src;
+}
+
+const INLINE_WINDOW = 1024;
+
+function inlineStart(src: string, find: (window: string) => number): number | undefined {
+  if (src.length <= INLINE_WINDOW) {
+    const i = find(src);
+    return i < 0 ? undefined : i;
+  }
+  const window = src.slice(0, INLINE_WINDOW);
+  const i = find(window);
+  if (i >= 0) return i;
+  const space = window.lastIndexOf(" ");
+  if (space > 0) return space;
+  const j = find(src);
+  return j < 0 ? undefined : j;
+}
 
 export const blockDirective: TokenizerExtension & { renderer?: never } = {
   name: "directive",
   level: "block",
   start(src: string) {
-    const m = /^ {0,3}:{2,}[ \t]?[a-zA-Z]|^ {0,3}:{3,}[ \t]*[^\s:]/m.exec(src);
+    const m = /^ {0,3}:{2,}[ \t]?[a-zA-Z]|^ {0,3}:{3,}[ \t]*[^\s:]/m.exec(paragraphWindow(src));
     return m ? m.index : undefined;
   },
   tokenizer(this: { lexer: Lexer }, src: string): DirectiveToken | DirectiveErrorToken | undefined {
@@ -128,21 +161,25 @@ export const blockDirective: TokenizerExtension & { renderer?: never } = {
       return { type: "directive", raw, body: "", tokens: [], ...base };
     }
     const close = findCloser(src, opener.length, colons);
+    if (close.at === -2) {
+      return { type: "directiveError", raw: opener, name, message: `too many unclosed components on this page to match ${colonRun}${name} with its closing line; the content below is shown as ordinary text`, line };
+    }
     if (close.at < 0) {
       return { type: "directiveError", raw: opener, name, message: `${colonRun}${name} is never closed (add a line "${colonRun}" after its content); the content below is shown as ordinary text`, line };
     }
     const raw = src.slice(0, close.end);
     const body = src.slice(opener.length, close.at);
-    if (depth >= MAX_DEPTH) {
+    const state = current();
+    if (state.directiveDepth >= MAX_DEPTH) {
       return { type: "directiveError", raw, name, message: `components are nested more than ${MAX_DEPTH} deep; this one is shown as written`, line, text: raw };
     }
     const token: DirectiveToken = { type: "directive", raw, body, tokens: [], ...base };
     if (!RAW_BODY.has(name)) {
-      depth++;
+      state.directiveDepth++;
       try {
         token.tokens = this.lexer.blockTokens(body, []);
       } finally {
-        depth--;
+        state.directiveDepth--;
       }
       for (const child of token.tokens) if (child.type === "directive") (child as unknown as DirectiveToken).parent = name;
     }
@@ -164,10 +201,7 @@ export const INLINE = new Set(["badge"]);
 export const inlineDirective: TokenizerExtension = {
   name: "inlineDirective",
   level: "inline",
-  start(src: string) {
-    const m = /:(?=[a-zA-Z][\w-]*\[)/.exec(src);
-    return m ? m.index : undefined;
-  },
+  start: (src: string) => inlineStart(src, (w) => w.search(/:(?=[a-zA-Z][\w-]*\[)/)),
   tokenizer(src: string): InlineDirectiveToken | undefined {
     const m = /^:([a-zA-Z][\w-]*)\[([^\[\]\n]*)\](?:\{([^{}\n]*)\})?/.exec(src);
     if (!m || !INLINE.has(m[1]!.toLowerCase())) return undefined;
@@ -180,7 +214,7 @@ export const blockMath: TokenizerExtension = {
   name: "blockMath",
   level: "block",
   start(src: string) {
-    const m = /^ {0,3}\$\$/m.exec(src);
+    const m = /^ {0,3}\$\$/m.exec(paragraphWindow(src));
     return m ? m.index : undefined;
   },
   tokenizer(src: string) {
@@ -197,10 +231,7 @@ export const blockMath: TokenizerExtension = {
 export const inlineMath: TokenizerExtension = {
   name: "inlineMath",
   level: "inline",
-  start(src: string) {
-    const i = src.indexOf("$");
-    return i < 0 ? undefined : i;
-  },
+  start: (src: string) => inlineStart(src, (w) => w.indexOf("$")),
   tokenizer(src: string) {
     const display = /^\$\$(?!\s)((?:\\.|[^\\$\n])+?)\$\$/.exec(src);
     if (display) return { type: "inlineMath", raw: display[0], text: display[1]!, display: true };
@@ -209,8 +240,3 @@ export const inlineMath: TokenizerExtension = {
     return { type: "inlineMath", raw: m[0], text: m[1]!, display: false };
   },
 };
-
-/** Called at the start of each render (a render that threw half-way must not leave a depth behind). */
-export function resetDirectiveDepth(): void {
-  depth = 0;
-}

@@ -15,7 +15,10 @@ export function decodeEntities(text: string): string {
   return text.includes("&") ? decodeHTMLStrict(text) : text;
 }
 
-/** The text content of an HTML fragment: tags dropped, references decoded, whitespace collapsed. */
+/** Block-level tags: their boundaries separate words ("<p>a</p><p>b</p>" reads "a b"). */
+const BLOCK_TAG = /<\/?(?:p|div|li|h[1-6]|td|th|tr|label|summary|figcaption|pre|blockquote|section|aside|nav|ol|ul|dl|dt|dd|details|figure|table|br|hr)\b[^>]*>/gi;
+
+/** The text content of an HTML fragment: tags dropped (blocks leave a space), references decoded, whitespace collapsed. */
 export function textOf(html: string): string {
-  return decodeEntities(html.replace(/<[^>]*>/g, "")).replace(/\s+/g, " ").trim();
+  return decodeEntities(html.replace(BLOCK_TAG, " ").replace(/<[^>]*>/g, "")).replace(/\s+/g, " ").trim();
 }

@@ -1,8 +1,8 @@
 import { Marked, type Token, type Tokens } from "marked";
-import markedFootnote from "marked-footnote";
 import { parseInfo, renderCodeBlock } from "./code.ts";
 import { mermaid, renderDirective, renderDirectiveError, renderInlineDirective } from "./components.ts";
 import { blockDirective, blockMath, inlineDirective, inlineMath, type DirectiveErrorToken, type DirectiveToken, type InlineDirectiveToken } from "./directives.ts";
+import { footnoteDefinition, footnoteReference, renderFootnoteRef, renderFootnotes } from "./footnotes.ts";
 import { renderMath } from "./math.ts";
 import { decodeEntities, escapeHtml } from "./escape.ts";
 import { classifyHref, classifyWikiTarget, type Classified } from "./links.ts";
@@ -18,7 +18,12 @@ import { current, trust } from "./state.ts";
 /** A link destination as the page will carry it, or a broken-link reason. */
 export function hrefFor(raw: string, forImage = false): { href: string } | { broken: string } {
   const s = current();
-  return fromClassified(classifyHref(raw, s.opts.pagePath, forImage));
+  const c = classifyHref(raw, s.opts.pagePath, forImage);
+  // `[Setup](setup)`, written for sites that drop `.md`: a page when one exists at `setup.md`.
+  if (!forImage && c.kind === "target" && c.target.kind === "file" && !/\.[^/]*$/.test(c.target.path) && s.opts.pageExists?.(`${c.target.path}.md`)) {
+    return fromClassified({ ...c, target: { ...c.target, kind: "page", path: `${c.target.path}.md` } });
+  }
+  return fromClassified(c);
 }
 
 function fromClassified(c: Classified): { href: string } | { broken: string } {
@@ -84,10 +89,28 @@ function titleAttribute(title: string | null | undefined): string {
 
 export function createMarked(): Marked {
   const marked = new Marked({ gfm: true, breaks: false, async: false });
-  // Footnotes first: their definitions are block tokens that must win over paragraphs.
-  marked.use(markedFootnote({ description: "Footnotes", backRefLabel: "Back to reference {0}" }));
   marked.use({
+    hooks: {
+      // The footnotes section goes after everything else on the page.
+      processAllTokens(tokens) {
+        tokens.push({ type: "footnotes", raw: "" });
+        return tokens;
+      },
+    },
     extensions: [
+      { ...footnoteDefinition, renderer: () => "" },
+      {
+        ...footnoteReference,
+        renderer(token) {
+          return renderFootnoteRef(token as never);
+        },
+      },
+      {
+        name: "footnotes",
+        renderer() {
+          return renderFootnotes(this.parser);
+        },
+      },
       {
         ...blockDirective,
         renderer(token) {
@@ -111,10 +134,7 @@ export function createMarked(): Marked {
       {
         name: "wikilink",
         level: "inline",
-        start: (src: string) => {
-          const i = src.indexOf("[[");
-          return i < 0 ? undefined : i;
-        },
+        // No start(): marked's text runs already stop before every "[", where this tokenizer is tried.
         tokenizer(src: string): WikiToken | undefined {
           const m = WIKILINK.exec(src);
           if (!m) return undefined;

@@ -1,4 +1,5 @@
 import GithubSlugger from "github-slugger";
+import type { FootnoteDefinition } from "./footnotes.ts";
 import type { Heading, RenderNotice, RenderOptions } from "./types.ts";
 
 /**
@@ -25,11 +26,29 @@ export interface RenderState {
   counters: { tabs: number };
   /** Table-of-contents placeholders to fill once every heading is known. */
   tocs: Array<{ index: number; maxDepth: number }>;
+  /** Footnote definitions by lowercased label; those referenced, in order of first reference. */
+  footnotes: Map<string, FootnoteDefinition>;
+  footnoteOrder: FootnoteDefinition[];
+  footnoteCount: number;
+  /** Components open around the block being read, and what closing-line searches may still read (directives.ts). */
+  directiveDepth: number;
+  scanBudget: number;
 }
 
+/**
+ * How many characters the search for closing lines may read in one render, as a multiple of the
+ * page's length. Each opener scans forward to its closer, so well-formed pages read each line a
+ * few times (once per enclosing component); a page of thousands of unclosed openers would read to
+ * the end for every one of them. Past the budget (see findCloser in directives.ts), openers are reported as unclosed unread.
+ */
+export const SCAN_BUDGET_FACTOR = 16;
+
 let state: RenderState | null = null;
+/** Renders in progress below the current one (a resolveLink that renders another page re-enters). */
+const outer: Array<RenderState | null> = [];
 
 export function beginRender(source: string, opts: RenderOptions): RenderState {
+  outer.push(state);
   state = {
     opts,
     slugger: new GithubSlugger(),
@@ -45,12 +64,17 @@ export function beginRender(source: string, opts: RenderOptions): RenderState {
     countedLine: 1,
     counters: { tabs: 0 },
     tocs: [],
+    footnotes: new Map(),
+    footnoteOrder: [],
+    footnoteCount: 0,
+    directiveDepth: 0,
+    scanBudget: SCAN_BUDGET_FACTOR * source.length + 100_000,
   };
   return state;
 }
 
 export function endRender(): void {
-  state = null;
+  state = outer.pop() ?? null;
 }
 
 export function current(): RenderState {

@@ -31,13 +31,13 @@ describe("components", () => {
     const { html, notices } = render(md);
     const inputs = elements(html).filter((e) => e.name === "input");
     expect(inputs.map((i) => [i.attribs.type, i.attribs.name, i.attribs.id])).toEqual([
-      ["radio", "tabs-1", "tabs-1-1"],
-      ["radio", "tabs-1", "tabs-1-2"],
-      ["radio", "tabs-2", "tabs-2-1"],
+      ["radio", "Tabs-1", "Tabs-1-1"],
+      ["radio", "Tabs-1", "Tabs-1-2"],
+      ["radio", "Tabs-2", "Tabs-2-1"],
     ]);
     expect("checked" in inputs[0]!).toBe(false);
     expect("checked" in inputs[0]!.attribs).toBe(true);
-    expect(elements(html).filter((e) => e.name === "label").map((l) => l.attribs.for)).toEqual(["tabs-1-1", "tabs-1-2", "tabs-2-1"]);
+    expect(elements(html).filter((e) => e.name === "label").map((l) => l.attribs.for)).toEqual(["Tabs-1-1", "Tabs-1-2", "Tabs-2-1"]);
     expect(text(html)).toContain("Second");
     expect(notices).toEqual([]);
   });
@@ -219,5 +219,13 @@ describe("the starter workspace's components page", () => {
       expect(classes.has(c), c).toBe(true);
     }
     expect(r.hasMermaid && r.hasMath && r.hasCode).toBe(true);
+  });
+});
+
+describe("ids the renderer makes", () => {
+  test("never clash with heading ids", () => {
+    const { html } = render("## Tabs 1 1\n\n## Fn 1\n\n:::tabs\n::tab[A]\nx[^1]\n::\n:::\n\n[^1]: Note.");
+    const ids = elements(html).map((e) => e.attribs.id).filter((id): id is string => id !== undefined);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 });

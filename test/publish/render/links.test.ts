@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { renderMarkdown } from "../../../src/publish/render/index.ts";
+import { extractText, renderMarkdown } from "../../../src/publish/render/index.ts";
 import { elements } from "./html.ts";
 import { render, siteLinks } from "./support.ts";
 
@@ -63,6 +63,12 @@ describe("relative Markdown links and images", () => {
     expect(opts.targets.map((t) => `${t.kind}:${t.path}`)).toEqual(["page:guides/setup.md", "page:reference/api.md", "page:welcome.md", "page:guides/index.md", "file:files/report.pdf"]);
   });
 
+  test("a link without .md names a page when one exists there (links written for sites that drop the extension)", () => {
+    const { html } = render("[a](setup) [b](../reference/api#errors) [c](nothing-here)");
+    expect(links(html).map((a) => a.attribs.href)).toEqual(["/p/docs/guides/setup", "/p/docs/reference/api#errors"]);
+    expect(broken(html)).toHaveLength(1);
+  });
+
   test("images resolve as files; a missing one is broken text carrying its alt", () => {
     const { html } = render("![Shot](img/shot.png \"A shot\") ![Logo](../img/logo.png) ![Gone](img/none.png)");
     const imgs = elements(html).filter((e) => e.name === "img");
@@ -106,8 +112,8 @@ describe("headings, footnotes, task lists", () => {
     const { html } = render("Text[^1] and more[^note].\n\n[^1]: First.\n[^note]: Second, **bold**.");
     const els = elements(html);
     expect(els.some((e) => e.name === "section" && e.attribs.class === "footnotes")).toBe(true);
-    expect(els.filter((e) => e.name === "a" && e.attribs.href === "#footnote-1")).toHaveLength(1);
-    expect(els.filter((e) => e.name === "li" && e.attribs.id === "footnote-note")).toHaveLength(1);
+    expect(els.filter((e) => e.name === "a" && e.attribs.href === "#Fn-1")).toHaveLength(1);
+    expect(els.filter((e) => e.name === "li" && e.attribs.id === "Fn-note")).toHaveLength(1);
     expect(html).toContain("<strong>bold</strong>");
   });
 
@@ -118,5 +124,40 @@ describe("headings, footnotes, task lists", () => {
     expect(boxes.every((b) => b.attribs.type === "checkbox" && "disabled" in b.attribs)).toBe(true);
     expect("checked" in boxes[0]!.attribs).toBe(true);
     expect("checked" in boxes[1]!.attribs).toBe(false);
+  });
+});
+
+describe("extractText", () => {
+  test("the page's words without the renderer's chrome: formulas as TeX, no anchors, buttons, toc or notices", () => {
+    const { html } = render(":::toc\n:::\n\n## Setup\n\nRun it: $x^2$ and **go**.\n\n```sh\nquire serve\n```\n\n:::nope\nkept\n:::\n\n<p>a</p><p>b</p>");
+    const plain = extractText(html);
+    expect(plain).toBe("Setup Run it: x^2 and go. quire serve kept a b");
+  });
+});
+
+describe("footnote ids", () => {
+  test("every reference has its own id and back link, also for labels that look like counters", () => {
+    const { html } = render("a[^x] b[^x] c[^x-2]\n\n[^x]: One.\n[^x-2]: Two.");
+    const ids = elements(html).map((e) => e.attribs.id).filter((id): id is string => id !== undefined);
+    expect(new Set(ids).size).toBe(ids.length);
+    const backs = elements(html).filter((e) => "data-footnote-backref" in e.attribs).map((e) => e.attribs.href);
+    expect(backs).toEqual(["#Fnref-x", "#Fnref-x.2", "#Fnref-x-2"]);
+  });
+});
+
+describe("re-entrance", () => {
+  test("a resolveLink that renders another page leaves the outer render intact", () => {
+    const inner: string[] = [];
+    const r = renderMarkdown(":::tabs\n::tab[A]\n[[guides/setup]]\n::\n:::\n\n## After", {
+      pagePath: "index.md",
+      resolveLink(t) {
+        inner.push(renderMarkdown("## Inner\n\n:::callout[tip]\nx\n:::", { pagePath: t.path, resolveLink: () => null }).headings[0]!.id);
+        return "/p/docs/" + t.path;
+      },
+    });
+    expect(inner).toEqual(["inner"]);
+    expect(r.headings.map((h) => h.id)).toEqual(["after"]);
+    expect(r.notices).toEqual([]);
+    expect(r.html).toContain('href="/p/docs/guides/setup.md"');
   });
 });
