@@ -82,13 +82,19 @@ interface CachedDoc {
 const utf8 = new TextEncoder();
 
 export class SiteServer {
-  private readonly docs = new WeakMap<SiteModel, Map<string, CachedDoc>>();
+  private docs = new WeakMap<SiteModel, Map<string, CachedDoc>>();
   private readonly urls = new WeakMap<SiteModel, Map<string, SiteUrls>>();
   private assetVersion: Promise<string> | undefined;
 
   constructor(
     private readonly deps: { site: SiteService; search: SearchService; uploads: Uploads; config: Config; log: Logger },
   ) {}
+
+  /** Forgets every finished document (benchmarks measuring a first render; the site model stays). */
+  forgetRendered(): void {
+    this.docs = new WeakMap();
+    this.deps.site.renders.clear();
+  }
 
   async handle(ws: WorkspaceRow | null, req: SiteRequest): Promise<SiteAnswer> {
     if (req.method !== "GET" && req.method !== "HEAD") return { status: 405, headers: { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" }, body: "Method not allowed\n" };
