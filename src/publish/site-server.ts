@@ -53,6 +53,15 @@ const NOT_FOUND: SiteAnswer = {
 };
 const SITE_FILES = new Set(["sitemap.xml", "robots.txt", "rss.xml", "llms.txt", "llms-full.txt", "manifest.json", "search"]);
 const MAX_SEGMENTS = 32;
+/** The site's machine-readable files and their content types. */
+const FEEDS: Record<string, string> = {
+  "sitemap.xml": "application/xml; charset=utf-8",
+  "robots.txt": "text/plain; charset=utf-8",
+  "rss.xml": "application/rss+xml; charset=utf-8",
+  "llms.txt": "text/plain; charset=utf-8",
+  "llms-full.txt": "text/plain; charset=utf-8",
+  "manifest.json": "application/manifest+json; charset=utf-8",
+};
 
 /** The published site's Content-Security-Policy: scripts only by nonce; KaTeX's inline styles only as attributes. */
 export function siteCsp(nonce: string): string {
@@ -84,6 +93,8 @@ const utf8 = new TextEncoder();
 export class SiteServer {
   private docs = new WeakMap<SiteModel, Map<string, CachedDoc>>();
   private readonly urls = new WeakMap<SiteModel, Map<string, SiteUrls>>();
+  private readonly texts = new WeakMap<SiteModel, Map<string, { body: string; etag: string }>>();
+  private readonly assetTags = new Map<string, string>();
   private assetVersion: Promise<string> | undefined;
 
   constructor(
@@ -137,7 +148,7 @@ export class SiteServer {
 
     // Site files at the root of the (version's) site.
     if (segments.length === 1 && SITE_FILES.has(segments[0]!)) {
-      return this.siteFile(ws, model, urls, segments[0]!, req, { isPrivate, cacheControl, role });
+      return this.siteFile(ws, model, urls, segments[0]!, req, { isPrivate, cacheControl, role, urlsKey });
     }
     // Uploads referenced by the site's pages.
     if (segments[0] === "assets" && segments.length === 2) return this.upload(ws, model, segments[1]!, cacheControl, req);
@@ -146,13 +157,13 @@ export class SiteServer {
     // The Markdown twin: /guides/intro.md
     if (joined.toLowerCase().endsWith(".md")) {
       const page = [...model.byRoute.values()].find((p) => p.rel === joined);
-      return page ? this.markdown(ws, page, cacheControl, req) : this.redirectOrNotFound(model, urls, joined.replace(/\.md$/i, ""));
+      return page ? this.markdown(ws, model, page, cacheControl, req) : this.redirectOrNotFound(model, urls, joined.replace(/\.md$/i, ""));
     }
     const page = joined === "" ? model.home : model.byRoute.get(joined);
     if (!page) return this.redirectOrNotFound(model, urls, joined);
     // Canonical form: a folder page ends without a slash, the root with one.
     if (req.tail.endsWith("/") && joined !== "") return { status: 301, headers: { location: urls.page(page.path), "cache-control": cacheControl }, body: null };
-    if (wantsMarkdown(req.headers.get("accept"))) return this.markdown(ws, page, cacheControl, req, true);
+    if (wantsMarkdown(req.headers.get("accept"))) return this.markdown(ws, model, page, cacheControl, req, true);
     return this.page(ws, model, page, urls, urlsKey, role, cacheControl, req);
   }
 
@@ -198,14 +209,28 @@ export class SiteServer {
     return { status: 200, headers, body: req.method === "HEAD" ? null : withNonce(doc.parts, nonce) };
   }
 
-  private markdown(ws: WorkspaceRow, page: SitePage, cacheControl: string, req: SiteRequest, negotiated = false): SiteAnswer {
-    const md = this.deps.site.pageMarkdown(ws.id, page.path);
+  private markdown(ws: WorkspaceRow, model: SiteModel, page: SitePage, cacheControl: string, req: SiteRequest, negotiated = false): SiteAnswer {
+    const md = this.cachedText(model, `md|${page.path}`, () => this.deps.site.pageMarkdown(ws.id, page.path));
     if (md === null) return NOT_FOUND;
-    return this.text(md, "text/markdown; charset=utf-8", cacheControl, req, negotiated ? { vary: "Accept, Cookie, Authorization" } : {});
+    return this.text(md.body, "text/markdown; charset=utf-8", cacheControl, req, negotiated ? { vary: "Accept, Cookie, Authorization" } : {}, md.etag);
   }
 
-  private text(body: string, type: string, cacheControl: string, req: SiteRequest, extra: Record<string, string> = {}): SiteAnswer {
-    const etag = etagOf(body);
+  /** A text answer made once per site model (feeds, Markdown twins), then served from memory. */
+  private cachedText(model: SiteModel, key: string, make: () => string | null): { body: string; etag: string } | null {
+    let byModel = this.texts.get(model);
+    if (!byModel) this.texts.set(model, (byModel = new Map()));
+    let hit = byModel.get(key);
+    if (!hit) {
+      const body = make();
+      if (body === null) return null;
+      hit = { body, etag: etagOf(body) };
+      byModel.set(key, hit);
+    }
+    return hit;
+  }
+
+  private text(body: string, type: string, cacheControl: string, req: SiteRequest, extra: Record<string, string> = {}, knownEtag?: string): SiteAnswer {
+    const etag = knownEtag ?? etagOf(body);
     const headers = { "content-type": type, "cache-control": cacheControl, etag, ...extra };
     if (matches(req.headers.get("if-none-match"), etag)) return { status: 304, headers, body: null };
     return { status: 200, headers, body: req.method === "HEAD" ? null : body };
@@ -217,26 +242,29 @@ export class SiteServer {
     urls: SiteUrls,
     name: string,
     req: SiteRequest,
-    ctx: { isPrivate: boolean; cacheControl: string; role: ReturnType<SiteService["roleOf"]> },
+    ctx: { isPrivate: boolean; cacheControl: string; role: ReturnType<SiteService["roleOf"]>; urlsKey: string },
   ): SiteAnswer {
     const { cacheControl } = ctx;
-    switch (name) {
-      case "sitemap.xml":
-        return this.text(sitemapXml(model, urls), "application/xml; charset=utf-8", cacheControl, req);
-      case "robots.txt":
-        return this.text(robotsTxt(model, urls, { public: !ctx.isPrivate }), "text/plain; charset=utf-8", cacheControl, req);
-      case "rss.xml":
-        return this.text(rssXml(model, urls), "application/rss+xml; charset=utf-8", cacheControl, req);
-      case "llms.txt":
-        return this.text(llmsTxt(model, urls), "text/plain; charset=utf-8", cacheControl, req);
-      case "llms-full.txt":
-        return this.text(llmsFullTxt(model, urls, (p) => this.deps.site.pageMarkdown(ws.id, p.path)), "text/plain; charset=utf-8", cacheControl, req);
-      case "manifest.json":
-        return this.text(manifestJson(model, urls), "application/manifest+json; charset=utf-8", cacheControl, req);
-      case "search":
-        return this.searchAnswer(ws, model, urls, req);
-    }
-    return NOT_FOUND;
+    if (name === "search") return this.searchAnswer(ws, model, urls, req);
+    const feed = FEEDS[name];
+    if (!feed) return NOT_FOUND;
+    const made = this.cachedText(model, `${name}|${ctx.urlsKey}|${ctx.isPrivate}`, () => {
+      switch (name) {
+        case "sitemap.xml":
+          return sitemapXml(model, urls);
+        case "robots.txt":
+          return robotsTxt(model, urls, { public: !ctx.isPrivate });
+        case "rss.xml":
+          return rssXml(model, urls);
+        case "llms.txt":
+          return llmsTxt(model, urls);
+        case "llms-full.txt":
+          return llmsFullTxt(model, urls, (p) => this.deps.site.pageMarkdown(ws.id, p.path));
+        default:
+          return manifestJson(model, urls);
+      }
+    })!;
+    return this.text(made.body, feed, cacheControl, req, {}, made.etag);
   }
 
   /** Site search: the workspace's index, filtered to this version's published pages. */
@@ -263,7 +291,8 @@ export class SiteServer {
   private async asset(name: string, req: SiteRequest): Promise<SiteAnswer> {
     const bytes = await readSiteAsset(name);
     if (!bytes) return NOT_FOUND;
-    const etag = `"${Bun.hash(bytes).toString(16)}"`;
+    let etag = this.assetTags.get(name);
+    if (!etag) this.assetTags.set(name, (etag = `"${Bun.hash(bytes).toString(16)}"`));
     const headers = {
       "content-type": siteAssetType(name),
       // URLs carry ?v=<hash of the files>: a new build is a new URL.
