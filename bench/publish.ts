@@ -100,6 +100,8 @@ async function inProcess(): Promise<void> {
     await call(server.url, u.token, "PUT", `/api/v1/workspaces/${u.wsId}/admin/settings`, { published: true, visibility: "public" });
     await call(server.url, u.token, "POST", `/api/v1/content/${u.slug}/deploy.md`, { title: "Deploying", body: CODE_AND_MATH, publish: true });
     const page = `${server.url}/p/${u.slug}/deploy`;
+    // The new workspace's first git commits (its starter pages) run in the background: let them finish.
+    await Bun.sleep(5000);
     const { site } = server.services;
     const ws = server.services.workspaces.byId(u.wsId)!;
 
@@ -212,6 +214,8 @@ async function sideBySide(): Promise<void> {
     await call(quire.base, u.token, "PUT", `/api/v1/workspaces/${u.wsId}/admin/settings`, { published: true, visibility: "public" });
     await call(quire.base, u.token, "POST", `/api/v1/content/${u.slug}/deploy.md`, { title: "Deploying", body: CODE_AND_MATH, publish: true });
     const url = `${quire.base}/p/${u.slug}/deploy`;
+    // The new workspace's first git commits (its starter pages) run in the background: let them finish.
+    await Bun.sleep(5000);
     const html = await (await fetch(url, { headers: { "x-forwarded-for": nextIp() } })).text();
     writeFileSync(join(folder, "index.html"), html, { mode: 0o644 });
     // nginx's workers drop root for www-data: the folder must be readable to them.

@@ -164,6 +164,9 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   maintenance.start();
   const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions, workspaceSettings: access.workspaceSettings });
   const siteServer = new SiteServer({ site, search, uploads, config, log });
+  // A deleted workspace's site is gone at once; a new workspace's slug is not remembered as missing.
+  access.workspaceService.deletedHooks.push((ws) => site.forgetWorkspace(ws.id, ws.slug));
+  access.workspaceService.createdHooks.push((ws) => site.forgetWorkspace(ws.id, ws.slug));
   // A .quire/ manifest edited on disk (an editor, a sync tool) reaches the site without waiting for its periodic check.
   watcher?.onFiles((workspaceId, paths) => {
     if (paths.some((p) => p.startsWith(".quire/"))) site.invalidate(workspaceId);

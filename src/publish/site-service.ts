@@ -63,6 +63,9 @@ interface CachedModel {
   checkedAt: number;
 }
 
+/** How long a site request may use a remembered workspace row. */
+const WORKSPACE_ROW_MS = 1000;
+
 /** How often a cached model looks at the `.quire/` manifests on disk (three stats). */
 const MANIFEST_CHECK_MS = 1000;
 
@@ -89,6 +92,7 @@ export class SiteService {
   private readonly generations = new Map<string, number>();
   private readonly loggedProblems = new Map<string, string>();
   private readonly uploadRefs = new WeakMap<SiteModel, Set<string>>();
+  private readonly bySlug = new Map<string, { row: WorkspaceRow | null; at: number }>();
   /** Verified custom domain → workspace id, so a request's Host costs a map lookup. */
   private verified = new Map<string, string>();
   /** Custom domains registered but not (yet) verified: requests naming them are served nothing. */
@@ -118,6 +122,7 @@ export class SiteService {
   /** Forgets the cached models of a workspace (the next request rebuilds them). */
   invalidate(workspaceId: string): void {
     this.generations.set(workspaceId, (this.generations.get(workspaceId) ?? 0) + 1);
+    for (const [slug, hit] of this.bySlug) if (hit.row?.id === workspaceId) this.bySlug.delete(slug);
   }
 
   /** Whether readers get a members-only site. */
@@ -205,6 +210,28 @@ export class SiteService {
   /** The caller's role in the workspace (a reader with none gets null). */
   roleOf(principal: Principal | null, ws: WorkspaceRow): EffectiveRole | null {
     return principal ? this.deps.permissions.principalRole(principal, ws) : null;
+  }
+
+  /**
+   * The live workspace with this slug, for site requests: remembered for up to a second (a
+   * published page is read thousands of times a second; its workspace row rarely changes), and
+   * forgotten at once when the workspace's settings change.
+   */
+  workspaceForSlug(slug: string): WorkspaceRow | null {
+    const now = Date.now();
+    const hit = this.bySlug.get(slug);
+    if (hit && now - hit.at < WORKSPACE_ROW_MS) return hit.row;
+    const row = this.deps.workspaces.bySlug(slug);
+    if (this.bySlug.size > 10_000) this.bySlug.clear();
+    this.bySlug.set(slug, { row, at: now });
+    return row;
+  }
+
+  /** A workspace created or deleted: nothing remembered about its slug or its site survives. */
+  forgetWorkspace(workspaceId: string, slug: string): void {
+    this.bySlug.delete(slug);
+    this.invalidate(workspaceId);
+    this.reloadDomains();
   }
 
   /** The workspace a verified custom domain serves. */
