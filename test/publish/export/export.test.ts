@@ -175,4 +175,21 @@ describe("export API: who may, how often, bad input", () => {
     expect((await fetch(`${server.url}/api/v1/exports/${"A".repeat(43)}`)).status).toBe(404);
     expect((await fetch(`${server.url}/api/v1/exports/short`)).status).toBe(400);
   });
+
+  test("a named version is exported under its own folder, with relative links between versions", async () => {
+    const ws = server.services.workspaces.byId(fx.wsId)!;
+    const principal = { kind: "session" as const, userId: fx.owner.id, orgId: ws.org_id, sessionId: "s" };
+    await server.services.site.createVersion(principal, fx.wsId, { slug: "v1", name: "Version 1", snapshot: true });
+    const withVersion = unzip(new Uint8Array(await (await exportAgainAsService()).arrayBuffer()));
+    for (const name of ["index.html", "reference/api.html", "v1/index.html", "v1/reference/api.html", "v1/reference/api.md", "v1/sitemap.xml", "v1/llms.txt"]) {
+      expect({ name, present: withVersion.has(name) }).toEqual({ name, present: true });
+    }
+    expect([...withVersion.keys()].some((n) => n.startsWith("versions/"))).toBe(false); // the version's folder is its slug
+    // Raw HTML is not rewritten by the renderer (its decision record): the hostile page's <img src>
+    // written relative to the root does not follow the page into the version's folder, here as on /p/.
+    expect(linkProblems(withVersion)).toEqual(["v1/hostile.html: assets/logo.png → v1/assets/logo.png is not in the ZIP"]);
+    const v1 = new TextDecoder().decode(withVersion.get("v1/reference/api.html")!);
+    expect(v1).toContain(`href="../../_quire/site.css"`);
+    expect(v1).toContain(`href="../index.html"`);
+  }, 30_000);
 });
