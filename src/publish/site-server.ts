@@ -6,7 +6,6 @@
  * `.md` and `Accept: text/markdown`) → redirects → 404. Every "no" a reader may not learn about
  * is the same 404 with the same body as a page that does not exist.
  */
-import { randomBytes } from "node:crypto";
 import type { Config } from "../config.ts";
 import type { Logger } from "../core/log.ts";
 import type { Principal } from "../access/principal.ts";
@@ -60,7 +59,7 @@ export interface SiteSearch {
 export interface SiteAnswer {
   status: number;
   headers: Record<string, string>;
-  body: string | Uint8Array | null;
+  body: string | Uint8Array | Blob | null;
 }
 
 const NONCE_MARK = "\u0000quire-nonce\u0000";
@@ -71,13 +70,25 @@ const NOT_FOUND: SiteAnswer = {
 };
 const SITE_FILES = new Set(["sitemap.xml", "robots.txt", "rss.xml", "llms.txt", "llms-full.txt", "manifest.json", "search"]);
 const MAX_SEGMENTS = 32;
+/** The site's machine-readable files and their content types. */
+const FEEDS: Record<string, string> = {
+  "sitemap.xml": "application/xml; charset=utf-8",
+  "robots.txt": "text/plain; charset=utf-8",
+  "rss.xml": "application/rss+xml; charset=utf-8",
+  "llms.txt": "text/plain; charset=utf-8",
+  "llms-full.txt": "text/plain; charset=utf-8",
+  "manifest.json": "application/manifest+json; charset=utf-8",
+};
 
 /** The published site's Content-Security-Policy: scripts only by nonce; KaTeX's inline styles only as attributes. */
 export function siteCsp(nonce: string): string {
-  return [
-    "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src 'self' 'nonce-${nonce}'`,
+  return `${CSP_HEAD}${nonce}${CSP_MIDDLE}${nonce}${CSP_TAIL}`;
+}
+const CSP_HEAD = "default-src 'none'; script-src 'nonce-";
+const CSP_MIDDLE = "'; style-src 'self' 'nonce-";
+const CSP_TAIL =
+  "'; " +
+  [
     "style-src-attr 'unsafe-inline'",
     "img-src 'self' data: https:",
     "font-src 'self'",
@@ -89,16 +100,20 @@ export function siteCsp(nonce: string): string {
     "frame-ancestors 'self'",
     "object-src 'none'",
   ].join("; ");
-}
 
 interface CachedDoc {
-  /** The document split around the nonce placeholder. */
-  parts: string[];
+  /** The document's UTF-8 bytes split around the nonce placeholder. */
+  parts: Uint8Array[];
   etag: string;
 }
 
+const utf8 = new TextEncoder();
+
 export class SiteServer {
-  private readonly docs = new WeakMap<SiteModel, Map<string, CachedDoc>>();
+  private docs = new WeakMap<SiteModel, Map<string, CachedDoc>>();
+  private readonly urls = new WeakMap<SiteModel, Map<string, SiteUrls>>();
+  private readonly texts = new WeakMap<SiteModel, Map<string, { body: string; etag: string }>>();
+  private readonly assetTags = new Map<string, string>();
   private assetVersion: Promise<string> | undefined;
   /** Called for each page view and each site search (analytics counts them); never allowed to fail a request. */
   readonly viewedHooks: Array<(view: SiteView) => void> = [];
@@ -107,6 +122,12 @@ export class SiteServer {
   constructor(
     private readonly deps: { site: SiteService; search: SearchService; uploads: Uploads; config: Config; log: Logger },
   ) {}
+
+  /** Forgets every finished document (benchmarks measuring a first render; the site model stays). */
+  forgetRendered(): void {
+    this.docs = new WeakMap();
+    this.deps.site.renders.clear();
+  }
 
   async handle(ws: WorkspaceRow | null, req: SiteRequest): Promise<SiteAnswer> {
     if (req.method !== "GET" && req.method !== "HEAD") return { status: 405, headers: { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" }, body: "Method not allowed\n" };
@@ -140,13 +161,16 @@ export class SiteServer {
       segments.shift();
     }
     const assetVersion = await (this.assetVersion ??= siteAssetVersion());
-    const urls = servedSiteUrls(model, { prefix: req.prefix, origin: req.origin, assetVersion });
     const urlsKey = `${req.prefix}|${req.origin}|${model.version?.slug ?? ""}`;
+    let byModel = this.urls.get(model);
+    if (!byModel) this.urls.set(model, (byModel = new Map()));
+    let urls = byModel.get(urlsKey);
+    if (!urls) byModel.set(urlsKey, (urls = servedSiteUrls(model, { prefix: req.prefix, origin: req.origin, assetVersion })));
     const cacheControl = isPrivate || role !== null ? "private, max-age=300" : "public, max-age=300";
 
     // Site files at the root of the (version's) site.
     if (segments.length === 1 && SITE_FILES.has(segments[0]!)) {
-      return this.siteFile(ws, model, urls, segments[0]!, req, { isPrivate, cacheControl, role });
+      return this.siteFile(ws, model, urls, segments[0]!, req, { isPrivate, cacheControl, role, urlsKey });
     }
     // Uploads referenced by the site's pages.
     if (segments[0] === "assets" && segments.length === 2) return this.upload(ws, model, segments[1]!, cacheControl, req);
@@ -155,13 +179,13 @@ export class SiteServer {
     // The Markdown twin: /guides/intro.md
     if (joined.toLowerCase().endsWith(".md")) {
       const page = [...model.byRoute.values()].find((p) => p.rel === joined);
-      return page ? this.markdown(ws, page, cacheControl, req) : this.redirectOrNotFound(model, urls, joined.replace(/\.md$/i, ""));
+      return page ? this.markdown(ws, model, page, cacheControl, req) : this.redirectOrNotFound(model, urls, joined.replace(/\.md$/i, ""));
     }
     const page = joined === "" ? model.home : model.byRoute.get(joined);
     if (!page) return this.redirectOrNotFound(model, urls, joined);
     // Canonical form: a folder page ends without a slash, the root with one.
     if (req.tail.endsWith("/") && joined !== "") return { status: 301, headers: { location: urls.page(page.path), "cache-control": cacheControl }, body: null };
-    if (wantsMarkdown(req.headers.get("accept"))) return this.markdown(ws, page, cacheControl, req, true);
+    if (wantsMarkdown(req.headers.get("accept"))) return this.markdown(ws, model, page, cacheControl, req, true);
     return this.page(ws, model, page, urls, urlsKey, role, cacheControl, req);
   }
 
@@ -186,10 +210,10 @@ export class SiteServer {
       const body = renderSitePage(this.deps.site.renders, model, page, markdown, urls, urlsKey);
       const editUrl = canEdit ? `${this.deps.config.baseUrl}/w/${encodeURIComponent(ws.slug)}/p/${page.path.split("/").map(encodeURIComponent).join("/")}` : null;
       const html = renderLayout(model, page, body, urls, { mode: "site", nonce: NONCE_MARK, editUrl, searchUrl: urls.file("search") });
-      doc = { parts: html.split(NONCE_MARK), etag: etagOf(html) };
+      doc = { parts: html.split(NONCE_MARK).map((p) => utf8.encode(p)), etag: etagOf(html) };
       byModel.set(key, doc);
     }
-    const nonce = randomBytes(16).toString("base64");
+    const nonce = freshNonce();
     const headers = {
       "content-type": "text/html; charset=utf-8",
       "cache-control": cacheControl,
@@ -205,17 +229,31 @@ export class SiteServer {
       const { "content-security-policy": _csp, ...kept } = headers;
       return { status: 304, headers: kept, body: null };
     }
-    return { status: 200, headers, body: req.method === "HEAD" ? null : doc.parts.join(nonce) };
+    return { status: 200, headers, body: req.method === "HEAD" ? null : withNonce(doc.parts, nonce) };
   }
 
-  private markdown(ws: WorkspaceRow, page: SitePage, cacheControl: string, req: SiteRequest, negotiated = false): SiteAnswer {
-    const md = this.deps.site.pageMarkdown(ws.id, page.path);
+  private markdown(ws: WorkspaceRow, model: SiteModel, page: SitePage, cacheControl: string, req: SiteRequest, negotiated = false): SiteAnswer {
+    const md = this.cachedText(model, `md|${page.path}`, () => this.deps.site.pageMarkdown(ws.id, page.path));
     if (md === null) return NOT_FOUND;
-    return this.text(md, "text/markdown; charset=utf-8", cacheControl, req, negotiated ? { vary: "Accept, Cookie, Authorization" } : {});
+    return this.text(md.body, "text/markdown; charset=utf-8", cacheControl, req, negotiated ? { vary: "Accept, Cookie, Authorization" } : {}, md.etag);
   }
 
-  private text(body: string, type: string, cacheControl: string, req: SiteRequest, extra: Record<string, string> = {}): SiteAnswer {
-    const etag = etagOf(body);
+  /** A text answer made once per site model (feeds, Markdown twins), then served from memory. */
+  private cachedText(model: SiteModel, key: string, make: () => string | null): { body: string; etag: string } | null {
+    let byModel = this.texts.get(model);
+    if (!byModel) this.texts.set(model, (byModel = new Map()));
+    let hit = byModel.get(key);
+    if (!hit) {
+      const body = make();
+      if (body === null) return null;
+      hit = { body, etag: etagOf(body) };
+      byModel.set(key, hit);
+    }
+    return hit;
+  }
+
+  private text(body: string, type: string, cacheControl: string, req: SiteRequest, extra: Record<string, string> = {}, knownEtag?: string): SiteAnswer {
+    const etag = knownEtag ?? etagOf(body);
     const headers = { "content-type": type, "cache-control": cacheControl, etag, ...extra };
     if (matches(req.headers.get("if-none-match"), etag)) return { status: 304, headers, body: null };
     return { status: 200, headers, body: req.method === "HEAD" ? null : body };
@@ -227,26 +265,29 @@ export class SiteServer {
     urls: SiteUrls,
     name: string,
     req: SiteRequest,
-    ctx: { isPrivate: boolean; cacheControl: string; role: ReturnType<SiteService["roleOf"]> },
+    ctx: { isPrivate: boolean; cacheControl: string; role: ReturnType<SiteService["roleOf"]>; urlsKey: string },
   ): SiteAnswer {
     const { cacheControl } = ctx;
-    switch (name) {
-      case "sitemap.xml":
-        return this.text(sitemapXml(model, urls), "application/xml; charset=utf-8", cacheControl, req);
-      case "robots.txt":
-        return this.text(robotsTxt(model, urls, { public: !ctx.isPrivate }), "text/plain; charset=utf-8", cacheControl, req);
-      case "rss.xml":
-        return this.text(rssXml(model, urls), "application/rss+xml; charset=utf-8", cacheControl, req);
-      case "llms.txt":
-        return this.text(llmsTxt(model, urls), "text/plain; charset=utf-8", cacheControl, req);
-      case "llms-full.txt":
-        return this.text(llmsFullTxt(model, urls, (p) => this.deps.site.pageMarkdown(ws.id, p.path)), "text/plain; charset=utf-8", cacheControl, req);
-      case "manifest.json":
-        return this.text(manifestJson(model, urls), "application/manifest+json; charset=utf-8", cacheControl, req);
-      case "search":
-        return this.searchAnswer(ws, model, urls, req);
-    }
-    return NOT_FOUND;
+    if (name === "search") return this.searchAnswer(ws, model, urls, req);
+    const feed = FEEDS[name];
+    if (!feed) return NOT_FOUND;
+    const made = this.cachedText(model, `${name}|${ctx.urlsKey}|${ctx.isPrivate}`, () => {
+      switch (name) {
+        case "sitemap.xml":
+          return sitemapXml(model, urls);
+        case "robots.txt":
+          return robotsTxt(model, urls, { public: !ctx.isPrivate });
+        case "rss.xml":
+          return rssXml(model, urls);
+        case "llms.txt":
+          return llmsTxt(model, urls);
+        case "llms-full.txt":
+          return llmsFullTxt(model, urls, (p) => this.deps.site.pageMarkdown(ws.id, p.path));
+        default:
+          return manifestJson(model, urls);
+      }
+    })!;
+    return this.text(made.body, feed, cacheControl, req, {}, made.etag);
   }
 
   /** Site search: the workspace's index, filtered to this version's published pages. */
@@ -284,7 +325,8 @@ export class SiteServer {
   private async asset(name: string, req: SiteRequest): Promise<SiteAnswer> {
     const bytes = await readSiteAsset(name);
     if (!bytes) return NOT_FOUND;
-    const etag = `"${Bun.hash(bytes).toString(16)}"`;
+    let etag = this.assetTags.get(name);
+    if (!etag) this.assetTags.set(name, (etag = `"${Bun.hash(bytes).toString(16)}"`));
     const headers = {
       "content-type": siteAssetType(name),
       // URLs carry ?v=<hash of the files>: a new build is a new URL.
@@ -352,6 +394,23 @@ export function splitPath(raw: string): string[] | null {
     out.push(seg.normalize("NFC"));
   }
   return out;
+}
+
+const nonceBytes = new Uint8Array(16);
+/** 128 random bits, base64: a fresh CSP nonce for each response. */
+function freshNonce(): string {
+  crypto.getRandomValues(nonceBytes);
+  return Buffer.from(nonceBytes).toString("base64");
+}
+
+/** The cached document's parts joined by this response's nonce (a Blob refers to the parts; nothing is copied). */
+function withNonce(parts: Uint8Array[], nonce: string): Blob {
+  const pieces: Array<Uint8Array | string> = [];
+  parts.forEach((p, i) => {
+    if (i > 0) pieces.push(nonce);
+    pieces.push(p);
+  });
+  return new Blob(pieces as BlobPart[], { type: "text/html; charset=utf-8" });
 }
 
 function wantsMarkdown(accept: string | null): boolean {

@@ -59,7 +59,15 @@ interface CachedModel {
   model: SiteModel;
   stamp: string;
   generation: number;
+  /** When the manifests on disk were last compared with `stamp`. */
+  checkedAt: number;
 }
+
+/** How long a site request may use a remembered workspace row. */
+const WORKSPACE_ROW_MS = 1000;
+
+/** How often a cached model looks at the `.quire/` manifests on disk (three stats). */
+const MANIFEST_CHECK_MS = 1000;
 
 export interface SiteServiceDeps {
   db: Db;
@@ -84,6 +92,7 @@ export class SiteService {
   private readonly generations = new Map<string, number>();
   private readonly loggedProblems = new Map<string, string>();
   private readonly uploadRefs = new WeakMap<SiteModel, Set<string>>();
+  private readonly bySlug = new Map<string, { row: WorkspaceRow | null; at: number }>();
   /** Verified custom domain → workspace id, so a request's Host costs a map lookup. */
   private verified = new Map<string, string>();
   /** Custom domains registered but not (yet) verified: requests naming them are served nothing. */
@@ -113,6 +122,7 @@ export class SiteService {
   /** Forgets the cached models of a workspace (the next request rebuilds them). */
   invalidate(workspaceId: string): void {
     this.generations.set(workspaceId, (this.generations.get(workspaceId) ?? 0) + 1);
+    for (const [slug, hit] of this.bySlug) if (hit.row?.id === workspaceId) this.bySlug.delete(slug);
   }
 
   /** Whether readers get a members-only site. */
@@ -127,10 +137,19 @@ export class SiteService {
   model(ws: WorkspaceRow, versionSlug?: string | null): SiteModel | null {
     const key = `${ws.id}|${versionSlug === null ? "\u0000current" : (versionSlug ?? "")}|${ws.updated_at}`;
     const generation = this.generations.get(ws.id) ?? 0;
+    const hit = this.models.get(key);
+    const now = Date.now();
+    if (hit && hit.generation === generation) {
+      // Manifests edited outside the ledger (git, an editor) are noticed within a second.
+      if (now - hit.checkedAt < MANIFEST_CHECK_MS) return hit.model;
+      const root = this.deps.ledger.dir(ws.id).root;
+      if (manifestStamp(root) === hit.stamp) {
+        hit.checkedAt = now;
+        return hit.model;
+      }
+    }
     const root = this.deps.ledger.dir(ws.id).root;
     const stamp = manifestStamp(root);
-    const hit = this.models.get(key);
-    if (hit && hit.generation === generation && hit.stamp === stamp) return hit.model;
     const manifests = readManifests(root);
     const settings = readSettings(ws);
     const model = buildSiteModel(
@@ -153,7 +172,7 @@ export class SiteService {
     for (const k of this.models.keys()) if (k.startsWith(`${ws.id}|`) && this.models.get(k)!.generation !== generation) this.models.delete(k);
     if (model) {
       if (this.models.size > 2000) this.models.clear();
-      this.models.set(key, { model, stamp, generation });
+      this.models.set(key, { model, stamp, generation, checkedAt: now });
     }
     return model;
   }
@@ -191,6 +210,28 @@ export class SiteService {
   /** The caller's role in the workspace (a reader with none gets null). */
   roleOf(principal: Principal | null, ws: WorkspaceRow): EffectiveRole | null {
     return principal ? this.deps.permissions.principalRole(principal, ws) : null;
+  }
+
+  /**
+   * The live workspace with this slug, for site requests: remembered for up to a second (a
+   * published page is read thousands of times a second; its workspace row rarely changes), and
+   * forgotten at once when the workspace's settings change.
+   */
+  workspaceForSlug(slug: string): WorkspaceRow | null {
+    const now = Date.now();
+    const hit = this.bySlug.get(slug);
+    if (hit && now - hit.at < WORKSPACE_ROW_MS) return hit.row;
+    const row = this.deps.workspaces.bySlug(slug);
+    if (this.bySlug.size > 10_000) this.bySlug.clear();
+    this.bySlug.set(slug, { row, at: now });
+    return row;
+  }
+
+  /** A workspace created or deleted: nothing remembered about its slug or its site survives. */
+  forgetWorkspace(workspaceId: string, slug: string): void {
+    this.bySlug.delete(slug);
+    this.invalidate(workspaceId);
+    this.reloadDomains();
   }
 
   /** The workspace a verified custom domain serves. */

@@ -52,20 +52,23 @@ export function siteRoutes(services: Services) {
       // /p/{slug} → /p/{slug}/ (the site's root), without saying whether the site exists.
       return toResponse({ status: 301, headers: { location: `${path}/`, "cache-control": "public, max-age=300" }, body: null }, set);
     }
-    const ws = /^[a-z0-9-]{1,64}$/.test(slug) ? services.workspaces.bySlug(slug) : null;
+    const ws = /^[a-z0-9-]{1,64}$/.test(slug) ? site.workspaceForSlug(slug) : null;
     const prefix = `/p/${encodeURIComponent(slug)}`;
     return toResponse(await siteServer.handle(ws, request(req, prefix, m[2], config.baseUrl)), set);
   };
 
   return new Elysia({ name: "quire-site" })
     .use(httpCore(services))
-    .onRequest(async ({ request: req, set }) => {
+    // Not `async`: this runs for every request of the instance, and the framework awaits only
+    // what a hook returns; the site of a custom domain answers with a promise.
+    .onRequest(({ request: req, set }) => {
       const host = hostName(req.headers.get("host"));
       if (host === null) return;
       const ws = site.workspaceForHost(host);
       if (ws) {
-        const answer = await siteServer.handle(ws, request(req, "", routerPath(req.url), `https://${host}`));
-        return toResponse(answer, set as Parameters<typeof toResponse>[1]);
+        return siteServer
+          .handle(ws, request(req, "", routerPath(req.url), `https://${host}`))
+          .then((answer) => toResponse(answer, set as Parameters<typeof toResponse>[1]));
       }
       if (site.isUnverifiedDomain(host)) {
         return toResponse({ status: 404, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }, body: NOT_FOUND_HTML }, set as Parameters<typeof toResponse>[1]);

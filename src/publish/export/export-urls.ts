@@ -66,7 +66,15 @@ export class HrefCache {
   }
 }
 
-export function exportUrls(model: SiteModel, models: SiteModel[], fromFile: string, baseUrl: string | null, cache = new HrefCache()): SiteUrls {
+export function exportUrls(
+  model: SiteModel,
+  models: SiteModel[],
+  fromFile: string,
+  baseUrl: string | null,
+  cache = new HrefCache(),
+  /** Told of every upload a page links to (the exporter copies those, and only those). */
+  onAsset: (workspacePath: string) => void = () => {},
+): SiteUrls {
   const prefix = versionPrefix(model);
   const to = (zipPath: string) => cache.href(fromFile, zipPath);
   return {
@@ -81,7 +89,11 @@ export function exportUrls(model: SiteModel, models: SiteModel[], fromFile: stri
       const page = model.byPath.get(path);
       return to(prefix + (page ? page.rel : path));
     },
-    asset: (workspacePath) => to(workspacePath.replace(/^\/+/, "")),
+    asset(workspacePath) {
+      const path = workspacePath.replace(/^\/+/, "");
+      onAsset(path);
+      return to(path);
+    },
     theme: (file) => to(`_quire/${file}`),
     home: () => to(`${prefix}index.html`),
     file: (name) => to(prefix + name),

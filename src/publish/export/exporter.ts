@@ -17,10 +17,12 @@ import { readFileSync, statSync } from "node:fs";
 import type { WorkspaceDir } from "../../content/paths.ts";
 import type { ContentLedger } from "../../content/ledger.ts";
 import { readAssetBytes } from "../../core/assets.ts";
-import { extractText, renderMarkdown, type LinkTarget } from "../render/index.ts";
+import { extractText } from "../render/index.ts";
+import { RenderCache } from "../render/cache.ts";
+import { renderSitePage } from "../site/render-page.ts";
 import { llmsTxt, robotsTxt, sitemapXml } from "../site/feeds.ts";
 import { renderLayout } from "../site/layout.ts";
-import type { SiteModel, SitePage } from "../site/model.ts";
+import type { SiteModel } from "../site/model.ts";
 import { readSiteAsset, siteAssetNames } from "../site/site-assets.ts";
 import { LARGE_SITE_PAGES, navForPage } from "./large-nav.ts";
 import { exportUrls, HrefCache, versionPrefix, zipPathOfPage } from "./export-urls.ts";
@@ -74,6 +76,7 @@ export class SiteExporter {
     let mermaid = false;
     let math = false;
     const hrefs = new HrefCache();
+    const renders = new RenderCache({ maxEntries: 1 });
     const baseUrl = opts.baseUrl ? (opts.baseUrl.endsWith("/") ? opts.baseUrl : `${opts.baseUrl}/`) : null;
 
     for (const model of models) {
@@ -83,22 +86,13 @@ export class SiteExporter {
         const file = this.deps.ledger.readFile(workspaceId, page.path);
         if (!file) continue; // removed since the model was built
         const zipPath = zipPathOfPage(model, page);
-        const urls = exportUrls(model, models, zipPath, baseUrl, hrefs);
-        const body = file.split.body;
-        const rendered = renderMarkdown(body, {
-          pagePath: page.path,
-          pageExists: (p) => model.byPath.has(p),
-          // An exported site fetches nothing from another origin: players are links.
-          embeds: "link",
-          resolveLink: (target: LinkTarget) => {
-            if (target.kind === "page") {
-              return model.byPath.has(target.path) ? urls.page(target.path, target.anchor) : null;
-            }
-            if (!uploadable(dir, target.path)) return null;
-            uploads.add(target.path);
-            return relativeHref(zipPath, target.path) + (target.anchor ? `#${encodeURIComponent(target.anchor)}` : "");
-          },
+        const urls = exportUrls(model, models, zipPath, baseUrl, hrefs, (path) => {
+          if (uploadable(dir, path)) uploads.add(path);
         });
+        const body = file.split.body;
+        // The site's own link resolution (published pages of this version only; uploads, also as the
+        // editor's upload URLs), with a throwaway cache: export renders are never reused.
+        const rendered = renderSitePage(renders, model, page, body, urls, `export|${baseUrl ?? ""}`);
         mermaid ||= rendered.hasMermaid;
         math ||= rendered.hasMath;
         const pageModel = model.pages.length > LARGE_SITE_PAGES ? { ...model, nav: navForPage(model, page) } : model;
@@ -106,7 +100,7 @@ export class SiteExporter {
           "</head>",
           `<script src="${relativeHref(zipPath, "_quire/search.js")}"></script>\n</head>`,
         );
-        zip.add(zipPath, html);
+        zip.add(zipPath, embedsAsLinks(html));
         zip.add(prefix + page.rel, body);
         const text = extractText(rendered.html);
         search.add({ url: zipPath, title: page.title, headings: rendered.headings.map((x) => x.text), text: text.slice(0, 20_000), description: page.description });
@@ -164,9 +158,21 @@ function uploadable(dir: WorkspaceDir, path: string): boolean {
   }
 }
 
+/**
+ * An exported site fetches nothing from another origin (DESIGN.md §9): an embedded player or
+ * widget (the embed component's iframe, allow-listed providers only) becomes a link to it.
+ */
+export function embedsAsLinks(html: string): string {
+  return html.replace(/<iframe\b([^>]*)>\s*<\/iframe>/g, (_m, attrs: string) => {
+    const src = /\ssrc="(https:\/\/[^"]+)"/.exec(attrs)?.[1];
+    if (!src) return "";
+    const title = (/\stitle="([^"]*)"/.exec(attrs)?.[1] || src).replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    return `<a class="embed-link" href="${src}" rel="noopener">${title}</a>`;
+  });
+}
+
 function redirectPage(href: string, title: string): string {
   const h = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${h(title)}</title><meta http-equiv="refresh" content="0; url=${h(href)}"></head>\n<body><p><a href="${h(href)}">${h(title)}</a></p></body></html>\n`;
 }
 
-export type { SitePage };

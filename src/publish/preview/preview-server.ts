@@ -13,7 +13,9 @@ import type { Db } from "../../db/database.ts";
 import type { WorkspaceRow } from "../../workspaces/workspace-records.ts";
 import { WorkspaceDir } from "../../content/paths.ts";
 import { splitFile } from "../../content/frontmatter.ts";
-import { renderMarkdown, extractText } from "../render/index.ts";
+import { extractText } from "../render/index.ts";
+import { RenderCache } from "../render/cache.ts";
+import { renderSitePage } from "../site/render-page.ts";
 import { renderLayout } from "../site/layout.ts";
 import { llmsTxt, manifestJson, robotsTxt, rssXml, sitemapXml } from "../site/feeds.ts";
 import { escapeHtml as h } from "../site/escape.ts";
@@ -34,6 +36,8 @@ const FEEDS: Record<string, { type: string; make(model: SiteModel, urls: SiteUrl
 
 const RELOAD_SCRIPT = `(function(){var es=new EventSource("/_quire/events");es.onmessage=function(e){if(e.data==="reload")location.reload()};})();\n`;
 const DEBOUNCE_MS = 80;
+/** Renders by content hash and link context: an unchanged page costs a lookup; an edited one misses. */
+const renders = new RenderCache({ maxEntries: 500 });
 const HEARTBEAT_MS = 15_000;
 
 export interface PreviewOptions {
@@ -175,14 +179,7 @@ function renderPage(model: SiteModel, page: SitePage, urls: SiteUrls, dir: Works
   try {
     const text = readText(dir, page.path);
     if (text === null) return notFound();
-    const body = renderMarkdown(splitFile(text).body, {
-      pagePath: page.path,
-      pageExists: (p) => model.byPath.has(p),
-      resolveLink: (target) => {
-        if (target.kind === "page") return model.byPath.has(target.path) ? urls.page(target.path, target.anchor) : null;
-        return isServableFile(dir, target.path) ? urls.asset(target.path) : null;
-      },
-    });
+    const body = renderSitePage(renders, model, page, splitFile(text).body, urls, "preview");
     let html = renderLayout(model, page, body, urls, { mode: "preview", nonce, searchUrl: "/search" });
     const banner = draft ? `<p class="preview-draft" role="note"><strong>Draft</strong> — not published: readers of the site do not see this page.</p>\n` : "";
     html = html.replace("</head>", `<style nonce="${nonce}">.preview-draft{border:2px dashed #d4a72c;padding:.5rem .75rem;border-radius:6px;margin:0 0 1rem}</style>\n${reload}\n</head>`);

@@ -177,6 +177,9 @@ export class QualityService {
 
     if (link.kind === "file") {
       // A relative link to something that is not a .md file: an upload, or a page named without .md.
+      // Images the web editor inserts name the uploads API; the file is the workspace's assets/{name}.
+      const upload = /^api\/v1\/content\/[^/]+\/uploads\/([^/]+)$/.exec(target);
+      if (upload) target = `assets/${upload[1]}`;
       if (pages.has(`${target}.md`)) target = `${target}.md`;
       else if (pages.has(`${target}/index.md`)) target = `${target}/index.md`;
       else if (fileExists(target)) return null;

@@ -26,6 +26,7 @@ beforeAll(async () => {
   }
   mkdirSync(join(dir, "assets"), { recursive: true });
   writeFileSync(join(dir, "assets/logo.png"), PNG);
+  writeFileSync(join(dir, "assets/shot.png"), PNG);
   expect((await runCli(["rebuild", "-w", id, "--data-dir", dataDir])).code).toBe(0);
 });
 
@@ -51,7 +52,7 @@ describe("quire export", () => {
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/^Exported 5 page\(s\) to .*two\.zip \(.+\) in \d+ ms\n$/);
     expect(Buffer.compare(readFileSync(join(root, "two.zip")), bytes)).toBe(0);
-  });
+  }, 60_000);
 
   test("the default file name is <site-slug>-export.zip in the working directory", async () => {
     const cwd = join(root, "cwd");
@@ -59,7 +60,7 @@ describe("quire export", () => {
     const res = await runCli(["export", "-w", id, "--data-dir", dataDir], { cwd });
     expect(res.code).toBe(0);
     expect(existsSync(join(cwd, "handbook-export.zip"))).toBe(true);
-  });
+  }, 60_000);
 
   test("beside a running server: reads without writing and gives the same bytes", async () => {
     const serve = await startServe(dataDir);
@@ -72,7 +73,7 @@ describe("quire export", () => {
       serve.proc.kill("SIGTERM");
       expect(await serve.exited).toBe(0);
     }
-  });
+  }, 60_000);
 
   test("bad input: invalid --base-url or workspace id (2), unknown workspace (1), unwritable output (1), output inside the data directory (2)", async () => {
     const badUrl = await exportTo(join(root, "x.zip"), ["--base-url", "ftp://example.com/"]);
@@ -92,5 +93,5 @@ describe("quire export", () => {
     expect(inside.code).toBe(2);
     expect(inside.stderr).toContain("outside the data directory");
     expect(existsSync(join(dataDir, "x.zip"))).toBe(false);
-  });
+  }, 60_000);
 });

@@ -70,8 +70,14 @@ describe("static export", () => {
 
   test("every href and src resolves to a file inside the ZIP; nothing absolute, nothing under /p/", () => {
     expect(linkProblems(files)).toEqual([]);
+    // The starter's embedded video (an iframe on the site) is a plain link in the export: nothing is fetched from another origin.
+    expect(text("components.html")).not.toContain("<iframe");
+    expect(text("components.html")).toContain(`<a class="embed-link" href="https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ" rel="noopener">`);
     expect(text("reference/deep/nested.html")).toContain(`href="../api.html"`);
     expect(text("media.html")).toContain(`src="assets/logo.png"`);
+    // An image the web editor inserted (an uploads API address) is the exported upload.
+    expect(text("media.html")).toContain(`src="assets/shot.png"`);
+    expect(files.has("assets/shot.png")).toBe(true);
   });
 
   test("unpublished pages appear nowhere: not as files, titles, links, search entries or in llms.txt", () => {
@@ -96,7 +102,8 @@ describe("static export", () => {
     const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
     // Only the layout's own scripts: the mode switch, the config, site.js and search.js.
     expect(scripts.every((s) => /^<script>$|id="quire-site-config"|src="_quire\/(site|search)\.js"/.test(s))).toBe(true);
-    expect(html).not.toContain("__pwned");
+    // The page's <script> survives only as escaped text (the GFM tag filter), never as a script.
+    expect(html).not.toMatch(/<script[^>]*>[^<]*__pwned/);
     expect(html).not.toMatch(/\son[a-z]+=/i);
     expect(html).not.toMatch(/(href|src|action)\s*=\s*["']?\s*javascript:/i);
     expect(html).not.toContain("<iframe");
@@ -168,4 +175,21 @@ describe("export API: who may, how often, bad input", () => {
     expect((await fetch(`${server.url}/api/v1/exports/${"A".repeat(43)}`)).status).toBe(404);
     expect((await fetch(`${server.url}/api/v1/exports/short`)).status).toBe(400);
   });
+
+  test("a named version is exported under its own folder, with relative links between versions", async () => {
+    const ws = server.services.workspaces.byId(fx.wsId)!;
+    const principal = { kind: "session" as const, userId: fx.owner.id, orgId: ws.org_id, sessionId: "s" };
+    await server.services.site.createVersion(principal, fx.wsId, { slug: "v1", name: "Version 1", snapshot: true });
+    const withVersion = unzip(new Uint8Array(await (await exportAgainAsService()).arrayBuffer()));
+    for (const name of ["index.html", "reference/api.html", "v1/index.html", "v1/reference/api.html", "v1/reference/api.md", "v1/sitemap.xml", "v1/llms.txt"]) {
+      expect({ name, present: withVersion.has(name) }).toEqual({ name, present: true });
+    }
+    expect([...withVersion.keys()].some((n) => n.startsWith("versions/"))).toBe(false); // the version's folder is its slug
+    // Raw HTML is not rewritten by the renderer (its decision record): the hostile page's <img src>
+    // written relative to the root does not follow the page into the version's folder, here as on /p/.
+    expect(linkProblems(withVersion)).toEqual(["v1/hostile.html: assets/logo.png → v1/assets/logo.png is not in the ZIP"]);
+    const v1 = new TextDecoder().decode(withVersion.get("v1/reference/api.html")!);
+    expect(v1).toContain(`href="../../_quire/site.css"`);
+    expect(v1).toContain(`href="../index.html"`);
+  }, 30_000);
 });

@@ -32,7 +32,7 @@ export const GENERATED: Record<string, string> = {
   "index.md": page("Home", "# Documentation home\n\nStart with [[reference/api]] or the [media page](media.md).\n"),
   "media.md": page(
     "Media and math",
-    "## A picture\n\n![The logo](assets/logo.png)\n\n## Math\n\nInline $e^{i\\pi} + 1 = 0$ and a block:\n\n$$\n\\int_0^1 x^2 \\, dx = \\frac{1}{3}\n$$\n\n## Code\n\n```ts title=\"app.ts\"\nexport const answer: number = 42;\n```\n\n## Diagram\n\n```mermaid\ngraph TD; A-->B;\n```\n\nBack to [home](index.md#documentation-home).\n",
+    "## A picture\n\n![The logo](assets/logo.png)\n\nAnd one the web editor inserted: ![A screenshot](/api/v1/content/any-workspace/uploads/shot.png)\n\n## Math\n\nInline $e^{i\\pi} + 1 = 0$ and a block:\n\n$$\n\\int_0^1 x^2 \\, dx = \\frac{1}{3}\n$$\n\n## Code\n\n```ts title=\"app.ts\"\nexport const answer: number = 42;\n```\n\n## Diagram\n\n```mermaid\ngraph TD; A-->B;\n```\n\nBack to [home](index.md#documentation-home).\n",
   ),
   "reference/api.md": page(
     "API reference",
@@ -57,6 +57,7 @@ export async function exportFixture(server: TestServer): Promise<ExportFixture> 
   }
   mkdirSync(join(dir, "assets"), { recursive: true });
   writeFileSync(join(dir, "assets/logo.png"), PNG);
+  writeFileSync(join(dir, "assets/shot.png"), PNG);
   writeFileSync(join(dir, "assets/private-notes.png"), PNG); // referenced by no published page: not exported
   await server.services.reconciler.reconcile(ws.id);
   server.services.site.invalidate(ws.id);
@@ -69,7 +70,9 @@ export function unzip(bytes: Uint8Array): Map<string, Uint8Array> {
 
 /**
  * Every problem with the links of the exported HTML: an href/src that is absolute, names another
- * origin or /p/, or does not resolve to a file inside the ZIP.
+ * origin or /p/, or does not resolve to a file inside the ZIP. The one exception: a link (`<a>`,
+ * never a resource) to an https address that a page itself wrote (`embed-link`: the embed
+ * component's player, which the export turns into a link).
  */
 export function linkProblems(files: Map<string, Uint8Array>, canonicalBase?: string): string[] {
   const problems: string[] = [];
@@ -81,9 +84,7 @@ export function linkProblems(files: Map<string, Uint8Array>, canonicalBase?: str
       const raw = m[1]!.replace(/&amp;/g, "&");
       if (raw.startsWith("#")) continue;
       if (canonicalBase && m[0].includes(`rel="canonical"`) && raw.startsWith(canonicalBase)) continue;
-      // A link out to the web (an embed shown as a link, say) is a navigation, not a file of the ZIP
-      // and not a fetch; only src= must never leave the export.
-      if (/^<a\s/i.test(m[0]) && /^https?:\/\//i.test(raw)) continue;
+      if (m[0].startsWith("<a ") && m[0].includes(`class="embed-link"`) && raw.startsWith("https://")) continue;
       if (/^[a-z][a-z0-9+.-]*:/i.test(raw) || raw.startsWith("/")) {
         problems.push(`${name}: ${raw} is not relative`);
         continue;

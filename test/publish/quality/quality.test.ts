@@ -46,6 +46,7 @@ const PAGES: Record<string, string> = {
     "A [[missing-page]] here.\n" +
     "A [bad anchor](guide.md#nowhere) and [[guide#also-nowhere]].\n" +
     "A [[guide|good one]], [an upload](assets/a.png), [a missing file](assets/b.pdf), [outside](../../etc/passwd).\n" +
+    "![Pasted in the editor](/api/v1/content/quality/uploads/a.png) works, ![gone](/api/v1/content/quality/uploads/gone.png) does not.\n" +
     "[self](#links-here) is dead, [external](https://example.com) is not checked.\n" +
     "`[[in-code]]` is code.\n",
   "orphan.md": fm("Orphan") + PLAIN,
@@ -94,6 +95,7 @@ describe("quality scan", () => {
         `links.md:${lineOf("links.md", "b.pdf")} dead_link`,
         `links.md:${lineOf("links.md", "b.pdf")} dead_link`,
         `links.md:${lineOf("links.md", "#links-here")} dead_link`,
+        `links.md:${lineOf("links.md", "gone.png")} dead_link`,
         "orphan.md:- orphan_page",
       ].sort(),
     );
@@ -131,7 +133,7 @@ describe("quality scan", () => {
   test("dead links for quire_validate_links, with line and target as written", () => {
     const principal = { kind: "session" as const, userId: owner.id, orgId: ws.org_id, sessionId: "x" };
     const { dead_links } = server.services.quality.deadLinks(principal, ws.slug, { path: "links.md" });
-    expect(dead_links.map((d) => d.target).sort()).toEqual(["#links-here", "../../etc/passwd", "[[guide#also-nowhere]]", "[[missing-page]]", "assets/b.pdf", "guide.md#nowhere"]);
+    expect(dead_links.map((d) => d.target).sort()).toEqual(["#links-here", "../../etc/passwd", "/api/v1/content/quality/uploads/gone.png", "[[guide#also-nowhere]]", "[[missing-page]]", "assets/b.pdf", "guide.md#nowhere"]);
   });
 
   test("a stranger gets 404, an anonymous caller 401", async () => {

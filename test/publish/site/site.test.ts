@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { registerUser, type TestUser } from "../../helpers/factories.ts";
 import { Client } from "../../helpers/client.ts";
-import { apiKey, get, publish, rawGet, writeManifest, writePage } from "./support.ts";
+import { apiKey, eventually, get, publish, rawGet, writeManifest, writePage } from "./support.ts";
 
 let server: TestServer;
 let owner: TestUser;
@@ -214,38 +214,51 @@ describe("paths with tricks", () => {
 describe("manifests", () => {
   test("publish.yaml wins over frontmatter; a malformed one is logged and ignored", async () => {
     writeManifest(server, owner, "publish.yaml", "pages:\n  guides/draft.md: true\n  guides/intro.md: false\n");
-    expect((await get(server, site("/guides/draft"))).status).toBe(200);
-    expect((await get(server, site("/guides/intro"))).status).toBe(404);
+    await eventually(async () => {
+      expect((await get(server, site("/guides/draft"))).status).toBe(200);
+      expect((await get(server, site("/guides/intro"))).status).toBe(404);
+    });
     writeManifest(server, owner, "publish.yaml", "pages: [unclosed\n  : :\n");
-    expect((await get(server, site("/guides/intro"))).status).toBe(200);
-    expect((await get(server, site("/guides/draft"))).status).toBe(404);
+    await eventually(async () => {
+      expect((await get(server, site("/guides/intro"))).status).toBe(200);
+      expect((await get(server, site("/guides/draft"))).status).toBe(404);
+    });
     expect(server.logs.some((l) => l.includes("site manifest ignored") && l.includes("publish.yaml"))).toBe(true);
+    const status = await owner.client.get(`/api/v1/workspaces/${owner.workspaceId}/site`);
+    expect(status.body.problems.join("\n")).toContain(".quire/publish.yaml: not valid YAML");
     writeManifest(server, owner, "publish.yaml", "");
   });
 
   test("nav.yaml orders the navigation; a malformed one falls back to the page tree", async () => {
     writeManifest(server, owner, "nav.yaml", "- heading: Start here\n- file: guides/intro.md\n  title: Introduction\n- link: Status\n  url: https://status.example.com\n- file: index.md\n");
-    const r = await get(server, site("/guides/intro"));
-    const nav = /<nav id="sidebar"[\s\S]*?<\/nav>/.exec(r.text)![0];
-    expect(nav.indexOf("Start here")).toBeLessThan(nav.indexOf("Introduction"));
-    expect(nav).toContain(`href="https://status.example.com"`);
+    await eventually(async () => {
+      const r = await get(server, site("/guides/intro"));
+      const nav = /<nav id="sidebar"[\s\S]*?<\/nav>/.exec(r.text)![0];
+      expect(nav).toContain("Start here");
+      expect(nav.indexOf("Start here")).toBeLessThan(nav.indexOf("Introduction"));
+      expect(nav).toContain(`href="https://status.example.com"`);
+    });
     writeManifest(server, owner, "nav.yaml", "- section: Broken\n  children: 42\n");
-    const fallback = await get(server, site("/guides/intro"));
-    expect(fallback.status).toBe(200);
-    expect(fallback.text).toMatch(/aria-current="page">Intro</);
+    await eventually(async () => {
+      const fallback = await get(server, site("/guides/intro"));
+      expect(fallback.status).toBe(200);
+      expect(fallback.text).toMatch(/aria-current="page">Intro</);
+    });
     writeManifest(server, owner, "nav.yaml", "");
   });
 
   test("redirects.yaml answers 301; a loop and a malformed file answer 404 and keep the site up", async () => {
     writeManifest(server, owner, "redirects.yaml", "redirects:\n  old-intro: guides/intro\n  loop-a: loop-b\n  loop-b: loop-a\n  away: https://example.com/elsewhere\n");
-    const moved = await get(server, site("/old-intro"));
-    expect(moved.status).toBe(301);
-    expect(moved.headers.get("location")).toBe(`/p/${owner.workspaceSlug}/guides/intro`);
+    await eventually(async () => {
+      const moved = await get(server, site("/old-intro"));
+      expect(moved.status).toBe(301);
+      expect(moved.headers.get("location")).toBe(`/p/${owner.workspaceSlug}/guides/intro`);
+    });
     expect((await get(server, site("/away"))).headers.get("location")).toBe("https://example.com/elsewhere");
     const loop = await get(server, site("/loop-a"));
     expect(loop.status).toBe(404);
     writeManifest(server, owner, "redirects.yaml", "- 1\n- [2\n");
-    expect((await get(server, site("/old-intro"))).status).toBe(404);
+    await eventually(async () => expect((await get(server, site("/old-intro"))).status).toBe(404));
     expect((await get(server, site("/guides/intro"))).status).toBe(200);
     writeManifest(server, owner, "redirects.yaml", "");
   });

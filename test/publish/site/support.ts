@@ -88,3 +88,20 @@ export async function rawGet(server: TestServer, rawPath: string, headers: Recor
   }
   return { status: Number(head.split(" ")[1]), body, head };
 }
+
+/**
+ * Retries `check` until it passes or `ms` elapse: for effects that arrive asynchronously by
+ * design (a `.quire/` manifest edited on disk is noticed within about a second).
+ */
+export async function eventually(check: () => Promise<void>, ms = 3000): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > until) throw error;
+      await Bun.sleep(100);
+    }
+  }
+}

@@ -1,0 +1,278 @@
+/**
+ * `bun bench/publish.ts`: the published site against DESIGN.md §11. A script, not a test.
+ *   - a cached published page (`GET /p/{slug}/page`): p50/p99 (budget p99 < 2 ms)
+ *   - the first render of a page with code and math (caches dropped before each request): p50/p99 (budget p99 < 15 ms)
+ *   - requests/s of one published page, 10 concurrent clients, side by side with nginx serving the
+ *     same page's HTML from a folder, in the same run (budget ≥ 50 % of nginx)
+ *   - RSS feed of a 1,000-page published site: p50/p99 of `GET /p/{slug}/rss.xml`, and the model build
+ * nginx comes from Debian's packages: the script installs it with apt-get when it is missing
+ * (needs root); without it the side-by-side row says so and the rest still runs.
+ * `bun bench/publish.ts [cached] [first] [throughput] [rss]` runs only the named sections.
+ */
+import { chmodSync, mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../src/config.ts";
+import { silentLogger } from "../src/core/log.ts";
+import { startServer as startInProcess } from "../src/server.ts";
+import { contentAccess } from "../src/content/access.ts";
+import type { Principal } from "../src/access/principal.ts";
+import { buildSiteModel } from "../src/publish/site/model.ts";
+import { rssXml } from "../src/publish/site/feeds.ts";
+import { servedSiteUrls } from "../src/publish/site/urls.ts";
+import { readManifests } from "../src/publish/site/manifests.ts";
+import { ms, percentile, printTable, startServer, type Row } from "./harness.ts";
+
+const FAST_ENV = { QUIRE_ENV: "test", ARGON2_MEMORY: "1024", ARGON2_TIME: "1", ARGON2_THREADS: "1", TRUST_PROXY: "true", LOG_LEVEL: "error" };
+const rows: Row[] = [];
+const wanted = new Set(process.argv.slice(2));
+const on = (name: string) => wanted.size === 0 || wanted.has(name);
+let ipCounter = 0;
+/** The site allows 600 requests a minute per client address; the benchmark speaks from many. */
+const nextIp = () => `10.${(++ipCounter >> 16) & 255}.${(ipCounter >> 8) & 255}.${ipCounter & 255}`;
+
+const CODE_AND_MATH = `# Deploying the service
+
+Energy is $E = mc^2$ and the sum is $$\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}$$ on its own.
+
+\`\`\`ts title="server.ts" {2}
+import { serve } from "bun";
+const port = Number(process.env.PORT ?? 3000);
+serve({ port, fetch: () => new Response("ok") });
+\`\`\`
+
+\`\`\`python
+def area(r: float) -> float:
+    return 3.14159 * r ** 2
+\`\`\`
+
+:::callout[tip]
+Keep the **port** in the environment.
+:::
+
+| setting | default |
+|---|---|
+| PORT | 3000 |
+`;
+
+async function register(base: string): Promise<{ token: string; id: string; slug: string; wsId: string }> {
+  const ip = nextIp();
+  const res = await fetch(`${base}/api/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-forwarded-for": ip },
+    body: JSON.stringify({ name: "Bench", email: `bench${Date.now()}${ipCounter}@example.test`, password: "correct horse battery staple", terms_accepted: true }),
+  });
+  const body = (await res.json()) as { access_token: string; user: { id: string } };
+  const list = (await (await fetch(`${base}/api/v1/workspaces`, { headers: { authorization: `Bearer ${body.access_token}`, "x-forwarded-for": ip } })).json()) as {
+    items: Array<{ id: string; slug: string }>;
+  };
+  return { token: body.access_token, id: body.user.id, slug: list.items[0]!.slug, wsId: list.items[0]!.id };
+}
+
+async function call(base: string, token: string, method: string, path: string, json?: unknown): Promise<Response> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-forwarded-for": nextIp() },
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res;
+}
+
+async function timeGets(url: string, n: number, before?: () => void): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    before?.();
+    const t = performance.now();
+    const res = await fetch(url, { headers: { "x-forwarded-for": nextIp() } });
+    await res.arrayBuffer();
+    out.push(performance.now() - t);
+    if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+  }
+  return out;
+}
+
+async function inProcess(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), "quire-bench-"));
+  const server = await startInProcess({ config: loadConfig(FAST_ENV), dataDir, log: silentLogger, port: 0, hostname: "127.0.0.1" });
+  try {
+    const u = await register(server.url);
+    await call(server.url, u.token, "PUT", `/api/v1/workspaces/${u.wsId}/admin/settings`, { published: true, visibility: "public" });
+    await call(server.url, u.token, "POST", `/api/v1/content/${u.slug}/deploy.md`, { title: "Deploying", body: CODE_AND_MATH, publish: true });
+    const page = `${server.url}/p/${u.slug}/deploy`;
+    // The new workspace's first git commits (its starter pages) run in the background: let them finish.
+    await Bun.sleep(5000);
+    const { site } = server.services;
+    const ws = server.services.workspaces.byId(u.wsId)!;
+
+    if (on("cached")) {
+      await timeGets(page, 200);
+      const samples = await timeGets(page, 3000);
+      rows.push({ measure: "cached page GET /p/…: p50", value: ms(percentile(samples, 50)) });
+      rows.push({ measure: "cached page GET /p/…: p99", value: ms(percentile(samples, 99)), note: "budget p99 < 2 ms" });
+    }
+    if (on("first")) {
+      // Every request renders the page from its Markdown: the rendered documents are dropped first.
+      const drop = () => server.services.siteServer.forgetRendered();
+      await timeGets(page, 20, drop);
+      const samples = await timeGets(page, 300, drop);
+      rows.push({ measure: "first render, code + math (HTTP): p50", value: ms(percentile(samples, 50)) });
+      rows.push({ measure: "first render, code + math (HTTP): p99", value: ms(percentile(samples, 99)), note: "budget p99 < 15 ms" });
+      // …and also the site model (as after an edit anywhere in the workspace).
+      const cold = await timeGets(page, 100, () => {
+        drop();
+        site.invalidate(ws.id);
+      });
+      rows.push({ measure: "first render + site model rebuilt: p50", value: ms(percentile(cold, 50)) });
+    }
+    if (on("rss")) {
+      const principal: Principal = { kind: "session", userId: u.id, orgId: ws.org_id, sessionId: "bench" };
+      const access = { ...contentAccess(server.services, { ...principal, kind: "api_key", keyId: "bench", scopes: ["admin"], workspaceId: null }, u.slug), origin: "API" as const };
+      const t0 = performance.now();
+      for (let i = 0; i < 1000; i++) {
+        await server.services.ledger.create(access, `feed/page-${String(i).padStart(4, "0")}.md`, {
+          title: `Release note ${i}`,
+          description: `What changed in build ${i} <and why>`,
+          body: `Build ${i} fixes things.\n`,
+          publish: true,
+        });
+      }
+      const created = performance.now() - t0;
+      const rss = `${server.url}/p/${u.slug}/rss.xml`;
+      await timeGets(rss, 5);
+      const samples = await timeGets(rss, 100);
+      rows.push({ measure: "RSS, 1,000-page site (GET rss.xml, cached model): p50", value: ms(percentile(samples, 50)), note: `1,000 pages written in ${(created / 1000).toFixed(1)} s` });
+      rows.push({ measure: "RSS, 1,000-page site (GET rss.xml, cached model): p99", value: ms(percentile(samples, 99)) });
+      const fresh = await timeGets(rss, 30, () => site.invalidate(ws.id));
+      rows.push({ measure: "RSS, 1,000-page site, model rebuilt each time: p50", value: ms(percentile(fresh, 50)) });
+      // The feed alone, as a pure function of a built model.
+      const input = {
+        workspace: ws,
+        theme: "default" as const,
+        visibility: "public" as const,
+        rows: server.services.ledger.records.liveIn(ws.id),
+        manifests: readManifests(server.services.ledger.dir(ws.id).root),
+        versions: [],
+        movedRedirects: new Map<string, string>(),
+      };
+      const model = buildSiteModel(input)!;
+      const urls = servedSiteUrls(model, { prefix: `/p/${u.slug}`, origin: "https://docs.example.com", assetVersion: "x" });
+      const pure: number[] = [];
+      for (let i = 0; i < 100; i++) {
+        const t = performance.now();
+        rssXml(model, urls);
+        pure.push(performance.now() - t);
+      }
+      rows.push({ measure: "RSS, 1,000 pages, rssXml() alone: p50", value: ms(percentile(pure, 50)) });
+    }
+  } finally {
+    await server.stop(1000);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Requests/s of `url` with `clients` concurrent loops for `seconds`. */
+async function throughputOf(url: string, clients: number, seconds: number, headers: () => Record<string, string> = () => ({})): Promise<number> {
+  const until = performance.now() + seconds * 1000;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < until) {
+        const res = await fetch(url, { headers: headers() });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+        done++;
+      }
+    }),
+  );
+  return done / seconds;
+}
+
+function ensureNginx(): string | null {
+  for (const p of ["/usr/sbin/nginx", "/usr/bin/nginx"]) if (existsSync(p)) return p;
+  console.error("nginx is missing: installing Debian's package (apt-get install -y nginx-light or nginx)…");
+  const install = Bun.spawnSync(["bash", "-c", "DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx >/dev/null 2>&1 || (apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx >/dev/null 2>&1)"]);
+  if (install.exitCode !== 0) return null;
+  for (const p of ["/usr/sbin/nginx", "/usr/bin/nginx"]) if (existsSync(p)) return p;
+  return null;
+}
+
+async function freePort(): Promise<number> {
+  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
+  const port = s.port!;
+  s.stop(true);
+  return port;
+}
+
+async function sideBySide(): Promise<void> {
+  // Quire as users run it: a `quire serve` child (one process, one thread).
+  const quire = await startServer(FAST_ENV);
+  const folder = mkdtempSync(join(tmpdir(), "quire-bench-nginx-"));
+  let nginx: ReturnType<typeof Bun.spawn> | null = null;
+  try {
+    const u = await register(quire.base);
+    await call(quire.base, u.token, "PUT", `/api/v1/workspaces/${u.wsId}/admin/settings`, { published: true, visibility: "public" });
+    await call(quire.base, u.token, "POST", `/api/v1/content/${u.slug}/deploy.md`, { title: "Deploying", body: CODE_AND_MATH, publish: true });
+    const url = `${quire.base}/p/${u.slug}/deploy`;
+    // The new workspace's first git commits (its starter pages) run in the background: let them finish.
+    await Bun.sleep(5000);
+    const html = await (await fetch(url, { headers: { "x-forwarded-for": nextIp() } })).text();
+    writeFileSync(join(folder, "index.html"), html, { mode: 0o644 });
+    // nginx's workers drop root for www-data: the folder must be readable to them.
+    chmodSync(folder, 0o755);
+    const bin = ensureNginx();
+    let nginxUrl: string | null = null;
+    if (bin) {
+      const port = await freePort();
+      const conf = join(folder, "nginx.conf");
+      // One worker: Quire serves from one process and one thread; the comparison is per core.
+      writeFileSync(
+        conf,
+        `worker_processes 1;\ndaemon off;\npid ${folder}/nginx.pid;\nerror_log ${folder}/error.log warn;\nevents { worker_connections 1024; }\n` +
+          `http {\n  access_log off;\n  client_body_temp_path ${folder}/body;\n  proxy_temp_path ${folder}/proxy;\n  fastcgi_temp_path ${folder}/fcgi;\n  uwsgi_temp_path ${folder}/uwsgi;\n  scgi_temp_path ${folder}/scgi;\n` +
+          `  server {\n    listen 127.0.0.1:${port};\n    root ${folder};\n    location / { default_type text/html; add_header Cache-Control "public, max-age=300"; try_files /index.html =404; }\n  }\n}\n`,
+      );
+      nginx = Bun.spawn([bin, "-c", conf, "-p", folder], { stdout: "ignore", stderr: "inherit" });
+      for (let i = 0; i < 100; i++) {
+        try {
+          if ((await fetch(`http://127.0.0.1:${port}/deploy`)).status === 200) {
+            nginxUrl = `http://127.0.0.1:${port}/deploy`;
+            break;
+          }
+        } catch {
+          await Bun.sleep(50);
+        }
+      }
+    }
+    const SECONDS = 5;
+    // Warm both, then measure in turn, twice, keeping each one's best round.
+    // 2,048 client addresses in turn: each stays under the site's 600 requests per minute.
+    let turn = 0;
+    const pooled = () => ({ "x-forwarded-for": `10.200.${(++turn >> 8) & 7}.${turn & 255}` });
+    await throughputOf(url, 10, 1, pooled);
+    if (nginxUrl) await throughputOf(nginxUrl, 10, 1);
+    let quireRps = 0;
+    let nginxRps = 0;
+    for (let round = 0; round < 2; round++) {
+      quireRps = Math.max(quireRps, await throughputOf(url, 10, SECONDS, pooled));
+      if (nginxUrl) nginxRps = Math.max(nginxRps, await throughputOf(nginxUrl, 10, SECONDS));
+    }
+    rows.push({ measure: "one published page, 10 clients: Quire req/s", value: quireRps.toFixed(0), note: `${(html.length / 1024).toFixed(1)} KB page, quire serve child` });
+    if (nginxUrl) {
+      rows.push({ measure: "same page's HTML, 10 clients: nginx req/s", value: nginxRps.toFixed(0), note: "Debian nginx, 1 worker, static file" });
+      rows.push({ measure: "Quire / nginx", value: `${((quireRps / nginxRps) * 100).toFixed(0)} %`, note: "budget ≥ 50 %" });
+    } else {
+      rows.push({ measure: "nginx side by side", value: "n/a", note: bin ? `nginx did not answer (see ${folder}/error.log)` : "nginx could not be installed (apt-get needs root)" });
+    }
+  } finally {
+    nginx?.kill("SIGTERM");
+    await nginx?.exited;
+    await quire.stop();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+if (on("cached") || on("first") || on("rss")) await inProcess();
+if (on("throughput")) await sideBySide();
+printTable("Published site (DESIGN.md §11)", rows);
+process.exit(0);
