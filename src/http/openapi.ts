@@ -28,6 +28,7 @@ import { createApiKeyInput } from "../identity/api-keys.ts";
 import { changePasswordInput } from "../identity/password-change.ts";
 import { updateOnboardingInput } from "../identity/onboarding-schemas.ts";
 import { searchQuery } from "../search/schemas.ts";
+import { assistInput } from "../ai/schemas.ts";
 import { createPageInput, updatePageInput, movePageInput, moveAliasInput, reorderInput } from "../content/schemas.ts";
 import { createCommentInput, updateCommentInput, listCommentsQuery } from "../collab/comment-schemas.ts";
 import { activityQuery, pageActivityQuery } from "../collab/activity.ts";
@@ -164,6 +165,9 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "GET /api/v1/workspaces/:id/export": { summary: "The published site as a ZIP of static HTML, rendered in this request (admin)", tag: "export", query: exportInput, produces: "application/zip" },
   "POST /api/v1/workspaces/:id/export": { summary: "As GET (compatibility alias); options in the body", tag: "export", body: exportInput, produces: "application/zip" },
   "GET /api/v1/exports/:token": { summary: "A prepared export's download (15 minutes)", tag: "export", auth: "public", params: exportDownloadParams, produces: "application/zip" },
+  // Agents
+  "POST /api/ai/assist": { summary: "Writing assist: the configured model's rewrite, or instructions for the calling agent", tag: "ai", body: assistInput },
+  "GET /api/v1/mcp/client-config": { summary: "Ready-to-paste MCP client configuration (stdio command and HTTP endpoint) for this server", tag: "ai" },
   // Published sites
   "POST /api/v1/site-session": { summary: "Give the browser the members' site cookie (signed-in session)", tag: "sites", status: 204 },
   "DELETE /api/v1/site-session": { summary: "Remove the members' site cookie", tag: "sites", auth: "public", status: 204 },
