@@ -106,6 +106,7 @@ export class HistoryQueue {
         for (const s of group) s.resolve(oid);
       } catch (error) {
         all = false;
+        this.failed.add(workspaceId); // the marker stays until GitSync has repaired the history
         for (const s of group) s.reject(error);
       }
     }
