@@ -1,4 +1,4 @@
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../core/log.ts";
 import { KeyedQueue } from "../content/write-queue.ts";
@@ -32,6 +32,7 @@ const INDEX_SYNC_CHUNK = 200;
 export const SHARE_FROM = 10;
 /** In a work tree's `.git/`: saves were handed to the worker and not yet all committed and staged. */
 export const PENDING_MARKER = "quire-pending";
+const MARKER_SLACK_MS = 1000;
 
 interface QueuedSave {
   files: FileContent[];
@@ -81,16 +82,18 @@ export class HistoryQueue {
           await new Promise((r) => setImmediate(r));
           // Everything that waits by now goes in this turn; a save arriving later queues the next
           // turn behind whatever was queued meanwhile (a pull then sees only what came before it).
+          const takenAt = Date.now();
           const taken = this.waiting.get(workspaceId) ?? [];
           this.waiting.delete(workspaceId);
-          await this.commitSaves(workspaceId, taken);
+          if (await this.commitSaves(workspaceId, taken)) this.noteCommittedThrough(workspaceId, takenAt);
         }),
       );
     });
   }
 
-  /** Commits `saves` as few commits as authorship allows, in order; settles each save's promise. */
-  private async commitSaves(workspaceId: string, saves: QueuedSave[]): Promise<void> {
+  /** Commits `saves` as few commits as authorship allows, in order; settles each save's promise. True when all were committed. */
+  private async commitSaves(workspaceId: string, saves: QueuedSave[]): Promise<boolean> {
+    let all = true;
     // A few waiting saves (someone saving twice in quick succession) keep a commit each.
     const groups = saves.length < SHARE_FROM ? saves.map((s) => [s]) : groupByAuthor(saves);
     for (const group of groups) {
@@ -102,9 +105,12 @@ export class HistoryQueue {
         const oid = await repo.commitContents([...latest.values()], sharedMessage(group.map((s) => s.message)), group[0]!.author);
         for (const s of group) s.resolve(oid);
       } catch (error) {
+        all = false;
+        this.failed.add(workspaceId); // the marker stays until GitSync has repaired the history
         for (const s of group) s.reject(error);
       }
     }
+    return all;
   }
 
   /**
@@ -162,16 +168,43 @@ export class HistoryQueue {
     return this.failed.has(workspaceId);
   }
 
+  /**
+   * The marker holds a time (ms since the epoch): every save recorded before it is committed.
+   * Written as the worker gets its first job after being idle (everything before is committed),
+   * and moved on after each worker turn that committed all it took (saves recorded before the
+   * turn took them). The repair attributes only saves recorded since (recovery.ts). A second of
+   * slack covers a save recorded just before it was handed over: such a save only makes the
+   * repair more careful (a page two people touched goes to Quire), never wrong.
+   */
   private markPending(workspaceId: string): void {
     if (this.marked.has(workspaceId)) return;
     const git = join(this.deps.repo(workspaceId).dir, ".git");
     try {
       // Synchronous and before the save's commit is queued: a save acknowledged after this point
       // is covered even if the process is killed the next instant (the page cache survives that).
-      writeFileSync(join(git, PENDING_MARKER), "");
+      writeFileSync(join(git, PENDING_MARKER), String(Date.now() - MARKER_SLACK_MS));
       this.marked.add(workspaceId);
     } catch {
       // No repository yet: the first commit of an existing folder takes everything it finds.
+    }
+  }
+
+  private noteCommittedThrough(workspaceId: string, takenAt: number): void {
+    if (!this.marked.has(workspaceId) || this.failed.has(workspaceId)) return;
+    try {
+      writeFileSync(join(this.deps.repo(workspaceId).dir, ".git", PENDING_MARKER), String(takenAt - MARKER_SLACK_MS));
+    } catch {
+      // the repository went away (workspace deleted): nothing to repair
+    }
+  }
+
+  /** What the marker left by the last run says: every save recorded before this time (ms) was committed; 0 when unknown. */
+  committedThrough(workspaceId: string): number {
+    try {
+      const value = Number(readFileSync(join(this.deps.repo(workspaceId).dir, ".git", PENDING_MARKER), "utf8").trim());
+      return Number.isFinite(value) && value > 0 ? value : 0;
+    } catch {
+      return 0;
     }
   }
 

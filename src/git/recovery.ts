@@ -9,6 +9,8 @@ import { commitPath } from "./commit-message.ts";
  * saved by exactly one person since then goes into that person's recovery commit; a file saved by
  * several people (one commit would carry another author's change), or with no save recorded (an
  * upload, a file changed on disk), goes into one commit by Quire that says who cannot be told.
+ * "Since" is the time the git worker recorded in its pending marker, not HEAD's commit time: a
+ * worker that lagged made HEAD's commit after saves it did not include.
  */
 export interface RecoveryGroup {
   author: Author;
@@ -25,7 +27,10 @@ interface ActivityRow {
   details: string;
 }
 
-/** Who saved each path since `sinceMs` (the HEAD commit's time): path → user ids (null: no user). */
+/**
+ * Who saved each path since `sinceMs` (the pending marker's time: saves recorded before it are
+ * committed; 0 when unknown, and then every save of the path counts): path → user ids (null: no user).
+ */
 export function saversSince(db: Db, workspaceId: string, sinceMs: number): Map<string, Set<string | null>> {
   const rows = db
     .query<ActivityRow, [string, string]>(

@@ -317,14 +317,6 @@ export class Repo {
     }
   }
 
-  /** Seconds since the epoch of HEAD's commit (null: no commit yet). */
-  async headTime(): Promise<number | null> {
-    const head = await this.head();
-    if (head === null) return null;
-    const git = await loadGit();
-    return (await git.readCommit({ fs, dir: this.dir, oid: head, cache: this.cache })).commit.committer.timestamp;
-  }
-
   /**
    * Rebuilds the index from HEAD: every entry of a file the work tree holds as HEAD does is
    * staged from it, entries HEAD does not have are dropped, and the others point at HEAD's

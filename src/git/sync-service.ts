@@ -144,10 +144,11 @@ export class GitSync {
       // The last run stopped with saves handed to the git worker: they are committed (and, in the
       // start-up sync below, pushed) before the first pull can meet them.
       const unclean = this.history.pendingFromBefore(ws.id);
+      const since = unclean ? this.history.committedThrough(ws.id) : 0;
       this.track(
         this.withTree(ws.id, async () => {
           await this.ensureRepo(ws);
-          if (unclean) await this.recover(ws, "start");
+          if (unclean) await this.recover(ws, "start", since);
         }),
       );
       // Catch up both ways after a restart: commits made while offline go out, upstream comes in.
@@ -333,7 +334,7 @@ export class GitSync {
    * index is rebuilt: differences are the user's uncommitted edits there. Run it with `withTree`.
    * Resolves with the number of commits made.
    */
-  private async recover(ws: WorkspaceRow, why: "start" | "failure"): Promise<number> {
+  private async recover(ws: WorkspaceRow, why: "start" | "failure", since: number): Promise<number> {
     const repo = this.repo(ws.id);
     if (!repo.exists()) return 0;
     const fresh = this.deps.workspaces.byId(ws.id) ?? ws;
@@ -346,7 +347,6 @@ export class GitSync {
         .map((r) => r[0]);
       const paths = this.withinLimits(ws.id, repo, differing, new Set());
       if (paths.length > 0) {
-        const since = ((await repo.headTime()) ?? 0) * 1000;
         const savers = saversSince(this.deps.db, ws.id, since);
         const groups = recoveryGroups(paths, savers, (userId) => (this.deps.users.byId(userId) ? this.authorOf({ id: userId, name: "" }) : null));
         for (const g of groups) if ((await repo.commitPaths(g.paths, g.message, g.author)) !== null) commits++;
@@ -371,7 +371,7 @@ export class GitSync {
   private repairSoon(ws: WorkspaceRow): void {
     if (this.stopping || this.repairing.has(ws.id)) return;
     this.repairing.add(ws.id);
-    const job = this.withTree(ws.id, () => this.recover(ws, "failure")).finally(() => this.repairing.delete(ws.id));
+    const job = this.withTree(ws.id, () => this.recover(ws, "failure", this.history.committedThrough(ws.id))).finally(() => this.repairing.delete(ws.id));
     this.track(job.catch((error) => this.deps.log.error("git history repair failed", { workspace_id: ws.id, error: String(error) })));
   }
 

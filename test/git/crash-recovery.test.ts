@@ -10,7 +10,7 @@ import { expect, test } from "bun:test";
 import { crashRun } from "../helpers/crash-run.ts";
 
 test("SIGKILL mid-burst, restart: every acknowledged save on disk, committed, pushed and searchable", async () => {
-  const r = await crashRun({ clients: 4, writesPerClient: 40, pagesPerClient: 5, killAfter: 70, settleMs: 25_000 });
+  const r = await crashRun({ clients: 4, writesPerClient: 40, pagesPerClient: 5, killAfter: 70, settleMs: 35_000 });
   expect(r.acknowledged).toBeGreaterThanOrEqual(70);
   expect({
     lost: r.lost,

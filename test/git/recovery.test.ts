@@ -2,7 +2,8 @@
  * The history repair after an unclean stop, by author. The state a kill leaves is made with real
  * saves and real git: two people save, the branch is moved back to before their last saves (the
  * commits the killed worker never made) and the worker's pending marker left in place; the server
- * restarts on that data directory. Each person's pages come back in a recovery commit authored by
+ * restarts on that data directory. (The marker holds the time through which the worker had
+ * committed everything; saves before it are not looked at.) Each person's pages come back in a recovery commit authored by
  * them, the page both edited in one by Quire that says it cannot tell, never a commit carrying
  * another author's change; the index is rebuilt (clean `git status`), the marker goes.
  */
@@ -36,7 +37,7 @@ test("after an unclean stop each person's uncommitted saves are committed as the
     await server.services.gitSync.idle();
     const dir = server.services.ledger.dir(ada.workspaceId).root;
     const before = (await git(["rev-parse", "HEAD"], { cwd: dir })).trim();
-    await Bun.sleep(1100); // commit times have one-second resolution: the saves below come later
+    const committedThrough = Date.now(); // what the worker's marker says once these are committed
     await save(ada, "ada.md", "Ada 2\n");
     await save(bob, "bob.md", "Bob 2\n");
     await save(bob, "bob-new.md", "Bob new\n");
@@ -46,7 +47,7 @@ test("after an unclean stop each person's uncommitted saves are committed as the
 
     // What a SIGKILL leaves: the saves' files and rows, no commits for them, the marker.
     await git(["update-ref", "refs/heads/main", before], { cwd: dir });
-    writeFileSync(join(dir, ".git", "quire-pending"), "");
+    writeFileSync(join(dir, ".git", "quire-pending"), String(committedThrough - 1000));
     expect((await git(["status", "--porcelain"], { cwd: dir })).trim()).not.toBe("");
 
     server = await startTestServer(GIT_ENV, { dataDir, keepDir: true });
