@@ -11,6 +11,10 @@ const SCRIPTS: Array<{ name: string; args: string[] }> = [
   { name: "git", args: ["bench/git.ts"] }, // webhook → visible, commit cost, 1,000-file clone
   { name: "publish", args: ["bench/publish.ts"] }, // published pages: cached, first render, vs nginx, RSS of 1,000 pages
   { name: "render", args: ["bench/render.ts"] }, // the published-page renderer alone: cold, warm, cached
+  { name: "ops", args: ["bench/ops.ts"] }, // status, doctor, /metrics scrape, backup on 1,000 pages
+  { name: "export-peers", args: ["bench/export-peers.ts", "1000", "10000"] }, // quire export vs Hugo, MkDocs, VitePress; quality scan
+  { name: "team", args: ["bench/team-editing.ts"] }, // ten people editing at once: 429s (DESIGN.md §10)
+  { name: "crash", args: ["bench/crash.ts"] }, // SIGKILL at four points of a 1,000-write burst; commit lag
 ];
 
 const wanted = new Set(process.argv.slice(2));

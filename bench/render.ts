@@ -57,21 +57,27 @@ const { RenderCache } = await import("../src/publish/render/cache.ts");
 for (const [label, page] of [["components page", STARTER], ["code-and-math page", CODE_AND_MATH]] as const) {
   for (let i = 0; i < 50; i++) renderMarkdown(page, links);
   const times: number[] = [];
+  const cpu = process.cpuUsage();
   for (let i = 0; i < 500; i++) {
     const s = performance.now();
     renderMarkdown(page, links);
     times.push(performance.now() - s);
   }
-  console.log(`warm ${label} (${page.length} chars): p50 ${f(pct(times, 50))}, p99 ${f(pct(times, 99))}`);
+  const used = process.cpuUsage(cpu);
+  // CPU time per render: what the renderer costs whatever else the machine is doing.
+  const perRender = (used.user + used.system) / 1000 / 500;
+  console.log(`warm ${label} (${page.length} chars): p50 ${f(pct(times, 50))}, p99 ${f(pct(times, 99))}, CPU ${f(perRender)} per render`);
   // Every formula new (KaTeX output is memoized per formula): an edited or never-seen page.
   const fresh: number[] = [];
+  const freshCpu = process.cpuUsage();
   for (let i = 0; i < 300; i++) {
     const edited = page.replace(/\$\$\n/, `$$$$\nx_{${i}} + `).replace(/\$([^$\n]+)\$/, `$$$1 + y_{${i}}$$`);
     const s = performance.now();
     renderMarkdown(edited, links);
     fresh.push(performance.now() - s);
   }
-  console.log(`first render of ${label} with new formulas: p50 ${f(pct(fresh, 50))}, p99 ${f(pct(fresh, 99))}`);
+  const freshUsed = process.cpuUsage(freshCpu);
+  console.log(`first render of ${label} with new formulas: p50 ${f(pct(fresh, 50))}, p99 ${f(pct(fresh, 99))}, CPU ${f((freshUsed.user + freshUsed.system) / 1000 / 300)} per render`);
   const cache = new RenderCache();
   cache.render(page, links, { scope: "w", linkContext: "site" });
   const hits: number[] = [];

@@ -24,8 +24,13 @@ import { uploadRoutes } from "./http/routes/uploads.ts";
 import { gitWebhookRoutes } from "./http/routes/git-webhook.ts";
 import { gitSyncRoutes } from "./http/routes/git-sync.ts";
 import { conflictRoutes } from "./http/routes/conflicts.ts";
+import { metricsRoutes } from "./http/routes/metrics.ts";
+import { qualityRoutes } from "./http/routes/quality.ts";
+import { exportRoutes } from "./http/routes/export.ts";
 import { siteRoutes } from "./http/routes/site.ts";
 import { siteAdminRoutes } from "./http/routes/site-admin.ts";
+import { oidcRoutes, signInMethodRoutes } from "./http/routes/oidc.ts";
+import { passkeyRoutes } from "./http/routes/passkeys.ts";
 import type { Services } from "./services.ts";
 
 // Services are built in services.ts; both names stay importable from here for routes, tests and commands.
@@ -47,6 +52,9 @@ export function createApp(services: Services) {
     .use(passwordResetRoutes(services))
     .use(apiKeyRoutes(services))
     .use(authConfigRoutes(services))
+    .use(oidcRoutes(services))
+    .use(signInMethodRoutes(services))
+    .use(passkeyRoutes(services))
     .use(searchRoutes(services))
     .use(uploadRoutes(services))
     .use(contentRoutes(services))
@@ -65,6 +73,9 @@ export function createApp(services: Services) {
     .use(gitWebhookRoutes(services))
     .use(gitSyncRoutes(services))
     .use(conflictRoutes(services))
+    .use(metricsRoutes(services))
+    .use(qualityRoutes(services))
+    .use(exportRoutes(services))
     .use(siteAdminRoutes(services))
     .use(webAppRoutes(services));
 }

@@ -7,6 +7,9 @@
  * `defineCommand`) and add one line to `commands` below. Commands report failure by throwing;
  * `src/commands/exit.ts` turns the error into a message on stderr and an exit code.
  */
+// First: the WebAuthn library's certificate code (tsyringe) needs the Reflect metadata polyfill in
+// place before it is evaluated, and in the compiled bundle only the entry point's imports come first.
+import "reflect-metadata";
 import { defineCommand, runCommand, renderUsage, type CommandDef } from "citty";
 import { VERSION } from "./version.ts";
 import { exitWithError, forStream, isUsageError } from "./commands/exit.ts";
@@ -17,6 +20,13 @@ const commands: Record<string, () => Promise<CommandDef<any>>> = {
   "reset-password": () => import("./commands/reset-password.ts").then((m) => m.resetPasswordCommand),
   init: () => import("./commands/init.ts").then((m) => m.initCommand),
   rebuild: () => import("./commands/rebuild.ts").then((m) => m.rebuildCommand),
+  status: () => import("./commands/status.ts").then((m) => m.statusCommand),
+  open: () => import("./commands/open.ts").then((m) => m.openCommand),
+  stop: () => import("./commands/stop.ts").then((m) => m.stopCommand),
+  doctor: () => import("./commands/doctor.ts").then((m) => m.doctorCommand),
+  backup: () => import("./commands/backup.ts").then((m) => m.backupCommand),
+  export: () => import("./commands/export.ts").then((m) => m.exportCommand),
+  preview: () => import("./commands/preview.ts").then((m) => m.previewCommand),
 };
 
 export const root = defineCommand({
@@ -49,8 +59,28 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
 
 const GLOBAL_OPTIONS = "Global options (every command): -h, --help  show help;  -v, --version  print the version";
 
+/** Shown under each command's --help (citty has no place for examples of its own). */
+export const EXAMPLES: Record<string, string[]> = {
+  serve: ["quire serve --port 8080 --data-dir /srv/quire"],
+  version: ["quire version --json"],
+  init: ["quire init --workspace-name 'Team docs' --slug team-docs", "quire init --workspace-name Handbook --slug handbook --git-url https://github.com/acme/handbook.git --branch main"],
+  rebuild: ["quire rebuild -w 01HZX3K8R2V6J9Q4T7W1Y5B0NC --search"],
+  "reset-password": ["quire reset-password --email ada@example.com --base-url https://docs.example.com"],
+  status: ["quire status", "quire status --json --data-dir /srv/quire"],
+  open: ["quire open", "quire open --no-browser"],
+  stop: ["quire stop", "quire stop --force --data-dir /srv/quire"],
+  doctor: ["quire doctor", "quire doctor --json", "quire doctor --bundle"],
+  backup: ["quire backup", "quire backup --json --data-dir /srv/quire"],
+  export: ["quire export -w 01HZX3K8R2V6J9Q4T7W1Y5B0NC -o site.zip --base-url https://docs.example.com"],
+  preview: ["quire preview -w handbook -p 4000 --drafts"],
+};
+
 async function usage(argv: string[]): Promise<string> {
-  return `${await renderUsage(...(await commandFor(argv)))}\n\n${GLOBAL_OPTIONS}\n`;
+  const [command, parent] = await commandFor(argv);
+  const name = parent ? argv.find((a) => !a.startsWith("-")) : undefined;
+  const examples = name ? EXAMPLES[name] : undefined;
+  const block = examples ? `\n\nExamples:\n${examples.map((e) => `  ${e}`).join("\n")}` : "";
+  return `${await renderUsage(command, parent)}${block}\n\n${GLOBAL_OPTIONS}\n`;
 }
 
 /** The (sub)command named by argv and its parent, for usage text. */

@@ -12,6 +12,28 @@ export interface SmtpConfig {
   from: string;
 }
 
+/** An external sign-in provider (DESIGN.md §14); present only when its client id and secret are both set. */
+export interface OidcProviderConfig {
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface ExternalSignInConfig {
+  /** provider_a: any OpenID Connect issuer with discovery (Google by default). */
+  google?: OidcProviderConfig & { issuer: string; name: string };
+  /** provider_b: GitHub or GitHub Enterprise Server (OAuth 2 + the REST user/emails endpoints). */
+  github?: OidcProviderConfig & { url: string; apiUrl: string };
+  /** OIDC_ALLOWLIST_PRIVATE: issuer/GitHub URLs may be http and on private or loopback addresses. */
+  allowPrivate: boolean;
+}
+
+export interface WebAuthnConfig {
+  rpId: string;
+  rpName: string;
+  /** Full origins (scheme, host, port) a passkey ceremony may come from. */
+  origins: string[];
+}
+
 export interface Config {
   env: "development" | "production" | "test";
   port: number;
@@ -33,8 +55,16 @@ export interface Config {
   git: { sshKeyPath?: string; sshKnownHosts?: string; allowPrivate: boolean };
   /** Watch workspace folders and reconcile changes made outside Quire (QUIRE_WATCH_FILES). */
   watchFiles: boolean;
+  /** Prometheus metrics: /metrics on the main port for platform owners (FF_METRICS), or an unauthenticated 127.0.0.1 listener (METRICS_PORT) instead. */
+  metrics: { enabled: boolean; port?: number };
+  /** Daily online copies of quire.db and analytics.db into {DATA_DIR}/backups (BACKUP_ENABLED, BACKUP_RETENTION_DAYS). */
+  backup: { enabled: boolean; retentionDays: number };
   /** Published sites: PUBLISH_REQUIRE_AUTH forces every site to members only; the DNS server custom domains are checked against. */
   publish: { requireAuth: boolean; dnsResolver?: string };
+  /** External sign-in providers (OIDC_*). */
+  oidc: ExternalSignInConfig;
+  /** Passkeys (WEBAUTHN_*); absent when WEBAUTHN_RP_ID is unset. */
+  webauthn?: WebAuthnConfig;
 }
 
 export class ConfigError extends Error {
@@ -159,8 +189,13 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
 
+  const oidc = readExternalSignIn(read, bool, problems);
+  const webauthn = readWebAuthn(read, baseUrl, problems);
+
   const config: Config = {
     env: quireEnv,
+    oidc,
+    ...(webauthn ? { webauthn } : {}),
     port,
     baseUrl,
     argon2,
@@ -177,6 +212,11 @@ export function loadConfig(env: Env = process.env): Config {
     edition: oneOf("QUIRE_EDITION", ["community", "cloud"] as const, "community"),
     git,
     watchFiles: bool("QUIRE_WATCH_FILES", true),
+    metrics: {
+      enabled: bool("FF_METRICS", false),
+      ...(read("METRICS_PORT") !== undefined ? { port: int("METRICS_PORT", 0, 0, 65535) } : {}),
+    },
+    backup: { enabled: bool("BACKUP_ENABLED", true), retentionDays: int("BACKUP_RETENTION_DAYS", 7, 1, 3650) },
     publish,
     ...(smtp ? { smtp } : {}),
     ...(apiKeyPepper ? { apiKeyPepper } : {}),
@@ -185,4 +225,99 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+type Read = (name: string) => string | undefined;
+
+/** An http(s) URL without query or fragment, trailing slashes removed; http only where private networks are allowed. */
+function serviceUrl(name: string, raw: string, allowHttp: boolean, problems: string[]): string {
+  try {
+    const u = new URL(raw);
+    if (u.protocol !== "https:" && !(allowHttp && u.protocol === "http:")) {
+      problems.push(`${name} must be an https URL${allowHttp ? " (or http)" : " (http only with OIDC_ALLOWLIST_PRIVATE=true)"} (got "${raw}")`);
+    } else if (u.search || u.hash || u.username || u.password) {
+      problems.push(`${name} must not carry credentials, a query or a fragment (got "${raw}")`);
+    }
+  } catch {
+    problems.push(`${name} must be an https URL (got "${raw}")`);
+  }
+  return raw.replace(/\/+$/, "");
+}
+
+/** A provider is on when both its client id and secret are set; one without the other is a mistake worth stopping for. */
+function clientPair(read: Read, prefix: string, problems: string[]): OidcProviderConfig | undefined {
+  const clientId = read(`${prefix}_CLIENT_ID`);
+  const clientSecret = read(`${prefix}_CLIENT_SECRET`);
+  if (clientId === undefined && clientSecret === undefined) return undefined;
+  if (clientId === undefined || clientSecret === undefined) {
+    problems.push(`${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET must be set together (only ${clientId === undefined ? `${prefix}_CLIENT_SECRET` : `${prefix}_CLIENT_ID`} is set)`);
+    return undefined;
+  }
+  return { clientId, clientSecret };
+}
+
+function readExternalSignIn(read: Read, bool: (name: string, fallback: boolean) => boolean, problems: string[]): ExternalSignInConfig {
+  const allowPrivate = bool("OIDC_ALLOWLIST_PRIVATE", false);
+  const out: ExternalSignInConfig = { allowPrivate };
+  const google = clientPair(read, "OIDC_GOOGLE", problems);
+  const issuer = serviceUrl("OIDC_GOOGLE_ISSUER", read("OIDC_GOOGLE_ISSUER") ?? "https://accounts.google.com", allowPrivate, problems);
+  const name = read("OIDC_GOOGLE_NAME") ?? "Google";
+  if (name.length > 40) problems.push(`OIDC_GOOGLE_NAME must be at most 40 characters (got ${name.length})`);
+  if (google) out.google = { ...google, issuer, name };
+  const github = clientPair(read, "OIDC_GITHUB", problems);
+  const url = serviceUrl("OIDC_GITHUB_URL", read("OIDC_GITHUB_URL") ?? "https://github.com", allowPrivate, problems);
+  const apiUrl = serviceUrl("OIDC_GITHUB_API_URL", read("OIDC_GITHUB_API_URL") ?? "https://api.github.com", allowPrivate, problems);
+  if (github) out.github = { ...github, url, apiUrl };
+  return out;
+}
+
+/**
+ * Passkeys are on when WEBAUTHN_RP_ID is set. The RP ID is a bare domain (no scheme, port,
+ * wildcard or IP address: browsers refuse those); every origin must be that domain or one of its
+ * subdomains, over https (http only for localhost, which browsers treat as secure). Without
+ * WEBAUTHN_RP_ORIGINS the origin of BASE_URL is the one origin.
+ */
+function readWebAuthn(read: Read, baseUrl: string, problems: string[]): WebAuthnConfig | undefined {
+  const rpId = read("WEBAUTHN_RP_ID")?.toLowerCase();
+  const rawOrigins = read("WEBAUTHN_RP_ORIGINS");
+  if (rpId === undefined) {
+    if (rawOrigins !== undefined) problems.push("WEBAUTHN_RP_ORIGINS is set but WEBAUTHN_RP_ID is not (passkeys need both)");
+    return undefined;
+  }
+  const before = problems.length;
+  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(rpId) || /^\d+(\.\d+){3}$/.test(rpId)) {
+    problems.push(`WEBAUTHN_RP_ID must be a domain name without scheme, port, wildcard or IP address (got "${rpId}")`);
+  }
+  let origins: string[] = [];
+  try {
+    origins = (rawOrigins ?? new URL(baseUrl).origin).split(",").map((o) => o.trim()).filter((o) => o !== "");
+  } catch {
+    origins = [];
+  }
+  if (origins.length === 0) problems.push("WEBAUTHN_RP_ORIGINS must list at least one origin");
+  for (const origin of origins) {
+    let u: URL;
+    try {
+      u = new URL(origin);
+    } catch {
+      problems.push(`WEBAUTHN_RP_ORIGINS: "${origin}" is not an origin (scheme://host[:port])`);
+      continue;
+    }
+    if (u.origin !== origin.replace(/\/+$/, "")) {
+      problems.push(`WEBAUTHN_RP_ORIGINS: "${origin}" must be a bare origin (scheme://host[:port], no path)`);
+      continue;
+    }
+    const host = u.hostname.toLowerCase();
+    if (host !== rpId && !host.endsWith(`.${rpId}`)) {
+      problems.push(`WEBAUTHN_RP_ORIGINS: "${origin}" does not match WEBAUTHN_RP_ID "${rpId}" (its host must be ${rpId} or a subdomain of it)`);
+    }
+    const local = host === "localhost" || host.endsWith(".localhost");
+    if (u.protocol !== "https:" && !(u.protocol === "http:" && local)) {
+      problems.push(`WEBAUTHN_RP_ORIGINS: "${origin}" must be https (passkeys need a secure origin; http only for localhost)`);
+    }
+  }
+  const rpName = read("WEBAUTHN_RP_DISPLAY_NAME") ?? "Quire";
+  if (rpName.length > 64) problems.push(`WEBAUTHN_RP_DISPLAY_NAME must be at most 64 characters (got ${rpName.length})`);
+  if (problems.length > before) return undefined;
+  return { rpId, rpName, origins: origins.map((o) => o.replace(/\/+$/, "")) };
 }

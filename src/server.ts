@@ -2,6 +2,7 @@ import type { Config } from "./config.ts";
 import type { Logger } from "./core/log.ts";
 import { buildServices, createApp, type Services } from "./app.ts";
 import { acquireIdleRelease, type IdleRelease } from "./ops/idle-release.ts";
+import { MetricsListenError, startMetricsListener } from "./ops/metrics-listener.ts";
 
 export interface RunningServer {
   url: string;
@@ -9,6 +10,8 @@ export interface RunningServer {
   services: Services;
   /** Gives memory back once the process goes quiet after a burst of work (shared per process). */
   idleRelease: IdleRelease;
+  /** The METRICS_PORT listener's port (127.0.0.1), when one is configured. */
+  metricsPort?: number;
   /** Closes WebSockets, stops accepting, waits up to `drainMs` for in-flight requests, then closes services. */
   stop(drainMs?: number): Promise<void>;
 }
@@ -32,6 +35,18 @@ export async function startServer(opts: {
   const server = app.server!;
   const port = server.port!;
   const host = opts.hostname && opts.hostname !== "0.0.0.0" ? opts.hostname : "localhost";
+  let metricsListener: ReturnType<typeof startMetricsListener> | undefined;
+  if (opts.config.metrics.port !== undefined) {
+    try {
+      metricsListener = startMetricsListener(services.metrics, opts.config.metrics.port);
+    } catch (error) {
+      // Not EADDRINUSE of the main port (serve would name PORT): say which listener failed.
+      error = new MetricsListenError(opts.config.metrics.port, error);
+      await server.stop(true);
+      for (const close of [...services.closers].reverse()) await Promise.resolve(close()).catch(() => {});
+      throw error;
+    }
+  }
   const idle = acquireIdleRelease(opts.log);
   let stopped: Promise<void> | undefined;
   return {
@@ -39,9 +54,11 @@ export async function startServer(opts: {
     port,
     services,
     idleRelease: idle.instance,
+    ...(metricsListener ? { metricsPort: metricsListener.port } : {}),
     stop(drainMs = 10_000) {
       stopped ??= (async () => {
         idle.dispose();
+        metricsListener?.stop();
         // SPEC's order: the WebSocket hub first. Bun's stop(false) waits for every open socket, and
         // a live stream never ends on its own, so one connected browser would hold the whole drain.
         // Closing them first (1001 "going away") leaves the drain to the requests in flight.

@@ -43,8 +43,20 @@ import { GitSync } from "./git/sync-service.ts";
 import { ConflictService } from "./git/conflict-service.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { Maintenance } from "./ops/maintenance.ts";
+import { Metrics } from "./ops/metrics.ts";
+import { BackupScheduler } from "./ops/backup.ts";
+import { QualityService } from "./publish/quality/quality-service.ts";
+import { SiteExporter } from "./publish/export/exporter.ts";
+import { ExportService } from "./publish/export/export-service.ts";
+import { siteSourceOf } from "./publish/export/site-source.ts";
 import { SiteService } from "./publish/site-service.ts";
 import { SiteServer } from "./publish/site-server.ts";
+import { Identities } from "./identity/identities.ts";
+import { OidcAccounts } from "./identity/oidc-accounts.ts";
+import { OidcService } from "./identity/oidc-service.ts";
+import { enabledProviders } from "./identity/oidc-providers.ts";
+import { SignInMethods } from "./identity/sign-in-methods.ts";
+import { Passkeys } from "./identity/passkeys.ts";
 
 export interface Services extends AccessServices {
   config: Config;
@@ -85,8 +97,23 @@ export interface Services extends AccessServices {
   gitSync: GitSync;
   /** Sync conflicts and the manual sync, for the routes. */
   conflictService: ConflictService;
+  /** External sign-in (OpenID Connect issuer, GitHub): start, callback, claim. */
+  oidc: OidcService;
+  /** The sign-in methods of an account (password, providers, passkeys) and the last-method rule. */
+  signInMethods: SignInMethods;
+  identities: Identities;
+  /** Passkeys (WebAuthn): registration, sign-in, the account's list. */
+  passkeys: Passkeys;
   /** Hourly purge of expired sessions, reset links, invitations and old mail. */
   maintenance: Maintenance;
+  /** Prometheus counters and gauges (/metrics); fed by the HTTP core, search and git sync. */
+  metrics: Metrics;
+  /** The daily backup (BACKUP_ENABLED); null when off. */
+  backups: BackupScheduler | null;
+  /** The quality scan of DESIGN.md §9 (dead links, missing titles, readability, …). */
+  quality: QualityService;
+  /** The static export (GET|POST …/export, quire export, MCP quire_export's download URL). */
+  exporter: ExportService;
   /** Published sites: models, theme, publishing, versions, custom domains (src/publish/). */
   site: SiteService;
   /** Answers /p/ and custom-domain requests. */
@@ -160,8 +187,28 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   for (const id of liveWorkspaceIds(db)) watcher?.watch(id);
   // Files beside the pages (assets/, .gitignore, …) changed on disk are committed like pages changed on disk.
   watcher?.onFiles((workspaceId, paths) => gitSync.onDiskFiles(workspaceId, paths));
+  const identities = new Identities(db);
+  const oidcAccounts = new OidcAccounts({ db, config, users, identities, auth, invitations: access.invitationAcceptance });
+  const oidc = new OidcService({ db, config, log, users, auth, accounts: oidcAccounts, providers: enabledProviders(config) });
+  const signInMethods = new SignInMethods({ db, users, identities, passwords, providers: () => oidc.list() });
+  const passkeys = new Passkeys({ db, config: config.webauthn, log, users, auth, methods: signInMethods });
   const maintenance = new Maintenance({ db, sessions, log });
   maintenance.start();
+  const metrics = new Metrics();
+  // The same hook analytics uses (one per answered search).
+  search.searchedHooks.push(() => metrics.searchQuery());
+  gitSync.syncedHooks.push((status) => metrics.gitSync(status));
+  const livePages = db.query<{ n: number }, []>(
+    "SELECT COUNT(*) AS n FROM pages p JOIN workspaces w ON w.id = p.workspace_id WHERE p.deleted_at IS NULL AND w.deleted_at IS NULL",
+  );
+  const pendingMail = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM email_outbox WHERE status = 'pending'");
+  const backups = config.backup.enabled ? new BackupScheduler({ dataDir, retentionDays: config.backup.retentionDays, log }) : null;
+  backups?.start();
+  metrics.attachGauges({
+    pages: () => livePages.get()?.n ?? 0,
+    emailOutboxPending: () => pendingMail.get()?.n ?? 0,
+    wsConnections: () => realtime.connectionCount,
+  });
   const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions, workspaceSettings: access.workspaceSettings });
   const siteServer = new SiteServer({ site, search, uploads, config, log });
   // A deleted workspace's site is gone at once; a new workspace's slug is not remembered as missing.
@@ -170,6 +217,11 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
   // A .quire/ manifest edited on disk (an editor, a sync tool) reaches the site without waiting for its periodic check.
   watcher?.onFiles((workspaceId, paths) => {
     if (paths.some((p) => p.startsWith(".quire/"))) site.invalidate(workspaceId);
+  });
+  const exporter = new ExportService({
+    permissions,
+    exporter: new SiteExporter({ ledger, site: siteSourceOf(site, workspaces) }),
+    baseUrl: config.baseUrl,
   });
   return {
     ...access,
@@ -207,10 +259,18 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     workspaces,
     permissions,
     rateLimiter: new RateLimiter(),
+    oidc,
+    signInMethods,
+    identities,
+    passkeys,
     maintenance,
+    metrics,
+    backups,
+    quality: new QualityService({ permissions, ledger, versionBases: (id) => site.versions.list(id).map((v) => v.base_path) }),
+    exporter,
     site,
     siteServer,
-    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop()],
+    closers: [() => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop(), () => backups?.stop(), () => exporter.close()],
   };
 }
 

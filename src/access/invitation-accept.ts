@@ -5,7 +5,7 @@ import { ulid } from "../core/ids.ts";
 import { isoFromMs, nowMs } from "../core/clock.ts";
 import { parseInput } from "../core/validate.ts";
 import { checkPasswordRules, type PasswordHasher } from "../identity/passwords.ts";
-import { isDuplicateEmailError, toUserJson, type UserJson, type Users } from "../identity/users.ts";
+import { isDuplicateEmailError, normalizeEmail, toUserJson, type UserJson, type Users } from "../identity/users.ts";
 import { checkPasswordWithLockout } from "../identity/password-check.ts";
 import type { Organizations } from "../identity/organizations.ts";
 import type { AuthService, ClientInfo, IssuedTokens } from "../identity/auth-service.ts";
@@ -108,6 +108,38 @@ export class InvitationAcceptance {
       created: passwordHash !== null,
       workspace: { id: workspace.id, slug: workspace.slug, name: workspace.name, role: joined.role },
     };
+  }
+
+  /** Whether a pending, unexpired invitation names this email (invite-only mode lets such a person in). */
+  hasPendingFor(email: string): boolean {
+    return (
+      this.deps.db
+        .query<{ n: number }, [string, string]>(
+          "SELECT COUNT(*) AS n FROM invitations WHERE email_normalized = ? AND status = 'pending' AND expires_at > ?",
+        )
+        .get(normalizeEmail(email), isoFromMs(nowMs()))!.n > 0
+    );
+  }
+
+  /**
+   * Accepts every pending invitation for `email` on behalf of `userId`, whose provider verified
+   * that address (an external sign-in): call inside the transaction that creates the account.
+   * Returns what to announce once it has committed.
+   */
+  acceptPendingFor(userId: string, email: string, now: string): () => void {
+    const { db, members } = this.deps;
+    const rows = db
+      .query<InvitationRow, [string, string]>("SELECT * FROM invitations WHERE email_normalized = ? AND status = 'pending' AND expires_at > ?")
+      .all(normalizeEmail(email), now);
+    const changes: Array<Parameters<Members["notify"]>[0]> = [];
+    for (const row of rows) {
+      db.query("UPDATE invitations SET status = 'accepted', accepted_at = ? WHERE id = ?").run(now, row.id);
+      const joined = members.joinWithoutDowngrade(row.workspace_id, userId, row.role, now);
+      if (joined.change) {
+        changes.push({ kind: joined.change, workspace_id: row.workspace_id, user_id: userId, role: joined.role, actor_id: userId, via: "invitation" });
+      }
+    }
+    return () => changes.forEach((c) => members.notify(c));
   }
 
   /** The invitation behind a token, or a clear refusal. */

@@ -36,6 +36,7 @@ export const initCommand = defineCommand({
     slug: { type: "string", required: true, valueHint: "slug", description: "URL name of the workspace (lowercase letters, digits, hyphens)" },
     "git-url": { type: "string", valueHint: "url", description: "Git remote to clone (HTTPS or SSH URL, or a local path)" },
     branch: { type: "string", default: "main", valueHint: "branch", description: "Git branch" },
+    json: { type: "boolean", description: "Print the workspace and what was indexed as one JSON object" },
     ...dataDirArg,
   },
   async run({ args }) {
@@ -46,6 +47,11 @@ export const initCommand = defineCommand({
       branch: args.branch,
       dataDir: args["data-dir"],
     });
+    if (args.json) {
+      const { inserted, problems } = result;
+      process.stdout.write(JSON.stringify({ workspace: { id: workspace.id, name: workspace.name, slug: workspace.slug }, data_dir: dataDir, inserted, problems }) + "\n");
+      return;
+    }
     process.stdout.write(
       `Created workspace "${workspace.name}" (slug ${workspace.slug}, id ${workspace.id}) in ${dataDir}\n` +
         `Indexed ${result.inserted} page(s) from ${join(dataDir, "workspaces", workspace.id)}\n`,

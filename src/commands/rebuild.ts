@@ -24,10 +24,16 @@ export const rebuildCommand = defineCommand({
   args: {
     workspace: { type: "string", alias: "w", required: true, valueHint: "id", description: "Workspace id (ULID)" },
     search: { type: "boolean", default: false, description: "Also rebuild the search index" },
+    json: { type: "boolean", description: "Print the counts as one JSON object" },
     ...dataDirArg,
   },
   async run({ args }) {
     const { result, searchPages } = await rebuildWorkspace({ workspaceId: args.workspace, search: args.search, dataDir: args["data-dir"] });
+    if (args.json) {
+      const { inserted, updated, orphaned, recovered, problems } = result;
+      process.stdout.write(JSON.stringify({ inserted, updated, orphaned, recovered, search_pages: searchPages, problems }) + "\n");
+      return;
+    }
     process.stdout.write(
       `inserted: ${result.inserted}\nupdated: ${result.updated}\norphaned: ${result.orphaned}\nrecovered: ${result.recovered}\n` +
         (searchPages !== null ? `search: ${searchPages} page(s) indexed\n` : ""),

@@ -25,6 +25,7 @@ export const resetPasswordCommand = defineCommand({
       valueHint: "url",
       description: `Public address of the instance, used in the link (default: $BASE_URL, else ${DEFAULT_BASE_URL})`,
     },
+    json: { type: "boolean", description: "Print the link and its expiry as one JSON object" },
     ...dataDirArg,
   },
   run({ args }) {
@@ -46,6 +47,10 @@ export const resetPasswordCommand = defineCommand({
       });
       const issued = resets.issueForEmail(args.email);
       if (!issued) throw new CommandError(`No account has the email address ${JSON.stringify(args.email.trim())}`, 1);
+      if (args.json) {
+        process.stdout.write(JSON.stringify({ url: issued.url, expires_at: issued.expiresAt }) + "\n");
+        return;
+      }
       // The link alone on stdout, so `quire reset-password ... > link.txt` captures exactly it.
       process.stderr.write(`Password reset link for ${args.email.trim()} (single use, valid until ${issued.expiresAt}):\n`);
       process.stdout.write(`${issued.url}\n`);

@@ -8,6 +8,9 @@ import { defineCommand } from "citty";
 import { ConfigError, loadConfig } from "../config.ts";
 import { acquireLock } from "../ops/instance-lock.ts";
 import { removeRunState, writeControlToken, writeRunState } from "../ops/runstate.ts";
+import { startControlEndpoint, type ControlEndpoint } from "../ops/control.ts";
+import { LogFile } from "../ops/log-file.ts";
+import { MetricsListenError } from "../ops/metrics-listener.ts";
 import { VERSION } from "../version.ts";
 import { CommandError } from "./exit.ts";
 import { commandLogger, dataDirArg, dataDirFrom } from "./shared.ts";
@@ -37,15 +40,19 @@ export async function serve(opts: { port?: string | undefined; dataDir?: string 
   }
   const config = loadConfig(env);
   const { path: dataDir, rule } = dataDirFrom({ "data-dir": opts.dataDir });
-  const log = commandLogger(config);
   const lock = acquireLock(dataDir);
+  // Recent lines for `quire doctor --bundle` (docs/decisions/diagnostics.md); opened once the lock is ours.
+  const logFile = new LogFile(dataDir);
+  const log = commandLogger(config, {}, logFile);
 
   let running: Awaited<ReturnType<typeof import("../server.ts").startServer>>;
   try {
     const { startServer } = await import("../server.ts");
     running = await startServer({ config, dataDir, log });
   } catch (error) {
+    logFile.flush();
     lock.release();
+    if (error instanceof MetricsListenError) throw new CommandError(error.message, 1);
     if ((error as { code?: unknown }).code === "EADDRINUSE") {
       throw new CommandError(`port ${config.port} is already in use (another program listens on it); choose another with --port`);
     }
@@ -53,19 +60,35 @@ export async function serve(opts: { port?: string | undefined; dataDir?: string 
   }
 
   const cleanUp = () => {
+    logFile.flush();
     removeRunState(dataDir);
     lock.release();
   };
   // A crash after this point still removes the run state; the OS releases the lock anyway.
   process.on("exit", cleanUp);
-  writeControlToken(dataDir);
+  const token = writeControlToken(dataDir);
+  const startedAt = new Date().toISOString();
+  // `quire stop` and `quire status` reach us here (127.0.0.1, per-boot token); `shutdown` is
+  // defined below and only called after the ready line.
+  let control: ControlEndpoint | undefined;
+  try {
+    control = startControlEndpoint({
+      token,
+      status: () => ({ pid: process.pid, instance_id: running.services.instanceId, version: VERSION, url: running.url, started_at: startedAt }),
+      onStop: () => void shutdown("control"),
+    });
+  } catch (error) {
+    // Without it `stop` falls back to SIGTERM for a verified instance; not a reason to refuse to serve.
+    log.warn("control endpoint could not listen; `quire stop` will signal instead", { error: String(error) });
+  }
   writeRunState(dataDir, {
     pid: process.pid,
     port: running.port,
     url: running.url,
     version: VERSION,
     instance_id: running.services.instanceId,
-    started_at: new Date().toISOString(),
+    started_at: startedAt,
+    ...(control ? { control_port: control.port } : {}),
   });
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -79,6 +102,7 @@ export async function serve(opts: { port?: string | undefined; dataDir?: string 
       log.error("shutdown deadline passed; exiting forcefully", { deadline_ms: SHUTDOWN_DEADLINE_MS });
       process.exit(1);
     }, SHUTDOWN_DEADLINE_MS);
+    control?.stop();
     try {
       await running.stop(DRAIN_MS);
     } catch (error) {
@@ -92,6 +116,7 @@ export async function serve(opts: { port?: string | undefined; dataDir?: string 
   process.on("SIGINT", () => void shutdown("SIGINT"));
 
   // Announced only now, so whoever reacts to the line (a supervisor, a test) can already signal us.
+  if (running.metricsPort !== undefined) log.info("metrics listening", { url: `http://127.0.0.1:${running.metricsPort}/metrics` });
   log.info("started", { url: running.url, data_dir: dataDir, data_dir_rule: rule, pid: process.pid, version: VERSION });
   process.stdout.write(`Quire ${VERSION} ready at ${running.url} (data directory: ${dataDir})\n`);
 }

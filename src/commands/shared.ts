@@ -2,6 +2,7 @@
 import type { Config } from "../config.ts";
 import { createLogger, type Logger } from "../core/log.ts";
 import { resolveDataDir, type ResolvedDataDir } from "../core/data-dir.ts";
+import type { LogFile } from "../ops/log-file.ts";
 
 /** Spread into a command's `args`: every command accepts `--data-dir` (DESIGN.md §4). */
 export const dataDirArg = {
@@ -16,8 +17,26 @@ export function dataDirFrom(args: { "data-dir"?: string | undefined }): Resolved
   return resolveDataDir(args["data-dir"]);
 }
 
-/** JSON lines on stderr, or short human lines when stderr is a terminal (LOG_FORMAT=auto). */
-export function commandLogger(config: Config, base: Record<string, unknown> = {}): Logger {
+/**
+ * JSON lines on stderr, or short human lines when stderr is a terminal (LOG_FORMAT=auto). With
+ * `file` (serve), every line is also kept as JSON in the data directory's rotating log file.
+ */
+export function commandLogger(config: Config, base: Record<string, unknown> = {}, file?: LogFile): Logger {
   const pretty = config.log.format === "pretty" || (config.log.format === "auto" && process.stderr.isTTY === true);
-  return createLogger({ level: config.log.level, pretty }, base);
+  if (!file) return createLogger({ level: config.log.level, pretty }, base);
+  const toStderr = (line: string) => process.stderr.write(line + "\n");
+  if (!pretty) {
+    return createLogger({ level: config.log.level, write: (line) => (toStderr(line), file.write(line)) }, base);
+  }
+  return teeLogger(createLogger({ level: config.log.level, pretty: true }, base), createLogger({ level: config.log.level, write: (l) => file.write(l) }, base));
+}
+
+function teeLogger(a: Logger, b: Logger): Logger {
+  return {
+    debug: (m, f) => (a.debug(m, f), b.debug(m, f)),
+    info: (m, f) => (a.info(m, f), b.info(m, f)),
+    warn: (m, f) => (a.warn(m, f), b.warn(m, f)),
+    error: (m, f) => (a.error(m, f), b.error(m, f)),
+    child: (fields) => teeLogger(a.child(fields), b.child(fields)),
+  };
 }

@@ -322,3 +322,8 @@ function syncDirAsync(dir: string): Promise<void> {
     });
   });
 }
+
+/** Whether a file name is one of this module's temporary files (`.{name}.{12 hex}.tmp`). */
+export function isAtomicTemp(name: string): boolean {
+  return /^\..+\.[0-9a-f]{12}\.tmp$/.test(name);
+}

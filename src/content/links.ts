@@ -13,8 +13,8 @@ import { HIDDEN, linkRegions } from "./link-regions.ts";
  * reading of the page (marked's lexer): code blocks (fenced or indented), inline code spans and HTML
  * blocks are left exactly as written, since a link there is not a link.
  */
-const WIKILINK = /\[\[([^\[\]|#\n]+?)(#[^\[\]|\n]*)?(\|[^\[\]\n]*)?\]\]/g;
-const MD_LINK = /(!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*)(<[^>\n]*>|[^\s()<>]+)((?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?\s*\))/g;
+export const WIKILINK = /\[\[([^\[\]|#\n]+?)(#[^\[\]|\n]*)?(\|[^\[\]\n]*)?\]\]/g;
+export const MD_LINK = /(!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*)(<[^>\n]*>|[^\s()<>]+)((?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?\s*\))/g;
 /** A reference definition from its label to its destination (which may sit on the next line); U+0001 is HIDDEN. */
 const DEFINITION = /\[(?:[^\[\]\\\n]|\\.)+\]:[ \t]*(?:\u0001?\n[ \t]*)?(<[^<>\n]*>|[^\s<\u0001][^\s\u0001]*)/y;
 

@@ -50,11 +50,16 @@ export function normalizePagePath(raw: unknown, field = "path"): string {
 
 /** Decodes a URL path tail once; malformed escapes are a bad path, not a server error. */
 export function decodeUrlPath(raw: string, field = "path"): string {
+  let decoded: string;
   try {
-    return decodeURIComponent(raw);
+    decoded = decodeURIComponent(raw);
   } catch {
     bad("malformed percent-encoding", field);
   }
+  // Raw bytes that are not UTF-8 in the request line (0xE9 sent as is) reach us already replaced
+  // by U+FFFD: refused like their percent-encoded form, which could never decode to a name either.
+  if (decoded.includes("\uFFFD")) bad("malformed percent-encoding", field);
+  return decoded;
 }
 
 /** A folder path for tree/reorder: "" is the root; otherwise validated like page segments. */

@@ -1,10 +1,11 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
 import { isoFromMs, nowMs } from "../core/clock.ts";
 import { ulid } from "../core/ids.ts";
 import type { EventBus, PageSnapshot } from "../realtime/event-bus.ts";
+import { isAtomicTemp } from "./atomic-write.ts";
 import { injectId } from "./page-ids.ts";
 import type { ContentLedger } from "./ledger.ts";
 import { readPageFile, type PageFile } from "./page-file.ts";
@@ -186,6 +187,9 @@ export class Reconciler {
     };
     const dir = ledger.dir(workspaceId);
     const liveCount = ledger.records.liveCount(workspaceId);
+    // Temporary files of atomic writes are left only by a process killed mid-write (the rename
+    // never happened, so the page is whole as it was): gone at start, before anyone commits them.
+    if (source === "startup" && existsSync(dir.root)) removeLeftoverTemps(dir.root, "");
     const paths = existsSync(dir.root) ? this.walk(dir.root, "", result.problems) : null;
     if (paths === null || paths.length === 0) {
       if (liveCount > 0) {
@@ -494,4 +498,23 @@ function changed(record: PageRow, path: string, file: PageFile): boolean {
     record.frontmatter_hash !== file.frontmatterHash ||
     record.title !== file.meta.title
   );
+}
+
+/**
+ * Removes what a killed atomic write leaves (`.{name}.{12 hex}.tmp`, atomic-write.ts) anywhere in
+ * a work tree except `.git/`; symbolic links are never followed. Only at start, when no write can
+ * be in flight.
+ */
+function removeLeftoverTemps(root: string, rel: string): void {
+  let entries;
+  try {
+    entries = readdirSync(rel === "" ? root : join(root, rel), { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
+    if (entry.isDirectory() && entry.name !== ".git") removeLeftoverTemps(root, path);
+    else if (entry.isFile() && isAtomicTemp(entry.name)) rmSync(join(root, path), { force: true });
+  }
 }

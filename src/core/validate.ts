@@ -2,6 +2,30 @@ import { z } from "zod";
 import { ValidationError } from "./errors.ts";
 
 /**
+ * Where `value` holds a string or an object key that is not well-formed UTF-16 (a lone surrogate,
+ * which JSON's `\ud800` escapes can carry): its dotted path ("" for `value` itself), or null.
+ * Such a string cannot be written as UTF-8: YAML parsers refuse it (a page would lose its id and
+ * title) and encoders silently turn it into U+FFFD. Checked before any schema, for every input.
+ */
+export function illFormedAt(value: unknown): string | null {
+  const stack: Array<[unknown, string]> = [[value, ""]];
+  const at = (path: string, key: string) => (path === "" ? key : `${path}.${key}`);
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === "string") {
+      if (!v.isWellFormed()) return path;
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], at(path, String(i))]);
+    } else if (v !== null && typeof v === "object" && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null)) {
+      const entries = Object.entries(v);
+      for (const [key] of entries) if (!key.isWellFormed()) return at(path, key.toWellFormed());
+      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], at(path, entries[i]![0])]);
+    }
+  }
+  return null;
+}
+
+/**
  * Parses `value` with a zod schema; the first problem becomes a VALIDATION_ERROR whose
  * `details.field` names the offending field (dotted path). Every transport validates through this.
  *
@@ -10,6 +34,11 @@ import { ValidationError } from "./errors.ts";
  * `body`: it is a malformed request, not a request for the defaults.
  */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  const illFormed = illFormedAt(value);
+  if (illFormed !== null) {
+    const field = illFormed === "" ? "body" : illFormed;
+    throw new ValidationError(`${field}: must be well-formed Unicode text (it holds a lone surrogate)`, field);
+  }
   const result = schema.safeParse(value === undefined ? {} : value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;

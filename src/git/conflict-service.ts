@@ -1,3 +1,4 @@
+import { commitPath } from "./commit-message.ts";
 import { readFileSync } from "node:fs";
 import type { Db } from "../db/database.ts";
 import { nowIso } from "../core/clock.ts";
@@ -182,7 +183,7 @@ export class ConflictService {
         writeOrRemove(dir, path, typeof text === "string" ? new TextEncoder().encode(text) : text, note);
       }
       // Committed by the git worker from the text written (after any commits queued before it).
-      await this.commitResolution(ws.id, [{ path, data: written }], `Update ${path} via ${originLabel(access)} (conflict resolved)`, access);
+      await this.commitResolution(ws.id, [{ path, data: written }], `Update ${commitPath(path)} via ${originLabel(access)} (conflict resolved)`, access);
     });
   }
 
@@ -202,7 +203,7 @@ export class ConflictService {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
         data = null;
       }
-      await this.commitResolution(ws.id, [{ path: meta.path, data }], `Keep the local version of ${meta.path} via ${originLabel(access)} (conflict resolved)`, access);
+      await this.commitResolution(ws.id, [{ path: meta.path, data }], `Keep the local version of ${commitPath(meta.path)} via ${originLabel(access)} (conflict resolved)`, access);
     });
   }
 

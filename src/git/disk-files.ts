@@ -1,3 +1,4 @@
+import { commitPath } from "./commit-message.ts";
 import { lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { isPagePath, transientName } from "../content/file-watcher.ts";
@@ -100,7 +101,7 @@ export function diskFilesMessage(changes: DiskFileChange[]): string {
   if (changes.length === 1) {
     const only = changes[0]!;
     const verb = only.action === "create" ? "Create" : only.action === "update" ? "Update" : "Delete";
-    return `${verb} ${only.path} via filesystem`;
+    return `${verb} ${commitPath(only.path)} via filesystem`;
   }
   return `Sync ${changes.length} files changed on disk`;
 }

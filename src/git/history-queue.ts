@@ -1,3 +1,5 @@
+import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Logger } from "../core/log.ts";
 import { KeyedQueue } from "../content/write-queue.ts";
 import type { Author, FileContent, Repo } from "./repo.ts";
@@ -6,20 +8,51 @@ import type { Author, FileContent, Repo } from "./repo.ts";
  * The git worker: one queue per workspace for everything that changes `.git/` (commits, merges,
  * ref moves), separate from the ledger's writer queue. A save hands over the bytes it wrote and
  * returns; its commit is made here afterwards, from those bytes, so it needs neither the work
- * tree nor the ledger's writer (docs/decisions/git-commits.md). Commits keep the order of the
- * writes, one per write. Work that also reads or writes the work tree (a pull, a merge) takes
- * the ledger's writer first and then this queue, which drains the commits queued before it;
- * nothing here ever waits for the ledger, so the two cannot deadlock.
+ * tree nor the ledger's writer (docs/decisions/git-commits.md). Work that also reads or writes the
+ * work tree (a pull, a merge) takes the ledger's writer first and then this queue, which drains
+ * the commits queued before it; nothing here ever waits for the ledger, so the two cannot deadlock.
+ *
+ * Saves queued while the worker is busy share commits (git-commits.md §13): when the worker gets
+ * to them it takes every waiting save at once and, when `SHARE_FROM` or more wait, makes one commit per author, a save joining its
+ * author's commit only when no other author's waiting save before it touches one of its files (so
+ * each file's versions keep their order and a commit never carries another author's change). A
+ * save made while the worker keeps up is still its own commit. The worker therefore keeps up with
+ * any save rate: the more saves wait, the more each commit carries.
+ *
+ * While a workspace has work queued or index entries behind HEAD, `.git/quire-pending` exists
+ * (written with the first save of a burst, removed once both are done): found at start, it means
+ * the last run stopped before its saves were committed, and GitSync repairs the history.
  *
  * The index is brought up to date off the save path, a moment after the last commit
  * (`INDEX_SYNC_DELAY_MS`), in chunks so a large commit never holds the queue for long.
  */
 export const INDEX_SYNC_DELAY_MS = 1000;
 const INDEX_SYNC_CHUNK = 200;
+/** From this many saves waiting when the worker gets to them, an author's saves share a commit. */
+export const SHARE_FROM = 10;
+/** In a work tree's `.git/`: saves were handed to the worker and not yet all committed and staged. */
+export const PENDING_MARKER = "quire-pending";
+
+interface QueuedSave {
+  files: FileContent[];
+  message: string;
+  author: Author;
+  prepare?: (repo: Repo) => Promise<void>;
+  resolve: (oid: string | null) => void;
+  reject: (error: unknown) => void;
+}
 
 export class HistoryQueue {
   private readonly queue = new KeyedQueue();
   private readonly indexTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Saves handed over and not yet taken by the worker, per workspace, in write order. */
+  private readonly waiting = new Map<string, QueuedSave[]>();
+  /** Commit jobs queued and not finished, per workspace (the pending marker stays while any is). */
+  private readonly outstanding = new Map<string, number>();
+  /** Workspaces whose pending marker this process wrote. */
+  private readonly marked = new Set<string>();
+  /** Workspaces whose last commit failed: their marker stays until GitSync has repaired them. */
+  private readonly failed = new Set<string>();
   private closed = false;
 
   constructor(private readonly deps: { repo: (workspaceId: string) => Repo; log: Logger }) {}
@@ -30,21 +63,48 @@ export class HistoryQueue {
   }
 
   /**
-   * Queues one commit of exactly `files`. `prepare` runs first inside the queue (a repository
-   * that does not exist yet is initialised there). Resolves with the commit id, or null when the
-   * files match HEAD already.
+   * Queues a commit of exactly `files`. `prepare` runs first inside the queue (a repository that
+   * does not exist yet is initialised there). Resolves with the id of the commit that holds these
+   * files (shared with the author's other waiting saves when the worker was behind), or null when
+   * they matched HEAD already.
    */
   commit(workspaceId: string, files: FileContent[], message: string, author: Author, prepare?: (repo: Repo) => Promise<void>): Promise<string | null> {
-    const job = this.queue.run(workspaceId, async () => {
-      // A macrotask first: the request that made the write answers before its commit starts.
-      await new Promise((resolve) => setImmediate(resolve));
-      const repo = this.deps.repo(workspaceId);
-      await prepare?.(repo);
-      return repo.commitContents(files, message, author);
+    this.markPending(workspaceId);
+    return new Promise<string | null>((resolve, reject) => {
+      let list = this.waiting.get(workspaceId);
+      if (list) return void list.push({ files, message, author, prepare, resolve, reject });
+      this.waiting.set(workspaceId, (list = [{ files, message, author, prepare, resolve, reject }]));
+      this.track(
+        workspaceId,
+        this.queue.run(workspaceId, async () => {
+          // A macrotask first: the request that made the write answers before its commit starts.
+          await new Promise((r) => setImmediate(r));
+          // Everything that waits by now goes in this turn; a save arriving later queues the next
+          // turn behind whatever was queued meanwhile (a pull then sees only what came before it).
+          const taken = this.waiting.get(workspaceId) ?? [];
+          this.waiting.delete(workspaceId);
+          await this.commitSaves(workspaceId, taken);
+        }),
+      );
     });
-    const after = () => this.scheduleIndexSync(workspaceId);
-    job.then(after, after); // the caller handles the outcome; this only follows it
-    return job;
+  }
+
+  /** Commits `saves` as few commits as authorship allows, in order; settles each save's promise. */
+  private async commitSaves(workspaceId: string, saves: QueuedSave[]): Promise<void> {
+    // A few waiting saves (someone saving twice in quick succession) keep a commit each.
+    const groups = saves.length < SHARE_FROM ? saves.map((s) => [s]) : groupByAuthor(saves);
+    for (const group of groups) {
+      try {
+        const repo = this.deps.repo(workspaceId);
+        for (const s of group) await s.prepare?.(repo);
+        const latest = new Map<string, FileContent>();
+        for (const s of group) for (const f of s.files) latest.set(f.path, f);
+        const oid = await repo.commitContents([...latest.values()], sharedMessage(group.map((s) => s.message)), group[0]!.author);
+        for (const s of group) s.resolve(oid);
+      } catch (error) {
+        for (const s of group) s.reject(error);
+      }
+    }
   }
 
   /**
@@ -64,22 +124,80 @@ export class HistoryQueue {
       const built = await build(repo);
       return built === null || built.files.length === 0 ? null : repo.commitContents(built.files, built.message, author);
     });
-    const after = () => this.scheduleIndexSync(workspaceId);
-    job.then(after, after);
+    this.track(workspaceId, job);
     return job;
+  }
+
+  /** Counts a commit job until it settles; a failed one keeps the pending marker for the repair. */
+  private track(workspaceId: string, job: Promise<unknown>): void {
+    this.markPending(workspaceId);
+    this.outstanding.set(workspaceId, (this.outstanding.get(workspaceId) ?? 0) + 1);
+    const after = (ok: boolean) => {
+      const left = (this.outstanding.get(workspaceId) ?? 1) - 1;
+      if (left > 0) this.outstanding.set(workspaceId, left);
+      else this.outstanding.delete(workspaceId);
+      if (!ok) this.failed.add(workspaceId);
+      this.scheduleIndexSync(workspaceId);
+    };
+    job.then(
+      () => after(true),
+      () => after(false),
+    ); // the caller handles the outcome; this only follows it
+  }
+
+  /** Whether the last run left saves that may not be committed (the marker of a run that did not finish). */
+  pendingFromBefore(workspaceId: string): boolean {
+    return !this.marked.has(workspaceId) && existsSync(join(this.deps.repo(workspaceId).dir, ".git", PENDING_MARKER));
+  }
+
+  /** The history was repaired (GitSync's recovery): the marker goes once nothing else waits. */
+  repaired(workspaceId: string): void {
+    this.failed.delete(workspaceId);
+    this.marked.add(workspaceId); // whatever is on disk is this run's now
+    this.clearPending(workspaceId);
+  }
+
+  /** Whether a commit of this workspace failed since the last repair. */
+  hasFailed(workspaceId: string): boolean {
+    return this.failed.has(workspaceId);
+  }
+
+  private markPending(workspaceId: string): void {
+    if (this.marked.has(workspaceId)) return;
+    const git = join(this.deps.repo(workspaceId).dir, ".git");
+    try {
+      // Synchronous and before the save's commit is queued: a save acknowledged after this point
+      // is covered even if the process is killed the next instant (the page cache survives that).
+      writeFileSync(join(git, PENDING_MARKER), "");
+      this.marked.add(workspaceId);
+    } catch {
+      // No repository yet: the first commit of an existing folder takes everything it finds.
+    }
+  }
+
+  private clearPending(workspaceId: string): void {
+    if (!this.marked.has(workspaceId) || this.failed.has(workspaceId) || this.outstanding.has(workspaceId) || this.waiting.has(workspaceId)) return;
+    const repo = this.deps.repo(workspaceId);
+    if (repo.indexLag > 0) return;
+    rmSync(join(repo.dir, ".git", PENDING_MARKER), { force: true });
+    this.marked.delete(workspaceId);
   }
 
   /** Stages the paths commits left behind in the index, once the workspace has been quiet a moment. */
   scheduleIndexSync(workspaceId: string, delayMs = INDEX_SYNC_DELAY_MS): void {
     if (this.closed) return;
+    this.markPending(workspaceId);
     const existing = this.indexTimers.get(workspaceId);
     if (existing) clearTimeout(existing);
     const timer = setTimeout(() => {
       this.indexTimers.delete(workspaceId);
+      // Commits still coming (a burst): staging would hold them up; their end schedules it again.
+      if (this.outstanding.has(workspaceId) || this.waiting.has(workspaceId)) return;
       void this.queue
         .run(workspaceId, () => this.deps.repo(workspaceId).syncIndex(INDEX_SYNC_CHUNK))
         .then(() => {
           if (this.deps.repo(workspaceId).indexLag > 0) this.scheduleIndexSync(workspaceId, 0);
+          else this.clearPending(workspaceId);
         })
         .catch((error) => this.deps.log.warn("git index update failed", { workspace_id: workspaceId, error: String(error) }));
     }, delayMs);
@@ -102,5 +220,43 @@ export class HistoryQueue {
       if (repo.indexLag === 0) continue;
       await this.queue.run(id, () => repo.syncIndex()).catch((error) => this.deps.log.warn("git index update failed", { workspace_id: id, error: String(error) }));
     }
+    for (const id of [...this.marked]) this.clearPending(id);
   }
+}
+
+/**
+ * Splits waiting saves into commits: the first save's author takes every later save of theirs
+ * that no other author's save before it shares a file with; the rest form the next rounds. Each
+ * file's versions stay in write order and no commit mixes authors.
+ */
+export function groupByAuthor<T extends { author: Author; files: FileContent[] }>(saves: T[]): T[][] {
+  const groups: T[][] = [];
+  let rest = saves;
+  while (rest.length > 0) {
+    const key = authorKey(rest[0]!.author);
+    const group: T[] = [];
+    const later: T[] = [];
+    const blocked = new Set<string>();
+    for (const s of rest) {
+      if (authorKey(s.author) === key && !s.files.some((f) => blocked.has(f.path))) group.push(s);
+      else {
+        later.push(s);
+        for (const f of s.files) blocked.add(f.path);
+      }
+    }
+    groups.push(group);
+    rest = later;
+  }
+  return groups;
+}
+
+const authorKey = (a: Author) => `${a.name}\u0000${a.email}`;
+
+/** One save: its own message. Several: `Save {n} changes via {origin}`, then each save's line. */
+export function sharedMessage(messages: string[]): string {
+  if (messages.length === 1) return messages[0]!;
+  const subjects = messages.map((m) => m.split("\n")[0]!);
+  const origins = new Set(subjects.map((s) => / via (.+)$/.exec(s)?.[1] ?? "Quire"));
+  const via = origins.size === 1 ? [...origins][0]! : "Quire";
+  return `Save ${messages.length} changes via ${via}\n\n${subjects.join("\n")}`;
 }

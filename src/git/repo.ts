@@ -1,7 +1,9 @@
 import type * as Git from "isomorphic-git";
 import * as fs from "node:fs";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { MAX_PACK_BYTES, writeBlobPack } from "./blob-pack.ts";
+import { gitIdent } from "./commit-message.ts";
 import { editTree, type EntryChange, type TreeEntry, type TreeStore } from "./tree-edit.ts";
 
 /**
@@ -30,6 +32,29 @@ export interface FileContent {
   data: string | Uint8Array | null;
 }
 
+/**
+ * The file system the commit path hands isomorphic-git: node's synchronous calls behind the
+ * promise interface it expects. Each of a commit's small reads and writes (refs, the commit, a
+ * few trees, a loose blob) then completes at once instead of waiting for the event loop to come
+ * round again; under a burst of saves (each holding the loop for its own file write and fsync)
+ * those waits made a commit of twenty saves take a second (git-commits.md §13). Large work (the
+ * blobs of a batch: blob-pack.ts) stays asynchronous.
+ */
+const quickFs: Git.PromiseFsClient = {
+  promises: Object.fromEntries(
+    (["readFile", "writeFile", "mkdir", "rmdir", "unlink", "stat", "lstat", "readdir", "readlink", "symlink", "chmod"] as const).map((name) => {
+      const sync = (fs as unknown as Record<string, (...args: unknown[]) => unknown>)[`${name}Sync`]!;
+      return [name, (...args: unknown[]) => {
+        try {
+          return Promise.resolve(sync(...args));
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      }];
+    }),
+  ) as unknown as Git.PromiseFsClient["promises"],
+};
+
 let loading: Promise<typeof Git> | null = null;
 /**
  * isomorphic-git (~11 MB resident once loaded) is imported when a git operation first runs, not at
@@ -40,8 +65,10 @@ export function loadGit(): Promise<typeof Git> {
 }
 
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
-/** Blobs of a large commit (ids injected into a cloned repository) are written this many at a time. */
+/** Loose blobs of a commit are written this many at a time. */
 const BLOB_BATCH = 64;
+/** From this many blobs in one commit they are written as one pack file (blob-pack.ts). */
+const PACK_MIN_BLOBS = 8;
 /** Trees are immutable, so a cache by id never goes stale; it only needs a bound (in entries held). */
 const TREE_CACHE_ENTRIES = 20_000;
 
@@ -72,7 +99,7 @@ export class Repo {
   async resolve(ref: string): Promise<string | null> {
     const git = await loadGit();
     try {
-      return await git.resolveRef({ fs, dir: this.dir, ref });
+      return await git.resolveRef({ fs: quickFs, dir: this.dir, ref });
     } catch {
       return null;
     }
@@ -122,35 +149,38 @@ export class Repo {
   async commitContents(files: FileContent[], message: string, author: Author, parents?: string[]): Promise<string | null> {
     const git = await loadGit();
     const head = await this.head();
-    const base = head === null ? null : this.last?.commit === head ? this.last.tree : (await git.readCommit({ fs, dir: this.dir, oid: head, cache: this.cache })).commit.tree;
+    const base = head === null ? null : this.last?.commit === head ? this.last.tree : (await git.readCommit({ fs: quickFs, dir: this.dir, oid: head, cache: this.cache })).commit.tree;
     const changes = new Map<string, EntryChange>();
     const wanted = files.filter((f) => f.path !== "" && !f.path.startsWith(".git/"));
-    for (let i = 0; i < wanted.length; i += BLOB_BATCH) {
-      await Promise.all(
-        wanted.slice(i, i + BLOB_BATCH).map(async (f) => {
-          if (f.data === null) return void changes.set(f.path, null);
-          const blob = typeof f.data === "string" ? Buffer.from(f.data, "utf8") : f.data;
-          changes.set(f.path, { oid: await git.writeBlob({ fs, dir: this.dir, blob }) });
-        }),
-      );
+    const present = wanted.filter((f) => f.data !== null).map((f) => ({ path: f.path, blob: typeof f.data === "string" ? Buffer.from(f.data, "utf8") : (f.data as Uint8Array) }));
+    for (const f of wanted) if (f.data === null) changes.set(f.path, null);
+    const bytes = present.reduce((n, f) => n + f.blob.byteLength, 0);
+    if (present.length >= PACK_MIN_BLOBS && bytes < MAX_PACK_BYTES) {
+      // Many blobs (saves that waited for the worker, ids injected into a clone): one pack file.
+      const ids = await writeBlobPack(join(this.dir, ".git"), present.map((f) => f.blob));
+      present.forEach((f, i) => changes.set(f.path, { oid: ids[i]! }));
+    } else {
+      for (let i = 0; i < present.length; i += BLOB_BATCH) {
+        await Promise.all(present.slice(i, i + BLOB_BATCH).map(async (f) => changes.set(f.path, { oid: await git.writeBlob({ fs: quickFs, dir: this.dir, blob: f.blob }) })));
+      }
     }
     for (const f of wanted) this.indexBehind.add(f.path);
     // Map order follows the batches' completion; the tree does not depend on it (entries are sorted).
-    const tree = (await editTree(this.treeStore(git), base, changes)) ?? (await git.writeTree({ fs, dir: this.dir, tree: [] }));
+    const tree = (await editTree(this.treeStore(git), base, changes)) ?? (await git.writeTree({ fs: quickFs, dir: this.dir, tree: [] }));
     if (parents === undefined && tree === (base ?? EMPTY_TREE)) return null;
     const now = Math.floor(Date.now() / 1000);
     const oid = await git.writeCommit({
-      fs,
+      fs: quickFs,
       dir: this.dir,
       commit: {
         message, // rendered as `git commit` does (one trailing newline)
         tree,
         parent: parents ?? (head === null ? [] : [head]),
-        author: { name: author.name || SYSTEM_AUTHOR.name, email: author.email || SYSTEM_AUTHOR.email, timestamp: now, timezoneOffset: 0 },
+        author: { ...gitIdent(author, SYSTEM_AUTHOR), timestamp: now, timezoneOffset: 0 },
         committer: { ...SYSTEM_AUTHOR, timestamp: now, timezoneOffset: 0 },
       },
     });
-    await git.writeRef({ fs, dir: this.dir, ref: this.headTarget(), value: oid, force: true });
+    await git.writeRef({ fs: quickFs, dir: this.dir, ref: this.headTarget(), value: oid, force: true });
     this.last = { commit: oid, tree };
     return oid;
   }
@@ -163,7 +193,7 @@ export class Repo {
     const git = await loadGit();
     const head = await this.head();
     if (head === null) return null;
-    const root = this.last?.commit === head ? this.last.tree : (await git.readCommit({ fs, dir: this.dir, oid: head, cache: this.cache })).commit.tree;
+    const root = this.last?.commit === head ? this.last.tree : (await git.readCommit({ fs: quickFs, dir: this.dir, oid: head, cache: this.cache })).commit.tree;
     if (path === "") return { mode: "040000", path: "", oid: root, type: "tree" };
     const store = this.treeStore(git);
     let tree = root;
@@ -250,13 +280,13 @@ export class Repo {
       readTree: async (oid) => {
         const hit = this.trees.get(oid);
         if (hit) return hit;
-        const { tree } = await git.readTree({ fs, dir: this.dir, oid, cache: this.cache });
+        const { tree } = await git.readTree({ fs: quickFs, dir: this.dir, oid, cache: this.cache });
         const entries = tree.map((e) => ({ mode: e.mode, path: e.path, oid: e.oid, type: e.type }));
         this.remember(oid, entries);
         return entries;
       },
       writeTree: async (entries) => {
-        const oid = await git.writeTree({ fs, dir: this.dir, tree: entries });
+        const oid = await git.writeTree({ fs: quickFs, dir: this.dir, tree: entries });
         this.remember(oid, entries);
         return oid;
       },
@@ -270,6 +300,46 @@ export class Repo {
     }
     if (!this.trees.has(oid)) this.treeEntries += entries.length;
     this.trees.set(oid, entries);
+  }
+
+  /**
+   * The status walk (path, HEAD, work tree, index; isomorphic-git's statusMatrix). An index that
+   * cannot be read (a process killed while writing it) is removed and the walk done without it:
+   * the index is only a cache of what HEAD and the work tree hold.
+   */
+  async statusRows(): Promise<Array<[string, number, number, number]>> {
+    const git = await loadGit();
+    try {
+      return await git.statusMatrix({ fs, dir: this.dir, cache: this.cache });
+    } catch {
+      rmSync(join(this.dir, ".git", "index"), { force: true });
+      return git.statusMatrix({ fs, dir: this.dir, cache: this.cache });
+    }
+  }
+
+  /** Seconds since the epoch of HEAD's commit (null: no commit yet). */
+  async headTime(): Promise<number | null> {
+    const head = await this.head();
+    if (head === null) return null;
+    const git = await loadGit();
+    return (await git.readCommit({ fs, dir: this.dir, oid: head, cache: this.cache })).commit.committer.timestamp;
+  }
+
+  /**
+   * Rebuilds the index from HEAD: every entry of a file the work tree holds as HEAD does is
+   * staged from it, entries HEAD does not have are dropped, and the others point at HEAD's
+   * version. Afterwards `git status` shows exactly how the work tree differs from HEAD.
+   */
+  async alignIndex(): Promise<void> {
+    const git = await loadGit();
+    const rows = await this.statusRows();
+    const add = rows.filter(([, h, w, st]) => h === 1 && w === 1 && st !== 1).map((r) => r[0]);
+    const drop = rows.filter(([, h, , st]) => h === 0 && st !== 0).map((r) => r[0]);
+    const reset = rows.filter(([, h, w, st]) => h === 1 && w !== 1 && st !== 1).map((r) => r[0]);
+    for (let i = 0; i < add.length; i += 200) await git.add({ fs, dir: this.dir, filepath: add.slice(i, i + 200), cache: this.cache });
+    for (const filepath of drop) await git.remove({ fs, dir: this.dir, filepath, cache: this.cache });
+    for (const filepath of reset) await git.resetIndex({ fs, dir: this.dir, filepath, cache: this.cache });
+    this.indexBehind.clear();
   }
 
   /** Every changed path in the work tree (untracked, modified, deleted), `.git` excluded. */

@@ -17,6 +17,9 @@ import type { Users } from "../identity/users.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-records.ts";
 import type { StagedFolder } from "../workspaces/workspace-service.ts";
 import { cloneInto } from "./clone.ts";
+import { commitPath } from "./commit-message.ts";
+import { recoveryGroups, saversSince } from "./recovery.ts";
+import { transientName } from "../content/file-watcher.ts";
 import { diskFilesMessage, historyFile, MAX_DISK_FILE_BYTES, outsideHistory, scanDiskFiles, type SkippedFile } from "./disk-files.ts";
 import { ConflictStore } from "./conflict-store.ts";
 import { applyUpstream, type PullPlan } from "./pull.ts";
@@ -78,6 +81,8 @@ export class GitSync {
   private readonly deferredFiles = new Map<string, Set<string>>();
   /** Files left out of the history (too large, symlinks), per workspace: path → what was logged. */
   private readonly skippedFiles = new Map<string, Map<string, SkippedFile>>();
+  /** Workspaces with a repair queued after a failed commit. */
+  private readonly repairing = new Set<string>();
   private unsubscribe: Array<() => void> = [];
   private stopping = false;
   /** Quick saves within this window share one push. */
@@ -124,6 +129,9 @@ export class GitSync {
     return repo;
   }
 
+  /** Called with each sync round's result (metrics count them); a hook must not throw. */
+  readonly syncedHooks: Array<(status: SyncResult["status"]) => void> = [];
+
   /** Subscribes to the ledger, gives existing workspaces a repository, and starts polling. */
   start(): void {
     this.cleanStaging();
@@ -133,7 +141,15 @@ export class GitSync {
     ];
     const rows = this.deps.db.query<WorkspaceRow, []>("SELECT * FROM workspaces WHERE deleted_at IS NULL ORDER BY id").all();
     for (const ws of rows) {
-      this.track(this.withTree(ws.id, () => this.ensureRepo(ws)));
+      // The last run stopped with saves handed to the git worker: they are committed (and, in the
+      // start-up sync below, pushed) before the first pull can meet them.
+      const unclean = this.history.pendingFromBefore(ws.id);
+      this.track(
+        this.withTree(ws.id, async () => {
+          await this.ensureRepo(ws);
+          if (unclean) await this.recover(ws, "start");
+        }),
+      );
       // Catch up both ways after a restart: commits made while offline go out, upstream comes in.
       if (ws.git_remote) {
         // Files other than pages changed while the server was down (pages: the start-up
@@ -306,13 +322,66 @@ export class GitSync {
     return repo;
   }
 
+  // ---- recovery ------------------------------------------------------------------------------
+
+  /**
+   * Repairs the history of a workspace whose saves may not all be committed: the last run stopped
+   * uncleanly (its pending marker is still there) or a commit failed. Whatever differs from HEAD
+   * is committed — one commit per person who alone saved those files since HEAD, the rest by
+   * Quire saying who cannot be told (recovery.ts) — and the index is rebuilt from HEAD, so
+   * `git status` is clean and a pull meets no uncommitted save. With auto-commit off only the
+   * index is rebuilt: differences are the user's uncommitted edits there. Run it with `withTree`.
+   * Resolves with the number of commits made.
+   */
+  private async recover(ws: WorkspaceRow, why: "start" | "failure"): Promise<number> {
+    const repo = this.repo(ws.id);
+    if (!repo.exists()) return 0;
+    const fresh = this.deps.workspaces.byId(ws.id) ?? ws;
+    let commits = 0;
+    let files = 0;
+    if (fresh.git_auto_commit === 1) {
+      const rows = await repo.statusRows();
+      const differing = rows
+        .filter(([path, h, w]) => !(h === w && h !== 2) && !transientName(path.slice(path.lastIndexOf("/") + 1)))
+        .map((r) => r[0]);
+      const paths = this.withinLimits(ws.id, repo, differing, new Set());
+      if (paths.length > 0) {
+        const since = ((await repo.headTime()) ?? 0) * 1000;
+        const savers = saversSince(this.deps.db, ws.id, since);
+        const groups = recoveryGroups(paths, savers, (userId) => (this.deps.users.byId(userId) ? this.authorOf({ id: userId, name: "" }) : null));
+        for (const g of groups) if ((await repo.commitPaths(g.paths, g.message, g.author)) !== null) commits++;
+        files = paths.length;
+      }
+    }
+    await repo.alignIndex();
+    this.history.repaired(ws.id);
+    this.deps.log.warn(why === "start" ? "git history repaired after an unclean stop" : "git history repaired after a failed commit", {
+      workspace_id: ws.id,
+      files,
+      commits,
+    });
+    if (commits > 0 && fresh.git_remote) {
+      this.markAhead(ws.id);
+      if (why === "failure") this.schedulePush(ws.id);
+    }
+    return commits;
+  }
+
+  /** After a failed commit: one repair, queued behind whatever holds the work tree now. */
+  private repairSoon(ws: WorkspaceRow): void {
+    if (this.stopping || this.repairing.has(ws.id)) return;
+    this.repairing.add(ws.id);
+    const job = this.withTree(ws.id, () => this.recover(ws, "failure")).finally(() => this.repairing.delete(ws.id));
+    this.track(job.catch((error) => this.deps.log.error("git history repair failed", { workspace_id: ws.id, error: String(error) })));
+  }
+
   // ---- outbound ------------------------------------------------------------------------------
 
   private onCommitted(write: CommittedWrite): void {
     if (this.stopping) return;
     const ws = this.deps.workspaces.byId(write.workspace_id);
     if (!ws || ws.git_auto_commit !== 1) return;
-    const message = `${VERB[write.kind] ?? "Update"} ${write.path} via ${ORIGIN_LABEL[write.origin] ?? "Quire"}`;
+    const message = `${VERB[write.kind] ?? "Update"} ${commitPath(write.path)} via ${ORIGIN_LABEL[write.origin] ?? "Quire"}`;
     const author = this.authorOf(write.actor);
     // Made by the git worker from the bytes the write reported: the save does not wait for it,
     // and a later save of the same file cannot leak into this commit.
@@ -331,9 +400,9 @@ export class GitSync {
     if (!ws || ws.git_auto_commit !== 1) return;
     const only = pass.changes.length === 1 && pass.files.length <= 2 ? pass.changes[0]! : null;
     const message = only
-      ? `${DISK_VERB[only.action]} ${only.path} via filesystem`
+      ? `${DISK_VERB[only.action]} ${commitPath(only.path)} via filesystem`
       : pass.files.length === 1
-        ? `Update ${pass.files[0]!.path} via filesystem`
+        ? `Update ${commitPath(pass.files[0]!.path)} via filesystem`
         : `Sync ${pass.files.length} files changed on disk`;
     this.queueCommit(ws, pass.files, message, SYSTEM_AUTHOR);
   }
@@ -425,7 +494,10 @@ export class GitSync {
             this.schedulePush(ws.id);
           }
         },
-        (error) => this.deps.log.error("git commit failed", { workspace_id: ws.id, error: String(error) }),
+        (error) => {
+          this.deps.log.error("git commit failed", { workspace_id: ws.id, error: String(error) });
+          this.repairSoon(ws);
+        },
       ),
     );
   }
@@ -501,7 +573,9 @@ export class GitSync {
     if (opts.branch !== undefined && opts.branch !== ws.git_branch) return emptyResult("ignored");
     const run = this.netQueue.run(workspaceId, async () => {
       const fresh = this.deps.workspaces.byId(workspaceId);
-      return fresh?.git_remote ? this.syncLocked(fresh, opts.reason) : emptyResult("ignored");
+      const result = fresh?.git_remote ? await this.syncLocked(fresh, opts.reason) : emptyResult("ignored");
+      for (const hook of this.syncedHooks) hook(result.status);
+      return result;
     });
     this.track(run);
     return run;
@@ -514,6 +588,9 @@ export class GitSync {
     this.setStatus(ws, "syncing");
     try {
       await assertRemoteAllowed(spec, this.deps.config.git.allowPrivate);
+      // At start, commits made since the last push (a repaired history among them) go out before
+      // the first pull; a remote that moved on meanwhile refuses, and the round below merges first.
+      if (reason === "start") await this.pushIfAhead(ws, spec);
       for (let round = 0; round < MAX_PUSH_ROUNDS; round++) {
         const repo = await this.withTree(ws.id, () => this.ensureRepo(ws));
         const remoteOid = await this.transport.fetch(repo.dir, spec, ws.git_branch);
@@ -540,6 +617,18 @@ export class GitSync {
     const open = this.conflicts.list(ws.id).length;
     this.setStatus(ws, open > 0 ? "conflict" : "synced");
     return { status: open > 0 ? "conflict" : "completed", changes: total, conflicts: open };
+  }
+
+  private async pushIfAhead(ws: WorkspaceRow, spec: RemoteSpec): Promise<void> {
+    const repo = this.repo(ws.id);
+    if (!repo.exists()) return;
+    const head = await this.history.run(ws.id, () => repo.head());
+    if (head === null || head === (await repo.resolve(trackingRef(ws.git_branch)))) return;
+    try {
+      await this.transport.push(repo.dir, spec, ws.git_branch, head);
+    } catch (error) {
+      if (!(error instanceof RemoteError && error.reason === "rejected")) throw error;
+    }
   }
 
   /** Applies `remoteOid` to the work tree, reconciles, records the merge, and announces it. */
@@ -607,7 +696,7 @@ export class GitSync {
         return;
       }
       if (conflicted.length > 0) {
-        const subject = conflicted.length === 1 ? `the local version of ${conflicted[0]}` : `the local versions of ${conflicted.length} files`;
+        const subject = conflicted.length === 1 ? `the local version of ${commitPath(conflicted[0]!)}` : `the local versions of ${conflicted.length} files`;
         await repo.commitPaths(conflicted, `Keep ${subject} (conflict) via Quire`, SYSTEM_AUTHOR);
       }
       const dirty = reconciled ? this.withinLimits(ws.id, repo, await repo.dirtyPaths(), pulled) : [];
@@ -631,7 +720,7 @@ export class GitSync {
       if (!repo.exists()) return null;
       const dirty = this.withinLimits(ws.id, repo, await repo.dirtyPaths(), new Set());
       if (dirty.length === 0) return null;
-      const subject = dirty.length === 1 ? `the pending edit of ${dirty[0]}` : `${dirty.length} pending edits`;
+      const subject = dirty.length === 1 ? `the pending edit of ${commitPath(dirty[0]!)}` : `${dirty.length} pending edits`;
       return repo.commitPaths(dirty, `Commit ${subject} (auto-commit turned on) via Quire`, SYSTEM_AUTHOR);
     });
     this.followCommit(ws, job);

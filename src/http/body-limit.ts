@@ -1,4 +1,4 @@
-import { PayloadTooLargeError } from "../core/errors.ts";
+import { PayloadTooLargeError, ValidationError } from "../core/errors.ts";
 
 /** The global request body limit, which also bounds uploads. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -33,7 +33,15 @@ export async function bufferChunkedBody(request: Request): Promise<Request | nul
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      // Bun ends the stream with an AbortError when the chunked encoding is malformed (a bad chunk
+      // size) or the client goes away mid-body: the client's fault, answered and logged as a 400.
+      throw new ValidationError("The request body is malformed: its chunked encoding is invalid or it ended early", "body");
+    }
+    const { done, value } = chunk;
     if (done) break;
     total += value.byteLength;
     if (total > MAX_BODY_BYTES) {

@@ -6,7 +6,7 @@ import { clientIp } from "./client-ip.ts";
 import { credentialResolver } from "./authenticate.ts";
 import { MAX_BODY_BYTES, SERVER_BODY_LIMIT, bufferChunkedBody, tooLarge } from "./body-limit.ts";
 import { methodClass, scopesAllow, type Principal } from "../access/principal.ts";
-import { ForbiddenError } from "../core/errors.ts";
+import { ForbiddenError, ValidationError } from "../core/errors.ts";
 import type { Services } from "../app.ts";
 
 export { MAX_BODY_BYTES, SERVER_BODY_LIMIT };
@@ -40,6 +40,48 @@ export function routerPath(url: string): string {
   if (start === -1) return "/";
   const query = url.indexOf("?", start + 1);
   return query === -1 ? url.substring(start) : url.substring(start, query);
+}
+
+/** The name of the first query parameter (name or value) that does not percent-decode as UTF-8, or null. */
+function undecodableQueryField(url: string): string | null {
+  const q = url.indexOf("?");
+  if (q === -1) return null;
+  const end = url.indexOf("#", q);
+  for (const pair of url.slice(q + 1, end === -1 ? undefined : end).split("&")) {
+    const eq = pair.indexOf("=");
+    const name = eq === -1 ? pair : pair.slice(0, eq);
+    let decodedName: string;
+    try {
+      decodedName = decodeURIComponent(name.replace(/\+/g, " "));
+    } catch {
+      return "query";
+    }
+    try {
+      if (eq !== -1) decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, " "));
+    } catch {
+      return /^[\w.-]{1,64}$/.test(decodedName) ? decodedName : "query";
+    }
+  }
+  return null;
+}
+
+/**
+ * The browser's refresh is counted per account, not per address: ten people behind one office
+ * address reloading the app would otherwise share 20 refreshes a minute. Only a cookie naming a
+ * stored refresh token counts that way (one indexed lookup); anything else stays per IP, so
+ * made-up cookies cannot open buckets of their own (docs/decisions/rate-limits.md).
+ */
+function refreshAccount(services: Services, request: Request, path: string): string | null {
+  if (request.method !== "POST" || path !== "/api/auth/refresh") return null;
+  const cookie = request.headers.get("cookie");
+  if (!cookie) return null;
+  const match = /(?:^|;\s*)quire_refresh=([^;]+)/.exec(cookie);
+  if (!match) return null;
+  try {
+    return services.sessions.accountOfRefreshToken(decodeURIComponent(match[1]!));
+  } catch {
+    return null; // not even a well-formed cookie value
+  }
 }
 
 /**
@@ -85,12 +127,17 @@ export function httpCore(services: Services) {
       const now = nowMs();
       const authorization = request.headers.get("authorization");
       state.principal = await credentials.resolve(authorization, now);
-      const limit = rateLimiter.hit(request.method, path, state.principal, state.ip, now, authorization !== null);
+      const account = state.principal ? null : refreshAccount(services, request, path);
+      const limit = rateLimiter.hit(request.method, path, state.principal, state.ip, now, authorization !== null, account);
       if (limit) {
         set.headers["x-ratelimit-limit"] = String(limit.limit);
         set.headers["x-ratelimit-remaining"] = String(limit.remaining);
         set.headers["x-ratelimit-reset"] = String(limit.resetAt);
       }
+      // A query value whose percent-encoding is not UTF-8 (`%E9`, or a surrogate's bytes) is
+      // refused naming it, instead of reaching a handler mangled or silently dropped.
+      const badQuery = undecodableQueryField(request.url);
+      if (badQuery !== null) throw new ValidationError(`${badQuery}: malformed percent-encoding (not UTF-8)`, badQuery);
       // Last, so a refused caller costs no reading. The framework's parsers (and any route that
       // reads the raw body) read ctx.request later; from here on that is the bounded copy.
       const bounded = await bufferChunkedBody(request).catch((error: unknown) => {
@@ -127,8 +174,16 @@ export function httpCore(services: Services) {
       set.headers["content-security-policy"] = API_CSP;
       return new Response(JSON.stringify(body), { status, headers: set.headers as Record<string, string> });
     })
-    .onAfterResponse({ as: "global" }, ({ request, set }) => {
+    .onAfterResponse({ as: "global" }, (ctx) => {
+      const { request, set } = ctx;
       const state = states.get(request);
+      // The matched route's template (never the raw path); requests no route matched share one label.
+      services.metrics.observeHttp(
+        (ctx as { route?: string }).route,
+        request.method,
+        set.status,
+        state ? (performance.now() - state.startedAt) / 1000 : 0,
+      );
       // Only what identifies the request: never headers, bodies or query strings, which carry secrets.
       log.info("request", {
         request_id: state?.requestId ?? set.headers["x-request-id"],

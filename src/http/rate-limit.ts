@@ -17,7 +17,9 @@ export interface RateRule {
   limit: number;
   windowSec: number;
   /**
-   * "caller": per organization when authenticated, per IP otherwise (the specification's rule).
+   * "caller": per person for a signed-in web session (each person of an organization has the
+   * organization's figures to themselves), per organization for an API key (the specification's
+   * rule), per IP otherwise — docs/decisions/rate-limits.md, "Who shares a bucket".
    * "user": per user when authenticated, per IP otherwise. "ip": always per IP.
    */
   keyBy: "caller" | "user" | "ip";
@@ -29,6 +31,14 @@ export interface RateRule {
 
 const isRead = (m: string) => m === "GET" || m === "HEAD";
 
+/**
+ * Reads of one's own account under /api/auth/ (who am I, my sessions, my sign-in methods, which
+ * providers exist): every boot of the app makes them, so they are reads, not credential
+ * endpoints; an anonymous caller still meets the per-IP floor on them.
+ */
+const AUTH_READS = new Set(["/api/auth/me", "/api/auth/sessions", "/api/auth/config", "/api/auth/providers", "/api/auth/methods", "/api/auth/webauthn/credentials"]);
+export const isAuthRead = (m: string, p: string) => isRead(m) && AUTH_READS.has(p.replace(/\/+$/, ""));
+
 /** SPEC.md's Limits table. Paths are matched as the router sees them (raw, before any decoding). */
 export const RATE_RULES: RateRule[] = [
   { name: "register", limit: 5, windowSec: 3600, keyBy: "ip", matches: (m, p) => m === "POST" && p === "/api/auth/register" },
@@ -39,7 +49,8 @@ export const RATE_RULES: RateRule[] = [
     keyBy: "ip",
     matches: (m, p) => m === "POST" && (p === "/api/auth/forgot-password" || p === "/api/auth/reset-password"),
   },
-  { name: "auth", limit: 20, windowSec: 60, keyBy: "caller", matches: (_m, p) => p.startsWith("/api/auth/") },
+  // The endpoints that take credentials or mint tokens: per account when signed in, per IP otherwise.
+  { name: "auth", limit: 20, windowSec: 60, keyBy: "user", matches: (m, p) => p.startsWith("/api/auth/") && !isAuthRead(m, p) },
   { name: "content_read", limit: 300, windowSec: 60, keyBy: "caller", matches: (m, p) => isRead(m) && p.startsWith("/api/v1/content/") },
   { name: "content_write", limit: 60, windowSec: 60, keyBy: "caller", matches: (m, p) => !isRead(m) && m !== "OPTIONS" && p.startsWith("/api/v1/content/") },
   {
@@ -126,12 +137,14 @@ export class RateLimiter {
     ip: string,
     nowMs: number,
     credentialsPresented = false,
+    /** The account a credential endpoint's own credential names (a refresh cookie), for "user" rules of anonymous requests. */
+    account: string | null = null,
   ): RateState | null {
     let matched: Array<{ rule: RateRule; key: string; w: Window | undefined }> | null = null;
     for (const rule of this.rules) {
       if (rule.callers === "anonymous" && principal) continue;
       if (!rule.matches(method, path, credentialsPresented)) continue;
-      const key = `${rule.name}|${bucketOf(rule, principal, ip)}`;
+      const key = `${rule.name}|${account && !principal && rule.keyBy === "user" ? `user:${account}` : bucketOf(rule, principal, ip)}`;
       let w = this.windows.get(key);
       if (w && w.resetAtMs <= nowMs) w = undefined;
       if (w && w.count >= rule.limit) {
@@ -179,6 +192,7 @@ export class RateLimiter {
 }
 
 function bucketOf(rule: RateRule, principal: Principal | null, ip: string): string {
+  if (principal?.kind === "session" && rule.keyBy === "caller") return `person:${principal.orgId}:${principal.userId}`;
   if (principal && rule.keyBy === "caller") return `org:${principal.orgId}`;
   if (principal && rule.keyBy === "user") return `user:${principal.userId}`;
   return `ip:${ipBucket(ip)}`;

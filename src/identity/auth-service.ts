@@ -52,23 +52,51 @@ export class AuthService {
     body: unknown,
     client: ClientInfo,
   ): Promise<{ user: UserJson; tokens: IssuedTokens | null }> {
-    const { db, config, users, organizations, workspaces } = this.deps;
+    const { config, users } = this.deps;
     if (config.disableSignup) throw new SignupDisabledError();
     const input = parseInput(registerInput, body);
     const password = checkPasswordRules(input.password);
     if (users.byEmail(input.email)) throw new ConflictError("An account with this email already exists", undefined, { field: "email" });
     const passwordHash = await this.deps.passwords.hash(password);
+    const user = await this.createAccount({ name: input.name, email: input.email, passwordHash, emailVerified: false, starter: true });
+    let tokens: IssuedTokens | null = null;
+    try {
+      tokens = await this.signIn(user, client);
+    } catch {
+      tokens = null; // SPEC: the account exists; the client signs in separately
+    }
+    return { user: toUserJson(user), tokens };
+  }
 
+  /**
+   * Creates an account with its own organization (SPEC.md): registration and a first external
+   * sign-in both come here. `starter`: also a starter workspace with example pages (an account
+   * made to join invited workspaces gets none, as an accepted invitation does). `inside` runs in
+   * the same transaction, after the user row exists (an external identity is linked there).
+   * A duplicate email is a CONFLICT.
+   */
+  async createAccount(input: {
+    name: string;
+    email: string;
+    passwordHash: string | null;
+    emailVerified: boolean;
+    starter: boolean;
+    inside?: (userId: string, now: string) => void;
+  }): Promise<UserRow> {
+    const { db, users, organizations, workspaces } = this.deps;
     const now = isoFromMs(nowMs());
     const userId = ulid();
-    let starter: WorkspaceRow;
+    let starter: WorkspaceRow | null;
     try {
       starter = db.transaction(() => {
-        users.insert({ id: userId, name: input.name, email: input.email, passwordHash, now });
+        users.insert({ id: userId, name: input.name, email: input.email, passwordHash: input.passwordHash, now });
+        if (input.emailVerified) db.query("UPDATE users SET email_verified = 1 WHERE id = ?").run(userId);
         // The instance's first user adopts the default organization `quire init` made (its
         // workspaces become theirs) instead of getting a second, empty one.
         const adopted = organizations.settleDefaultOwner(now);
         const org = adopted?.owner_id === userId ? adopted : organizations.createOwned({ name: input.name, ownerId: userId, now });
+        input.inside?.(userId, now);
+        if (!input.starter) return null;
         const ws = workspaces.insert({
           orgId: org.id,
           name: `${input.name}'s docs`,
@@ -91,15 +119,8 @@ export class AuthService {
       }
       throw error;
     }
-    for (const hook of this.starterWorkspaceHooks) await hook(starter, userId);
-    const user = users.byId(userId)!;
-    let tokens: IssuedTokens | null = null;
-    try {
-      tokens = await this.signIn(user, client);
-    } catch {
-      tokens = null; // SPEC: the account exists; the client signs in separately
-    }
-    return { user: toUserJson(user), tokens };
+    if (starter) for (const hook of this.starterWorkspaceHooks) await hook(starter, userId);
+    return users.byId(userId)!;
   }
 
   freeWorkspaceSlug(base: string): string {

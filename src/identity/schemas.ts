@@ -22,3 +22,41 @@ export const resetPasswordInput = closedObject({
   token: z.string().min(1).max(512),
   new_password: z.string(),
 });
+
+/** POST /api/auth/oidc/:provider — `link: true` (signed in) adds the provider to the account instead of signing in. */
+export const oidcStartInput = closedObject({ link: z.boolean().optional() });
+
+/** POST /api/auth/oidc/claim — the one-time code the callback put in the app's URL. */
+export const oidcClaimInput = closedObject({ code: z.string().min(1).max(256) });
+
+/** The provider in the sign-in routes' paths. */
+export const oidcProviderParams = z.object({ provider: z.enum(["google", "github"]) });
+
+/** GET /api/auth/oidc/:provider/callback — what the provider sends back (anything else is ignored). */
+export const oidcCallbackQuery = z.object({
+  code: z.string().max(4096).optional(),
+  state: z.string().max(512).optional(),
+  iss: z.string().max(2048).optional(),
+  error: z.string().max(256).optional(),
+  error_description: z.string().max(2048).optional(),
+});
+
+/** POST /api/auth/password — an account without a password (external sign-in, passkeys) adds one. */
+export const setPasswordInput = closedObject({ new_password: z.string().max(4096) });
+
+/** POST /api/auth/webauthn/register/finish — the browser's RegistrationResponseJSON and an optional name. */
+export const passkeyRegisterFinishInput = closedObject({
+  response: z.looseObject({ id: z.string().min(1).max(1024), rawId: z.string().max(1024), type: z.literal("public-key"), response: z.looseObject({}) }),
+  name: z.string().trim().min(1).max(100).optional(),
+});
+
+/** POST /api/auth/webauthn/login/begin — with an email, the account's passkeys are offered; without, any discoverable one. */
+export const passkeyLoginBeginInput = closedObject({ email: z.string().max(1024).optional() });
+
+/** POST /api/auth/webauthn/login/finish — the browser's AuthenticationResponseJSON. */
+export const passkeyLoginFinishInput = closedObject({
+  response: z.looseObject({ id: z.string().min(1).max(1024), rawId: z.string().max(1024), type: z.literal("public-key"), response: z.looseObject({}) }),
+});
+
+/** PATCH /api/auth/webauthn/credentials/:id — rename a passkey. */
+export const passkeyRenameInput = closedObject({ name: z.string().trim().min(1).max(100) });

@@ -1,10 +1,20 @@
 import type { Db } from "../db/database.ts";
+import { createHmac, randomBytes } from "node:crypto";
 import { sha256Hex } from "../core/crypto.ts";
 import { ulid, randomToken } from "../core/ids.ts";
 import { isoFromMs } from "../core/clock.ts";
 
 /** Refresh tokens (and so sessions) last 7 days, rotated on every use. */
 export const REFRESH_TTL_MS = 7 * 24 * 3600 * 1000;
+/**
+ * A rotated refresh token presented again within this window is not a replay: a browser that
+ * restores several tabs at once sends the same cookie from each of them within the same second.
+ * Those callers get the same successor; only a reuse after the window revokes
+ * (docs/decisions/session-grace-window.md).
+ */
+export const REFRESH_GRACE_MS = 30_000;
+/** How many rotations inside the window are followed to find the live successor. */
+const MAX_GRACE_STEPS = 4;
 /** last_active_at is written at most this often per session, to keep reads cheap. */
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -35,7 +45,27 @@ export type RotateResult =
 
 export class Sessions {
   private readonly lastTouch = new Map<string, number>();
+  private successorKey: Buffer | null = null;
   constructor(private readonly db: Db) {}
+
+  /**
+   * The successor of a refresh token is derived from it (HMAC with a per-instance secret kept in
+   * the database), not drawn at random: every tab that presents the same token within the grace
+   * window can then be handed the same successor without the server ever storing a usable token.
+   */
+  private successorOf(token: string): string {
+    if (!this.successorKey) {
+      const row = this.db.query<{ value: string }, []>("SELECT value FROM instance WHERE key = 'refresh_successor_key'").get();
+      if (row) this.successorKey = Buffer.from(row.value, "base64url");
+      else {
+        const key = randomBytes(32);
+        this.db.query("INSERT OR IGNORE INTO instance (key, value) VALUES ('refresh_successor_key', ?)").run(key.toString("base64url"));
+        const stored = this.db.query<{ value: string }, []>("SELECT value FROM instance WHERE key = 'refresh_successor_key'").get()!;
+        this.successorKey = Buffer.from(stored.value, "base64url");
+      }
+    }
+    return createHmac("sha256", this.successorKey).update("refresh-successor\0").update(token).digest("base64url");
+  }
 
   create(input: { userId: string; orgId: string; device: string; ip: string; nowMs: number }): {
     session: SessionRow;
@@ -73,22 +103,16 @@ export class Sessions {
   }
 
   /**
-   * Exchanges a refresh token for a new one. A token already used is a replay: every session of
-   * its user is revoked. Runs in one synchronous transaction, so two concurrent refreshes of the
-   * same token cannot both succeed.
+   * Exchanges a refresh token for a new one. A token already used is a replay (every session of
+   * its user is revoked) unless it was used less than REFRESH_GRACE_MS ago: then the caller gets
+   * the successor that use produced (followed along rotations made inside the window), so tabs
+   * restored together all stay signed in. Runs in one synchronous transaction.
    */
   rotate(token: string, ctx: { ip: string; nowMs: number }): RotateResult {
     return this.db.transaction((): RotateResult => {
-      const row = this.db
-        .query<{ session_id: string; user_id: string; used_at: number | null; expires_at: number }, [string]>(
-          "SELECT session_id, user_id, used_at, expires_at FROM refresh_tokens WHERE token_hash = ?",
-        )
-        .get(sha256Hex(token));
+      const row = this.refreshRow(token);
       if (!row) return { kind: "invalid" };
-      if (row.used_at !== null) {
-        this.revokeAllOf(row.user_id);
-        return { kind: "replayed", userId: row.user_id };
-      }
+      if (row.used_at !== null) return this.withinGrace(token, row, ctx.nowMs);
       if (row.expires_at <= ctx.nowMs) return { kind: "invalid" };
       const session = this.get(row.session_id);
       if (!session || session.expires_at <= ctx.nowMs) return { kind: "invalid" };
@@ -98,11 +122,45 @@ export class Sessions {
       this.db
         .query("UPDATE sessions SET last_active_at = ?, ip = ?, expires_at = ? WHERE id = ?")
         .run(now, ctx.ip, expiresAt, session.id);
-      const refreshToken = randomToken(32);
+      const refreshToken = this.successorOf(token);
       const updated = { ...session, last_active_at: now, ip: ctx.ip, expires_at: expiresAt };
       this.insertRefresh(refreshToken, updated, ctx.nowMs);
       return { kind: "rotated", session: updated, refreshToken };
     })();
+  }
+
+  /** Whose refresh token this is (used or not), without touching it; null for anything unknown. */
+  accountOfRefreshToken(token: string): string | null {
+    if (token.length === 0 || token.length > 512) return null;
+    return this.db.query<{ user_id: string }, [string]>("SELECT user_id FROM refresh_tokens WHERE token_hash = ?").get(sha256Hex(token))?.user_id ?? null;
+  }
+
+  private refreshRow(token: string) {
+    return this.db
+      .query<{ session_id: string; user_id: string; used_at: number | null; expires_at: number }, [string]>(
+        "SELECT session_id, user_id, used_at, expires_at FROM refresh_tokens WHERE token_hash = ?",
+      )
+      .get(sha256Hex(token));
+  }
+
+  /** A used token presented again: the live successor inside the grace window, a replay after it. */
+  private withinGrace(token: string, row: { user_id: string; used_at: number | null }, nowMs: number): RotateResult {
+    let current = token;
+    let usedAt = row.used_at;
+    for (let step = 0; step < MAX_GRACE_STEPS && usedAt !== null; step++) {
+      if (nowMs - usedAt > REFRESH_GRACE_MS) break;
+      const next = this.successorOf(current);
+      const nextRow = this.refreshRow(next);
+      // The successor is gone: its session was revoked or has expired in the meantime.
+      if (!nextRow || nextRow.expires_at <= nowMs) return { kind: "invalid" };
+      const session = this.get(nextRow.session_id);
+      if (!session || session.expires_at <= nowMs) return { kind: "invalid" };
+      if (nextRow.used_at === null) return { kind: "rotated", session, refreshToken: next };
+      current = next;
+      usedAt = nextRow.used_at;
+    }
+    this.revokeAllOf(row.user_id);
+    return { kind: "replayed", userId: row.user_id };
   }
 
   get(id: string): SessionRow | null {

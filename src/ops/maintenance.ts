@@ -22,6 +22,8 @@ export interface PurgeCounts {
   password_resets: number;
   invitations: number;
   emails: number;
+  /** External sign-in flows and claim codes, passkey challenges: minutes-long, single use. */
+  sign_in_challenges: number;
 }
 
 export class Maintenance {
@@ -69,6 +71,10 @@ export class Maintenance {
         // A failed row has no failure time; its attempts end within the hour of its creation.
         db.query("DELETE FROM email_outbox WHERE status = 'failed' AND created_at <= ?").run(isoFromMs(nowMs - FAILED_EMAIL_KEEP_MS))
           .changes,
+      sign_in_challenges:
+        db.query("DELETE FROM oidc_flows WHERE expires_at <= ?").run(nowMs).changes +
+        db.query("DELETE FROM oidc_claims WHERE expires_at <= ?").run(nowMs).changes +
+        db.query("DELETE FROM webauthn_challenges WHERE expires_at <= ?").run(nowMs).changes,
     }))();
     return { sessions, refresh_tokens: refreshTokens, ...rest };
   }

@@ -16,6 +16,8 @@ export interface RunState {
   version: string;
   instance_id: string;
   started_at: string;
+  /** The loopback control endpoint's port (control.ts); absent in run states of older versions. */
+  control_port?: number;
 }
 
 export const RUNSTATE_FILE = "runstate.json";

@@ -67,3 +67,34 @@ export const siteSearchQuery = z.object({
   limit: z.coerce.number().int().min(1).max(50).default(10),
 });
 export type SiteSearchQuery = z.infer<typeof siteSearchQuery>;
+
+/** GET /api/v1/workspaces/:id/quality query (and the MCP quality tools' `path`). */
+export const qualityQuery = z.object({
+  path: z.string().min(1, "must not be empty").max(1024, "must be at most 1024 characters").optional(),
+});
+export type QualityQuery = z.infer<typeof qualityQuery>;
+
+const absoluteHttpUrl = z
+  .string()
+  .trim()
+  .max(2000, "must be at most 2000 characters")
+  .refine((s) => {
+    try {
+      const u = new URL(s);
+      return (u.protocol === "http:" || u.protocol === "https:") && u.username === "" && u.password === "" && !u.search && !u.hash;
+    } catch {
+      return false;
+    }
+  }, "must be an absolute http(s) URL without credentials, query or fragment");
+
+/** GET|POST /api/v1/workspaces/:id/export (query or JSON body) and `quire export --base-url`. */
+export const exportInput = z.object({
+  /** Where the exported site will live: sitemap.xml and canonical links use it. */
+  base_url: absoluteHttpUrl.optional(),
+});
+export type ExportInput = z.infer<typeof exportInput>;
+
+/** GET /api/v1/exports/:token — a prepared export's download (MCP's quire_export hands out its URL). */
+export const exportDownloadParams = z.object({
+  token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "is not a download token"),
+});

@@ -83,6 +83,8 @@ export class SearchService {
   private readonly batchMs: number;
   private unsubscribe: (() => void) | null = null;
   private warmTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Called after each search a person makes through the app (analytics counts the query and whether it found anything). */
+  readonly searchedHooks: Array<(search: { workspaceId: string; query: string; results: number }) => void> = [];
 
   constructor(
     private readonly deps: {
@@ -177,6 +179,7 @@ export class SearchService {
     const ref = isUlid(workspaceRef) ? { id: workspaceRef } : { slug: workspaceRef };
     const { workspace } = this.deps.permissions.require(principal, ref, "viewer");
     const items = this.searchWorkspace(workspace.id, query.q, query.limit);
+    for (const hook of this.searchedHooks) hook({ workspaceId: workspace.id, query: query.q, results: items.length });
     const indexing = this.indexing(workspace.id);
     return indexing ? { items, indexing } : { items };
   }

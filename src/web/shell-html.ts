@@ -10,7 +10,10 @@ import { ASSET_PREFIX } from "./build-web.ts";
 export interface BootData {
   signup_enabled: boolean;
   email_enabled: boolean;
-  providers: string[];
+  /** The external sign-in providers this instance enables (a button each). */
+  providers: Array<{ id: string; name: string }>;
+  /** "Sign in with a passkey" is offered. */
+  passkeys: boolean;
   version: string;
 }
 

@@ -10,6 +10,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { tempDir } from "../helpers/server.ts";
 import { REPO, runCli, startServe } from "./spawn.ts";
 import { buildWebApp } from "../../src/web/build-web.ts";
+import { writeVendorFiles } from "../../src/publish/site/vendor.ts";
 
 const out = tempDir("quire-build-");
 const binary = join(out, "quire");
@@ -54,13 +55,16 @@ test("the compiled binary carries version, commit and build date, and runs from 
   expect(Date.now() - built).toBeLessThan(10 * 60_000);
 });
 
-test("every file under assets/ is embedded, byte for byte in size", async () => {
-  const assetsDir = join(REPO, "assets");
-  const onDisk = readdirSync(assetsDir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name))
-    .map((p) => `  ${relative(assetsDir, p).split(sep).join("/")} ${statSync(p).size}`)
-    .sort();
+test("every file under assets/ and every vendor file of the published site is embedded, byte for byte in size", async () => {
+  const listing = (dir: string, prefix = "") =>
+    readdirSync(dir, { withFileTypes: true, recursive: true })
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name))
+      .map((p) => `  ${prefix}${relative(dir, p).split(sep).join("/")} ${statSync(p).size}`);
+  // The build adds the site's vendor files (bundled Mermaid, KaTeX's stylesheet and fonts) under site/.
+  const vendorDir = join(out, "vendor-expected");
+  await writeVendorFiles(vendorDir);
+  const onDisk = [...listing(join(REPO, "assets")), ...listing(vendorDir, "site/")].sort();
   expect(onDisk.length).toBeGreaterThan(0);
   const r = await runCli(["version", "--assets"], { cmd: [binary], cwd: out });
   expect(r.code).toBe(0);
@@ -111,6 +115,30 @@ test("dist/quire serve from another working directory uses its ./.quire, serves 
     rmSync(cwd, { recursive: true, force: true });
   }
 });
+
+test("dist/quire status, doctor, backup and stop work against its own serve (marked, fflate and SQLite inside the binary)", async () => {
+  const dataDir = tempDir("quire-binary-ops-");
+  const s = await startServe(dataDir, { cmd: [binary], cwd: out });
+  try {
+    const status = await runCli(["status", "--json", "--data-dir", dataDir], { cmd: [binary], cwd: out });
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ running: true, confirmed: true, pid: s.pid });
+    const backup = await runCli(["backup", "--json", "--data-dir", dataDir], { cmd: [binary], cwd: out });
+    expect(backup.code).toBe(0);
+    expect(JSON.parse(backup.stdout).files[0].database).toBe("quire");
+    const doctor = await runCli(["doctor", "--json", "--bundle", "--data-dir", dataDir], { cmd: [binary], cwd: out });
+    expect(doctor.code).toBe(0);
+    const report = JSON.parse(doctor.stdout) as { checks: Array<{ name: string; status: string }>; bundle: string };
+    expect(report.checks).toHaveLength(10);
+    expect(statSync(report.bundle).size).toBeGreaterThan(0);
+    const stop = await runCli(["stop", "--data-dir", dataDir], { cmd: [binary], cwd: out });
+    expect(stop.code).toBe(0);
+    expect(await s.exited).toBe(0);
+  } finally {
+    if (s.proc.exitCode === null) s.proc.kill("SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 60_000);
 
 describe("install.sh", () => {
   const sh = async (args: string[]) => {

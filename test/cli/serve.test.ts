@@ -49,6 +49,7 @@ test("serve prints one ready line, serves /api/health and records its run state"
     version: body.version,
     instance_id: body.instance_id,
     started_at: expect.any(String),
+    control_port: expect.any(Number),
   });
   expect(Date.now() - Date.parse(state.started_at)).toBeLessThan(60_000);
 

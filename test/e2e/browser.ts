@@ -94,7 +94,7 @@ export async function registerInUi(page: Page, baseUrl: string, user: { name: st
 export async function signInInUi(page: Page, user: { email: string; password: string }) {
   await page.getByLabel("Email").fill(user.email);
   await page.getByLabel("Password").fill(user.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }
 
 /**

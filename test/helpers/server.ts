@@ -29,13 +29,13 @@ export interface TestServer extends RunningServer {
 /** A real server on port 0 over a fresh temporary data directory. */
 export async function startTestServer(
   env: Record<string, string> = {},
-  opts: { dataDir?: string; keepDir?: boolean } = {},
+  opts: { dataDir?: string; keepDir?: boolean; port?: number } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
   const config = loadConfig({ ...TEST_ENV, ...env });
   const logs: string[] = [];
   const log: Logger = process.env.QUIRE_TEST_LOGS ? createLogger({ pretty: true }) : createLogger({ write: (l) => logs.push(l) });
-  const server = await startServer({ config, dataDir, log, port: 0, hostname: "127.0.0.1" });
+  const server = await startServer({ config, dataDir, log, port: opts.port ?? 0, hostname: "127.0.0.1" });
   return {
     ...server,
     dataDir,
@@ -49,3 +49,14 @@ export async function startTestServer(
 }
 
 export { silentLogger };
+
+/**
+ * A port free right now on 127.0.0.1, for a server whose BASE_URL must be known before it starts
+ * (an OpenID provider registers its redirect URI; passkeys name their origin).
+ */
+export async function freePort(): Promise<number> {
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
+  const port = probe.port!;
+  await probe.stop(true);
+  return port;
+}

@@ -55,8 +55,10 @@ describe("SPEC.md's Limits table, over HTTP", () => {
     const c = new Client(server.url);
     const seen = await exhaust(c, { method: "POST", path: "/api/auth/login", json: { email: "nobody@example.test", password: "wrong password" } }, 20, 60);
     expect(seen[0]!.status).toBe(401);
-    // The limit covers the whole auth group, not just the path that used it up.
-    expectLimited(await c.get("/api/auth/me"), 20, 60);
+    // The limit covers every credential endpoint, not just the path that used it up.
+    expectLimited(await c.post("/api/auth/refresh", {}), 20, 60);
+    // Reading one's own session is a read, not a credential endpoint: not refused by this limit.
+    expect((await c.get("/api/auth/me")).status).toBe(401);
     // Another client address is not affected.
     expect((await new Client(server.url).post("/api/auth/login", { email: "nobody@example.test", password: "x" })).status).toBe(401);
   });
@@ -136,30 +138,40 @@ describe("SPEC.md's Limits table, over HTTP", () => {
 });
 
 describe("who is counted", () => {
-  test("authenticated callers are counted per organization: two users of different orgs on one IP have separate buckets", async () => {
+  test("signed-in people are counted each on their own: two users on one IP have separate buckets", async () => {
     const a = await registerUser(server.url);
     const b = await registerUser(server.url);
     const ip = a.client.ip;
     const asA = new Client(server.url, ip).withToken(a.accessToken);
     const asB = new Client(server.url, ip).withToken(b.accessToken);
-    await exhaust(asA, { method: "GET", path: "/api/auth/me" }, 20, 60);
-    const r = await asB.get("/api/auth/me");
-    expect(r.status).toBe(200);
+    await exhaust(asA, { method: "POST", path: "/api/auth/ws-token" }, 20, 60);
+    const r = await asB.post("/api/auth/ws-token");
+    expect(r.status).toBe(204);
     expect(r.headers.get("x-ratelimit-remaining")).toBe("19");
     // Anonymous requests from that IP have their own (per-IP) bucket.
     expect((await new Client(server.url, ip).post("/api/auth/login", { email: "x@example.test", password: "y" })).status).toBe(401);
+  });
+
+  test("reading one's own session (/me, /sessions) is not held to the auth limit: 60 boots of the app in a minute", async () => {
+    const u = await registerUser(server.url);
+    for (let i = 0; i < 60; i++) {
+      expect((await u.client.get("/api/auth/me")).status).toBe(200);
+      expect((await u.client.get("/api/auth/sessions")).status).toBe(200);
+    }
   });
 
   test("two API keys of one organization share its bucket", async () => {
     const u = await registerUser(server.url);
     const k1 = (await u.client.post("/api/v1/api-keys", { name: "one" })).body.key as string;
     const k2 = (await u.client.post("/api/v1/api-keys", { name: "two" })).body.key as string;
-    const before = Number((await u.client.get("/api/auth/me")).headers.get("x-ratelimit-remaining"));
-    const r1 = await new Client(server.url).get("/api/auth/me", { token: k1 });
-    const r2 = await new Client(server.url).get("/api/auth/me", { token: k2 });
-    expect(r1.status).toBe(200);
-    expect(Number(r1.headers.get("x-ratelimit-remaining"))).toBe(before - 1);
-    expect(Number(r2.headers.get("x-ratelimit-remaining"))).toBe(before - 2);
+    const page = `/api/v1/content/${u.workspaceSlug}/getting-started.md`;
+    const r1 = await new Client(server.url).get(page, { token: k1 });
+    const r2 = await new Client(server.url).get(page, { token: k2 });
+    expect(r1.headers.get("x-ratelimit-limit")).toBe("300");
+    expect(Number(r2.headers.get("x-ratelimit-remaining"))).toBe(Number(r1.headers.get("x-ratelimit-remaining")) - 1);
+    // The person's own browser session is not charged for what the keys did.
+    const own = await u.client.get(page);
+    expect(own.headers.get("x-ratelimit-remaining")).toBe("299");
   });
 
   test("garbage credentials share the IP's bucket and create no buckets or cache entries of their own", async () => {
@@ -176,7 +188,7 @@ describe("who is counted", () => {
         `not-a-token-${i}-${"z".repeat(i % 50)}`,
       ][i % 4]!;
     const statuses: number[] = [];
-    for (let i = 0; i < 200; i++) statuses.push((await c.get("/api/auth/me", { token: garbage(i) })).status);
+    for (let i = 0; i < 200; i++) statuses.push((await c.post("/api/auth/ws-token", undefined, { token: garbage(i) })).status);
     expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
     expect(statuses.slice(20).every((s) => s === 429)).toBe(true);
     // One bucket per rule that counts the address (the auth category's and the per-IP floor's),

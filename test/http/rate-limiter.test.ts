@@ -44,10 +44,16 @@ describe("RateLimiter", () => {
     expect(l.size).toBe(0);
   });
 
-  test("per organization when authenticated, per IP otherwise; 'user' rules per person; 'ip' rules always per IP", () => {
+  test("per person for web sessions and per organization for API keys, per IP otherwise; 'user' rules per person; 'ip' rules always per IP", () => {
     const l = new RateLimiter([rule({ limit: 1 })]);
     l.hit("GET", "/x", session("org-a"), "1.1.1.1", T0);
-    refused(() => l.hit("GET", "/x", session("org-a", "another-user"), "2.2.2.2", T0));
+    refused(() => l.hit("GET", "/x", session("org-a"), "2.2.2.2", T0));
+    // Another person of the same organization has their own allowance.
+    expect(l.hit("GET", "/x", session("org-a", "another-user"), "1.1.1.1", T0)?.remaining).toBe(0);
+    // The organization's API keys share one bucket, apart from its people.
+    const key = (keyId: string): Principal => ({ kind: "api_key", userId: "u-org-a", orgId: "org-a", keyId, scopes: ["read"], workspaceId: null });
+    l.hit("GET", "/x", key("k1"), "3.3.3.3", T0);
+    refused(() => l.hit("GET", "/x", key("k2"), "4.4.4.4", T0));
     expect(l.hit("GET", "/x", session("org-b"), "1.1.1.1", T0)?.remaining).toBe(0);
     expect(l.hit("GET", "/x", null, "1.1.1.1", T0)?.remaining).toBe(0);
 
@@ -98,7 +104,11 @@ describe("the specification's rules", () => {
   const find = (method: string, path: string) => RATE_RULES.filter((r) => r.matches(method, path)).map((r) => `${r.name}:${r.limit}/${r.windowSec}`);
   test.each([
     ["POST", "/api/auth/login", ["auth:20/60"]],
-    ["GET", "/api/auth/me", ["auth:20/60"]],
+    ["GET", "/api/auth/me", []],
+    ["GET", "/api/auth/sessions", []],
+    ["POST", "/api/auth/refresh", ["auth:20/60"]],
+    ["POST", "/api/auth/oidc/claim", ["auth:20/60"]],
+    ["POST", "/api/auth/webauthn/login/finish", ["auth:20/60"]],
     ["POST", "/api/auth/register", ["register:5/3600", "auth:20/60"]],
     ["POST", "/api/auth/forgot-password", ["password_reset:5/900", "auth:20/60"]],
     ["POST", "/api/auth/reset-password", ["password_reset:5/900", "auth:20/60"]],

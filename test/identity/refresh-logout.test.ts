@@ -1,13 +1,17 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { Client } from "../helpers/client.ts";
 import { cookieAttributes, errorOf, logIn, setCookie, signUp } from "./support.ts";
+import { REFRESH_GRACE_MS } from "../../src/identity/sessions.ts";
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server.close());
+// Some tests move the clock past the grace window (REFRESH_GRACE_MS); the server reads the same clock.
+afterEach(() => setSystemTime());
+const pastGraceWindow = () => setSystemTime(new Date(Date.now() + REFRESH_GRACE_MS + 1000));
 
 const refresh = (token: string, client = new Client(server.url)) => client.post("/api/auth/refresh", { refresh_token: token });
 const me = (accessToken: string) => new Client(server.url).get("/api/auth/me", { token: accessToken });
@@ -35,7 +39,7 @@ describe("refresh", () => {
     expect(again.status).toBe(200);
   });
 
-  test("reusing a rotated token revokes every session of the user, so their access tokens stop working", async () => {
+  test("reusing a rotated token after the grace window revokes every session of the user, so their access tokens stop working", async () => {
     const u = await signUp(server.url);
     const laptop = await logIn(server.url, u.email, u.password, "Laptop");
     const phone = await logIn(server.url, u.email, u.password, "Phone");
@@ -43,7 +47,8 @@ describe("refresh", () => {
     expect(rotated.status).toBe(200);
     expect((await me(rotated.body.access_token)).status).toBe(200);
 
-    // Someone replays the old laptop token (stolen before it was rotated).
+    // Someone replays the old laptop token (stolen before it was rotated), after the grace window.
+    pastGraceWindow();
     const replay = await refresh(laptop.refreshToken);
     errorOf(replay, 401, "UNAUTHORIZED");
     expect(sessionCount(u.id)).toBe(0);
@@ -56,14 +61,46 @@ describe("refresh", () => {
     expect((await logIn(server.url, u.email, u.password)).accessToken).toBeTruthy();
   });
 
-  test("two concurrent refreshes of one token: exactly one succeeds", async () => {
+  test("four concurrent refreshes of one token (tabs restored together) all get the same successor; the session lives on", async () => {
     const u = await signUp(server.url);
     const s = await logIn(server.url, u.email, u.password);
-    const results = await Promise.all([refresh(s.refreshToken), refresh(s.refreshToken)]);
-    const statuses = results.map((r) => r.status).sort();
-    expect(statuses).toEqual([200, 401]);
-    // The loser is a replay of a rotated token, which the specification treats as theft.
+    const results = await Promise.all([1, 2, 3, 4].map(() => refresh(s.refreshToken)));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const successors = new Set(results.map((r) => r.body.refresh_token));
+    expect(successors.size).toBe(1);
+    expect([...successors][0]).not.toBe(s.refreshToken);
+    for (const r of results) expect((await me(r.body.access_token)).status).toBe(200);
+    expect(sessionCount(u.id)).toBe(2);
+    // The one successor rotates normally, once.
+    const next = await refresh([...successors][0]!);
+    expect(next.status).toBe(200);
+    expect(server.services.db.query("SELECT COUNT(*) AS n FROM refresh_tokens WHERE user_id = ?").get(u.id)).toEqual({ n: 4 });
+  });
+
+  test("within the window a token rotated twice leads to the live successor, never to a used one", async () => {
+    const u = await signUp(server.url);
+    const s = await logIn(server.url, u.email, u.password);
+    const first = await refresh(s.refreshToken);
+    const second = await refresh(first.body.refresh_token);
+    const late = await refresh(s.refreshToken);
+    expect(late.status).toBe(200);
+    expect(late.body.refresh_token).toBe(second.body.refresh_token);
+    expect(sessionCount(u.id)).toBe(2);
+  });
+
+  test("a reuse just inside the window is the same successor; one just after it revokes", async () => {
+    const u = await signUp(server.url);
+    const s = await logIn(server.url, u.email, u.password);
+    const t0 = Date.now();
+    const first = await refresh(s.refreshToken);
+    setSystemTime(new Date(t0 + REFRESH_GRACE_MS - 2000));
+    const inside = await refresh(s.refreshToken);
+    expect(inside.status).toBe(200);
+    expect(inside.body.refresh_token).toBe(first.body.refresh_token);
+    setSystemTime(new Date(t0 + REFRESH_GRACE_MS + 2000));
+    errorOf(await refresh(s.refreshToken), 401, "UNAUTHORIZED");
     expect(sessionCount(u.id)).toBe(0);
+    errorOf(await refresh(first.body.refresh_token), 401, "UNAUTHORIZED");
   });
 
   test("the refresh token can come from the HttpOnly cookie instead of the body", async () => {

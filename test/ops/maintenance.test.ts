@@ -131,7 +131,7 @@ describe("one maintenance run", () => {
     expect(expired.body.items.map((i: { id: string }) => i.id)).toEqual([ids.invRecentlyExpired]);
 
     // A second run finds nothing left to do.
-    expect(server.services.maintenance.run()).toEqual({ sessions: 0, refresh_tokens: 0, password_resets: 0, invitations: 0, emails: 0 });
+    expect(server.services.maintenance.run()).toEqual({ sessions: 0, refresh_tokens: 0, password_resets: 0, invitations: 0, emails: 0, sign_in_challenges: 0 });
   });
 
   test("activity notes of sessions not seen for over a minute are dropped from memory", async () => {

@@ -69,11 +69,15 @@ test("hashed assets are cached for a year, typed, and gzipped when asked", async
 
 test("API, WebSocket and site paths never fall back to the app", async () => {
   const c = new Client(server.url);
-  for (const path of ["/api/nope", "/api/v9/whatever/deep", "/api", "/ws", "/p/unknown-site/page"]) {
+  for (const path of ["/api/nope", "/api/v9/whatever/deep", "/api", "/ws"]) {
     const r = await c.get(path);
     expect(r.headers.get("content-type") ?? "").not.toContain("text/html");
     expect(r.text).not.toContain('id="root"');
   }
+  // A site that does not exist is the published site's own 404 page for readers, never the app.
+  const site = await c.get("/p/unknown-site/page");
+  expect(site.status).toBe(404);
+  expect(site.text).not.toContain('id="root"');
   const r = await c.get("/api/nope");
   expect(r.status).toBe(404);
   expect(r.body).toMatchObject({ error: "NOT_FOUND" });
@@ -86,7 +90,7 @@ test("API, WebSocket and site paths never fall back to the app", async () => {
 test("auth config tells the sign-in screens whether sign-up is open, also inside the shell", async () => {
   const open = await new Client(server.url).get("/api/auth/config");
   expect(open.status).toBe(200);
-  expect(open.body).toEqual({ signup_enabled: true, email_enabled: false, providers: [] });
+  expect(open.body).toEqual({ signup_enabled: true, email_enabled: false, providers: [], passkeys: false });
   const closed = await new Client(signupOff.url).get("/api/auth/config");
   expect(closed.body.signup_enabled).toBe(false);
   const html = (await new Client(signupOff.url).get("/login")).text;

@@ -3,6 +3,7 @@ import { sql as content } from "./002-content.ts";
 import { sql as collab } from "./003-collab.ts";
 import { sql as gitToken } from "./004-git-token.ts";
 import { sql as publishedSites } from "./005-published-sites.ts";
+import { sql as externalSignIn } from "./006-external-sign-in-passkeys.ts";
 
 /**
  * Ordered migrations, embedded in the binary. Append only: a released migration never changes;
@@ -20,4 +21,5 @@ export const migrations: Migration[] = [
   { version: 3, name: "collab", sql: collab },
   { version: 4, name: "git-token", sql: gitToken },
   { version: 5, name: "published-sites", sql: publishedSites },
+  { version: 6, name: "external-sign-in-passkeys", sql: externalSignIn },
 ];

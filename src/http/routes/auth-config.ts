@@ -8,7 +8,10 @@ export function authConfigOf(services: Services) {
     signup_enabled: !services.config.disableSignup,
     /** Without email, reset links and invitations are handed over by an administrator. */
     email_enabled: services.email.enabled,
-    providers: [] as string[],
+    /** The external sign-in buttons: [{id, name}] of the enabled providers. */
+    providers: services.oidc.list(),
+    /** Whether "Sign in with a passkey" is offered (WEBAUTHN_RP_ID set). */
+    passkeys: services.config.webauthn !== undefined,
   };
 }
 

@@ -92,9 +92,15 @@ export function splitLines(html: string): string[] {
   return lines;
 }
 
+/**
+ * Blocks longer than this are shown unhighlighted: Prism's time grows with the text (and a few
+ * grammars backtrack badly on crafted input), and a published page must render in bounded time.
+ */
+export const MAX_HIGHLIGHT_CHARS = 100_000;
+
 /** The block's HTML (trusted: built from escaped parts and Prism's own span markup). */
 export function renderCodeBlock(code: string, info: CodeInfo): string {
-  const found = info.lang === "" ? null : grammarFor(info.lang);
+  const found = info.lang === "" || code.length > MAX_HIGHLIGHT_CHARS ? null : grammarFor(info.lang);
   let body: string;
   if (found) {
     try {

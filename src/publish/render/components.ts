@@ -1,5 +1,6 @@
 import type { Parser, Token } from "marked";
-import { classifyHref, classifyWikiTarget, type Classified } from "./links.ts";
+import { classifyHref, classifyWikiTarget } from "./links.ts";
+import { fromClassified, hrefFor } from "./resolve.ts";
 import type { DirectiveErrorToken, DirectiveToken, InlineDirectiveToken } from "./directives.ts";
 import { embedFor } from "./embed.ts";
 import { escapeHtml } from "./escape.ts";
@@ -138,24 +139,10 @@ function accordion(p: P, token: DirectiveToken): string {
 function cardHref(link: string): { href: string } | { broken: string } {
   const s = current();
   const l = link.trim();
-  let c: Classified;
-  if (/^[a-z][a-z0-9+.-]*:/i.test(l) || l.startsWith(".") || l.startsWith("/") || l.startsWith("#") || /\.[a-z0-9]{1,8}(?:[#?]|$)/i.test(l) && !/\.md(?:[#?]|$)/i.test(l)) {
-    c = classifyHref(l, s.opts.pagePath);
-  } else {
-    const hash = l.indexOf("#");
-    c = classifyWikiTarget(hash < 0 ? l : l.slice(0, hash), hash < 0 ? undefined : l.slice(hash + 1), s.opts.pagePath, s.opts.pageExists ?? (() => false));
-  }
-  switch (c.kind) {
-    case "external":
-    case "anchor":
-      return { href: c.href };
-    case "broken":
-      return { broken: c.reason };
-    case "target": {
-      const url = s.opts.resolveLink(c.target);
-      return url === null ? { broken: `${c.target.path} does not exist or is not published` } : { href: url };
-    }
-  }
+  const isPath = /^[a-z][a-z0-9+.-]*:/i.test(l) || l.startsWith(".") || l.startsWith("/") || l.startsWith("#") || (/\.[a-z0-9]{1,8}(?:[#?]|$)/i.test(l) && !/\.md(?:[#?]|$)/i.test(l));
+  if (isPath) return hrefFor(l);
+  const hash = l.indexOf("#");
+  return fromClassified(classifyWikiTarget(hash < 0 ? l : l.slice(0, hash), hash < 0 ? undefined : l.slice(hash + 1), s.opts.pagePath, s.opts.pageExists ?? (() => false)));
 }
 
 function cards(p: P, token: DirectiveToken): string {
@@ -249,7 +236,7 @@ function embed(token: DirectiveToken): string {
   if (url === "") return notice("embed", "an embed needs a URL: ::embed[https://…]", token.line);
   const found = embedFor(url);
   const title = escapeHtml(token.attrs.title?.trim() || found?.title || url);
-  if (found) {
+  if (found && current().opts.embeds !== "link") {
     return t(
       `<div class="embed embed-${found.provider}"><iframe src="${escapeHtml(found.src)}" title="${title}" loading="lazy" ` +
         `sandbox="allow-scripts allow-same-origin allow-popups allow-presentation" referrerpolicy="strict-origin-when-cross-origin" ` +

@@ -142,9 +142,22 @@ export const blockDirective: TokenizerExtension & { renderer?: never } = {
     const m = OPENER.exec(src);
     if (!m) {
       const bad = BAD_OPENER.exec(src);
-      // `:::` followed by something that is not a component name (`::: callout`, `:::1`).
-      if (bad && bad[2]!.trim() !== "" && !/^[a-zA-Z]/.test(bad[2]!)) {
-        return { type: "directiveError", raw: bad[0], name: bad[1]! + bad[2]!, message: `"${bad[0].trim()}" is not a component opener (expected ${bad[1]}name[argument])`, line: lineOf(bad[0]) };
+      if (!bad) return undefined;
+      const written = bad[0].trim();
+      // `:::` then something that is not a name (`:::[x]`, `:::1`), or a name with more on its line
+      // (`:::callout[info] text`). `::: some prose` (a space first) is left to be prose.
+      if (!/^[a-zA-Z]/.test(bad[2]!)) {
+        return { type: "directiveError", raw: bad[0], name: written.slice(0, 40), message: `"${written.slice(0, 80)}" is not a component opener (expected ${bad[1]}name[argument])`, line: lineOf(bad[0]) };
+      }
+      if (/^ {0,3}:{3,}[a-zA-Z]/.test(bad[0])) {
+        const name = /[a-zA-Z][\w-]*/.exec(bad[2]!)![0].toLowerCase();
+        return {
+          type: "directiveError",
+          raw: bad[0],
+          name,
+          message: `could not read the opening line "${written.slice(0, 80)}" (expected ${bad[1]}${name}[argument]{attributes} alone on its line); what follows is shown as ordinary text`,
+          line: lineOf(bad[0]),
+        };
       }
       return undefined;
     }

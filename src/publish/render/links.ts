@@ -18,7 +18,7 @@ export type Classified =
   | { kind: "broken"; reason: string };
 
 /** Schemes a link may carry; anything else (javascript:, data:, vbscript:, file:, …) is refused. */
-const SAFE_SCHEMES = new Set(["http", "https", "mailto", "tel"]);
+export const SAFE_SCHEMES = new Set(["http", "https", "mailto", "tel"]);
 /** Inline images of raster types (never SVG, never HTML): harmless in an <img>. */
 const RASTER_DATA = /^data:image\/(png|jpeg|gif|webp|avif);base64,[a-z0-9+/=\s]*$/i;
 const SCHEME = /^([a-z][a-z0-9+.-]*):/i;

@@ -5,7 +5,8 @@ import { blockDirective, blockMath, inlineDirective, inlineMath, type DirectiveE
 import { footnoteDefinition, footnoteReference, renderFootnoteRef, renderFootnotes } from "./footnotes.ts";
 import { renderMath } from "./math.ts";
 import { decodeEntities, escapeHtml } from "./escape.ts";
-import { classifyHref, classifyWikiTarget, type Classified } from "./links.ts";
+import { classifyWikiTarget } from "./links.ts";
+import { brokenLink, fromClassified, hrefFor } from "./resolve.ts";
 import { current, trust } from "./state.ts";
 
 /**
@@ -14,40 +15,6 @@ import { current, trust } from "./state.ts";
  * and wikilinks. Components, footnotes, code and math are added by their own modules (see
  * `extensions` below); per-page state lives in state.ts.
  */
-
-/** A link destination as the page will carry it, or a broken-link reason. */
-export function hrefFor(raw: string, forImage = false): { href: string } | { broken: string } {
-  const s = current();
-  const c = classifyHref(raw, s.opts.pagePath, forImage);
-  // `[Setup](setup)`, written for sites that drop `.md`: a page when one exists at `setup.md`.
-  if (!forImage && c.kind === "target" && c.target.kind === "file" && !/\.[^/]*$/.test(c.target.path) && s.opts.pageExists?.(`${c.target.path}.md`)) {
-    return fromClassified({ ...c, target: { ...c.target, kind: "page", path: `${c.target.path}.md` } });
-  }
-  return fromClassified(c);
-}
-
-function fromClassified(c: Classified): { href: string } | { broken: string } {
-  switch (c.kind) {
-    case "external":
-    case "anchor":
-      return { href: c.href };
-    case "broken":
-      return { broken: c.reason };
-    case "target": {
-      const url = current().opts.resolveLink(c.target);
-      if (url === null) return { broken: `${c.target.path} does not exist or is not published` };
-      if (c.query === undefined || url.includes("?")) return { href: url };
-      // A query string the author wrote (a file's version, say) stays, before the fragment.
-      const hash = url.indexOf("#");
-      return { href: hash < 0 ? url + c.query : url.slice(0, hash) + c.query + url.slice(hash) };
-    }
-  }
-}
-
-/** Visibly broken link text: never a link. */
-export function brokenLink(innerHtml: string, reason: string): string {
-  return `<span class="broken-link" title="${escapeHtml(reason)}">${innerHtml}</span>`;
-}
 
 const WIKILINK = /^\[\[([^\[\]|#\n]*?)(?:#([^\[\]|\n]*))?(?:\|([^\[\]\n]*))?\]\]/;
 
@@ -73,14 +40,17 @@ export function plainText(tokens: Token[] | undefined): string {
 }
 
 /**
- * GFM's "disallowed raw HTML" extension: these tags are shown as text (their `<` escaped) before
- * the sanitizer sees them; an unclosed <style> or <textarea> would otherwise swallow the rest of
- * the page as raw text.
+ * Raw HTML elements whose content is code or raw text (script, style, textarea, title, iframe,
+ * xmp, noembed, noframes, plaintext). A complete one is removed with its content, as the sanitizer
+ * would; an unclosed one has its `<` escaped (GFM's "disallowed raw HTML" tag filter), so it shows
+ * as text and cannot swallow the rest of the page as raw text.
  */
-const DISALLOWED_RAW = /<(?=\/?(?:title|textarea|style|xmp|iframe|noembed|noframes|script|plaintext)(?=[\s/>]|$))/gi;
+const RAW_TEXT_TAGS = "title|textarea|style|xmp|iframe|noembed|noframes|script|plaintext";
+const RAW_TEXT_ELEMENT = new RegExp(`<(${RAW_TEXT_TAGS})(?=[\\s/>])[^>]*>[\\s\\S]*?</\\1\\s*>`, "gi");
+const DISALLOWED_RAW = new RegExp(`<(?=/?(?:${RAW_TEXT_TAGS})(?=[\\s/>]|$))`, "gi");
 
 export function filterDisallowedRawHtml(html: string): string {
-  return html.replace(DISALLOWED_RAW, "&lt;");
+  return html.replace(RAW_TEXT_ELEMENT, "").replace(DISALLOWED_RAW, "&lt;");
 }
 
 function titleAttribute(title: string | null | undefined): string {

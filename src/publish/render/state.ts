@@ -33,6 +33,9 @@ export interface RenderState {
   /** Components open around the block being read, and what closing-line searches may still read (directives.ts). */
   directiveDepth: number;
   scanBudget: number;
+  /** Formulas typeset so far, and whether the page was told about the limit (math.ts). */
+  formulas: number;
+  mathLimitNoticed: boolean;
 }
 
 /**
@@ -68,6 +71,8 @@ export function beginRender(source: string, opts: RenderOptions): RenderState {
     footnoteOrder: [],
     footnoteCount: 0,
     directiveDepth: 0,
+    formulas: 0,
+    mathLimitNoticed: false,
     scanBudget: SCAN_BUDGET_FACTOR * source.length + 100_000,
   };
   return state;

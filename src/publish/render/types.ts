@@ -16,6 +16,11 @@ export interface RenderOptions {
   resolveLink(target: LinkTarget): string | null;
   /** Whether a page exists, for wikilinks tried relative to the page's folder. */
   pageExists?(path: string): boolean;
+  /**
+   * How `::embed` shows an allow-listed player: "frame" (default: an <iframe> from the provider)
+   * or "link" (a plain link; a static export fetches nothing from another origin).
+   */
+  embeds?: "frame" | "link";
 }
 
 export interface Heading {

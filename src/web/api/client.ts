@@ -35,25 +35,68 @@ export function onSessionExpired(listener: () => void): () => void {
   return () => expiredListeners.delete(listener);
 }
 
-/** Renews the access token from the refresh cookie; concurrent callers share one request. */
+/**
+ * One refresh for every tab of this browser. Tabs share the refresh cookie, and a tab restored
+ * together with others would otherwise trade the same cookie at the same moment as they do. The
+ * tab holding the Web Lock refreshes and hands the access token to the others over a
+ * BroadcastChannel (same origin only); a tab that waited for the lock takes a token handed over
+ * while it waited instead of refreshing again. The server's grace window
+ * (docs/decisions/session-grace-window.md) covers browsers without Web Locks.
+ */
+const REFRESH_LOCK = "quire.refresh";
+const channel: BroadcastChannel | null = typeof BroadcastChannel === "function" ? new BroadcastChannel("quire.session") : null;
+let handedOver: { token: string; at: number } | null = null;
+channel?.addEventListener("message", (e: MessageEvent) => {
+  const data = e.data as { type?: string; access_token?: string } | null;
+  if (data?.type === "refreshed" && typeof data.access_token === "string") {
+    handedOver = { token: data.access_token, at: performance.now() };
+    accessToken = data.access_token;
+  } else if (data?.type === "signed-out") {
+    accessToken = null;
+  }
+});
+
+/** Tells the other tabs that this browser signed out (their next request goes to the login screen). */
+export function announceSignedOut(): void {
+  channel?.postMessage({ type: "signed-out" });
+}
+
+async function refreshNow(): Promise<boolean> {
+  try {
+    const res = await fetch("/api/auth/refresh", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+      credentials: "same-origin",
+    });
+    if (!res.ok) {
+      accessToken = null;
+      return false;
+    }
+    const body = (await res.json()) as { access_token: string };
+    accessToken = body.access_token;
+    channel?.postMessage({ type: "refreshed", access_token: body.access_token });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Renews the access token from the refresh cookie; concurrent callers (and tabs) share one request. */
 export function refreshSession(): Promise<boolean> {
   refreshing ??= (async () => {
+    const asked = performance.now();
     try {
-      const res = await fetch("/api/auth/refresh", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: "{}",
-        credentials: "same-origin",
+      const locks = typeof navigator !== "undefined" ? navigator.locks : undefined;
+      if (!locks) return await refreshNow();
+      return await locks.request(REFRESH_LOCK, async () => {
+        // Another tab refreshed while this one waited for the lock: its token is ours too.
+        if (handedOver && handedOver.at >= asked) {
+          accessToken = handedOver.token;
+          return true;
+        }
+        return refreshNow();
       });
-      if (!res.ok) {
-        accessToken = null;
-        return false;
-      }
-      const body = (await res.json()) as { access_token: string };
-      accessToken = body.access_token;
-      return true;
-    } catch {
-      return false;
     } finally {
       setTimeout(() => (refreshing = null), 0);
     }

@@ -66,13 +66,16 @@ export interface Session {
 export interface BootData {
   signup_enabled: boolean;
   email_enabled: boolean;
-  providers: string[];
+  /** The external sign-in providers this instance enables (a button each). */
+  providers: Array<{ id: string; name: string }>;
+  /** "Sign in with a passkey" is offered. */
+  passkeys: boolean;
   version: string;
 }
 
 export function bootData(): BootData {
   const el = document.getElementById("quire-boot");
-  const fallback: BootData = { signup_enabled: true, email_enabled: false, providers: [], version: "" };
+  const fallback: BootData = { signup_enabled: true, email_enabled: false, providers: [], passkeys: false, version: "" };
   try {
     return { ...fallback, ...(JSON.parse(el?.textContent ?? "{}") as Partial<BootData>) };
   } catch {

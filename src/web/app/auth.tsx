@@ -4,7 +4,7 @@
  * where the person was, so signing in brings them back there.
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
-import { api, del, onSessionExpired, post, refreshSession, setAccessToken } from "../api/client.ts";
+import { announceSignedOut, api, del, onSessionExpired, post, refreshSession, setAccessToken } from "../api/client.ts";
 import type { User } from "../api/types.ts";
 import { navigate } from "./router.ts";
 
@@ -119,6 +119,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
           await del("/api/v1/site-session").catch(() => {});
           await post("/api/auth/logout");
         } finally {
+          announceSignedOut();
           hint.set(false);
           setAccessToken(null);
           setUser(null);

@@ -21,6 +21,8 @@ interface Props {
   uploadImage?(file: File): Promise<string | null>;
   /** Pages for the `[[` picker. */
   loadPages?(): Promise<PickablePage[]>;
+  /** A 1-based line of the body to open at (a quality finding's line): selected and scrolled into view. */
+  initialLine?: number;
 }
 
 const imageMarkdown = (file: File, url: string) => `![${file.name.replace(/\.[a-z0-9]+$/i, "").replace(/[[\]]/g, "")}](${url})`;
@@ -104,6 +106,12 @@ const RawEditor = forwardRef<EditorHandle, Props>(function RawEditor(props, ref)
       }),
     });
     view.current = v;
+    const at = props.initialLine;
+    if (at !== undefined && at >= 1) {
+      const line = v.state.doc.line(Math.min(at, v.state.doc.lines));
+      v.dispatch({ selection: { anchor: line.from, head: line.to }, effects: EditorView.scrollIntoView(line.from, { y: "center" }) });
+      v.focus();
+    }
     return () => v.destroy();
     // The editor is created once per text it opens with; later text lives in CodeMirror itself.
     // eslint-disable-next-line react-hooks/exhaustive-deps

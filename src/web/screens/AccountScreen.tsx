@@ -4,6 +4,7 @@ import { get, messageOf, post } from "../api/client.ts";
 import type { List, Session } from "../api/types.ts";
 import { useAuth } from "../app/auth.tsx";
 import { Field, Notice, Spinner } from "../ui/controls.tsx";
+import { SignInMethods } from "./SignInMethods.tsx";
 
 /** Proves the current password, sets a new one; every session ends, so this one signs in again. */
 function ChangePassword({ email, onChanged }: { email: string; onChanged(): void }) {
@@ -93,8 +94,13 @@ export default function AccountScreen() {
           </tbody>
         </table>
       )}
-      <h2>Password</h2>
-      <ChangePassword email={user?.email ?? ""} onChanged={() => void loadSessions()} />
+      <SignInMethods />
+      {user?.has_password && (
+        <>
+          <h2>Change password</h2>
+          <ChangePassword email={user.email} onChanged={() => void loadSessions()} />
+        </>
+      )}
       <h2>Sign out</h2>
       <button type="button" className="btn btn-danger" onClick={() => void signOutEverywhere()}>
         Sign out everywhere

@@ -1,10 +1,12 @@
 /** Sign-in, registration, forgotten and reset password: the screens a signed-out person sees. */
-import { useState, type FormEvent, type ReactNode } from "react";
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { ApiError, api, messageOf } from "../api/client.ts";
 import { bootData } from "../api/types.ts";
 import { useAuth } from "../app/auth.tsx";
 import { linkClick, navigate, useLocation } from "../app/router.ts";
 import { Field, Notice } from "../ui/controls.tsx";
+import { signInErrorMessage } from "../app/sign-in-errors.ts";
+import { browserSupportsWebAuthn, cancelPasskeyCeremony, passkeyAutofill, passkeySignIn } from "../app/passkey-client.ts";
 
 function AuthLayout({ title, children, footer }: { title: string; children: ReactNode; footer?: ReactNode }) {
   return (
@@ -44,13 +46,74 @@ function useForm() {
   return { busy, error, run };
 }
 
+/** Signs in with a provider: the server answers the provider's URL, the browser goes there. */
+async function startProvider(id: string): Promise<void> {
+  const { url } = await api<{ url: string }>(`/api/auth/oidc/${id}`, { method: "POST", json: {}, noRefresh: true });
+  location.assign(url);
+}
+
 export function LoginScreen() {
-  const { signIn } = useAuth();
+  const { signIn, adoptSession } = useAuth();
   const { query } = useLocation();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const { busy, error, run } = useForm();
-  const signupEnabled = bootData().signup_enabled;
+  const [outside, setOutside] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
+  const boot = bootData();
+  const signupEnabled = boot.signup_enabled;
+  const passkeys = boot.passkeys && browserSupportsWebAuthn();
+  const claimed = useRef(false);
+
+  // Back from a provider: trade the one-time code for a session, or say what went wrong.
+  useEffect(() => {
+    const code = query.get("oidc_code");
+    const failure = query.get("oidc_error");
+    if (!code && !failure) return;
+    // The code must not linger in the address bar or the history.
+    history.replaceState(history.state, "", "/login");
+    if (failure) {
+      setOutside({ busy: false, error: signInErrorMessage(failure) });
+      return;
+    }
+    if (claimed.current) return;
+    claimed.current = true;
+    setOutside({ busy: true, error: null });
+    api<{ access_token: string }>("/api/auth/oidc/claim", { method: "POST", json: { code }, noRefresh: true })
+      .then((tokens) => adoptSession(tokens.access_token))
+      .catch((err: unknown) => setOutside({ busy: false, error: messageOf(err) }));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // The browser's autofill offers this site's passkeys in the email field.
+  useEffect(() => {
+    if (!passkeys) return;
+    let live = true;
+    passkeyAutofill()
+      .then((token) => {
+        if (live && token) return adoptSession(token).then(() => navigate(safeNext(query.get("next")), { replace: true }));
+      })
+      .catch((err: unknown) => {
+        if (live && !(err instanceof Error && (err.name === "AbortError" || err.name === "NotAllowedError"))) setOutside({ busy: false, error: messageOf(err) });
+      });
+    return () => {
+      live = false;
+      cancelPasskeyCeremony();
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [passkeys]);
+
+  const withPasskey = async () => {
+    setOutside({ busy: true, error: null });
+    try {
+      const token = await passkeySignIn(email.trim() || undefined);
+      await adoptSession(token);
+      navigate(safeNext(query.get("next")), { replace: true });
+    } catch (err) {
+      const cancelled = err instanceof Error && err.name === "NotAllowedError";
+      setOutside({ busy: false, error: cancelled ? "No passkey was chosen." : messageOf(err) });
+    }
+  };
+
   return (
     <AuthLayout
       title="Sign in"
@@ -72,6 +135,7 @@ export function LoginScreen() {
         <Notice>{query.get("next")!.startsWith("/p/") ? "This site is for members. Sign in to read it." : "Your session has ended. Sign in to continue where you were."}</Notice>
       )}
       {error && <Notice kind="error">{error.message}</Notice>}
+      {outside.error && <Notice kind="error">{outside.error}</Notice>}
       <form
         onSubmit={(e) =>
           run(e, async () => {
@@ -80,7 +144,7 @@ export function LoginScreen() {
           })
         }
       >
-        <Field label="Email" type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+        <Field label="Email" type="email" name="email" autoComplete={passkeys ? "username webauthn" : "username"} required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
         <Field
           label="Password"
           type="password"
@@ -90,10 +154,33 @@ export function LoginScreen() {
           value={password}
           onChange={(e) => setPassword(e.target.value)}
         />
-        <button className="btn btn-primary btn-block" type="submit" disabled={busy}>
+        <button className="btn btn-primary btn-block" type="submit" disabled={busy || outside.busy}>
           {busy ? "Signing in…" : "Sign in"}
         </button>
       </form>
+      {(passkeys || boot.providers.length > 0) && (
+        <div className="auth-alternatives" role="group" aria-label="Other ways to sign in">
+          {passkeys && (
+            <button type="button" className="btn btn-block" disabled={outside.busy} onClick={() => void withPasskey()}>
+              Sign in with a passkey
+            </button>
+          )}
+          {boot.providers.map((p) => (
+            <button
+              key={p.id}
+              type="button"
+              className="btn btn-block"
+              disabled={outside.busy}
+              onClick={() => {
+                setOutside({ busy: true, error: null });
+                startProvider(p.id).catch((err: unknown) => setOutside({ busy: false, error: messageOf(err) }));
+              }}
+            >
+              Sign in with {p.name}
+            </button>
+          ))}
+        </div>
+      )}
       <p className="auth-aside">
         <a href="/forgot-password" onClick={linkClick}>
           Forgot your password?

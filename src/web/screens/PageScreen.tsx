@@ -36,13 +36,24 @@ const STATUS_TEXT: Record<Status, string> = {
 
 const contentUrl = (slug: string, path: string) => `/api/v1/content/${encodeURIComponent(slug)}/${path.split("/").map(encodeURIComponent).join("/")}`;
 
-export default function PageScreen({ workspace, path, onTreeChanged }: { workspace: Workspace; path: string; onTreeChanged(): void }) {
+export default function PageScreen({
+  workspace,
+  path,
+  onTreeChanged,
+  line,
+}: {
+  workspace: Workspace;
+  path: string;
+  onTreeChanged(): void;
+  /** Open the Markdown source at this body line (links from the quality report). */
+  line?: number;
+}) {
   const url = contentUrl(workspace.slug, path);
   const [page, setPage] = useState<Page | null>(null);
   // Asked again when the page's metadata changes (the publish flag lives there).
   const live = useLivePage(workspace.id, path, `${page?.publish}|${page?.frontmatter_hash ?? ""}`);
   const [loadError, setLoadError] = useState<unknown>(null);
-  const [mode, setMode] = useState<"rich" | "raw">("rich");
+  const [mode, setMode] = useState<"rich" | "raw">(line !== undefined ? "raw" : "rich");
   // The text the mounted editor opened with; a new value remounts the editor.
   const [opened, setOpened] = useState<{ text: string; generation: number } | null>(null);
   const [status, setStatus] = useState<Status>("saved");
@@ -396,6 +407,7 @@ export default function PageScreen({ workspace, path, onTreeChanged }: { workspa
             onChange={onChange}
             uploadImage={editable ? uploadImageFile : undefined}
             loadPages={loadPages}
+            initialLine={line}
           />
         </Suspense>
       )}

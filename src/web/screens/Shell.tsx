@@ -28,6 +28,7 @@ const AccountScreen = lazy(() => import("./AccountScreen.tsx"));
 const SearchDialog = lazy(() => import("./SearchDialog.tsx"));
 const SettingsScreen = lazy(() => import("../settings/SettingsScreen.tsx"));
 const ActivityScreen = lazy(() => import("./ActivityScreen.tsx"));
+const QualityScreen = lazy(() => import("./QualityScreen.tsx"));
 
 function ThemeSwitch() {
   const [theme, set] = useState<Theme>(currentTheme());
@@ -117,6 +118,7 @@ function ShellFrame() {
   const pagePath = match?.[2] ? match[2].split("/").map(decodeURIComponent).join("/") : undefined;
   const settings = /^\/w\/[^/]+\/settings(?:\/([^/]+))?$/.exec(path);
   const activity = /^\/w\/[^/]+\/activity$/.test(path);
+  const quality = /^\/w\/[^/]+\/quality$/.test(path);
   const [creatingWs, setCreatingWs] = useState(false);
   const superAdmin = !!workspaces?.some((w) => w.role === "super_admin");
   const joinToken = path.startsWith("/join/") ? decodeURIComponent(path.slice("/join/".length)) : null;
@@ -190,8 +192,17 @@ function ShellFrame() {
     );
   else if (!workspace) main = <Spinner />;
   else if (activity) main = <ActivityScreen workspace={workspace} page={query.get("page")} />;
+  else if (quality) main = <QualityScreen workspace={workspace} />;
   else if (settings) main = <SettingsScreen workspace={workspace} tab={settings[1]} onWorkspaceChanged={reloadWorkspaces} />;
-  else if (pagePath) main = <PageScreen key={`${workspace.slug}/${pagePath}`} workspace={workspace} path={pagePath} onTreeChanged={reloadTree} />;
+  else if (pagePath) main = (
+      <PageScreen
+        key={`${workspace.slug}/${pagePath}/${query.get("line") ?? ""}`}
+        workspace={workspace}
+        path={pagePath}
+        onTreeChanged={reloadTree}
+        line={/^[1-9]\d{0,6}$/.test(query.get("line") ?? "") ? Number(query.get("line")) : undefined}
+      />
+    );
   else main = <WorkspaceHome workspace={workspace} empty={tree !== null && tree.length === 0} onNewPage={() => setNewIn("")} />;
 
   return (
@@ -278,6 +289,9 @@ function ShellFrame() {
           <div className="sidebar-foot">
             <a href={`/w/${encodeURIComponent(workspace.slug)}/activity`} onClick={linkClick} aria-current={activity ? "page" : undefined}>
               Activity
+            </a>
+            <a href={`/w/${encodeURIComponent(workspace.slug)}/quality`} onClick={linkClick} aria-current={quality ? "page" : undefined}>
+              Quality
             </a>
             <a href={`/w/${encodeURIComponent(workspace.slug)}/settings`} onClick={linkClick} aria-current={settings ? "page" : undefined}>
               Settings

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { elements, text } from "./html.ts";
-import { render } from "./support.ts";
+import { renderMarkdown } from "../../../src/publish/render/index.ts";
+import { render, siteLinks } from "./support.ts";
 
 const has = (html: string, name: string, cls?: string) =>
   elements(html).some((e) => e.name === name && (cls === undefined || (e.attribs.class ?? "").split(" ").includes(cls)));
@@ -136,6 +137,10 @@ describe("components", () => {
     expect(elements(other).find((e) => e.name === "a")!.attribs.href).toBe("https://evil.example/player");
     const sneaky = render("::embed[https://www.youtube.com.evil.example/watch?v=abc]").html;
     expect(has(sneaky, "iframe")).toBe(false);
+    // A static export asks for links: it fetches nothing from another origin.
+    const exported = renderMarkdown("::embed[https://www.youtube.com/watch?v=dQw4w9WgXcQ]", { ...siteLinks("index.md"), embeds: "link" }).html;
+    expect(has(exported, "iframe")).toBe(false);
+    expect(elements(exported).find((e) => e.name === "a")!.attribs.href).toBe("https://www.youtube.com/watch?v=dQw4w9WgXcQ");
   });
 });
 
@@ -163,6 +168,10 @@ describe("components written wrong", () => {
     expect(bad.notices[0]!.message).toContain("not a component opener");
     expect(text(bad.html)).toContain("x");
     expect(render("::: callout[tip]\nSpaced.\n:::").html).toContain("callout-tip");
+    const trailing = render(":::callout[info] and more words\nBody.\n:::");
+    expect(trailing.notices[0]).toMatchObject({ component: "callout", line: 1 });
+    expect(text(trailing.html)).toContain("Body.");
+    expect(render("::: is how a component starts, in prose").notices).toEqual([]);
   });
 
   test("fenced code inside a component may hold ::: lines", () => {

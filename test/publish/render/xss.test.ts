@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { renderMarkdown } from "../../../src/publish/render/index.ts";
 import { elements, text } from "./html.ts";
 import { render } from "./support.ts";
 
@@ -23,7 +24,7 @@ function assertInert(html: string, opts: { math?: boolean } = {}): void {
       if (name === "style") expect(opts.math === true && e.name === "span" && (isKatexElement(e.attribs.class ?? "") || e.attribs.class === undefined), `style on ${e.name}`).toBe(true);
     }
     if (e.name === "iframe") expect(e.attribs.src).toMatch(/^https:\/\/(www\.youtube-nocookie\.com|player\.vimeo\.com|www\.loom\.com|codepen\.io|www\.figma\.com|codesandbox\.io)\//);
-    if (e.name === "input") expect(["checkbox", "radio"]).toContain(e.attribs.type ?? "");
+    if (e.name === "input") expect(["checkbox", "radio"]).toContain(e.attribs.type ?? "(none)");
   }
 }
 
@@ -74,6 +75,13 @@ describe("raw HTML", () => {
     // Inline, the tag is text and what follows renders as usual.
     const inline = render("a <textarea> b\n\n:::callout[info]\nStill a callout.\n:::");
     expect(elements(inline.html).some((e) => e.name === "aside")).toBe(true);
+  });
+
+  test("a complete script, style or iframe element goes with its content", () => {
+    const { html } = render('<script>window.__pwned = 1</script>\n\n<style>body{display:none}</style>\n\n<iframe src="https://evil.example">fallback __pwned</iframe>\n\nkept');
+    expect(html).not.toContain("__pwned");
+    expect(html).not.toContain("display:none");
+    expect(text(html)).toContain("kept");
   });
 
   test("safe raw HTML stays", () => {
@@ -196,5 +204,16 @@ describe("placeholders", () => {
     const { html } = render("\uE0000\uE001 [x](\uE0000\uE001) ```\uE0000\uE001\n```\n\n:::callout[info]\nx\n:::");
     assertInert(html);
     expect(html).not.toContain("\uE000");
+  });
+});
+
+describe("the caller's URLs", () => {
+  test("a resolveLink answering an executable URL still yields no link (cards included)", () => {
+    const { html } = renderMarkdown("[a](x.md) [[y]] ![i](i.png)\n\n:::cards\n::card[C]{link=z}\nc\n::\n:::", {
+      pagePath: "index.md",
+      resolveLink: () => "javascript:alert(1)",
+    });
+    assertInert(html);
+    expect(elements(html).filter((e) => e.attribs.class === "broken-link")).toHaveLength(4);
   });
 });

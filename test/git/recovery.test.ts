@@ -1,0 +1,88 @@
+/**
+ * The history repair after an unclean stop, by author. The state a kill leaves is made with real
+ * saves and real git: two people save, the branch is moved back to before their last saves (the
+ * commits the killed worker never made) and the worker's pending marker left in place; the server
+ * restarts on that data directory. Each person's pages come back in a recovery commit authored by
+ * them, the page both edited in one by Quire that says it cannot tell, never a commit carrying
+ * another author's change; the index is rebuilt (clean `git status`), the marker goes.
+ */
+import { expect, test } from "bun:test";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startTestServer, tempDir } from "../helpers/server.ts";
+import { registerUser } from "../helpers/factories.ts";
+import { git } from "../helpers/git-remote.ts";
+import { GIT_ENV, waitFor } from "./support.ts";
+
+test("after an unclean stop each person's uncommitted saves are committed as theirs; shared ones by Quire; status clean", async () => {
+  const dataDir = tempDir();
+  try {
+    let server = await startTestServer(GIT_ENV, { dataDir, keepDir: true });
+    const ada = await registerUser(server.url, { name: "Ada Lovelace", email: "ada@example.test" });
+    const bob = await registerUser(server.url, { name: "Bob Kahn", email: "bob@example.test" });
+    server.services.db.query("INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES (?, ?, 'editor', ?)").run(ada.workspaceId, bob.id, new Date().toISOString());
+    const slug = ada.workspaceSlug;
+    const hashes: Record<string, string> = {};
+    const save = async (who: typeof ada, path: string, body: string) => {
+      const r = hashes[path]
+        ? await who.client.put(`/api/v1/content/${slug}/${path}`, { body, lastKnownHash: hashes[path] })
+        : await who.client.post(`/api/v1/content/${slug}/${path}`, { title: path, body });
+      expect([200, 201]).toContain(r.status);
+      hashes[path] = r.body.content_hash;
+    };
+    await save(ada, "ada.md", "Ada 1\n");
+    await save(bob, "bob.md", "Bob 1\n");
+    await save(ada, "shared.md", "Shared 1\n");
+    await server.services.gitSync.idle();
+    const dir = server.services.ledger.dir(ada.workspaceId).root;
+    const before = (await git(["rev-parse", "HEAD"], { cwd: dir })).trim();
+    await Bun.sleep(1100); // commit times have one-second resolution: the saves below come later
+    await save(ada, "ada.md", "Ada 2\n");
+    await save(bob, "bob.md", "Bob 2\n");
+    await save(bob, "bob-new.md", "Bob new\n");
+    await save(ada, "shared.md", "Shared 2 by Ada\n");
+    await save(bob, "shared.md", "Shared 3 by Bob\n");
+    await server.stop(1000);
+
+    // What a SIGKILL leaves: the saves' files and rows, no commits for them, the marker.
+    await git(["update-ref", "refs/heads/main", before], { cwd: dir });
+    writeFileSync(join(dir, ".git", "quire-pending"), "");
+    expect((await git(["status", "--porcelain"], { cwd: dir })).trim()).not.toBe("");
+
+    server = await startTestServer(GIT_ENV, { dataDir, keepDir: true });
+    await waitFor(() => !existsSync(join(dir, ".git", "quire-pending")), 10_000, "the repair");
+    await server.services.gitSync.idle();
+    const log = (await git(["log", `${before}..HEAD`, "--format=%an <%ae>%x1f%B%x1e"], { cwd: dir }))
+      .split("\x1e")
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((s) => {
+        const [author, message] = s.split("\x1f");
+        return { author: author!, message: message! };
+      });
+    const files = async (n: number) => (await git(["show", "--format=", "--name-only", `HEAD~${n}`], { cwd: dir })).trim().split("\n").sort();
+    // Oldest first: Ada's, Bob's, then Quire's for the page both saved.
+    expect(log.map((c) => c.author).reverse()).toEqual(["Ada Lovelace <ada@example.test>", "Bob Kahn <bob@example.test>", "Quire <quire@localhost>"]);
+    expect(await files(2)).toEqual(["ada.md"]);
+    expect(await files(1)).toEqual(["bob-new.md", "bob.md"]);
+    expect(await files(0)).toEqual(["shared.md"]);
+    const [quire, bobs, adas] = log;
+    expect(adas!.message).toStartWith("Recover ada.md saved before an unclean stop via Quire");
+    expect(adas!.message).toContain("Saved by Ada Lovelace");
+    expect(bobs!.message).toStartWith("Recover 2 files saved before an unclean stop via Quire");
+    expect(bobs!.message).toContain("- bob-new.md\n- bob.md");
+    expect(quire!.message).toContain("cannot be told");
+    expect(quire!.message).toContain("- shared.md");
+    // HEAD holds exactly what each save answered with, and git agrees the work tree is clean.
+    for (const [path, hash] of Object.entries(hashes)) {
+      const text = await git(["show", `HEAD:${path}`], { cwd: dir });
+      expect(`sha256:${new Bun.CryptoHasher("sha256").update(text).digest("hex")}`).toBe(hash);
+    }
+    expect((await git(["status", "--porcelain"], { cwd: dir })).trim()).toBe("");
+    expect((await git(["fsck", "--strict", "--no-dangling"], { cwd: dir })).trim()).toBe("");
+    expect(server.logs.some((l) => l.includes("git history repaired after an unclean stop"))).toBe(true);
+    await server.stop(1000);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 30_000);
