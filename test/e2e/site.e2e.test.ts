@@ -113,6 +113,20 @@ describe.skipIf(!hasChromium)("the published site in a real browser", () => {
     await tab.context.close();
   }, 30_000);
 
+  test("printed, a page is its content: no header, navigation, table of contents or pager", async () => {
+    const tab = await newTab(browser);
+    const { page } = tab;
+    await page.goto(site("/guides/quasar"), { waitUntil: "domcontentloaded" });
+    await page.emulateMedia({ media: "print" });
+    for (const selector of [".site-header", "#sidebar", ".page-toc", ".pager", "button.copy-code"]) {
+      const shown = await page.locator(selector).first().evaluate((el) => getComputedStyle(el).display !== "none").catch(() => false);
+      expect(`${selector}: ${shown}`).toBe(`${selector}: false`);
+    }
+    expect(await page.locator("article.page h1").first().isVisible()).toBe(true);
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 30_000);
+
   test("every theme, light and dark, without console errors (screenshots in test-output/)", async () => {
     mkdirSync(SHOTS, { recursive: true });
     const tab = await newTab(browser, { width: 1280, height: 900 });
