@@ -15,7 +15,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:
 import { join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { webBundlePlugin } from "./src/web/build-web.ts";
-import { vendorPlugin } from "./src/publish/site/vendor.ts";
+import { writeVendorFiles } from "./src/publish/site/vendor.ts";
 import pkg from "./package.json" with { type: "json" };
 
 const ROOT = import.meta.dir;
@@ -36,6 +36,12 @@ const buildDir = join(ROOT, "dist", `.build-${process.pid}`);
 rmSync(buildDir, { recursive: true, force: true });
 mkdirSync(buildDir, { recursive: true });
 
+// The published site's browser vendor files (Mermaid bundled, KaTeX's stylesheet and fonts),
+// embedded as assets under site/ beside the site's own files; served under _quire/.
+const vendorDir = join(buildDir, "site-vendor");
+await writeVendorFiles(vendorDir);
+EMBED_DIRS.push({ dir: vendorDir, prefix: "site/" });
+
 const files: Array<{ name: string; path: string }> = [];
 for (const { dir, prefix } of EMBED_DIRS) {
   for (const path of walk(dir)) files.push({ name: prefix + relative(dir, path).split(sep).join("/"), path });
@@ -43,8 +49,6 @@ for (const { dir, prefix } of EMBED_DIRS) {
 
 // The browser app is bundled first and swapped in for src/web/prebuilt.ts.
 const webPlugin = await webBundlePlugin(join(buildDir, "web"));
-// The published site's browser vendor files (Mermaid bundled, KaTeX's stylesheet and fonts), served under _quire/.
-const sitePlugin = await vendorPlugin(join(buildDir, "site-vendor"));
 const entry = join(buildDir, "entry.ts");
 writeFileSync(
   entry,
@@ -80,7 +84,7 @@ const result = await Bun.build({
     QUIRE_BUILD_COMMIT: JSON.stringify(commit),
     QUIRE_BUILD_DATE: JSON.stringify(date),
   },
-  plugins: [webPlugin, sitePlugin],
+  plugins: [webPlugin],
 }).catch((error: unknown) => ({ success: false as const, logs: [error] }));
 rmSync(buildDir, { recursive: true, force: true });
 if (!result.success) {

@@ -256,17 +256,17 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     });
   });
   siteServer.searchedHooks.push((s) => analytics.recordSearch({ ...s, source: "site" }));
-  const exporter = new ExportService({
-    permissions,
-    exporter: new SiteExporter({ ledger, site: siteSourceOf(site, workspaces) }),
-    baseUrl: config.baseUrl,
-  });
   // A deleted workspace's site is gone at once; a new workspace's slug is not remembered as missing.
   access.workspaceService.deletedHooks.push((ws) => site.forgetWorkspace(ws.id, ws.slug));
   access.workspaceService.createdHooks.push((ws) => site.forgetWorkspace(ws.id, ws.slug));
   // A .quire/ manifest edited on disk (an editor, a sync tool) reaches the site without waiting for its periodic check.
   watcher?.onFiles((workspaceId, paths) => {
     if (paths.some((p) => p.startsWith(".quire/"))) site.invalidate(workspaceId);
+  });
+  const exporter = new ExportService({
+    permissions,
+    exporter: new SiteExporter({ ledger, site: siteSourceOf(site, workspaces) }),
+    baseUrl: config.baseUrl,
   });
   return {
     ...access,

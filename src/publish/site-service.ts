@@ -5,7 +5,6 @@
  * moves, and the member pass for `/p/`. HTTP routes and MCP tools call these methods with
  * (principal, workspace, input); the site's request handling lives in site-server.ts.
  */
-import { existsSync } from "node:fs";
 import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
 import type { Config } from "../config.ts";
@@ -457,11 +456,6 @@ export class SiteService {
       .query<{ from_key: string; to_key: string }, [string]>("SELECT from_key, to_key FROM site_redirects WHERE workspace_id = ?")
       .all(workspaceId);
     return new Map(rows.map((r) => [r.from_key, r.to_key]));
-  }
-
-  /** Whether the workspace folder exists (a reconcile safety stop leaves it missing). */
-  hasFolder(workspaceId: string): boolean {
-    return existsSync(this.deps.ledger.dir(workspaceId).root);
   }
 }
 

@@ -113,6 +113,20 @@ describe.skipIf(!hasChromium)("the published site in a real browser", () => {
     await tab.context.close();
   }, 30_000);
 
+  test("printed, a page is its content: no header, navigation, table of contents or pager", async () => {
+    const tab = await newTab(browser);
+    const { page } = tab;
+    await page.goto(site("/guides/quasar"), { waitUntil: "domcontentloaded" });
+    await page.emulateMedia({ media: "print" });
+    for (const selector of [".site-header", "#sidebar", ".page-toc", ".pager", "button.copy-code"]) {
+      const shown = await page.locator(selector).first().evaluate((el) => getComputedStyle(el).display !== "none").catch(() => false);
+      expect(`${selector}: ${shown}`).toBe(`${selector}: false`);
+    }
+    expect(await page.locator("article.page h1").first().isVisible()).toBe(true);
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 30_000);
+
   test("every theme, light and dark, without console errors (screenshots in test-output/)", async () => {
     mkdirSync(SHOTS, { recursive: true });
     const tab = await newTab(browser, { width: 1280, height: 900 });
@@ -123,9 +137,11 @@ describe.skipIf(!hasChromium)("the published site in a real browser", () => {
       for (const scheme of ["light", "dark"] as const) {
         await page.emulateMedia({ colorScheme: scheme });
         // A new address each time: the browser may keep a page for five minutes (Cache-Control).
-        await page.goto(site(`/components?theme=${theme}&scheme=${scheme}`));
+        // The deferred site script runs after the stylesheets: DOMContentLoaded means styled. (The
+        // page's video embed points at a host this machine cannot reach; "load" would wait for it.)
+        await page.goto(site(`/components?theme=${theme}&scheme=${scheme}`), { waitUntil: "domcontentloaded" });
+        await page.evaluate(() => document.fonts.ready);
         expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme);
-        await page.locator(".mermaid.mermaid-rendered svg").first().waitFor({ timeout: 30_000 });
         await page.screenshot({ path: join(SHOTS, `site-theme-${theme}-${scheme}.png`) });
       }
     }

@@ -4,7 +4,7 @@
  * (Mermaid, KaTeX's stylesheet and fonts; see vendor.ts). The static export copies the same
  * list into its `_quire/` folder.
  */
-import { assetFile, listAssets } from "../../core/assets.ts";
+import { assetFile, assetsAreEmbedded, listAssets } from "../../core/assets.ts";
 import { vendorFileFromSource, vendorNames } from "./vendor.ts";
 
 const TYPES: Record<string, string> = {
@@ -34,7 +34,7 @@ export async function readSiteAsset(name: string): Promise<Uint8Array | null> {
   let bytes: Uint8Array | null = null;
   const file = assetFile(`site/${name}`);
   if (file) bytes = new Uint8Array(await file.arrayBuffer());
-  else bytes = await vendorFileFromSource(name);
+  else if (!assetsAreEmbedded()) bytes = await vendorFileFromSource(name);
   if (bytes) cache.set(name, bytes);
   return bytes;
 }

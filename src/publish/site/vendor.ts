@@ -3,24 +3,20 @@
  * `mermaid` package with Bun.build, loaded only on pages with a diagram) and KaTeX's stylesheet
  * with its WOFF2 fonts (math is rendered on the server; only the styles travel).
  *
- * `bun run build` writes them with `writeVendorFiles` and embeds them through `vendorPlugin`
- * (which replaces vendor-prebuilt.ts, like the web app's bundle), so they are not part of the
- * `assets/` listing. Run from source, they are produced on first use: KaTeX straight from
- * node_modules, Mermaid bundled once into a cache folder (node_modules/.cache), so tests pay the
- * bundling once.
+ * `bun run build` writes them with `writeVendorFiles` and embeds them as assets under `site/`
+ * (`quire version --assets` lists them). Run from source, they are produced on first use: KaTeX
+ * straight from node_modules, Mermaid bundled once into a cache folder (node_modules/.cache), so
+ * tests pay the bundling once.
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BunPlugin } from "bun";
-import { VENDOR } from "./vendor-prebuilt.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const KATEX_DIST = join(ROOT, "node_modules/katex/dist");
 
 /** The vendor files by their name under `_quire/`. */
 export function vendorNames(): string[] {
-  if (VENDOR) return Object.keys(VENDOR).sort();
   const fonts = existsSync(join(KATEX_DIST, "fonts"))
     ? readdirSync(join(KATEX_DIST, "fonts")).filter((f) => f.endsWith(".woff2")).map((f) => `fonts/${f}`)
     : [];
@@ -42,10 +38,6 @@ let mermaidFromSource: Promise<Uint8Array> | undefined;
 
 /** A vendor file from the source tree (not the compiled binary); null when unknown. */
 export async function vendorFileFromSource(name: string): Promise<Uint8Array | null> {
-  if (VENDOR) {
-    const embedded = Object.hasOwn(VENDOR, name) ? VENDOR[name] : undefined;
-    return embedded === undefined ? null : new Uint8Array(await Bun.file(embedded).arrayBuffer());
-  }
   if (name === "mermaid.js") {
     mermaidFromSource ??= (async () => {
       const version = (await Bun.file(join(ROOT, "node_modules/mermaid/package.json")).json()).version as string;
@@ -76,20 +68,4 @@ export async function writeVendorFiles(dir: string): Promise<string[]> {
     if (bytes) writeFileSync(join(dir, name), bytes);
   }
   return names;
-}
-
-/** For build.ts: writes the vendor files into `dir` and embeds them in the executable in place of vendor-prebuilt.ts. */
-export async function vendorPlugin(dir: string): Promise<BunPlugin> {
-  const names = await writeVendorFiles(dir);
-  const source = [
-    ...names.map((n, i) => `import v${i} from ${JSON.stringify(join(dir, n))} with { type: "file" };`),
-    `export const VENDOR = { ${names.map((n, i) => `${JSON.stringify(n)}: v${i}`).join(", ")} };`,
-    "",
-  ].join("\n");
-  return {
-    name: "quire-site-vendor",
-    setup(build) {
-      build.onLoad({ filter: /[\\/]src[\\/]publish[\\/]site[\\/]vendor-prebuilt\.ts$/ }, () => ({ contents: source, loader: "js" }));
-    },
-  };
 }

@@ -15,10 +15,16 @@ export function addNavigationGuard(guard: () => boolean): () => void {
   return () => guards.delete(guard);
 }
 
+let leavingTo: string | null = null;
+
 export function navigate(to: string, opts: { replace?: boolean } = {}): void {
   if (to === location.pathname + location.search) return;
   // Published sites (/p/…) are served by the server, not by this app: load them as documents.
+  // Once: after sign-in both the form and the app's own redirect ask for it, and a second load
+  // would abort the first.
   if (to === "/p" || to.startsWith("/p/")) {
+    if (leavingTo === to) return;
+    leavingTo = to;
     if (opts.replace) location.replace(to);
     else location.assign(to);
     return;

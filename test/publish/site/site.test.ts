@@ -174,6 +174,19 @@ describe("site search", () => {
     const hits = JSON.parse((await get(server, site("/search?q=configure"))).text).items;
     expect(hits[0]).toMatchObject({ path: "guides/intro.md", url: `/p/${owner.workspaceSlug}/guides/intro`, title: "Intro" });
     expect((await get(server, site(`/search?q=${"x".repeat(300)}`))).status).toBe(400);
+    // Search syntax from a reader is text, never an error.
+    for (const q of [`"unbalanced`, "AND OR NOT", "* NEAR(", "title:secret", "-", "😀 zanzibar"]) {
+      const r = await get(server, site(`/search?q=${encodeURIComponent(q)}`));
+      expect(r.status).toBe(200);
+      expect(JSON.parse(r.text).items.every((i: { path: string }) => i.path !== "guides/draft.md")).toBe(true);
+    }
+  });
+
+  test("a forged Host header changes no link: canonical URLs come from BASE_URL", async () => {
+    const r = await rawGet(server, site("/guides/intro"), { host: "evil.example" });
+    expect(r.status).toBe(200);
+    expect(r.body).not.toContain("evil.example");
+    expect(r.body).toContain(`href="${server.config.baseUrl}/p/${owner.workspaceSlug}/guides/intro"`);
   });
 });
 
