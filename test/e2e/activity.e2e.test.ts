@@ -33,7 +33,11 @@ describe.skipIf(!hasChromium)("activity, workspace creation and profile in a rea
     expect(await feed.getByRole("listitem").filter({ hasText: "story.md" }).count()).toBeGreaterThanOrEqual(3);
     await screenshot(page, "19-activity");
     await page.getByLabel("Kind of activity").selectOption("page_created");
-    await page.waitForFunction(() => ![...document.querySelectorAll(".activity-list li")].some((li) => li.textContent?.includes("edited")));
+    // The filtered list replaces the full one: wait until it holds the page's entries and none is an edit.
+    await page.waitForFunction(() => {
+      const items = [...document.querySelectorAll(".activity-list li")].map((li) => li.textContent ?? "");
+      return items.some((t) => t.includes("story.md")) && !items.some((t) => t.includes("edited"));
+    });
     expect(await feed.getByRole("listitem").filter({ hasText: "story.md" }).allTextContents()).toEqual([expect.stringContaining("created")]);
 
     // A page's history, from the editor.
