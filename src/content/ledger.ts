@@ -25,7 +25,7 @@ import { pageProblems, type PageProblem } from "./page-problems.ts";
 /** What a committed write did, for listeners that act on files afterwards (git commits). */
 export interface CommittedWrite {
   workspace_id: string;
-  kind: "create" | "update" | "delete" | "move" | "upload";
+  kind: "create" | "update" | "delete" | "move" | "upload" | "batch";
   /** The page's path (its new path for a move). */
   path: string;
   old_path?: string;
@@ -38,6 +38,20 @@ export interface CommittedWrite {
   contents: Array<{ path: string; data: string | Uint8Array | null }>;
   actor: Actor;
   origin: Origin;
+  /** A batch's own commit message (a write group names what it did as a whole). */
+  message?: string;
+}
+
+/**
+ * Writes that history records as one commit (a version snapshot copying many pages). Each write
+ * still goes through the ledger on its own (new id, record, activity, search, events, right
+ * away); only its notice to `onCommitted` listeners is held, and `endGroup` sends them all as one
+ * `batch` write with the group's message, so git makes exactly one commit of every file written.
+ * Meant for creates and updates (a move's redirect bookkeeping listens for `move` notices).
+ */
+export class WriteGroup {
+  readonly writes: CommittedWrite[] = [];
+  constructor(readonly message: string) {}
 }
 
 export interface PageResult {
@@ -525,7 +539,31 @@ export class ContentLedger {
     const ws = access.workspace.id;
     this.publishEvent(access, type, fields);
     for (const page of snapshots) this.deps.bus.publishChange({ kind: "upsert", workspace_id: ws, page });
-    this.notifyCommitted({ workspace_id: ws, actor: access.actor, origin: access.origin, ...write });
+    const committed: CommittedWrite = { workspace_id: ws, actor: access.actor, origin: access.origin, ...write };
+    if (access.group) access.group.writes.push(committed);
+    else this.notifyCommitted(committed);
+  }
+
+  /**
+   * Ends a write group: whatever its writes left on disk is announced as one `batch` write (the
+   * last text of each file), so nothing written is left out of history even when the group
+   * stopped at a failed write. A group with no writes announces nothing.
+   */
+  endGroup(access: ContentAccess, group: WriteGroup): void {
+    if (group.writes.length === 0) return;
+    const latest = new Map<string, CommittedWrite["contents"][number]>();
+    for (const w of group.writes) for (const c of w.contents) latest.set(c.path, c);
+    this.notifyCommitted({
+      workspace_id: access.workspace.id,
+      kind: "batch",
+      path: group.writes[0]!.path,
+      files: [...latest.keys()],
+      contents: [...latest.values()],
+      actor: access.actor,
+      origin: access.origin,
+      message: group.message,
+    });
+    group.writes.length = 0;
   }
 
   /** Tells `onCommitted` listeners about a write (uploads call it too, so git commits them). */

@@ -39,6 +39,8 @@ interface QueuedSave {
   message: string;
   author: Author;
   prepare?: (repo: Repo) => Promise<void>;
+  /** Never shares a commit (a write group's batch: its message names the whole). */
+  alone?: boolean;
   resolve: (oid: string | null) => void;
   reject: (error: unknown) => void;
 }
@@ -69,12 +71,20 @@ export class HistoryQueue {
    * files (shared with the author's other waiting saves when the worker was behind), or null when
    * they matched HEAD already.
    */
-  commit(workspaceId: string, files: FileContent[], message: string, author: Author, prepare?: (repo: Repo) => Promise<void>): Promise<string | null> {
+  commit(
+    workspaceId: string,
+    files: FileContent[],
+    message: string,
+    author: Author,
+    prepare?: (repo: Repo) => Promise<void>,
+    alone = false,
+  ): Promise<string | null> {
     this.markPending(workspaceId);
     return new Promise<string | null>((resolve, reject) => {
+      const save: QueuedSave = { files, message, author, prepare, alone, resolve, reject };
       let list = this.waiting.get(workspaceId);
-      if (list) return void list.push({ files, message, author, prepare, resolve, reject });
-      this.waiting.set(workspaceId, (list = [{ files, message, author, prepare, resolve, reject }]));
+      if (list) return void list.push(save);
+      this.waiting.set(workspaceId, (list = [save]));
       this.track(
         workspaceId,
         this.queue.run(workspaceId, async () => {
@@ -262,16 +272,19 @@ export class HistoryQueue {
  * that no other author's save before it shares a file with; the rest form the next rounds. Each
  * file's versions stay in write order and no commit mixes authors.
  */
-export function groupByAuthor<T extends { author: Author; files: FileContent[] }>(saves: T[]): T[][] {
+export function groupByAuthor<T extends { author: Author; files: FileContent[]; alone?: boolean }>(saves: T[]): T[][] {
   const groups: T[][] = [];
   let rest = saves;
   while (rest.length > 0) {
-    const key = authorKey(rest[0]!.author);
+    const first = rest[0]!;
+    const key = authorKey(first.author);
     const group: T[] = [];
     const later: T[] = [];
     const blocked = new Set<string>();
     for (const s of rest) {
-      if (authorKey(s.author) === key && !s.files.some((f) => blocked.has(f.path))) group.push(s);
+      // A save that stands alone neither takes others into its commit nor joins another's.
+      const joins = s === first || (!first.alone && !s.alone && authorKey(s.author) === key);
+      if (joins && !s.files.some((f) => blocked.has(f.path))) group.push(s);
       else {
         later.push(s);
         for (const f of s.files) blocked.add(f.path);
