@@ -149,6 +149,7 @@
       // Hidden whatever the outcome: a failed answer is asked again on a later page, not now.
       var done = function () {
         box.hidden = true;
+        document.body.classList.remove("consent-asking");
       };
       fetch(config.consent.url, {
         method: "POST",
@@ -163,6 +164,7 @@
       });
     }
     box.hidden = false;
+    document.body.classList.add("consent-asking");
   }
 
   function setupSearch() {

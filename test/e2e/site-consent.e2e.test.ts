@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { expectNoConsoleErrors, hasChromium, launch, newTab, type Tab } from "./browser.ts";
+import { expectNoConsoleErrors, hasChromium, launch, newTab, screenshot, type Tab } from "./browser.ts";
 
 /** A reader's browser: headless Chromium's own user agent is (rightly) not counted as a reader. */
 const READER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36";
@@ -54,6 +54,7 @@ describe.skipIf(!hasChromium)("the site's consent prompt in a real browser", () 
     await page.goto(`${server.url}/p/${owner.workspaceSlug}/first`);
     const prompt = page.getByRole("region", { name: "Count your visit?" });
     await prompt.waitFor();
+    await screenshot(page, "site-consent-desktop");
     expect((await overview(owner)).visitors).toBe(0);
 
     await prompt.getByRole("button", { name: "Allow" }).click();
@@ -85,6 +86,7 @@ describe.skipIf(!hasChromium)("the site's consent prompt in a real browser", () 
     expect(box.x + box.width).toBeLessThanOrEqual(390);
     expect(box.y + box.height).toBeLessThanOrEqual(760);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, "site-consent-phone");
 
     await prompt.getByRole("button", { name: "No, thanks" }).click();
     await prompt.waitFor({ state: "hidden" });
