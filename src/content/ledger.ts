@@ -51,6 +51,8 @@ export interface CommittedWrite {
  */
 export class WriteGroup {
   readonly writes: CommittedWrite[] = [];
+  /** Called when the group ends (listeners of `onGroupOpened` that keep a crash marker up meanwhile). */
+  readonly onEnd: Array<() => void> = [];
   constructor(readonly message: string) {}
 }
 
@@ -74,6 +76,7 @@ export class ContentLedger {
   /** What the ledger itself last wrote, so the file watcher ignores its own writes. */
   readonly ownWrites = new OwnWrites();
   private readonly committedListeners = new Set<(write: CommittedWrite) => void>();
+  private readonly groupListeners = new Set<(workspaceId: string) => (() => void) | void>();
 
   constructor(
     private readonly deps: { db: Db; dataDir: string; bus: EventBus; log: Logger },
@@ -90,6 +93,30 @@ export class ContentLedger {
   onCommitted(listener: (write: CommittedWrite) => void): () => void {
     this.committedListeners.add(listener);
     return () => this.committedListeners.delete(listener);
+  }
+
+  /**
+   * Subscribes to write groups being opened: while a group's notices are held, files are on disk
+   * that history has not been told about, so the git engine keeps its crash marker up (a process
+   * killed mid-group is then repaired at start). The listener returns what to do when it ends.
+   */
+  onGroupOpened(listener: (workspaceId: string) => (() => void) | void): () => void {
+    this.groupListeners.add(listener);
+    return () => this.groupListeners.delete(listener);
+  }
+
+  /** Opens a write group for `access` (set it as `access.group` on the writes); end it with endGroup. */
+  beginGroup(workspaceId: string, message: string): WriteGroup {
+    const group = new WriteGroup(message);
+    for (const listener of this.groupListeners) {
+      try {
+        const end = listener(workspaceId);
+        if (end) group.onEnd.push(end);
+      } catch (error) {
+        this.deps.log.error("write-group listener failed", { error: String(error) });
+      }
+    }
+    return group;
   }
 
   /** On shutdown: lets queued writes finish, then makes their renames durable (batched folder fsyncs). */
@@ -550,7 +577,14 @@ export class ContentLedger {
    * stopped at a failed write. A group with no writes announces nothing.
    */
   endGroup(access: ContentAccess, group: WriteGroup): void {
-    if (group.writes.length === 0) return;
+    try {
+      if (group.writes.length > 0) this.notifyBatch(access, group);
+    } finally {
+      for (const end of group.onEnd.splice(0)) end();
+    }
+  }
+
+  private notifyBatch(access: ContentAccess, group: WriteGroup): void {
     const latest = new Map<string, CommittedWrite["contents"][number]>();
     for (const w of group.writes) for (const c of w.contents) latest.set(c.path, c);
     this.notifyCommitted({

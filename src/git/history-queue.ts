@@ -54,6 +54,8 @@ export class HistoryQueue {
   private readonly outstanding = new Map<string, number>();
   /** Workspaces whose pending marker this process wrote. */
   private readonly marked = new Set<string>();
+  /** Batches of writes announced and not yet handed over (ledger write groups), per workspace. */
+  private readonly holds = new Map<string, number>();
   /** Workspaces whose last commit failed: their marker stays until GitSync has repaired them. */
   private readonly failed = new Set<string>();
   private closed = false;
@@ -144,6 +146,25 @@ export class HistoryQueue {
     return job;
   }
 
+  /**
+   * Writes are on their way as one batch (a ledger write group): the pending marker is written now
+   * and stays until the returned release is called (after the batch was queued), so a process
+   * killed in between leaves the marker and GitSync repairs the history at start.
+   */
+  hold(workspaceId: string): () => void {
+    this.markPending(workspaceId);
+    this.holds.set(workspaceId, (this.holds.get(workspaceId) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.holds.get(workspaceId) ?? 1) - 1;
+      if (left > 0) this.holds.set(workspaceId, left);
+      else this.holds.delete(workspaceId);
+      this.scheduleIndexSync(workspaceId); // clears the marker once nothing else waits
+    };
+  }
+
   /** Counts a commit job until it settles; a failed one keeps the pending marker for the repair. */
   private track(workspaceId: string, job: Promise<unknown>): void {
     this.markPending(workspaceId);
@@ -219,7 +240,7 @@ export class HistoryQueue {
   }
 
   private clearPending(workspaceId: string): void {
-    if (!this.marked.has(workspaceId) || this.failed.has(workspaceId) || this.outstanding.has(workspaceId) || this.waiting.has(workspaceId)) return;
+    if (!this.marked.has(workspaceId) || this.failed.has(workspaceId) || this.outstanding.has(workspaceId) || this.waiting.has(workspaceId) || this.holds.has(workspaceId)) return;
     const repo = this.deps.repo(workspaceId);
     if (repo.indexLag > 0) return;
     rmSync(join(repo.dir, ".git", PENDING_MARKER), { force: true });

@@ -137,6 +137,8 @@ export class GitSync {
     this.cleanStaging();
     this.unsubscribe = [
       this.deps.ledger.onCommitted((write) => this.onCommitted(write)),
+      // A write group's files reach disk before its one commit is queued: the crash marker covers them.
+      this.deps.ledger.onGroupOpened((workspaceId) => (this.stopping ? undefined : this.history.hold(workspaceId))),
       this.deps.reconciler.onReconciled((pass) => this.onReconciled(pass)),
     ];
     const rows = this.deps.db.query<WorkspaceRow, []>("SELECT * FROM workspaces WHERE deleted_at IS NULL ORDER BY id").all();

@@ -14,7 +14,7 @@ import { parseInput } from "../core/validate.ts";
 import type { Principal } from "../access/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { EffectiveRole } from "../access/roles.ts";
-import { WriteGroup, type ContentLedger } from "../content/ledger.ts";
+import type { ContentLedger } from "../content/ledger.ts";
 import type { Users } from "../identity/users.ts";
 import type { Sessions } from "../identity/sessions.ts";
 import type { EventBus } from "../realtime/event-bus.ts";
@@ -353,7 +353,7 @@ export class SiteService {
       // snapshot as one commit. If a copy fails, the copies already written are still committed
       // (in that one commit) and the error is returned: no version is recorded, and the admin
       // removes the partial folder or picks another base_path (docs/decisions/published-sites.md).
-      const group = new WriteGroup(`Snapshot version ${body.name} (${body.slug}) into ${basePath}/`);
+      const group = this.deps.ledger.beginGroup(ws.id, `Snapshot version ${body.name} (${body.slug}) into ${basePath}/`);
       const access = { workspace: ws, role, actor: { id: principal.userId, name }, origin: principal.kind === "api_key" ? ("API" as const) : ("web editor" as const), group };
       try {
         for (const page of pages) {

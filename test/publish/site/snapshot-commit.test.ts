@@ -5,11 +5,13 @@
  * stops the snapshot without losing what was already written: those copies are in the one commit.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { registerUser, type TestUser } from "../../helpers/factories.ts";
 import { git } from "../../helpers/git-remote.ts";
+import { PENDING_MARKER } from "../../../src/git/history-queue.ts";
+import { waitFor } from "../../git/support.ts";
 import { publish, writePage } from "./support.ts";
 
 let server: TestServer;
@@ -82,4 +84,26 @@ test("a copy that fails stops the snapshot: no version, and the copies already w
   const commits = await commitsSince(before);
   expect(commits).toHaveLength(1);
   expect(await filesOf(commits[0]!)).toEqual(copied);
+});
+
+test("while a group's writes are on disk and not yet handed to git, the crash marker stays (a crash is repaired at start)", async () => {
+  const marker = join(dir, ".git", PENDING_MARKER);
+  await server.services.gitSync.idle();
+  await waitFor(() => !existsSync(marker), 5000, "the marker of the earlier commits to go");
+  const before = await head();
+  const ws = server.services.workspaces.byId(owner.workspaceId)!;
+  const group = server.services.ledger.beginGroup(ws.id, "Import two pages");
+  const access = { workspace: ws, role: "admin" as const, actor: { id: owner.id, name: "Ada Admin" }, origin: "API" as const, group };
+  expect(existsSync(marker)).toBe(true);
+  await server.services.ledger.importPage(access, "grouped/one.md", "---\ntitle: One\n---\n\none\n");
+  await Bun.sleep(1500); // past the index update that would otherwise remove the marker
+  expect(existsSync(marker)).toBe(true);
+  expect(await commitsSince(before)).toHaveLength(0);
+  await server.services.ledger.importPage(access, "grouped/two.md", "---\ntitle: Two\n---\n\ntwo\n");
+  server.services.ledger.endGroup(access, group);
+  await server.services.gitSync.idle();
+  const commits = await commitsSince(before);
+  expect(commits).toHaveLength(1);
+  expect(await filesOf(commits[0]!)).toEqual(["grouped/one.md", "grouped/two.md"]);
+  await waitFor(() => !existsSync(marker), 5000, "the marker to go once the batch is committed");
 });
