@@ -6,6 +6,7 @@
  * - search: Ctrl/Cmd+K (or "/") opens a dialog; asks window.quireSearch(query, limit) when the
  *   page provides it (the static export), else GET {search}?q= on the site
  * - mermaid: loaded only when the page has a diagram (the config names the script)
+ * - analytics consent: served sites (config.consent) ask once, unless the browser opts out
  */
 (function () {
   "use strict";
@@ -126,7 +127,45 @@
 
     // ---- mermaid -----------------------------------------------------------------------------
     if (config.mermaid && document.querySelector(".mermaid")) loadMermaid(config.mermaid);
+
+    // ---- analytics consent -------------------------------------------------------------------
+    setupConsent();
   });
+
+  /*
+   * Served sites ask once whether the reader may be counted as a visitor. Not asked when the
+   * browser sends an opt-out signal (it overrules any answer on the server too), nor when the
+   * consent cookie already holds an answer (yes or no; the server sets it, readable here).
+   */
+  function setupConsent() {
+    var box = document.querySelector(".consent-prompt");
+    if (!box || !config.consent || !window.fetch) return;
+    var nav = window.navigator || {};
+    if (nav.globalPrivacyControl === true || nav.doNotTrack === "1" || nav.doNotTrack === "yes" || window.doNotTrack === "1") return;
+    if (/(?:^|;\s*)quire_analytics_consent=(?:granted|denied)(?:;|$)/.test(document.cookie || "")) return;
+    var buttons = box.querySelectorAll("button[data-consent]");
+    function answer(granted) {
+      for (var i = 0; i < buttons.length; i++) buttons[i].disabled = true;
+      // Hidden whatever the outcome: a failed answer is asked again on a later page, not now.
+      var done = function () {
+        box.hidden = true;
+        document.body.classList.remove("consent-asking");
+      };
+      fetch(config.consent.url, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ workspace: config.consent.workspace, granted: granted }),
+      }).then(done, done);
+    }
+    for (var i = 0; i < buttons.length; i++) {
+      buttons[i].addEventListener("click", function (e) {
+        answer(e.currentTarget.getAttribute("data-consent") === "granted");
+      });
+    }
+    box.hidden = false;
+    document.body.classList.add("consent-asking");
+  }
 
   function setupSearch() {
     var opener = document.querySelector(".search-open");

@@ -25,7 +25,7 @@ import { pageProblems, type PageProblem } from "./page-problems.ts";
 /** What a committed write did, for listeners that act on files afterwards (git commits). */
 export interface CommittedWrite {
   workspace_id: string;
-  kind: "create" | "update" | "delete" | "move" | "upload";
+  kind: "create" | "update" | "delete" | "move" | "upload" | "batch";
   /** The page's path (its new path for a move). */
   path: string;
   old_path?: string;
@@ -38,6 +38,22 @@ export interface CommittedWrite {
   contents: Array<{ path: string; data: string | Uint8Array | null }>;
   actor: Actor;
   origin: Origin;
+  /** A batch's own commit message (a write group names what it did as a whole). */
+  message?: string;
+}
+
+/**
+ * Writes that history records as one commit (a version snapshot copying many pages). Each write
+ * still goes through the ledger on its own (new id, record, activity, search, events, right
+ * away); only its notice to `onCommitted` listeners is held, and `endGroup` sends them all as one
+ * `batch` write with the group's message, so git makes exactly one commit of every file written.
+ * Meant for creates and updates (a move's redirect bookkeeping listens for `move` notices).
+ */
+export class WriteGroup {
+  readonly writes: CommittedWrite[] = [];
+  /** Called when the group ends (listeners of `onGroupOpened` that keep a crash marker up meanwhile). */
+  readonly onEnd: Array<() => void> = [];
+  constructor(readonly message: string) {}
 }
 
 export interface PageResult {
@@ -60,6 +76,7 @@ export class ContentLedger {
   /** What the ledger itself last wrote, so the file watcher ignores its own writes. */
   readonly ownWrites = new OwnWrites();
   private readonly committedListeners = new Set<(write: CommittedWrite) => void>();
+  private readonly groupListeners = new Set<(workspaceId: string) => (() => void) | void>();
 
   constructor(
     private readonly deps: { db: Db; dataDir: string; bus: EventBus; log: Logger },
@@ -76,6 +93,30 @@ export class ContentLedger {
   onCommitted(listener: (write: CommittedWrite) => void): () => void {
     this.committedListeners.add(listener);
     return () => this.committedListeners.delete(listener);
+  }
+
+  /**
+   * Subscribes to write groups being opened: while a group's notices are held, files are on disk
+   * that history has not been told about, so the git engine keeps its crash marker up (a process
+   * killed mid-group is then repaired at start). The listener returns what to do when it ends.
+   */
+  onGroupOpened(listener: (workspaceId: string) => (() => void) | void): () => void {
+    this.groupListeners.add(listener);
+    return () => this.groupListeners.delete(listener);
+  }
+
+  /** Opens a write group for `access` (set it as `access.group` on the writes); end it with endGroup. */
+  beginGroup(workspaceId: string, message: string): WriteGroup {
+    const group = new WriteGroup(message);
+    for (const listener of this.groupListeners) {
+      try {
+        const end = listener(workspaceId);
+        if (end) group.onEnd.push(end);
+      } catch (error) {
+        this.deps.log.error("write-group listener failed", { error: String(error) });
+      }
+    }
+    return group;
   }
 
   /** On shutdown: lets queued writes finish, then makes their renames durable (batched folder fsyncs). */
@@ -525,7 +566,38 @@ export class ContentLedger {
     const ws = access.workspace.id;
     this.publishEvent(access, type, fields);
     for (const page of snapshots) this.deps.bus.publishChange({ kind: "upsert", workspace_id: ws, page });
-    this.notifyCommitted({ workspace_id: ws, actor: access.actor, origin: access.origin, ...write });
+    const committed: CommittedWrite = { workspace_id: ws, actor: access.actor, origin: access.origin, ...write };
+    if (access.group) access.group.writes.push(committed);
+    else this.notifyCommitted(committed);
+  }
+
+  /**
+   * Ends a write group: whatever its writes left on disk is announced as one `batch` write (the
+   * last text of each file), so nothing written is left out of history even when the group
+   * stopped at a failed write. A group with no writes announces nothing.
+   */
+  endGroup(access: ContentAccess, group: WriteGroup): void {
+    try {
+      if (group.writes.length > 0) this.notifyBatch(access, group);
+    } finally {
+      for (const end of group.onEnd.splice(0)) end();
+    }
+  }
+
+  private notifyBatch(access: ContentAccess, group: WriteGroup): void {
+    const latest = new Map<string, CommittedWrite["contents"][number]>();
+    for (const w of group.writes) for (const c of w.contents) latest.set(c.path, c);
+    this.notifyCommitted({
+      workspace_id: access.workspace.id,
+      kind: "batch",
+      path: group.writes[0]!.path,
+      files: [...latest.keys()],
+      contents: [...latest.values()],
+      actor: access.actor,
+      origin: access.origin,
+      message: group.message,
+    });
+    group.writes.length = 0;
   }
 
   /** Tells `onCommitted` listeners about a write (uploads call it too, so git commits them). */

@@ -1,6 +1,7 @@
 import { ForbiddenError } from "../core/errors.ts";
 import { atLeast, type EffectiveRole } from "../access/roles.ts";
 import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
+import type { WriteGroup } from "./ledger.ts";
 
 /**
  * Who may do what with pages (DESIGN.md §7): viewers and commenters read; editors edit existing
@@ -25,6 +26,8 @@ export interface ContentAccess {
   role: EffectiveRole;
   actor: Actor;
   origin: Origin;
+  /** Set while the writes belong to one group that history records as a single commit (ledger.ts WriteGroup). */
+  group?: WriteGroup;
 }
 
 export function hasRight(access: Pick<ContentAccess, "workspace" | "role">, right: ContentRight): boolean {

@@ -39,6 +39,8 @@ interface QueuedSave {
   message: string;
   author: Author;
   prepare?: (repo: Repo) => Promise<void>;
+  /** Never shares a commit (a write group's batch: its message names the whole). */
+  alone?: boolean;
   resolve: (oid: string | null) => void;
   reject: (error: unknown) => void;
 }
@@ -52,6 +54,8 @@ export class HistoryQueue {
   private readonly outstanding = new Map<string, number>();
   /** Workspaces whose pending marker this process wrote. */
   private readonly marked = new Set<string>();
+  /** Batches of writes announced and not yet handed over (ledger write groups), per workspace. */
+  private readonly holds = new Map<string, number>();
   /** Workspaces whose last commit failed: their marker stays until GitSync has repaired them. */
   private readonly failed = new Set<string>();
   private closed = false;
@@ -69,12 +73,20 @@ export class HistoryQueue {
    * files (shared with the author's other waiting saves when the worker was behind), or null when
    * they matched HEAD already.
    */
-  commit(workspaceId: string, files: FileContent[], message: string, author: Author, prepare?: (repo: Repo) => Promise<void>): Promise<string | null> {
+  commit(
+    workspaceId: string,
+    files: FileContent[],
+    message: string,
+    author: Author,
+    prepare?: (repo: Repo) => Promise<void>,
+    alone = false,
+  ): Promise<string | null> {
     this.markPending(workspaceId);
     return new Promise<string | null>((resolve, reject) => {
+      const save: QueuedSave = { files, message, author, prepare, alone, resolve, reject };
       let list = this.waiting.get(workspaceId);
-      if (list) return void list.push({ files, message, author, prepare, resolve, reject });
-      this.waiting.set(workspaceId, (list = [{ files, message, author, prepare, resolve, reject }]));
+      if (list) return void list.push(save);
+      this.waiting.set(workspaceId, (list = [save]));
       this.track(
         workspaceId,
         this.queue.run(workspaceId, async () => {
@@ -132,6 +144,25 @@ export class HistoryQueue {
     });
     this.track(workspaceId, job);
     return job;
+  }
+
+  /**
+   * Writes are on their way as one batch (a ledger write group): the pending marker is written now
+   * and stays until the returned release is called (after the batch was queued), so a process
+   * killed in between leaves the marker and GitSync repairs the history at start.
+   */
+  hold(workspaceId: string): () => void {
+    this.markPending(workspaceId);
+    this.holds.set(workspaceId, (this.holds.get(workspaceId) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.holds.get(workspaceId) ?? 1) - 1;
+      if (left > 0) this.holds.set(workspaceId, left);
+      else this.holds.delete(workspaceId);
+      this.scheduleIndexSync(workspaceId); // clears the marker once nothing else waits
+    };
   }
 
   /** Counts a commit job until it settles; a failed one keeps the pending marker for the repair. */
@@ -209,7 +240,7 @@ export class HistoryQueue {
   }
 
   private clearPending(workspaceId: string): void {
-    if (!this.marked.has(workspaceId) || this.failed.has(workspaceId) || this.outstanding.has(workspaceId) || this.waiting.has(workspaceId)) return;
+    if (!this.marked.has(workspaceId) || this.failed.has(workspaceId) || this.outstanding.has(workspaceId) || this.waiting.has(workspaceId) || this.holds.has(workspaceId)) return;
     const repo = this.deps.repo(workspaceId);
     if (repo.indexLag > 0) return;
     rmSync(join(repo.dir, ".git", PENDING_MARKER), { force: true });
@@ -262,16 +293,19 @@ export class HistoryQueue {
  * that no other author's save before it shares a file with; the rest form the next rounds. Each
  * file's versions stay in write order and no commit mixes authors.
  */
-export function groupByAuthor<T extends { author: Author; files: FileContent[] }>(saves: T[]): T[][] {
+export function groupByAuthor<T extends { author: Author; files: FileContent[]; alone?: boolean }>(saves: T[]): T[][] {
   const groups: T[][] = [];
   let rest = saves;
   while (rest.length > 0) {
-    const key = authorKey(rest[0]!.author);
+    const first = rest[0]!;
+    const key = authorKey(first.author);
     const group: T[] = [];
     const later: T[] = [];
     const blocked = new Set<string>();
     for (const s of rest) {
-      if (authorKey(s.author) === key && !s.files.some((f) => blocked.has(f.path))) group.push(s);
+      // A save that stands alone neither takes others into its commit nor joins another's.
+      const joins = s === first || (!first.alone && !s.alone && authorKey(s.author) === key);
+      if (joins && !s.files.some((f) => blocked.has(f.path))) group.push(s);
       else {
         later.push(s);
         for (const f of s.files) blocked.add(f.path);

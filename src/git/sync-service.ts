@@ -137,6 +137,8 @@ export class GitSync {
     this.cleanStaging();
     this.unsubscribe = [
       this.deps.ledger.onCommitted((write) => this.onCommitted(write)),
+      // A write group's files reach disk before its one commit is queued: the crash marker covers them.
+      this.deps.ledger.onGroupOpened((workspaceId) => (this.stopping ? undefined : this.history.hold(workspaceId))),
       this.deps.reconciler.onReconciled((pass) => this.onReconciled(pass)),
     ];
     const rows = this.deps.db.query<WorkspaceRow, []>("SELECT * FROM workspaces WHERE deleted_at IS NULL ORDER BY id").all();
@@ -381,11 +383,12 @@ export class GitSync {
     if (this.stopping) return;
     const ws = this.deps.workspaces.byId(write.workspace_id);
     if (!ws || ws.git_auto_commit !== 1) return;
-    const message = `${VERB[write.kind] ?? "Update"} ${commitPath(write.path)} via ${ORIGIN_LABEL[write.origin] ?? "Quire"}`;
+    const message = write.message ?? `${VERB[write.kind] ?? "Update"} ${commitPath(write.path)} via ${ORIGIN_LABEL[write.origin] ?? "Quire"}`;
     const author = this.authorOf(write.actor);
     // Made by the git worker from the bytes the write reported: the save does not wait for it,
-    // and a later save of the same file cannot leak into this commit.
-    this.queueCommit(ws, write.contents, message, author);
+    // and a later save of the same file cannot leak into this commit. A batch (a write group)
+    // keeps its own commit and message: it never shares one with other waiting saves.
+    this.queueCommit(ws, write.contents, message, author, write.kind === "batch");
   }
 
   /**
@@ -481,8 +484,8 @@ export class GitSync {
   }
 
   /** Hands one commit to the git worker; once made, the workspace is ahead and a push follows. */
-  private queueCommit(ws: WorkspaceRow, files: FileContent[], message: string, author: Author): void {
-    this.followCommit(ws, this.history.commit(ws.id, files, message, author, (repo) => this.initRepo(ws, repo)));
+  private queueCommit(ws: WorkspaceRow, files: FileContent[], message: string, author: Author, alone = false): void {
+    this.followCommit(ws, this.history.commit(ws.id, files, message, author, (repo) => this.initRepo(ws, repo), alone));
   }
 
   private followCommit(ws: WorkspaceRow, job: Promise<string | null>): void {

@@ -168,10 +168,12 @@ export class Analytics {
   /**
    * A site visitor's answer to the consent question (public). Only the day's count of answers is
    * stored; the answer itself lives in the visitor's own cookie, which the route sets.
+   * `onlyWorkspaceId`: asked on a custom domain, whose site is the only one it may answer for.
    */
-  consent(body: unknown): { workspace_id: string; consent: "granted" | "denied" } {
+  consent(body: unknown, onlyWorkspaceId?: string): { workspace_id: string; workspace_slug: string; consent: "granted" | "denied" } {
     const input = parseInput(consentInput, body);
     const ws = this.publishedWorkspace(input.workspace);
+    if (onlyWorkspaceId !== undefined && ws.id !== onlyWorkspaceId) throw new NotFoundError("No published site by that name");
     const day = dayOf(this.now());
     this.deps.db
       .query(
@@ -180,7 +182,7 @@ export class Analytics {
       )
       .run(ws.id, day, input.granted ? 1 : 0, input.granted ? 0 : 1);
     this.versions.set(ws.id, (this.versions.get(ws.id) ?? 0) + 1);
-    return { workspace_id: ws.id, consent: input.granted ? "granted" : "denied" };
+    return { workspace_id: ws.id, workspace_slug: ws.slug, consent: input.granted ? "granted" : "denied" };
   }
 
   /** GET …/analytics/pages: the most viewed pages and referrers over the window. */

@@ -349,11 +349,20 @@ export class SiteService {
       const current = this.model(ws, null);
       const pages = current ? current.pages : [];
       const name = this.deps.users.byId(principal.userId)?.name ?? "";
-      const access = { workspace: ws, role, actor: { id: principal.userId, name }, origin: principal.kind === "api_key" ? ("API" as const) : ("web editor" as const) };
-      for (const page of pages) {
-        const file = this.deps.ledger.readFile(ws.id, page.path);
-        if (!file) continue;
-        await this.deps.ledger.importPage(access, `${basePath}/${page.rel}`, file.text);
+      // Every copy goes through the ledger (new id, record, search, events); history records the
+      // snapshot as one commit. If a copy fails, the copies already written are still committed
+      // (in that one commit) and the error is returned: no version is recorded, and the admin
+      // removes the partial folder or picks another base_path (docs/decisions/published-sites.md).
+      const group = this.deps.ledger.beginGroup(ws.id, `Snapshot version ${body.name} (${body.slug}) into ${basePath}/`);
+      const access = { workspace: ws, role, actor: { id: principal.userId, name }, origin: principal.kind === "api_key" ? ("API" as const) : ("web editor" as const), group };
+      try {
+        for (const page of pages) {
+          const file = this.deps.ledger.readFile(ws.id, page.path);
+          if (!file) continue;
+          await this.deps.ledger.importPage(access, `${basePath}/${page.rel}`, file.text);
+        }
+      } finally {
+        this.deps.ledger.endGroup(access, group);
       }
     }
     const version: SiteVersion = { slug: body.slug, name: body.name, base_path: basePath, is_default: body.is_default ?? false, created_at: nowIso() };

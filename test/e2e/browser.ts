@@ -47,11 +47,12 @@ export interface Tab {
  * A fresh browser context (its own cookies and storage) speaking from its own client address —
  * the test server trusts X-Forwarded-For — so per-IP limits of one context never hit another.
  */
-export async function newTab(browser: Browser, opts: { width?: number; height?: number } = {}): Promise<Tab> {
+export async function newTab(browser: Browser, opts: { width?: number; height?: number; userAgent?: string } = {}): Promise<Tab> {
   const ip = nextIp();
   const context = await browser.newContext({
     viewport: { width: opts.width ?? 1280, height: opts.height ?? 860 },
     extraHTTPHeaders: { "x-forwarded-for": ip },
+    ...(opts.userAgent ? { userAgent: opts.userAgent } : {}),
   });
   const page = await context.newPage();
   const errors: string[] = [];

@@ -88,6 +88,11 @@ test("the grouping rule: an author's later save joins only past other authors' s
   // a's first commit takes saves 1, 3 and 6 ("4" is touched by no save it skipped), but not 5:
   // b's save 4 of file "1" comes before it. Then b's commit (2, 4), then a's save 5.
   expect(groupByAuthor(saves).map((g) => g.map((s) => s.n))).toEqual([[1, 3, 6], [2, 4], [5]]);
+  // A batch (a write group, e.g. a version snapshot) stands alone: it takes no other save of its
+  // author and joins none; the saves around it still group as before.
+  const alone = { ...save("a", "9", 7), alone: true };
+  expect(groupByAuthor([save("a", "1", 1), alone, save("a", "3", 3)]).map((g) => g.map((s) => s.n))).toEqual([[1, 3], [7]]);
+  expect(groupByAuthor([alone, save("a", "1", 1), save("a", "3", 3)]).map((g) => g.map((s) => s.n))).toEqual([[7], [1, 3]]);
   expect(sharedMessage(["Create a.md via API", "Update b.md via API"])).toBe("Save 2 changes via API\n\nCreate a.md via API\nUpdate b.md via API");
   expect(sharedMessage(["Create a.md via API", "Update b.md via web editor"])).toStartWith("Save 2 changes via Quire\n\n");
 });

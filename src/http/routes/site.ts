@@ -6,6 +6,8 @@ import { hostName } from "../../publish/custom-domains.ts";
 import type { SiteAnswer, SiteRequest } from "../../publish/site-server.ts";
 import { NOT_FOUND_HTML } from "../../publish/site/layout.ts";
 
+const CONSENT_PATH = "/api/analytics/consent";
+
 /**
  * Published sites (DESIGN.md §9): `/p/{slug}/…` on the instance's own address, and every path of
  * a verified custom domain. A request whose Host is a registered but unverified domain is served
@@ -65,6 +67,9 @@ export function siteRoutes(services: Services) {
       const host = hostName(req.headers.get("host"));
       if (host === null) return;
       const ws = site.workspaceForHost(host);
+      // The site's consent prompt answers on its own origin, so the cookie is the domain's:
+      // this one API route is reachable on a custom domain (it takes only that site's answers).
+      if (ws && req.method === "POST" && routerPath(req.url) === CONSENT_PATH) return;
       if (ws) {
         return siteServer
           .handle(ws, request(req, "", routerPath(req.url), `https://${host}`))

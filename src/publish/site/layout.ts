@@ -35,6 +35,21 @@ function nonceAttr(options: LayoutOptions): string {
   return options.nonce ? ` nonce="${h(options.nonce)}"` : "";
 }
 
+/** Where the site's consent prompt sends the reader's answer (SPEC.md; same origin). */
+export const CONSENT_URL = "/api/analytics/consent";
+
+/**
+ * The analytics consent prompt of a served site: hidden until site.js finds no earlier answer in
+ * the consent cookie and no opt-out signal (Global Privacy Control, Do Not Track) in the browser.
+ * A landmark at the end of the page: it never takes focus nor covers the content on first paint.
+ */
+export const CONSENT_PROMPT = `<section class="consent-prompt" aria-labelledby="consent-prompt-title" hidden>
+<p id="consent-prompt-title" class="consent-prompt-title">Count your visit?</p>
+<p class="consent-prompt-text">This site counts page views without cookies. May it also count you as a visitor? One cookie keeps your answer; your address and browser are never stored.</p>
+<div class="consent-prompt-actions"><button type="button" class="consent-yes" data-consent="granted">Allow</button><button type="button" class="consent-no" data-consent="denied">No, thanks</button></div>
+</section>
+`;
+
 /** Runs before first paint: the reader's explicit light/dark choice (the system's otherwise). */
 const MODE_SCRIPT = `try{var m=localStorage.getItem("quire-site-mode");if(m==="light"||m==="dark")document.documentElement.dataset.mode=m}catch(e){}`;
 
@@ -47,9 +62,13 @@ export function renderLayout(model: SiteModel, page: SitePage, body: RenderedBod
   const hasH1 = body.headings.some((x) => x.depth === 1);
   const nonce = nonceAttr(options);
   const siteScript = urls.theme("site.js");
+  // Only a site served by `quire serve` counts visitors, so only there is the reader asked
+  // (same origin: on a custom domain the answer and its cookie are the domain's).
+  const asksConsent = options.mode === "site";
   const config = {
     search: options.searchUrl ?? null,
     mermaid: body.hasMermaid ? urls.theme("mermaid.js") : null,
+    consent: asksConsent ? { url: CONSENT_URL, workspace: model.workspace.id } : null,
   };
   const head = [
     `<meta charset="utf-8">`,
@@ -146,7 +165,7 @@ ${pager}
 ${tocHtml}
 </div>
 <footer class="site-footer"><p>${h(model.name)} · Published with Quire</p></footer>
-</body>
+${asksConsent ? CONSENT_PROMPT : ""}</body>
 </html>
 `;
 }
