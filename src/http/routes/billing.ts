@@ -19,9 +19,9 @@ export function billingRoutes(services: Services) {
       cloud();
       return billing.checkout(requirePrincipal(principal), body);
     })
-    .post("/api/v1/billing/portal", ({ principal }) => {
+    .post("/api/v1/billing/portal", ({ principal, body }) => {
       cloud();
-      return billing.portal(requirePrincipal(principal));
+      return billing.portal(requirePrincipal(principal), body);
     })
     .get("/api/v1/billing/subscription", ({ principal }) => {
       cloud();
