@@ -23,6 +23,7 @@ import {
   passkeyLoginBeginInput,
   passkeyLoginFinishInput,
   passkeyRenameInput,
+  deleteAccountInput,
 } from "../identity/schemas.ts";
 import { createApiKeyInput } from "../identity/api-keys.ts";
 import { changePasswordInput } from "../identity/password-change.ts";
@@ -207,7 +208,7 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "GET /api/v1/billing/limits": { summary: "Plan limits and current usage", tag: "billing", cloud: true },
   "POST /api/webhooks/stripe": { summary: "Payment provider events (Stripe-Signature verified, idempotent)", tag: "billing", auth: "webhook-signature", body: stripeEvent, cloud: true },
   "GET /api/v1/users/me/export": { summary: "Export one's personal data", tag: "gdpr", cloud: true },
-  "DELETE /api/v1/users/me": { summary: "Delete one's account", tag: "gdpr", cloud: true },
+  "DELETE /api/v1/users/me": { summary: "Delete one's account (password, or email and a recent sign-in without one)", tag: "gdpr", body: deleteAccountInput, cloud: true },
   "GET /api/v1/orgs/:handle/export": { summary: "Export an organization's data (super admin)", tag: "gdpr", cloud: true },
 };
 
