@@ -148,3 +148,19 @@ describe("DELETE /api/v1/users/me (Community)", () => {
     }
   });
 });
+
+describe("guessing the password through account deletion", () => {
+  test("is held to the auth limit (20 per minute per account), and the account survives", async () => {
+    const server = await startTestServer({ QUIRE_EDITION: "cloud" });
+    try {
+      const user = await registerUser(server.url);
+      const statuses: number[] = [];
+      for (let i = 0; i < 21; i++) statuses.push((await user.client.request("DELETE", "/api/v1/users/me", { json: { password: `guess ${i}` } })).status);
+      expect(statuses.slice(0, 19).every((s) => s === 400)).toBe(true);
+      expect(statuses.at(-1)).toBe(429);
+      expect((await user.client.get("/api/auth/me")).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
