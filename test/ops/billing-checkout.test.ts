@@ -11,6 +11,7 @@ import { startTestServer, TEST_ENV, type TestServer } from "../helpers/server.ts
 import { Client } from "../helpers/client.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { ConfigError, loadConfig } from "../../src/config.ts";
+import { redactedConfig, scrub } from "../../src/ops/diagnostics-bundle.ts";
 
 const KEY = "sk_test_51StandInKey0123456789";
 const WEBHOOK_SECRET = "whsec_test_checkout0123";
@@ -243,5 +244,13 @@ describe("start-up checks of the payment provider's settings", () => {
     expect(problemsOf({ STRIPE_PRICE_BUSINESS: "price_biz" })).toEqual([expect.stringContaining("STRIPE_SECRET_KEY is not")]);
     expect(problemsOf({ STRIPE_SECRET_KEY: KEY, STRIPE_PRICE_TEAM: "price_team_monthly", STRIPE_API_URL: "https://api.stripe.com/" })).toEqual([]);
     expect(loadConfig({ ...TEST_ENV, STRIPE_SECRET_KEY: KEY }).stripe.apiUrl).toBe("https://api.stripe.com");
+  });
+
+  test("the diagnostics bundle never carries the key: redacted in the configuration, scrubbed from log text", () => {
+    const config = loadConfig({ ...TEST_ENV, STRIPE_SECRET_KEY: KEY, STRIPE_PRICE_TEAM: "price_team_monthly" });
+    const shown = JSON.stringify(redactedConfig(config));
+    expect(shown).not.toContain(KEY);
+    expect(shown).toContain("price_team_monthly");
+    expect(scrub(`calling with ${KEY} and whsec_abc123`)).toBe("calling with [payment provider secret] and [payment provider secret]");
   });
 });
