@@ -59,6 +59,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** Cloud: the payment provider's webhook signing secret (STRIPE_WEBHOOK_SECRET); without it every event is refused. */
   stripeWebhookSecret?: string;
+  /** Cloud: the payment provider's API for checkout and portal sessions (STRIPE_SECRET_KEY, STRIPE_PRICE_TEAM/BUSINESS, STRIPE_API_URL). */
+  stripe: StripeConfig;
   /** Prometheus metrics: /metrics on the main port for platform owners (FF_METRICS), or an unauthenticated 127.0.0.1 listener (METRICS_PORT) instead. */
   metrics: { enabled: boolean; port?: number };
   /** Daily online copies of quire.db and analytics.db into {DATA_DIR}/backups (BACKUP_ENABLED, BACKUP_RETENTION_DAYS). */
@@ -219,6 +221,7 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
 
+  const stripe = readStripe(read, problems);
   const oidc = readExternalSignIn(read, bool, problems);
   const webauthn = readWebAuthn(read, baseUrl, problems);
 
@@ -244,6 +247,7 @@ export function loadConfig(env: Env = process.env): Config {
     watchFiles: bool("QUIRE_WATCH_FILES", true),
     webhookAllowPrivate: bool("WEBHOOK_ALLOWLIST_PRIVATE", false),
     ...(read("STRIPE_WEBHOOK_SECRET") ? { stripeWebhookSecret: read("STRIPE_WEBHOOK_SECRET") } : {}),
+    stripe,
     metrics: {
       enabled: bool("FF_METRICS", false),
       ...(read("METRICS_PORT") !== undefined ? { port: int("METRICS_PORT", 0, 0, 65535) } : {}),
@@ -262,6 +266,51 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 type Read = (name: string) => string | undefined;
+
+export interface StripeConfig {
+  /** Secret or restricted key (sk_… / rk_…); absent: checkout and portal answer 503. Never logged. */
+  secretKey?: string;
+  /** Base URL of the API, without a trailing slash (https://api.stripe.com). */
+  apiUrl: string;
+  /** Price id of each paid plan (price_…); a plan without one cannot be bought here. */
+  prices: { team?: string; business?: string };
+}
+
+/** The payment provider's API settings; every problem is reported at once with the others. */
+function readStripe(read: Read, problems: string[]): StripeConfig {
+  const secretKey = read("STRIPE_SECRET_KEY");
+  if (secretKey !== undefined && !/^(sk|rk)_(test|live)_[A-Za-z0-9]{8,}$/.test(secretKey)) {
+    // The value itself is never echoed: it is a secret even when malformed.
+    problems.push("STRIPE_SECRET_KEY must be a Stripe secret or restricted key (sk_live_…, sk_test_…, rk_…)");
+  }
+  const prices: StripeConfig["prices"] = {};
+  for (const plan of ["team", "business"] as const) {
+    const name = `STRIPE_PRICE_${plan.toUpperCase()}`;
+    const id = read(name);
+    if (id === undefined) continue;
+    if (!/^price_[A-Za-z0-9_]{1,200}$/.test(id)) problems.push(`${name} must be a Stripe price id (price_…) (got "${id}")`);
+    else prices[plan] = id;
+  }
+  if (secretKey === undefined && Object.keys(prices).length > 0) {
+    problems.push("STRIPE_PRICE_TEAM/STRIPE_PRICE_BUSINESS are set but STRIPE_SECRET_KEY is not: checkout cannot work without it");
+  }
+  const rawUrl = read("STRIPE_API_URL") ?? "https://api.stripe.com";
+  let apiUrl = rawUrl.replace(/\/+$/, "");
+  try {
+    const u = new URL(rawUrl);
+    // Plain http only to this machine (a local stand-in); the key travels in every request.
+    const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(u.hostname);
+    if (u.protocol !== "https:" && !(u.protocol === "http:" && loopback)) {
+      problems.push(`STRIPE_API_URL must be an https URL (http only to 127.0.0.1, localhost or [::1]) (got "${rawUrl}")`);
+    } else if (u.search || u.hash || u.username || u.password) {
+      problems.push(`STRIPE_API_URL must not carry credentials, a query or a fragment (got "${rawUrl}")`);
+    }
+  } catch {
+    problems.push(`STRIPE_API_URL must be an https URL (got "${rawUrl}")`);
+    apiUrl = "https://api.stripe.com";
+  }
+  return { ...(secretKey !== undefined ? { secretKey } : {}), apiUrl, prices };
+}
 
 /** An http(s) URL without query or fragment, trailing slashes removed; http only where private networks are allowed. */
 function serviceUrl(name: string, raw: string, allowHttp: boolean, problems: string[]): string {

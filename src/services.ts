@@ -47,6 +47,7 @@ import { openAnalyticsDb } from "./ops/analytics-db.ts";
 import { Analytics, consentOf, isAutomated } from "./ops/analytics.ts";
 import { Plans } from "./ops/plans.ts";
 import { Billing } from "./ops/billing.ts";
+import { AccountDeletion } from "./identity/account-deletion.ts";
 import { OutboundWebhooks } from "./ops/outbound-webhooks.ts";
 import { Onboarding } from "./identity/onboarding.ts";
 import { Metrics } from "./ops/metrics.ts";
@@ -120,6 +121,8 @@ export interface Services extends AccessServices {
   plans: Plans;
   /** Billing and the other Cloud-only routes (404 in Community). */
   billing: Billing;
+  /** Deleting one's own account (Cloud). */
+  accountDeletion: AccountDeletion;
   /** Outbound webhook definitions (delivery is not active). */
   outboundWebhooks: OutboundWebhooks;
   /** Each person's first-run checklist. */
@@ -319,7 +322,23 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     siteServer,
     analytics,
     plans,
-    billing: new Billing({ db, plans, permissions, ...(config.stripeWebhookSecret ? { webhookSecret: config.stripeWebhookSecret } : {}) }),
+    billing: new Billing({
+      db,
+      plans,
+      permissions,
+      stripe: config.stripe,
+      baseUrl: config.baseUrl,
+      ...(config.stripeWebhookSecret ? { webhookSecret: config.stripeWebhookSecret } : {}),
+    }),
+    accountDeletion: new AccountDeletion({
+      db,
+      users,
+      sessions,
+      passwords,
+      workspaceService: access.workspaceService,
+      dropSearchIndex: (id) => search.drop(id),
+      workspaceFolder: (id) => ledger.dir(id).root,
+    }),
     outboundWebhooks: new OutboundWebhooks({ db, permissions, allowPrivate: config.webhookAllowPrivate }),
     onboarding: new Onboarding(db),
     closers: [() => analyticsDb.close(), () => analytics.stop(), () => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop(), () => backups?.stop(), () => exporter.close()],

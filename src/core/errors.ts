@@ -14,7 +14,8 @@ export type ErrorCode =
   | "CONFLICT"
   | "PAYLOAD_TOO_LARGE"
   | "RATE_LIMITED"
-  | "INTERNAL_ERROR";
+  | "INTERNAL_ERROR"
+  | "SERVICE_UNAVAILABLE";
 
 export type ErrorDetails = Record<string, unknown>;
 
@@ -102,4 +103,12 @@ export class InternalError extends AppError {
   constructor(message = "Internal server error") {
     super(message);
   }
+}
+
+/**
+ * 503: something this instance depends on is not set up or did not answer (the payment provider
+ * unconfigured, or refusing). Not the caller's fault and not a crash: the message says what is missing.
+ */
+export class ServiceUnavailableError extends AppError {
+  readonly code = "SERVICE_UNAVAILABLE";
 }

@@ -23,6 +23,7 @@ import {
   passkeyLoginBeginInput,
   passkeyLoginFinishInput,
   passkeyRenameInput,
+  deleteAccountInput,
 } from "../identity/schemas.ts";
 import { createApiKeyInput } from "../identity/api-keys.ts";
 import { changePasswordInput } from "../identity/password-change.ts";
@@ -39,7 +40,7 @@ import { setMemberRoleInput, createInvitationInput, invitationListQuery, acceptI
 import { resolveConflictInput } from "../git/schemas.ts";
 import { analyticsQuery, consentInput } from "../ops/analytics-schemas.ts";
 import { createWebhookInput, updateWebhookInput } from "../ops/webhook-schemas.ts";
-import { checkoutInput, stripeEvent } from "../ops/billing-schemas.ts";
+import { checkoutInput, portalInput, stripeEvent } from "../ops/billing-schemas.ts";
 import { createVersionInput, setCustomDomainInput, qualityQuery, exportInput, exportDownloadParams } from "../publish/schemas.ts";
 
 type Auth = "bearer" | "public" | "webhook-signature" | "ws-cookie";
@@ -61,6 +62,8 @@ export interface RouteDoc {
   produces?: string;
   /** Cloud edition only: 404 NOT_FOUND in Community. */
   cloud?: boolean;
+  /** Depends on an outside service (the payment provider): 503 SERVICE_UNAVAILABLE when it is not set up or refuses. */
+  external?: boolean;
 }
 
 const any = z.looseObject({});
@@ -198,14 +201,14 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "GET /api/v1/users/me/onboarding": { summary: "The caller's onboarding checklist", tag: "onboarding" },
   "PATCH /api/v1/users/me/onboarding": { summary: "Mark onboarding steps, dismiss the checklist", tag: "onboarding", body: updateOnboardingInput },
   // Billing and other Cloud-only routes
-  "POST /api/v1/billing/checkout": { summary: "Checkout session with the payment provider", tag: "billing", body: checkoutInput, cloud: true },
-  "POST /api/v1/billing/portal": { summary: "Customer-portal session", tag: "billing", cloud: true },
+  "POST /api/v1/billing/checkout": { summary: "Checkout session with the payment provider", tag: "billing", body: checkoutInput, cloud: true, external: true },
+  "POST /api/v1/billing/portal": { summary: "Customer-portal session", tag: "billing", body: portalInput, cloud: true, external: true },
   "GET /api/v1/billing/subscription": { summary: "The organization's subscription", tag: "billing", cloud: true },
   "GET /api/v1/billing/plans": { summary: "Plans and prices", tag: "billing", auth: "public", cloud: true },
   "GET /api/v1/billing/limits": { summary: "Plan limits and current usage", tag: "billing", cloud: true },
   "POST /api/webhooks/stripe": { summary: "Payment provider events (Stripe-Signature verified, idempotent)", tag: "billing", auth: "webhook-signature", body: stripeEvent, cloud: true },
   "GET /api/v1/users/me/export": { summary: "Export one's personal data", tag: "gdpr", cloud: true },
-  "DELETE /api/v1/users/me": { summary: "Delete one's account", tag: "gdpr", cloud: true },
+  "DELETE /api/v1/users/me": { summary: "Delete one's account (password, or email and a recent sign-in without one)", tag: "gdpr", body: deleteAccountInput, cloud: true },
   "GET /api/v1/orgs/:handle/export": { summary: "Export an organization's data (super admin)", tag: "gdpr", cloud: true },
 };
 
@@ -258,6 +261,7 @@ const ERROR_CODES: Record<string, string> = {
   "409": "CONFLICT",
   "413": "PAYLOAD_TOO_LARGE",
   "429": "RATE_LIMITED (X-RateLimit-* and Retry-After headers)",
+  "503": "SERVICE_UNAVAILABLE: an outside service this route needs is not set up or refused",
 };
 
 export function openApiDocument(opts: { version: string; baseUrl: string }): Record<string, unknown> {
@@ -287,7 +291,7 @@ export function openApiDocument(opts: { version: string; baseUrl: string }): Rec
           ? { description: "Done; no content" }
           : { description: "Success", content: { [doc.produces ?? "application/json"]: { schema: doc.produces ? { type: "string" } : { type: "object" } } } },
     };
-    const codes = ["400", "404", "429", ...(doc.auth === "public" || doc.auth === "webhook-signature" ? [] : ["401", "403"]), ...(doc.body ? ["409", "413"] : [])];
+    const codes = ["400", "404", "429", ...(doc.auth === "public" || doc.auth === "webhook-signature" ? [] : ["401", "403"]), ...(doc.body ? ["409", "413"] : []), ...(doc.external ? ["503"] : [])];
     for (const code of codes.sort()) responses[code] = { description: ERROR_CODES[code], content: { "application/json": { schema: errorRef } } };
     const op: Record<string, unknown> = {
       operationId: operationId(method, rawPath),

@@ -50,7 +50,14 @@ export const RATE_RULES: RateRule[] = [
     matches: (m, p) => m === "POST" && (p === "/api/auth/forgot-password" || p === "/api/auth/reset-password"),
   },
   // The endpoints that take credentials or mint tokens: per account when signed in, per IP otherwise.
-  { name: "auth", limit: 20, windowSec: 60, keyBy: "user", matches: (m, p) => p.startsWith("/api/auth/") && !isAuthRead(m, p) },
+  // Deleting one's account takes the password too, so guessing it there is held to the same pace.
+  {
+    name: "auth",
+    limit: 20,
+    windowSec: 60,
+    keyBy: "user",
+    matches: (m, p) => (p.startsWith("/api/auth/") && !isAuthRead(m, p)) || (m === "DELETE" && p === "/api/v1/users/me"),
+  },
   { name: "content_read", limit: 300, windowSec: 60, keyBy: "caller", matches: (m, p) => isRead(m) && p.startsWith("/api/v1/content/") },
   { name: "content_write", limit: 60, windowSec: 60, keyBy: "caller", matches: (m, p) => !isRead(m) && m !== "OPTIONS" && p.startsWith("/api/v1/content/") },
   {

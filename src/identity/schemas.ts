@@ -60,3 +60,12 @@ export const passkeyLoginFinishInput = closedObject({
 
 /** PATCH /api/auth/webauthn/credentials/:id — rename a passkey. */
 export const passkeyRenameInput = closedObject({ name: z.string().trim().min(1).max(100) });
+
+/**
+ * DELETE /api/v1/users/me (Cloud): the current password; an account without one (passkeys or
+ * external sign-in only) types its email instead, from a session begun in the last 10 minutes.
+ */
+export const deleteAccountInput = closedObject({
+  password: z.string().max(4096).optional(),
+  confirm_email: z.string().max(1024).optional(),
+});

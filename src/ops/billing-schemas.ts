@@ -6,6 +6,9 @@ export const checkoutInput = closedObject({
   plan: z.enum(["team", "business"], { error: "must be team or business" }),
 });
 
+/** POST /api/v1/billing/portal: no input; an empty JSON object (or no body) is accepted. */
+export const portalInput = closedObject({});
+
 /**
  * The parts of a payment-provider (Stripe) event this service reads, as Stripe documents them:
  * `customer.subscription.*` carry a Subscription object (status, current_period_end in Unix

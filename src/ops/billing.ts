@@ -6,24 +6,36 @@
  * and the payment provider's (Stripe's) events — signature-verified with STRIPE_WEBHOOK_SECRET
  * (Stripe's documented `Stripe-Signature: t=…,v1=…` HMAC-SHA256 over `t.payload`, five-minute
  * tolerance), applied once per event id, older events never overwriting newer ones. Checkout and
- * customer-portal sessions need calls to the provider's API, which this build does not make: they
- * answer an error that says so (docs/decisions/editions.md).
+ * customer-portal sessions are created through Stripe's REST API (src/ops/stripe-api.ts); without
+ * STRIPE_SECRET_KEY (or the plan's price id) they answer 503 SERVICE_UNAVAILABLE saying what is
+ * missing (docs/decisions/editions.md).
  */
 import type { Db } from "../db/database.ts";
-import { ForbiddenError, InternalError, NotFoundError, ValidationError } from "../core/errors.ts";
+import { ForbiddenError, NotFoundError, ServiceUnavailableError, ValidationError } from "../core/errors.ts";
 import { constantTimeEqual, hmacSha256Hex } from "../core/crypto.ts";
 import { nowIso } from "../core/clock.ts";
 import { parseInput } from "../core/validate.ts";
 import type { Principal } from "../access/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import { PLANS, type PlanId, type Plans } from "./plans.ts";
-import { checkoutInput, stripeEvent } from "./billing-schemas.ts";
+import { checkoutInput, portalInput, stripeEvent } from "./billing-schemas.ts";
+import type { StripeConfig } from "../config.ts";
+import { StripeApi } from "./stripe-api.ts";
 
 export const STRIPE_TOLERANCE_SEC = 300;
 
 export class Billing {
   constructor(
-    private readonly deps: { db: Db; plans: Plans; permissions: Permissions; webhookSecret?: string; now?: () => number },
+    private readonly deps: {
+      db: Db;
+      plans: Plans;
+      permissions: Permissions;
+      webhookSecret?: string;
+      now?: () => number;
+      stripe?: StripeConfig;
+      /** BASE_URL without a trailing slash: where the provider sends the person back. */
+      baseUrl?: string;
+    },
   ) {}
 
   /** Every billing and Cloud-only route calls this first: in Community it is a route that does not exist. */
@@ -61,18 +73,70 @@ export class Billing {
     };
   }
 
-  /** Checkout and portal sessions are made by the payment provider's API, which this build does not call. */
-  checkout(principal: Principal, body: unknown): never {
+  /**
+   * A Stripe Checkout session for a paid plan: the organization's super admin is sent to `url`.
+   * The subscription carries `metadata.org_id` and `metadata.plan`, which the signed
+   * `customer.subscription.*` events bring back to set the plan (receiveStripe).
+   */
+  async checkout(principal: Principal, body: unknown): Promise<{ url: string }> {
     this.requireCloud();
     this.requireOwner(principal);
-    parseInput(checkoutInput, body);
-    throw new InternalError("Checkout is not available: this instance does not connect to the payment provider");
+    const { plan } = parseInput(checkoutInput, body);
+    const api = this.api();
+    const price = this.deps.stripe?.prices[plan];
+    if (!price) {
+      throw new ServiceUnavailableError(`Checkout is not set up for the ${PLANS[plan].name} plan: STRIPE_PRICE_${plan.toUpperCase()} is not configured`, {
+        missing: `STRIPE_PRICE_${plan.toUpperCase()}`,
+      });
+    }
+    const orgId = principal.orgId;
+    const known = this.customerOf(orgId);
+    const base = this.deps.baseUrl ?? "";
+    const fields: Array<[string, string]> = [
+      ["mode", "subscription"],
+      ["line_items[0][price]", price],
+      ["line_items[0][quantity]", "1"],
+      ["success_url", `${base}/?checkout=success`],
+      ["cancel_url", `${base}/?checkout=cancelled`],
+      ["client_reference_id", orgId],
+      ["subscription_data[metadata][org_id]", orgId],
+      ["subscription_data[metadata][plan]", plan],
+      ["metadata[org_id]", orgId],
+    ];
+    if (known) fields.push(["customer", known]);
+    else {
+      const email = this.deps.db.query<{ email: string }, [string]>("SELECT email FROM users WHERE id = ?").get(principal.userId)?.email;
+      if (email) fields.push(["customer_email", email]);
+    }
+    const session = await api.post("/v1/checkout/sessions", fields);
+    return { url: session.url };
   }
 
-  portal(principal: Principal): never {
+  /** A Stripe customer-portal session for the organization's existing customer. */
+  async portal(principal: Principal, body: unknown): Promise<{ url: string }> {
     this.requireCloud();
     this.requireOwner(principal);
-    throw new InternalError("The billing portal is not available: this instance does not connect to the payment provider");
+    parseInput(portalInput, body ?? {});
+    const api = this.api();
+    const customer = this.customerOf(principal.orgId);
+    if (!customer) throw new NotFoundError("This organization has no subscription with the payment provider yet; subscribe through checkout first");
+    const session = await api.post("/v1/billing_portal/sessions", [
+      ["customer", customer],
+      ["return_url", `${this.deps.baseUrl ?? ""}/`],
+    ]);
+    return { url: session.url };
+  }
+
+  private customerOf(orgId: string): string | null {
+    return this.deps.db.query<{ customer_id: string | null }, [string]>("SELECT customer_id FROM org_subscriptions WHERE org_id = ?").get(orgId)?.customer_id ?? null;
+  }
+
+  private api(): StripeApi {
+    const cfg = this.deps.stripe;
+    if (!cfg?.secretKey) {
+      throw new ServiceUnavailableError("Billing is not set up on this instance: STRIPE_SECRET_KEY is not configured", { missing: "STRIPE_SECRET_KEY" });
+    }
+    return new StripeApi(cfg.apiUrl, cfg.secretKey);
   }
 
   /**

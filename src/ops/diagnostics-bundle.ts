@@ -20,6 +20,7 @@ import { readRunState } from "./runstate.ts";
 const SCRUBS: Array<[RegExp, string]> = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, "[private key]"],
   [/\b(quire|svc)_live_[0-9A-Za-z]+/g, "[api key]"],
+  [/\b(sk|rk)_(live|test)_[0-9A-Za-z]+|\bwhsec_[0-9A-Za-z_]+/g, "[payment provider secret]"],
   [/\beyJ[0-9A-Za-z_-]+\.[0-9A-Za-z_-]+\.[0-9A-Za-z_-]*/g, "[jwt]"],
   [/\b(Bearer|Basic)\s+[^\s"',]+/gi, "$1 [redacted]"],
   [/\$argon2(id|i|d)\$[^\s"']+/g, "[password hash]"],

@@ -188,10 +188,11 @@ describe("Cloud edition", () => {
     expect(server.services.db.query("SELECT COUNT(*) AS n FROM billing_events WHERE id = 'evt_forged'").get()).toEqual({ n: 0 });
   });
 
-  test("checkout and portal say plainly that the payment provider is not connected; billing is the super admin's", async () => {
+  test("checkout and portal say plainly that the payment provider is not set up (503); billing is the super admin's", async () => {
     const checkout = await owner.client.post("/api/v1/billing/checkout", { plan: "team" });
-    expect(checkout.status).toBe(500);
-    expect(checkout.body.message).toContain("payment provider");
+    expect(checkout.status).toBe(503);
+    expect(checkout.body.error).toBe("SERVICE_UNAVAILABLE");
+    expect(checkout.body.message).toContain("STRIPE_SECRET_KEY");
     expect((await owner.client.post("/api/v1/billing/checkout", { plan: "gold" })).status).toBe(400);
     const other = await registerUser(server.url);
     expect((await other.client.get("/api/v1/billing/subscription")).status).toBe(200); // their own organization

@@ -2,7 +2,6 @@ import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 import { httpCore } from "../core.ts";
 import { requirePrincipal, requireSession } from "../guards.ts";
-import { NotFoundError } from "../../core/errors.ts";
 import { organizationExport, personalDataExport } from "../../ops/personal-data.ts";
 
 /**
@@ -19,9 +18,9 @@ export function billingRoutes(services: Services) {
       cloud();
       return billing.checkout(requirePrincipal(principal), body);
     })
-    .post("/api/v1/billing/portal", ({ principal }) => {
+    .post("/api/v1/billing/portal", ({ principal, body }) => {
       cloud();
-      return billing.portal(requirePrincipal(principal));
+      return billing.portal(requirePrincipal(principal), body);
     })
     .get("/api/v1/billing/subscription", ({ principal }) => {
       cloud();
@@ -45,10 +44,9 @@ export function billingRoutes(services: Services) {
       cloud();
       return personalDataExport(services, requirePrincipal(principal).userId);
     })
-    .delete("/api/v1/users/me", ({ principal }) => {
+    .delete("/api/v1/users/me", ({ principal, body }) => {
       cloud();
-      requireSession(principal);
-      throw new NotFoundError("Account deletion is not available on this instance yet");
+      return services.accountDeletion.delete(requireSession(principal), body);
     })
     .get("/api/v1/orgs/:handle/export", ({ principal, params }) => {
       cloud();
