@@ -99,7 +99,7 @@ export async function mcpStdio(opts: { workspace: string; apiKey?: string | unde
 }
 
 /** Messages that touch no page: answered before the start-up reconcile begins. */
-const HANDSHAKE = new Set(["initialize", "notifications/initialized", "tools/list", "ping"]);
+const HANDSHAKE = new Set(["initialize", "notifications/initialized", "server/discover", "tools/list", "ping"]);
 
 function startRefusal(error: unknown, slug: string): CommandError {
   if (error instanceof UnauthorizedError) return new CommandError("the API key is not valid (unknown, revoked or expired)", 1);
