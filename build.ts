@@ -17,6 +17,7 @@ import { parseArgs } from "node:util";
 import { webBundlePlugin } from "./src/web/build-web.ts";
 import { writeVendorFiles } from "./src/publish/site/vendor.ts";
 import pkg from "./package.json" with { type: "json" };
+import { precomputedToolSchemas } from "./src/mcp/server.ts";
 
 const ROOT = import.meta.dir;
 const EMBED_DIRS: Array<{ dir: string; prefix: string }> = [{ dir: join(ROOT, "assets"), prefix: "" }];
@@ -83,6 +84,8 @@ const result = await Bun.build({
     QUIRE_BUILD_VERSION: JSON.stringify(pkg.version),
     QUIRE_BUILD_COMMIT: JSON.stringify(commit),
     QUIRE_BUILD_DATE: JSON.stringify(date),
+    // The MCP tools' JSON Schemas, converted here once instead of at every `quire mcp` start.
+    QUIRE_MCP_JSON_SCHEMAS: JSON.stringify(JSON.stringify(precomputedToolSchemas())),
   },
   plugins: [webPlugin],
 }).catch((error: unknown) => ({ success: false as const, logs: [error] }));

@@ -151,7 +151,13 @@ export interface Services extends AccessServices {
  * Opens the database (WAL, migrations), loads or creates the signing key, and builds every
  * domain service. Nothing listens yet.
  */
-export async function buildServices(opts: { config: Config; dataDir: string; log: Logger }): Promise<Services> {
+export async function buildServices(opts: {
+  config: Config;
+  dataDir: string;
+  log: Logger;
+  /** The caller starts the start-up reconcile itself (`reconciler.startBackground()`), when it is ready to. */
+  deferStartupReconcile?: boolean;
+}): Promise<Services> {
   const { config, dataDir, log } = opts;
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const db = openDatabase(join(dataDir, "quire.db"));
@@ -188,7 +194,7 @@ export async function buildServices(opts: { config: Config; dataDir: string; log
     await seedStarterPages(ledger, ws, { id: userId, name: users.byId(userId)?.name ?? "" });
   });
   // Files changed while the server was down are reconciled in the background; reads are served meanwhile.
-  reconciler.startBackground();
+  if (!opts.deferStartupReconcile) reconciler.startBackground();
   const access = buildAccessServices({ db, config, log, users, organizations, passwords, auth, email, workspaces, permissions });
   // Every workspace is a git work tree: clone or init on create, commit each write, pull and push.
   const gitSync = new GitSync({ db, config, dataDir, log, ledger, reconciler, bus, workspaces, users });

@@ -54,7 +54,11 @@ export async function mcpStdio(opts: { workspace: string; apiKey?: string | unde
   }
 
   const { buildServices } = await import("../services.ts");
-  const services = await buildServices({ config, dataDir, log }).catch((error) => {
+  // The start-up reconcile (files changed while nothing ran) walks and hashes every page: run at
+  // once, it delayed the first tools/list by 40-200 ms. It starts before the first message that
+  // could touch pages (anything but the handshake and tools/list), or after 2 s, whichever is first,
+  // so every tool call meets it as it met it before: started, in the background.
+  const services = await buildServices({ config, dataDir, log, deferStartupReconcile: true }).catch((error) => {
     lock.release();
     throw error;
   });
@@ -82,9 +86,20 @@ export async function mcpStdio(opts: { workspace: string; apiKey?: string | unde
     return;
   }
   log.info("serving MCP", { workspace: slug, data_dir: dataDir });
-  await serveOnStdio(factory, onError);
+  const reconcile = () => services.reconciler.startBackground();
+  const timer = setTimeout(reconcile, 2000);
+  const onMessage = (method: string | undefined) => {
+    if (method !== undefined && HANDSHAKE.has(method)) return;
+    clearTimeout(timer);
+    reconcile();
+  };
+  await serveOnStdio(factory, onError, onMessage);
+  clearTimeout(timer);
   await shutdown(0);
 }
+
+/** Messages that touch no page: answered before the start-up reconcile begins. */
+const HANDSHAKE = new Set(["initialize", "notifications/initialized", "server/discover", "tools/list", "ping"]);
 
 function startRefusal(error: unknown, slug: string): CommandError {
   if (error instanceof UnauthorizedError) return new CommandError("the API key is not valid (unknown, revoked or expired)", 1);

@@ -1,18 +1,40 @@
 import type { StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 
 /**
+ * The JSON Schema of every tool's input and output, converted at build time (build.ts, from
+ * `precomputedToolSchemas`) and carried by the executable as one JSON string: converting the 52 zod
+ * schemas on the first `tools/list` cost 50–200 ms of `quire mcp`'s start. Run from source, it is
+ * absent and the schemas are converted on first use as before.
+ */
+declare const QUIRE_MCP_JSON_SCHEMAS: string | undefined;
+let precomputed: Record<string, string> | undefined;
+function precomputedJson(key: string): string | undefined {
+  precomputed ??= typeof QUIRE_MCP_JSON_SCHEMAS === "string" ? (JSON.parse(QUIRE_MCP_JSON_SCHEMAS) as Record<string, string>) : {};
+  return precomputed[key];
+}
+
+/** The key of a schema's JSON form in the build-time table. */
+export function jsonKey(name: string, io: "input" | "output", target: string): string {
+  return `${name}|${io}|${target}`;
+}
+
+/**
  * A schema whose JSON Schema form is computed once. The SDK converts a tool's input and output
  * schemas per server instance, and HTTP builds an instance per request: converting the page
  * object's schema alone took milliseconds on every call. Validation is the schema's own; each
- * caller gets its own copy of the JSON (the SDK may annotate what it is given).
+ * caller gets its own copy of the JSON (the SDK may annotate what it is given). With a `name`, the
+ * build-time conversion is used when the executable carries one.
  */
-export function withCachedJson<S extends StandardSchemaWithJSON>(schema: S): S {
+export function withCachedJson<S extends StandardSchemaWithJSON>(schema: S, name?: string): S {
   const std = schema["~standard"];
   const cache = new Map<string, string>();
   const convert = (io: "input" | "output") => (options: { target: string }) => {
     const key = `${io}|${options.target}`;
     let json = cache.get(key);
-    if (json === undefined) cache.set(key, (json = JSON.stringify(std.jsonSchema[io](options as never))));
+    if (json === undefined) {
+      json = (name !== undefined ? precomputedJson(jsonKey(name, io, options.target)) : undefined) ?? JSON.stringify(std.jsonSchema[io](options as never));
+      cache.set(key, json);
+    }
     return JSON.parse(json) as Record<string, unknown>;
   };
   return {

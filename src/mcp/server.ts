@@ -1,5 +1,5 @@
 import { McpServer, ResourceTemplate, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
-import { withCachedJson } from "./schema-cache.ts";
+import { jsonKey, withCachedJson } from "./schema-cache.ts";
 import { z } from "zod";
 import type { Services } from "../services.ts";
 import { scopesAllow, type Principal } from "../access/principal.ts";
@@ -57,15 +57,38 @@ const outputs = new WeakMap<ToolDef, StandardSchemaWithJSON>();
  */
 export function toolInput(tool: ToolDef): StandardSchemaWithJSON {
   let input = inputs.get(tool);
-  if (!input) inputs.set(tool, (input = withCachedJson(buildInput(tool) as StandardSchemaWithJSON)));
+  if (!input) inputs.set(tool, (input = withCachedJson(buildInput(tool) as StandardSchemaWithJSON, tool.name)));
   return input;
 }
 
 /** The tool's output schema, its JSON form computed once. */
 export function toolOutput(tool: ToolDef): StandardSchemaWithJSON {
   let output = outputs.get(tool);
-  if (!output) outputs.set(tool, (output = withCachedJson(tool.output as unknown as StandardSchemaWithJSON)));
+  if (!output) outputs.set(tool, (output = withCachedJson(tool.output as unknown as StandardSchemaWithJSON, tool.name)));
   return output;
+}
+
+/**
+ * Every tool's input and output JSON Schema in the form the SDK asks for (draft 2020-12), for
+ * build.ts to carry in the executable. A tool whose schema differs between its variants
+ * (transport, model configured) is left out and converted at run time.
+ */
+export function precomputedToolSchemas(target = "draft-2020-12"): Record<string, string> {
+  const seen = new Map<string, string | null>();
+  for (const transport of ["stdio", "http"] as const) {
+    for (const assist of [false, true]) {
+      for (const tool of allTools(transport, assist)) {
+        for (const io of ["input", "output"] as const) {
+          const schema = io === "input" ? buildInput(tool) : tool.output;
+          const json = JSON.stringify((schema as unknown as StandardSchemaWithJSON)["~standard"].jsonSchema[io]({ target } as never));
+          const key = jsonKey(tool.name, io, target);
+          const before = seen.get(key);
+          seen.set(key, before === undefined || before === json ? json : null);
+        }
+      }
+    }
+  }
+  return Object.fromEntries([...seen].filter((e): e is [string, string] => e[1] !== null));
 }
 
 function buildInput(tool: ToolDef): z.ZodType {

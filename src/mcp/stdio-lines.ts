@@ -8,9 +8,10 @@ export const MAX_LINE_BYTES = 10 * 1024 * 1024;
  * SDK drops a line it cannot parse without answering; a client that sent it would wait forever.
  * Here garbage gets the JSON-RPC answer it deserves (-32700 parse error, -32600 invalid request,
  * with the request's id when it has one) and the server keeps running. An over-long line is
- * skipped without being buffered.
+ * skipped without being buffered. `onMessage` sees the method of each message passed on (undefined
+ * for a response), before the SDK does.
  */
-export function guardedStdin(input: Readable, answer: (line: string) => void): Readable {
+export function guardedStdin(input: Readable, answer: (line: string) => void, onMessage?: (method: string | undefined) => void): Readable {
   const out = new PassThrough();
   let pending: Buffer[] = [];
   let pendingBytes = 0;
@@ -36,6 +37,7 @@ export function guardedStdin(input: Readable, answer: (line: string) => void): R
       ((typeof m.method === "string" && (m.params === undefined || (typeof m.params === "object" && m.params !== null))) ||
         ((typeof m.id === "string" || typeof m.id === "number") && ("result" in m || "error" in m)));
     if (!valid) return reply(isObject ? m.id : null, -32600, "Invalid Request: not a JSON-RPC 2.0 message");
+    onMessage?.(typeof m.method === "string" ? m.method : undefined);
     out.write(text + "\n");
   };
 

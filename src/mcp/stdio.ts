@@ -10,11 +10,15 @@ import { guardedStdin } from "./stdio-lines.ts";
 
 /**
  * Serves MCP on stdin/stdout (stdout carries JSON-RPC only; logs go to stderr) from a server
- * factory; resolves when the client closes stdin.
+ * factory; resolves when the client closes stdin. `onMessage` sees each message's method first.
  */
-export function serveOnStdio(factory: () => McpServer | Promise<McpServer>, onError: (error: Error) => void): Promise<void> {
+export function serveOnStdio(
+  factory: () => McpServer | Promise<McpServer>,
+  onError: (error: Error) => void,
+  onMessage?: (method: string | undefined) => void,
+): Promise<void> {
   return new Promise((resolve) => {
-    const stdin = guardedStdin(process.stdin, (line) => void process.stdout.write(line));
+    const stdin = guardedStdin(process.stdin, (line) => void process.stdout.write(line), onMessage);
     const handle = serveStdio(factory, { transport: new StdioServerTransport(stdin, process.stdout), onerror: onError });
     stdin.on("end", () => void handle.close().finally(resolve));
   });
