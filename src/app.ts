@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { httpCore, SERVER_BODY_LIMIT } from "./http/core.ts";
+import { siteFastPath } from "./http/site-fast-path.ts";
 import { healthRoutes } from "./http/routes/health.ts";
 import { authRoutes } from "./http/routes/auth.ts";
 import { passwordResetRoutes } from "./http/routes/password-reset.ts";
@@ -46,7 +47,23 @@ export function createApp(services: Services) {
   // error mapper; Quire answers errors itself, in every environment (docs/decisions/git-commits.md).
   // maxRequestBodySize: the 10 MB limit is the app's own (http/body-limit.ts), so every refusal
   // carries the error shape; Bun's would be a bare 413.
-  return new Elysia({ serve: { maxRequestBodySize: SERVER_BODY_LIMIT, development: false } })
+  // routes: the published site's direct lane (http/site-fast-path.ts) is the server's own route
+  // for /p/*; what it does not take it hands to the framework's handler.
+  const app: ReturnType<typeof routesOf> = routesOf(
+    new Elysia({
+      serve: {
+        maxRequestBodySize: SERVER_BODY_LIMIT,
+        development: false,
+        routes: { "/p/*": siteFastPath(services, (request) => app.fetch(request)) },
+      },
+    }),
+    services,
+  );
+  return app;
+}
+
+function routesOf(root: Elysia<"">, services: Services) {
+  return root
     .use(httpCore(services))
     // Before every other route: a verified custom domain's requests are all the site's.
     .use(siteRoutes(services))

@@ -14,7 +14,7 @@ export { MAX_BODY_BYTES, SERVER_BODY_LIMIT };
 /** API responses are data, never documents: nothing may load, frame or submit from them. */
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-interface RequestState {
+export interface RequestState {
   requestId: string;
   path: string;
   ip: string;
@@ -178,23 +178,35 @@ export function httpCore(services: Services) {
     .onAfterResponse({ as: "global" }, (ctx) => {
       const { request, set } = ctx;
       const state = states.get(request);
-      // The matched route's template (never the raw path); requests no route matched share one label.
-      services.metrics.observeHttp(
-        (ctx as { route?: string }).route,
-        request.method,
-        set.status,
-        state ? (performance.now() - state.startedAt) / 1000 : 0,
-      );
-      // Only what identifies the request: never headers, bodies or query strings, which carry secrets.
-      log.info("request", {
-        request_id: state?.requestId ?? set.headers["x-request-id"],
-        method: request.method,
-        path: loggedPath(state?.path ?? routerPath(request.url)),
-        status: set.status,
-        ms: state ? Math.round((performance.now() - state.startedAt) * 100) / 100 : undefined,
-        ip: state?.ip,
-        user_id: state?.principal?.userId,
-        key_id: state?.principal?.kind === "api_key" ? state.principal.keyId : undefined,
-      });
+      finishRequest(services, request.method, state?.path ?? routerPath(request.url), set.status, (ctx as { route?: string }).route, state, set.headers["x-request-id"]);
     });
+}
+
+/**
+ * What every answered request leaves behind: its count and duration under the matched route's
+ * template (never the raw path; requests no route matched share one label), and one log line.
+ * Shared by the framework's after-response hook and the direct lane for published pages.
+ */
+export function finishRequest(
+  services: Services,
+  method: string,
+  path: string,
+  status: unknown,
+  route: string | undefined,
+  state: RequestState | undefined,
+  fallbackRequestId?: unknown,
+): void {
+  const elapsedMs = state ? performance.now() - state.startedAt : undefined;
+  services.metrics.observeHttp(route, method, status, elapsedMs === undefined ? 0 : elapsedMs / 1000);
+  // Only what identifies the request: never headers, bodies or query strings, which carry secrets.
+  services.log.info("request", {
+    request_id: state?.requestId ?? fallbackRequestId,
+    method,
+    path: loggedPath(path),
+    status,
+    ms: elapsedMs === undefined ? undefined : Math.round(elapsedMs * 100) / 100,
+    ip: state?.ip,
+    user_id: state?.principal?.userId,
+    key_id: state?.principal?.kind === "api_key" ? state.principal.keyId : undefined,
+  });
 }

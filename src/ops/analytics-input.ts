@@ -45,9 +45,13 @@ export function isAutomated(userAgent: string | null): boolean {
 
 export const CONSENT_COOKIE = "quire_analytics_consent";
 
+/** Compiled once: consent is read for every page view of every published site. */
+const GRANTED = new RegExp(`(?:^|;\\s*)${CONSENT_COOKIE}=granted(?:;|$)`);
+
 /** Consent as the cookie set by POST /api/analytics/consent says, overruled by an opt-out signal. */
 export function consentOf(headers: Headers): boolean {
   if (optedOut(headers)) return false;
-  const cookie = headers.get("cookie") ?? "";
-  return new RegExp(`(?:^|;\\s*)${CONSENT_COOKIE}=granted(?:;|$)`).test(cookie);
+  const cookie = headers.get("cookie");
+  return cookie !== null && GRANTED.test(cookie);
 }
+

@@ -5,6 +5,7 @@ import { requireSession } from "../guards.ts";
 import { hostName } from "../../publish/custom-domains.ts";
 import type { SiteAnswer, SiteRequest } from "../../publish/site-server.ts";
 import { NOT_FOUND_HTML } from "../../publish/site/layout.ts";
+import type { Principal } from "../../access/principal.ts";
 
 const CONSENT_PATH = "/api/analytics/consent";
 
@@ -14,6 +15,49 @@ const CONSENT_PATH = "/api/analytics/consent";
  * nothing (404 on every path). `POST /api/v1/site-session` gives a signed-in member's browser the
  * cookie that opens members-only sites; `DELETE` removes it (sign-out).
  */
+function siteRequest(req: Request, prefix: string, tail: string, origin: string, principal: Principal | null, ip: string | undefined): SiteRequest {
+  const url = req.url;
+  const q = url.indexOf("?");
+  return {
+    method: req.method,
+    tail,
+    query: new URLSearchParams(q === -1 ? "" : url.slice(q + 1)),
+    headers: req.headers,
+    principal,
+    prefix,
+    origin,
+    fullPath: routerPath(url),
+    ip,
+  };
+}
+
+/**
+ * The answer to a `/p/{slug}/…` request on the instance's own address, for the route below and
+ * for the server's direct lane for published pages (http/site-fast-path.ts): one implementation.
+ */
+export function publishedPathAnswer(services: Services) {
+  const { site, siteServer, config } = services;
+  return async (req: Request, principal: Principal | null, ip: string | undefined): Promise<SiteAnswer> => {
+    const path = routerPath(req.url);
+    // /p/{slug}[/tail]; the slug is one raw segment.
+    const m = /^\/p\/([^/]+)(\/.*)?$/.exec(path);
+    if (!m) return { status: 404, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }, body: NOT_FOUND_HTML };
+    let slug: string;
+    try {
+      slug = decodeURIComponent(m[1]!);
+    } catch {
+      slug = "";
+    }
+    if (m[2] === undefined) {
+      // /p/{slug} → /p/{slug}/ (the site's root), without saying whether the site exists.
+      return { status: 301, headers: { location: `${path}/`, "cache-control": "public, max-age=300" }, body: null };
+    }
+    const ws = /^[a-z0-9-]{1,64}$/.test(slug) ? site.workspaceForSlug(slug) : null;
+    const prefix = `/p/${encodeURIComponent(slug)}`;
+    return siteServer.handle(ws, siteRequest(req, prefix, m[2], config.baseUrl, principal, ip));
+  };
+}
+
 export function siteRoutes(services: Services) {
   const { site, siteServer, config } = services;
 
@@ -23,41 +67,11 @@ export function siteRoutes(services: Services) {
     return new Response(answer.body as BodyInit | null, { status: answer.status, headers: set.headers as Record<string, string> });
   };
 
-  const request = (req: Request, prefix: string, tail: string, origin: string): SiteRequest => {
-    const url = req.url;
-    const q = url.indexOf("?");
-    return {
-      method: req.method,
-      tail,
-      query: new URLSearchParams(q === -1 ? "" : url.slice(q + 1)),
-      headers: req.headers,
-      principal: requestState(req)?.principal ?? null,
-      prefix,
-      origin,
-      fullPath: routerPath(url),
-      ip: requestState(req)?.ip,
-    };
-  };
-
-  const servePath = async (req: Request, set: Parameters<typeof toResponse>[1]) => {
-    const path = routerPath(req.url);
-    // /p/{slug}[/tail]; the slug is one raw segment.
-    const m = /^\/p\/([^/]+)(\/.*)?$/.exec(path);
-    if (!m) return toResponse({ status: 404, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }, body: NOT_FOUND_HTML }, set);
-    let slug: string;
-    try {
-      slug = decodeURIComponent(m[1]!);
-    } catch {
-      slug = "";
-    }
-    if (m[2] === undefined) {
-      // /p/{slug} → /p/{slug}/ (the site's root), without saying whether the site exists.
-      return toResponse({ status: 301, headers: { location: `${path}/`, "cache-control": "public, max-age=300" }, body: null }, set);
-    }
-    const ws = /^[a-z0-9-]{1,64}$/.test(slug) ? site.workspaceForSlug(slug) : null;
-    const prefix = `/p/${encodeURIComponent(slug)}`;
-    return toResponse(await siteServer.handle(ws, request(req, prefix, m[2], config.baseUrl)), set);
-  };
+  const request = (req: Request, prefix: string, tail: string, origin: string): SiteRequest =>
+    siteRequest(req, prefix, tail, origin, requestState(req)?.principal ?? null, requestState(req)?.ip);
+  const answerPath = publishedPathAnswer(services);
+  const servePath = async (req: Request, set: Parameters<typeof toResponse>[1]) =>
+    toResponse(await answerPath(req, requestState(req)?.principal ?? null, requestState(req)?.ip), set);
 
   return new Elysia({ name: "quire-site" })
     .use(httpCore(services))

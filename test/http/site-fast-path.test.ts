@@ -1,0 +1,75 @@
+/**
+ * An anonymous reader's GET of a published page is answered by the server's own `/p/*` route
+ * (http/site-fast-path.ts), not the framework's hook chain; what it leaves behind must be the same:
+ * the security and rate-limit headers, the request log line, and the metrics under the route
+ * template. A query string sends the same request through the framework, for comparison.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { registerUser, type TestUser } from "../helpers/factories.ts";
+import { get, publish, writePage } from "../publish/site/support.ts";
+
+let server: TestServer;
+let owner: TestUser;
+
+beforeAll(async () => {
+  server = await startTestServer({ FF_METRICS: "true" });
+  owner = await registerUser(server.url);
+  await publish(owner);
+  await writePage(owner, "guide.md", { title: "Guide", body: "# Guide\n\nRead me.\n" });
+}, 30_000);
+afterAll(() => server?.close());
+
+const names = (h: Headers) => [...h.keys()].sort();
+
+test("a published page answers with the same headers, log line and metrics on either path", async () => {
+  const page = `/p/${owner.workspaceSlug}/guide`;
+  const direct = await get(server, page, { "user-agent": "Mozilla/5.0" });
+  const routed = await get(server, `${page}?from=test`, { "user-agent": "Mozilla/5.0" });
+  expect(direct.status).toBe(200);
+  expect(routed.status).toBe(200);
+  expect(direct.text.replace(/nonce-?="?[A-Za-z0-9+/=]+/g, "")).toBe(routed.text.replace(/nonce-?="?[A-Za-z0-9+/=]+/g, ""));
+  expect(names(direct.headers)).toEqual(names(routed.headers));
+  for (const name of ["x-content-type-options", "content-security-policy", "referrer-policy", "x-ratelimit-limit", "etag", "cache-control", "vary"]) {
+    expect(direct.headers.get(name)).toBeTruthy();
+  }
+  expect(direct.headers.get("x-ratelimit-limit")).toBe("600");
+  expect(direct.headers.get("content-security-policy")).not.toBe(routed.headers.get("content-security-policy"));
+
+  // The 304 of a revalidation, and HEAD, take the same lane.
+  const again = await get(server, page, { "if-none-match": direct.headers.get("etag")! });
+  expect(again.status).toBe(304);
+  expect(again.headers.get("content-security-policy")).toBeNull();
+  const head = await fetch(server.url + page, { method: "HEAD", headers: { "x-forwarded-for": "10.77.0.1" } });
+  expect(head.status).toBe(200);
+  expect((await head.arrayBuffer()).byteLength).toBe(0);
+
+  const id = direct.headers.get("x-request-id")!;
+  let line: Record<string, unknown> | undefined;
+  for (let i = 0; i < 50 && !line; i++) {
+    line = server.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.request_id === id && l.msg === "request");
+    if (!line) await Bun.sleep(20);
+  }
+  expect(line).toMatchObject({ method: "GET", path: page, status: 200 });
+  expect(typeof line!.ms).toBe("number");
+
+  const key = await owner.client.post("/api/v1/api-keys", { name: "scrape", scopes: ["admin"] });
+  const metrics = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${key.body.key}` } });
+  const text = await metrics.text();
+  expect(text).toContain('quire_http_requests_total{route="/p/*",method="GET",status="200"} 2');
+  expect(text).toContain('quire_http_requests_total{route="/p/*",method="GET",status="304"} 1');
+  expect(text).toContain('quire_http_requests_total{route="/p/*",method="HEAD",status="200"} 1');
+  expect(text).toContain('quire_http_request_duration_seconds_count{route="/p/*",method="GET"} 3');
+});
+
+test("over the site's limit, the direct lane answers 429 in the API's error shape", async () => {
+  const page = `/p/${owner.workspaceSlug}/guide`;
+  let last: Awaited<ReturnType<typeof get>> | undefined;
+  for (let i = 0; i < 601; i++) last = await get(server, page, { "x-forwarded-for": "10.88.0.1" });
+  expect(last!.status).toBe(429);
+  expect(last!.headers.get("retry-after")).toBeTruthy();
+  expect(last!.headers.get("x-content-type-options")).toBe("nosniff");
+  const body = JSON.parse(last!.text);
+  expect(body.error).toBe("RATE_LIMITED");
+  expect(body.request_id).toBe(last!.headers.get("x-request-id"));
+});
