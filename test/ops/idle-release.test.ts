@@ -68,14 +68,17 @@ test("a little background CPU (timers, heartbeats) below the threshold keeps the
 });
 
 test("a real server releases memory once it goes quiet after requests, and serves normally afterwards", async () => {
+  // The whole suite shares this process: collect what earlier files left behind first, so their garbage
+  // collection is not the CPU that keeps this server from going quiet.
+  Bun.gc(true);
   const server = await startTestServer();
   servers.push(server);
   const { client } = await registerUser(server.url);
   const me = await client.get("/api/auth/me");
   expect(me.status).toBe(200);
 
-  // Default timing: a one-second tick, two quiet seconds.
-  const deadline = Date.now() + 8000;
+  // Default timing: a one-second tick, two quiet seconds (the deadline leaves room for a loaded machine).
+  const deadline = Date.now() + 15_000;
   while (server.idleRelease.releases.length === 0 && Date.now() < deadline) await Bun.sleep(100);
   expect(server.idleRelease.releases.length).toBeGreaterThanOrEqual(1);
   const last = server.idleRelease.releases.at(-1)!;
