@@ -13,6 +13,9 @@ export interface PersonJson {
  * The people of a workspace as any reader sees them: ids and display names only (no email), for
  * @mention autocomplete and for naming who is present. The same set a mention can resolve to.
  */
+// One collator for every comparison (`localeCompare` with options builds one per call).
+const nameOrder = new Intl.Collator("en", { sensitivity: "base" });
+
 export class People {
   constructor(private readonly deps: { db: Db; permissions: Permissions }) {}
 
@@ -20,7 +23,7 @@ export class People {
     const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
     const items = workspacePeople(this.deps.db, workspace)
       .map((p) => ({ id: p.id, name: p.name }))
-      .sort((a, b) => a.name.localeCompare(b.name, "en", { sensitivity: "base" }) || a.id.localeCompare(b.id));
+      .sort((a, b) => nameOrder.compare(a.name, b.name) || a.id.localeCompare(b.id));
     return { items, next_cursor: null };
   }
 }
