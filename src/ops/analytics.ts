@@ -85,6 +85,8 @@ export class Analytics {
   private timer: ReturnType<typeof setInterval> | undefined;
   private purgeTimer: ReturnType<typeof setInterval> | undefined;
   private salt = { day: "", key: Buffer.alloc(0) };
+  /** The UTC day of the last event and its bounds: a page view costs a comparison, not a date format. */
+  private day = { from: 0, to: 0, text: "" };
   private readonly ownHost: string | null;
 
   constructor(
@@ -129,11 +131,18 @@ export class Analytics {
     this.flushSafely();
   }
 
+  private today(now: number): string {
+    const d = this.day;
+    if (now >= d.from && now < d.to) return d.text;
+    const from = Math.floor(now / DAY_MS) * DAY_MS;
+    this.day = { from, to: from + DAY_MS, text: dayOf(now) };
+    return this.day.text;
+  }
+
   /** One view of a published page. Never throws: analytics must not break the page it counts. */
   recordPageView(input: PageViewInput): void {
     try {
-      const now = this.now();
-      const day = dayOf(now);
+      const day = this.today(this.now());
       this.add({ table: "page_views", workspaceId: input.workspaceId, day, key: normalizePath(input.path), count: 1, noResults: 0 });
       const host = referrerHost(input.referrer, this.ownHost);
       if (host) this.add({ table: "referrers", workspaceId: input.workspaceId, day, key: host, count: 1, noResults: 0 });
@@ -154,7 +163,7 @@ export class Analytics {
       this.add({
         table: "searches",
         workspaceId: input.workspaceId,
-        day: dayOf(this.now()),
+        day: this.today(this.now()),
         key: query,
         source: input.source,
         count: 1,

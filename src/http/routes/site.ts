@@ -15,13 +15,16 @@ const CONSENT_PATH = "/api/analytics/consent";
  * nothing (404 on every path). `POST /api/v1/site-session` gives a signed-in member's browser the
  * cookie that opens members-only sites; `DELETE` removes it (sign-out).
  */
+/** The query of a request without one (most site requests); nothing writes to a request's query. */
+const NO_QUERY = new URLSearchParams();
+
 function siteRequest(req: Request, prefix: string, tail: string, origin: string, principal: Principal | null, ip: string | undefined): SiteRequest {
   const url = req.url;
   const q = url.indexOf("?");
   return {
     method: req.method,
     tail,
-    query: new URLSearchParams(q === -1 ? "" : url.slice(q + 1)),
+    query: q === -1 ? NO_QUERY : new URLSearchParams(url.slice(q + 1)),
     headers: req.headers,
     principal,
     prefix,
@@ -37,7 +40,7 @@ function siteRequest(req: Request, prefix: string, tail: string, origin: string,
  */
 export function publishedPathAnswer(services: Services) {
   const { site, siteServer, config } = services;
-  return async (req: Request, principal: Principal | null, ip: string | undefined): Promise<SiteAnswer> => {
+  return (req: Request, principal: Principal | null, ip: string | undefined): SiteAnswer | Promise<SiteAnswer> => {
     const path = routerPath(req.url);
     // /p/{slug}[/tail]; the slug is one raw segment.
     const m = /^\/p\/([^/]+)(\/.*)?$/.exec(path);
@@ -62,6 +65,9 @@ export function siteRoutes(services: Services) {
   const { site, siteServer, config } = services;
 
   const toResponse = (answer: SiteAnswer, set: { status?: number | string; headers: Record<string, string | number> }) => {
+    answer.shared?.forEach((value, name) => {
+      set.headers[name] = value;
+    });
     Object.assign(set.headers, answer.headers);
     set.status = answer.status;
     return new Response(answer.body as BodyInit | null, { status: answer.status, headers: set.headers as Record<string, string> });
@@ -72,6 +78,7 @@ export function siteRoutes(services: Services) {
   const answerPath = publishedPathAnswer(services);
   const servePath = async (req: Request, set: Parameters<typeof toResponse>[1]) =>
     toResponse(await answerPath(req, requestState(req)?.principal ?? null, requestState(req)?.ip), set);
+
 
   return new Elysia({ name: "quire-site" })
     .use(httpCore(services))
@@ -85,8 +92,7 @@ export function siteRoutes(services: Services) {
       // this one API route is reachable on a custom domain (it takes only that site's answers).
       if (ws && req.method === "POST" && routerPath(req.url) === CONSENT_PATH) return;
       if (ws) {
-        return siteServer
-          .handle(ws, request(req, "", routerPath(req.url), `https://${host}`))
+        return Promise.resolve(siteServer.handle(ws, request(req, "", routerPath(req.url), `https://${host}`)))
           .then((answer) => toResponse(answer, set as Parameters<typeof toResponse>[1]));
       }
       if (site.isUnverifiedDomain(host)) {
