@@ -255,6 +255,16 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** The pid of nginx's (single) worker: the master's child. */
+function nginxWorker(masterPid: number): number | null {
+  try {
+    const child = readFileSync(`/proc/${masterPid}/task/${masterPid}/children`, "utf8").trim().split(/\s+/)[0];
+    return child ? Number(child) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** CPU time (user + system, ms) a process has used so far, from /proc. */
 function cpuMsOf(pid: number): number | null {
   try {
@@ -325,6 +335,8 @@ async function sideBySide(): Promise<void> {
     const ratios: number[] = [];
     let quireCpuMs = 0;
     let quireRequests = 0;
+    let nginxCpuMs = 0;
+    let nginxRequests = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const cpu0 = cpuMsOf(quire.pid);
       const q = await load(url);
@@ -335,7 +347,14 @@ async function sideBySide(): Promise<void> {
       }
       quireRounds.push(q);
       if (nginxUrl) {
+        const worker = nginx ? nginxWorker(nginx.pid) : null;
+        const w0 = worker === null ? null : cpuMsOf(worker);
         const n = await load(nginxUrl);
+        const w1 = worker === null ? null : cpuMsOf(worker);
+        if (w0 !== null && w1 !== null) {
+          nginxCpuMs += w1 - w0;
+          nginxRequests += n.rps * SECONDS;
+        }
         nginxRounds.push(n);
         ratios.push(q.rps / n.rps);
       }
@@ -354,6 +373,11 @@ async function sideBySide(): Promise<void> {
     if (nginxUrl) {
       const nginxRps = median(nginxRounds.map((r) => r.rps));
       rows.push({ measure: `same page's HTML, ${CLIENTS} connections: nginx req/s`, value: nginxRps.toFixed(0), note: `median, alternating rounds (${nginxRounds.map((r) => r.rps.toFixed(0)).join(", ")}); Debian nginx, 1 worker, static file` });
+      if (nginxRequests > 0 && quireRequests > 0) {
+        const quireUs = (quireCpuMs * 1000) / quireRequests;
+        const nginxUs = (nginxCpuMs * 1000) / nginxRequests;
+        rows.push({ measure: "  nginx worker CPU per request", value: `${nginxUs.toFixed(0)} µs`, note: `Quire / nginx by CPU per request: ${((nginxUs / quireUs) * 100).toFixed(0)} % (less sensitive to the machine's other load than req/s)` });
+      }
       rows.push({ measure: "  nginx latency p50 / p99 (median of rounds)", value: `${median(nginxRounds.map((r) => r.p50)).toFixed(2)} / ${median(nginxRounds.map((r) => r.p99)).toFixed(2)} ms` });
       rows.push({
         measure: "Quire / nginx",

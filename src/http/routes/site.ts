@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
-import { httpCore, requestState, routerPath } from "../core.ts";
+import { finishEarlyResponse, httpCore, requestState, routerPath } from "../core.ts";
 import { requireSession } from "../guards.ts";
 import { hostName } from "../../publish/custom-domains.ts";
 import type { SiteAnswer, SiteRequest } from "../../publish/site-server.ts";
@@ -8,6 +8,8 @@ import { NOT_FOUND_HTML } from "../../publish/site/layout.ts";
 import type { Principal } from "../../access/principal.ts";
 
 const CONSENT_PATH = "/api/analytics/consent";
+/** The route template a custom domain's requests are counted under (the `/p/` site's is `/p/*`). */
+export const CUSTOM_DOMAIN_ROUTE = "/* (custom domain)";
 
 /**
  * Published sites (DESIGN.md §9): `/p/{slug}/…` on the instance's own address, and every path of
@@ -91,12 +93,16 @@ export function siteRoutes(services: Services) {
       // The site's consent prompt answers on its own origin, so the cookie is the domain's:
       // this one API route is reachable on a custom domain (it takes only that site's answers).
       if (ws && req.method === "POST" && routerPath(req.url) === CONSENT_PATH) return;
+      // Answered here, before routing: the framework's after-response hook does not run for
+      // these, so their metrics and log line are written here.
       if (ws) {
-        return Promise.resolve(siteServer.handle(ws, request(req, "", routerPath(req.url), `https://${host}`)))
-          .then((answer) => toResponse(answer, set as Parameters<typeof toResponse>[1]));
+        return Promise.resolve(siteServer.handle(ws, request(req, "", routerPath(req.url), `https://${host}`))).then((answer) =>
+          finishEarlyResponse(services, req, toResponse(answer, set as Parameters<typeof toResponse>[1]), CUSTOM_DOMAIN_ROUTE),
+        );
       }
       if (site.isUnverifiedDomain(host)) {
-        return toResponse({ status: 404, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }, body: NOT_FOUND_HTML }, set as Parameters<typeof toResponse>[1]);
+        const notFound = toResponse({ status: 404, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }, body: NOT_FOUND_HTML }, set as Parameters<typeof toResponse>[1]);
+        return finishEarlyResponse(services, req, notFound, CUSTOM_DOMAIN_ROUTE);
       }
     })
     .get("/p/*", ({ request: req, set }) => servePath(req, set as Parameters<typeof toResponse>[1]))
