@@ -121,6 +121,8 @@ interface CachedDoc {
 }
 
 const utf8 = new TextEncoder();
+/** How long an organization's plan answer (analytics reported or not) is reused by the site. */
+const REPORTED_MS = 10_000;
 
 export class SiteServer {
   private docs = new WeakMap<SiteModel, Map<string, CachedDoc>>();
@@ -133,9 +135,40 @@ export class SiteServer {
   readonly viewedHooks: Array<(view: SiteView) => void> = [];
   readonly searchedHooks: Array<(search: SiteSearch) => void> = [];
 
+  /** Whether each organization's figures are reported (its plan has analytics), remembered briefly. */
+  private readonly reported = new Map<string, { value: boolean; at: number }>();
+
   constructor(
-    private readonly deps: { site: SiteService; search: SearchService; uploads: Uploads; config: Config; log: Logger },
+    private readonly deps: {
+      site: SiteService;
+      search: SearchService;
+      uploads: Uploads;
+      config: Config;
+      log: Logger;
+      /** Whether the organization's analytics are reported to its members (Community: always; Cloud: plans with analytics). */
+      analyticsReported?: (orgId: string) => boolean;
+    },
   ) {}
+
+  /**
+   * Whether the site asks its readers for analytics consent: only where a visitor figure is
+   * collected and reported, so the question is never asked for nothing. Not on members-only
+   * sites (docs/decisions/analytics.md), nor where the organization's plan has no analytics.
+   * A plan change reaches the pages within REPORTED_MS (plans change outside this process's events).
+   */
+  asksConsent(ws: WorkspaceRow): boolean {
+    if (this.deps.site.effectiveVisibility(ws) !== "public") return false;
+    const reported = this.deps.analyticsReported;
+    if (!reported) return true;
+    const now = Date.now();
+    let hit = this.reported.get(ws.org_id);
+    if (!hit || now - hit.at >= REPORTED_MS) {
+      if (this.reported.size >= 10_000) this.reported.clear();
+      hit = { value: reported(ws.org_id), at: now };
+      this.reported.set(ws.org_id, hit);
+    }
+    return hit.value;
+  }
 
   /** Forgets every finished document (benchmarks measuring a first render; the site model stays). */
   forgetRendered(): void {
@@ -226,7 +259,8 @@ export class SiteServer {
     req: SiteRequest,
   ): SiteAnswer {
     const canEdit = role !== null && atLeast(role, "editor");
-    const key = `${urlsKey}|${page.path}|${canEdit ? "e" : ""}`;
+    const asksConsent = this.asksConsent(ws);
+    const key = `${urlsKey}|${page.path}|${canEdit ? "e" : ""}|${asksConsent ? "c" : ""}`;
     let byModel = this.docs.get(model);
     if (!byModel) this.docs.set(model, (byModel = new Map()));
     let doc = byModel.get(key);
@@ -235,7 +269,7 @@ export class SiteServer {
       if (markdown === null) return NOT_FOUND;
       const body = renderSitePage(this.deps.site.renders, model, page, markdown, urls, urlsKey);
       const editUrl = canEdit ? `${this.deps.config.baseUrl}/w/${encodeURIComponent(ws.slug)}/p/${page.path.split("/").map(encodeURIComponent).join("/")}` : null;
-      const html = renderLayout(model, page, body, urls, { mode: "site", nonce: NONCE_MARK, editUrl, searchUrl: urls.file("search") });
+      const html = renderLayout(model, page, body, urls, { mode: "site", nonce: NONCE_MARK, editUrl, searchUrl: urls.file("search"), asksConsent });
       doc = { ...nonceTemplate(html), etag: etagOf(html), shared: new Map() };
       byModel.set(key, doc);
     }
