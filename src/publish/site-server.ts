@@ -188,13 +188,21 @@ export class SiteServer {
     if (!segments) return NOT_FOUND;
     const { site } = this.deps;
 
-    // Who is reading: an Authorization header first, then the members' cookie set by the app.
-    const principal = req.principal ?? site.cookies.principal(req.headers.get("cookie"), Date.now());
+    // Who is reading: an Authorization header first, then the members' cookie: the app's on the
+    // instance's address, the hand-off's on a custom domain (signed for that domain alone).
+    const domain = req.prefix === "" ? req.origin.replace(/^https?:\/\//, "") : undefined;
+    const principal = req.principal ?? site.cookies.principal(req.headers.get("cookie"), Date.now(), domain);
     const role = site.roleOf(principal, ws);
+    if (segments.length === 2 && segments[0] === "_quire" && segments[1] === "sign-in") return this.signIn(ws, req, principal, role, domain);
     const visibility = site.effectiveVisibility(ws);
     if (visibility === "authenticated" && role === null) {
       if (principal === null && req.prefix !== "") {
         return { status: 302, headers: { location: `/login?next=${encodeURIComponent(req.fullPath)}`, "cache-control": "no-store" }, body: null };
+      }
+      if (principal === null && domain !== undefined) {
+        // A members-only site on its custom domain: the member signs in through the instance.
+        const start = `${this.deps.config.baseUrl}/p/${encodeURIComponent(ws.slug)}/_quire/sign-in?next=${encodeURIComponent(req.fullPath)}`;
+        return { status: 302, headers: { location: start, "cache-control": "no-store" }, body: null };
       }
       return NOT_FOUND;
     }
@@ -298,6 +306,35 @@ export class SiteServer {
       shared,
       body: req.method === "HEAD" ? null : withNonce(doc, nonce.ascii),
     };
+  }
+
+  /**
+   * The sign-in hand-off to a custom domain (docs/decisions/published-sites.md). On the instance,
+   * `/p/{slug}/_quire/sign-in?next=/path` turns the member's cookie into a one-time token and sends
+   * the browser to `https://{domain}/_quire/sign-in?token=…&next=/path`; there the token is
+   * exchanged, once, for the domain's own cookie. Every refusal a stranger could probe is the
+   * missing page's 404.
+   */
+  private signIn(ws: WorkspaceRow, req: SiteRequest, principal: Principal | null, role: ReturnType<SiteService["roleOf"]>, domain: string | undefined): SiteAnswer {
+    const { site } = this.deps;
+    const now = Date.now();
+    // The token travels in the URL: no Referer may carry it on, and nothing may cache the answer.
+    const noStore = { "cache-control": "no-store", "referrer-policy": "no-referrer" };
+    const next = localPath(req.query.get("next"));
+    if (domain !== undefined) {
+      const cookie = site.cookies.redeemHandoff(req.query.get("token"), ws.id, domain, now);
+      if (!cookie) return NOT_FOUND;
+      return { status: 302, headers: { location: next, "set-cookie": cookie, ...noStore }, body: null };
+    }
+    const custom = site.domains.of(ws.id);
+    if (!custom || custom.status !== "verified") return NOT_FOUND;
+    if (principal === null) {
+      const query = req.query.toString();
+      return { status: 302, headers: { location: `/login?next=${encodeURIComponent(query ? `${req.fullPath}?${query}` : req.fullPath)}`, ...noStore }, body: null };
+    }
+    if (principal.kind !== "session" || role === null) return NOT_FOUND;
+    const token = site.cookies.issueHandoff(principal.sessionId, ws.id, custom.domain, now);
+    return { status: 302, headers: { location: `https://${custom.domain}/_quire/sign-in?token=${token}&next=${encodeURIComponent(next)}`, ...noStore }, body: null };
   }
 
   private markdown(ws: WorkspaceRow, model: SiteModel, page: SitePage, cacheControl: string, req: SiteRequest, negotiated = false): SiteAnswer {
@@ -518,6 +555,12 @@ function withNonce(doc: CachedDoc, nonce: Uint8Array): Uint8Array {
   const out = doc.template.slice();
   for (const at of doc.nonceAt) out.set(nonce, at);
   return out;
+}
+
+/** Where a hand-off may land: a path on the same site (never `//host`, a scheme or a backslash trick); else the root. */
+function localPath(next: string | null): string {
+  if (!next || next.length > 2000 || !next.startsWith("/") || next.startsWith("//") || /[\\\u0000-\u001f\u007f]/.test(next)) return "/";
+  return next;
 }
 
 function wantsMarkdown(accept: string | null): boolean {

@@ -1,9 +1,11 @@
 /**
  * A verified custom domain's requests are the site's, by Host, and are answered before routing;
  * they still leave what every request leaves: the request log line and the metrics (under their
- * own route template, `/* (custom domain)`), as a `/p/` request does.
+ * own route template, `/* (custom domain)`), as a `/p/` request does. A members-only site on its
+ * domain is opened by a sign-in hand-off from the instance: a one-time token for the domain's
+ * own cookie.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import dns2 from "dns2";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { registerUser, type TestUser } from "../../helpers/factories.ts";
@@ -92,4 +94,111 @@ test("a request naming a registered but unverified domain is served nothing, and
   const res = await fetch(server.url + "/guide", { headers: { host: pending, "x-forwarded-for": nextIp() } });
   expect(res.status).toBe(404);
   expect(await logLine(res.headers.get("x-request-id")!)).toMatchObject({ method: "GET", path: "/guide", status: 404 });
+});
+
+describe("signing in to a members-only site on its custom domain", () => {
+  const siteCookie = async (user: TestUser) => {
+    const r = await user.client.post("/api/v1/site-session");
+    expect(r.status).toBe(204);
+    return r.headers.getSetCookie().find((c) => c.startsWith("quire_site="))!.split(";")[0]!;
+  };
+  /** Starts the hand-off on the instance as the member's browser does; returns the Location. */
+  const start = async (cookie: string | null, next = "/guide") => {
+    const res = await fetch(`${server.url}/p/${owner.workspaceSlug}/_quire/sign-in?next=${encodeURIComponent(next)}`, {
+      headers: { "x-forwarded-for": nextIp(), ...(cookie ? { cookie } : {}) },
+      redirect: "manual",
+    });
+    return { status: res.status, location: res.headers.get("location"), headers: res.headers };
+  };
+  const exchange = (query: string) => onDomain(`/_quire/sign-in?${query}`);
+
+  beforeAll(async () => {
+    await publish(owner, { visibility: "authenticated" });
+  });
+
+  test("an anonymous reader on the domain is sent to sign in through the instance, back to the page", async () => {
+    const res = await onDomain("/guide");
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe(`${server.services.config.baseUrl}/p/${owner.workspaceSlug}/_quire/sign-in?next=%2Fguide`);
+    // On the instance, without the members' cookie, that is the app's sign-in, which comes back here.
+    const signedOut = await start(null);
+    expect(signedOut.status).toBe(302);
+    expect(signedOut.location).toBe(`/login?next=${encodeURIComponent(`/p/${owner.workspaceSlug}/_quire/sign-in?next=%2Fguide`)}`);
+  });
+
+  test("a member's one-time token becomes the domain's own cookie (HttpOnly, SameSite=Lax, host-only) that opens the site", async () => {
+    const handoff = await start(await siteCookie(owner));
+    expect(handoff.status).toBe(302);
+    expect(handoff.headers.get("cache-control")).toBe("no-store");
+    expect(handoff.headers.get("referrer-policy")).toBe("no-referrer");
+    const target = new URL(handoff.location!);
+    expect(target.origin).toBe(`https://${DOMAIN}`);
+    expect(target.pathname).toBe("/_quire/sign-in");
+    expect(target.searchParams.get("next")).toBe("/guide");
+
+    const landed = await exchange(target.search.slice(1));
+    expect(landed.status).toBe(302);
+    expect(landed.headers.get("location")).toBe("/guide");
+    const cookie = landed.headers.getSetCookie().find((c) => c.startsWith("quire_site="))!;
+    expect(cookie).toMatch(/; Path=\/;/);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).not.toMatch(/Domain=/i);
+    expect(cookie).not.toMatch(/Secure/); // BASE_URL is http here; https adds Secure
+    const pair = cookie.split(";")[0]!;
+    const page = await onDomain("/guide", { cookie: pair });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("how to begin");
+    expect(page.headers.get("cache-control")).toContain("private");
+
+    // Replayed, the token opens nothing; and the domain's cookie is no key to the instance's /p/.
+    const replay = await exchange(target.search.slice(1));
+    expect(replay.status).toBe(404);
+    expect(replay.headers.getSetCookie()).toEqual([]);
+    const onInstance = await fetch(`${server.url}/p/${owner.workspaceSlug}/guide`, { headers: { cookie: pair, "x-forwarded-for": nextIp() }, redirect: "manual" });
+    expect(onInstance.status).toBe(302); // to the app's sign-in: not a member's cookie there
+  });
+
+  test("a forged token, the instance's own cookie, an outsider and a bad `next` get nothing", async () => {
+    const forged = await exchange(`token=${"A".repeat(43)}&next=%2Fguide`);
+    expect(forged.status).toBe(404);
+    expect(forged.headers.getSetCookie()).toEqual([]);
+    expect((await onDomain("/guide", { cookie: await siteCookie(owner) })).status).toBe(302); // signed for the instance, not the domain
+
+    const outsider = await registerUser(server.url);
+    expect((await start(await siteCookie(outsider))).status).toBe(404);
+
+    const handoff = await start(await siteCookie(owner), "//evil.example/steal");
+    const target = new URL(handoff.location!);
+    expect(target.searchParams.get("next")).toBe("/");
+    const landed = await exchange(target.search.slice(1).replace("next=%2F", `next=${encodeURIComponent("https://evil.example/")}`));
+    expect(landed.status).toBe(302);
+    expect(landed.headers.get("location")).toBe("/");
+  });
+
+  test("a token is good for one minute, for its own site and domain only", async () => {
+    const cookies = server.services.site.cookies;
+    const session = server.services.site.cookies.principal(await siteCookie(owner), Date.now());
+    expect(session?.kind).toBe("session");
+    const sessionId = (session as { sessionId: string }).sessionId;
+    const now = Date.now();
+    const late = cookies.issueHandoff(sessionId, owner.workspaceId, DOMAIN, now);
+    expect(cookies.redeemHandoff(late, owner.workspaceId, DOMAIN, now + 60_001)).toBeNull();
+    const elsewhere = cookies.issueHandoff(sessionId, owner.workspaceId, DOMAIN, now);
+    expect(cookies.redeemHandoff(elsewhere, owner.workspaceId, "other.example.test", now)).toBeNull();
+    expect(cookies.redeemHandoff(elsewhere, owner.workspaceId, DOMAIN, now)).toBeNull(); // spent by the failed try
+    const good = cookies.issueHandoff(sessionId, owner.workspaceId, DOMAIN, now);
+    expect(cookies.redeemHandoff(good, "another-workspace", DOMAIN, now)).toBeNull();
+    const fine = cookies.issueHandoff(sessionId, owner.workspaceId, DOMAIN, now);
+    expect(cookies.redeemHandoff(fine, owner.workspaceId, DOMAIN, now + 59_000)).toStartWith("quire_site=");
+  });
+
+  test("signing out ends the domain's cookie too", async () => {
+    const handoff = await start(await siteCookie(owner));
+    const landed = await exchange(new URL(handoff.location!).search.slice(1));
+    const pair = landed.headers.getSetCookie().find((c) => c.startsWith("quire_site="))!.split(";")[0]!;
+    expect((await onDomain("/guide", { cookie: pair })).status).toBe(200);
+    expect((await owner.client.post("/api/auth/logout")).status).toBeLessThan(300);
+    expect((await onDomain("/guide", { cookie: pair })).status).toBe(302);
+  });
 });
