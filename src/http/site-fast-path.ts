@@ -38,8 +38,9 @@ export function siteFastPath(services: Services, framework: (request: Request) =
 
   const failed = (error: unknown, requestId: string, limit: Limit): Response => {
     const { status, body, headers: extra } = toErrorResponse(error, undefined, requestId, log);
-    const out = new Headers(extra);
+    const out = new Headers();
     common(out, requestId, limit);
+    for (const name in extra) out.set(name, extra[name]!); // a 429's own rate-limit state wins
     out.set("x-content-type-options", "nosniff");
     out.set("content-type", "application/json");
     out.set("content-security-policy", API_CSP);
@@ -102,10 +103,11 @@ function respond(site: SiteAnswer, requestId: string, limit: Limit): Response {
 
 /** What httpCore adds to every response: the request id and the rate-limit state (and nosniff, see callers). */
 function common(out: Headers, requestId: string, limit: Limit): void {
-  out.set("x-request-id", requestId);
+  // Appended: no answer carries these names itself (cheaper than set, which looks for one first).
+  out.append("x-request-id", requestId);
   if (limit) {
-    out.set("x-ratelimit-limit", String(limit.limit));
-    out.set("x-ratelimit-remaining", String(limit.remaining));
-    out.set("x-ratelimit-reset", String(limit.resetAt));
+    out.append("x-ratelimit-limit", String(limit.limit));
+    out.append("x-ratelimit-remaining", String(limit.remaining));
+    out.append("x-ratelimit-reset", String(limit.resetAt));
   }
 }

@@ -62,8 +62,8 @@ export interface SiteAnswer {
   headers: Record<string, string>;
   /**
    * Headers shared by every response of one cached page version (type, caching, ETag, referrer
-   * policy, vary), built once; never modified (copy them: `new Headers(shared)`). Sent together
-   * with `headers`.
+   * policy, vary, nosniff), built once; never modified (copy them: `new Headers(shared)`). Sent
+   * together with `headers`.
    */
   shared?: Headers;
   body: string | Uint8Array | Blob | null;
