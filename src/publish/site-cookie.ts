@@ -20,11 +20,17 @@ export const HANDOFF_TTL_MS = 60_000;
 /** Hand-offs waiting at once (each lives a minute); past this the oldest are dropped. */
 const MAX_HANDOFFS = 10_000;
 
-/** A pending hand-off: who, for which site, on which domain, until when. */
+/** The custom domain's short-lived cookie naming the hand-off its browser asked for. */
+export const HANDOFF_STATE_COOKIE = "quire_handoff";
+const STATE_LIFETIME_SEC = 600;
+const STATE_PATTERN = /^[A-Za-z0-9_-]{22,64}$/;
+
+/** A pending hand-off: who, for which site, on which domain, for which browser (its state), until when. */
 interface Handoff {
   sessionId: string;
   workspaceId: string;
   domain: string;
+  state: string;
   expiresAt: number;
 }
 
@@ -84,11 +90,26 @@ export class SiteCookies {
    * on the instance's address (where the member's cookie is), exchanged once on the domain within
    * HANDOFF_TTL_MS for a cookie of that domain. Only its hash is kept, in memory.
    */
-  issueHandoff(sessionId: string, workspaceId: string, domain: string, nowMs: number): string {
+  issueHandoff(sessionId: string, workspaceId: string, domain: string, state: string, nowMs: number): string {
     this.dropExpiredHandoffs(nowMs);
     const token = randomBytes(32).toString("base64url");
-    this.handoffs.set(sha256Hex(token), { sessionId, workspaceId, domain, expiresAt: nowMs + HANDOFF_TTL_MS });
+    this.handoffs.set(sha256Hex(token), { sessionId, workspaceId, domain, state, expiresAt: nowMs + HANDOFF_TTL_MS });
     return token;
+  }
+
+  /**
+   * A new hand-off state for a custom domain's browser: the value (sent to the instance in the
+   * URL) and the Set-Cookie that keeps it on the domain. Only the browser that asked can then
+   * redeem the token, so nobody can sign a reader in to someone else's session (login CSRF).
+   */
+  newHandoffState(): { state: string; cookie: string } {
+    const state = randomBytes(24).toString("base64url");
+    return { state, cookie: `${HANDOFF_STATE_COOKIE}=${state}; Path=/_quire/; HttpOnly; SameSite=Lax; Max-Age=${STATE_LIFETIME_SEC}${this.secure ? "; Secure" : ""}` };
+  }
+
+  /** Whether a state from a URL is well-formed (the instance carries it; nothing else is trusted). */
+  static isState(value: string | null): value is string {
+    return value !== null && STATE_PATTERN.test(value);
   }
 
   /**
@@ -96,13 +117,14 @@ export class SiteCookies {
    * domain's cookie, or null (unknown, used, expired, for another site or domain, or the session
    * ended). A token is spent by its first use, whatever the outcome.
    */
-  redeemHandoff(token: string | null, workspaceId: string, domain: string, nowMs: number): string | null {
+  redeemHandoff(token: string | null, state: string | null, workspaceId: string, domain: string, nowMs: number): string | null {
     if (!token || token.length > 100) return null;
     const key = sha256Hex(token);
     const handoff = this.handoffs.get(key);
     if (!handoff) return null;
     this.handoffs.delete(key);
     if (handoff.expiresAt <= nowMs || handoff.workspaceId !== workspaceId || handoff.domain !== domain) return null;
+    if (!state || !constantTimeEqual(state, handoff.state)) return null;
     if (!this.sessions.isActive(handoff.sessionId, nowMs)) return null;
     const exp = Math.floor(nowMs / 1000) + LIFETIME_SEC;
     const value = `${handoff.sessionId}.${exp}.${this.sign(handoff.sessionId, exp, domain)}`;

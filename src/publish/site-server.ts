@@ -22,6 +22,7 @@ import { readSiteAsset, siteAssetType, siteAssetVersion } from "./site/site-asse
 import { safeJson } from "./site/escape.ts";
 import { siteSearchQuery } from "./schemas.ts";
 import type { SiteService } from "./site-service.ts";
+import { HANDOFF_STATE_COOKIE, SiteCookies, readCookie } from "./site-cookie.ts";
 
 export interface SiteRequest {
   method: string;
@@ -201,8 +202,7 @@ export class SiteServer {
       }
       if (principal === null && domain !== undefined) {
         // A members-only site on its custom domain: the member signs in through the instance.
-        const start = `${this.deps.config.baseUrl}/p/${encodeURIComponent(ws.slug)}/_quire/sign-in?next=${encodeURIComponent(req.fullPath)}`;
-        return { status: 302, headers: { location: start, "cache-control": "no-store" }, body: null };
+        return { status: 302, headers: { location: `/_quire/sign-in?next=${encodeURIComponent(req.fullPath)}`, "cache-control": "no-store" }, body: null };
       }
       return NOT_FOUND;
     }
@@ -322,18 +322,29 @@ export class SiteServer {
     const noStore = { "cache-control": "no-store", "referrer-policy": "no-referrer" };
     const next = localPath(req.query.get("next"));
     if (domain !== undefined) {
-      const cookie = site.cookies.redeemHandoff(req.query.get("token"), ws.id, domain, now);
+      const token = req.query.get("token");
+      if (token === null) {
+        // The start, on the domain: a state cookie for this browser, then the instance.
+        const { state, cookie } = site.cookies.newHandoffState();
+        const start = `${this.deps.config.baseUrl}/p/${encodeURIComponent(ws.slug)}/_quire/sign-in?next=${encodeURIComponent(next)}&state=${state}`;
+        return { status: 302, headers: { location: start, "set-cookie": cookie, ...noStore }, body: null };
+      }
+      const cookie = site.cookies.redeemHandoff(token, readCookie(req.headers.get("cookie"), HANDOFF_STATE_COOKIE), ws.id, domain, now);
       if (!cookie) return NOT_FOUND;
+      // The state cookie is left to expire (minutes, only under /_quire/): its token is spent.
       return { status: 302, headers: { location: next, "set-cookie": cookie, ...noStore }, body: null };
     }
     const custom = site.domains.of(ws.id);
     if (!custom || custom.status !== "verified") return NOT_FOUND;
+    const state = req.query.get("state");
+    // Without the domain's state (a link straight to the instance), the domain starts the hand-off.
+    if (!SiteCookies.isState(state)) return { status: 302, headers: { location: `https://${custom.domain}/_quire/sign-in?next=${encodeURIComponent(next)}`, ...noStore }, body: null };
     if (principal === null) {
       const query = req.query.toString();
       return { status: 302, headers: { location: `/login?next=${encodeURIComponent(query ? `${req.fullPath}?${query}` : req.fullPath)}`, ...noStore }, body: null };
     }
     if (principal.kind !== "session" || role === null) return NOT_FOUND;
-    const token = site.cookies.issueHandoff(principal.sessionId, ws.id, custom.domain, now);
+    const token = site.cookies.issueHandoff(principal.sessionId, ws.id, custom.domain, state, now);
     return { status: 302, headers: { location: `https://${custom.domain}/_quire/sign-in?token=${token}&next=${encodeURIComponent(next)}`, ...noStore }, body: null };
   }
 

@@ -102,32 +102,54 @@ describe("signing in to a members-only site on its custom domain", () => {
     expect(r.status).toBe(204);
     return r.headers.getSetCookie().find((c) => c.startsWith("quire_site="))!.split(";")[0]!;
   };
-  /** Starts the hand-off on the instance as the member's browser does; returns the Location. */
-  const start = async (cookie: string | null, next = "/guide") => {
-    const res = await fetch(`${server.url}/p/${owner.workspaceSlug}/_quire/sign-in?next=${encodeURIComponent(next)}`, {
-      headers: { "x-forwarded-for": nextIp(), ...(cookie ? { cookie } : {}) },
-      redirect: "manual",
-    });
+  const base = () => server.services.config.baseUrl;
+  /** The domain's first step: a state cookie for this browser and the way to the instance. */
+  const begin = async (next = "/guide") => {
+    const res = await onDomain(`/_quire/sign-in?next=${encodeURIComponent(next)}`);
+    expect(res.status).toBe(302);
+    const setCookie = res.headers.getSetCookie().find((c) => c.startsWith("quire_handoff="))!;
+    const location = res.headers.get("location")!;
+    expect(location.startsWith(`${base()}/p/${owner.workspaceSlug}/_quire/sign-in?`)).toBe(true);
+    return { setCookie, state: setCookie.split(";")[0]!, instancePath: location.slice(base().length) };
+  };
+  /** The instance's step, as the member's browser makes it (with or without the members' cookie). */
+  const atInstance = async (path: string, cookie: string | null) => {
+    const res = await fetch(server.url + path, { headers: { "x-forwarded-for": nextIp(), ...(cookie ? { cookie } : {}) }, redirect: "manual" });
     return { status: res.status, location: res.headers.get("location"), headers: res.headers };
   };
-  const exchange = (query: string) => onDomain(`/_quire/sign-in?${query}`);
+  /** The whole way for `user` until the token's URL on the domain; returns it with the browser's state cookie. */
+  const handOff = async (user: TestUser, next = "/guide") => {
+    const first = await begin(next);
+    const second = await atInstance(first.instancePath, await siteCookie(user));
+    return { ...second, state: first.state };
+  };
+  const exchange = (target: URL, state: string | null) => onDomain(`${target.pathname}${target.search}`, state ? { cookie: state } : {});
 
   beforeAll(async () => {
     await publish(owner, { visibility: "authenticated" });
   });
 
-  test("an anonymous reader on the domain is sent to sign in through the instance, back to the page", async () => {
+  test("an anonymous reader on the domain is sent through the instance's sign-in, and back to the page", async () => {
     const res = await onDomain("/guide");
     expect(res.status).toBe(302);
-    expect(res.headers.get("location")).toBe(`${server.services.config.baseUrl}/p/${owner.workspaceSlug}/_quire/sign-in?next=%2Fguide`);
+    expect(res.headers.get("location")).toBe("/_quire/sign-in?next=%2Fguide");
+    const { setCookie, instancePath } = await begin();
+    expect(setCookie).toMatch(/; Path=\/_quire\/;/);
+    expect(setCookie).toMatch(/HttpOnly/);
+    expect(setCookie).toMatch(/SameSite=Lax/);
+    expect(instancePath).toMatch(/^\/p\/[a-z0-9-]+\/_quire\/sign-in\?next=%2Fguide&state=[A-Za-z0-9_-]{32}$/);
     // On the instance, without the members' cookie, that is the app's sign-in, which comes back here.
-    const signedOut = await start(null);
+    const signedOut = await atInstance(instancePath, null);
     expect(signedOut.status).toBe(302);
-    expect(signedOut.location).toBe(`/login?next=${encodeURIComponent(`/p/${owner.workspaceSlug}/_quire/sign-in?next=%2Fguide`)}`);
+    expect(signedOut.location).toBe(`/login?next=${encodeURIComponent(instancePath)}`);
+    // A link straight to the instance (no state) is sent to the domain to begin there.
+    const direct = await atInstance(`/p/${owner.workspaceSlug}/_quire/sign-in?next=%2Fguide`, await siteCookie(owner));
+    expect(direct.status).toBe(302);
+    expect(direct.location).toBe(`https://${DOMAIN}/_quire/sign-in?next=%2Fguide`);
   });
 
   test("a member's one-time token becomes the domain's own cookie (HttpOnly, SameSite=Lax, host-only) that opens the site", async () => {
-    const handoff = await start(await siteCookie(owner));
+    const handoff = await handOff(owner);
     expect(handoff.status).toBe(302);
     expect(handoff.headers.get("cache-control")).toBe("no-store");
     expect(handoff.headers.get("referrer-policy")).toBe("no-referrer");
@@ -136,7 +158,7 @@ describe("signing in to a members-only site on its custom domain", () => {
     expect(target.pathname).toBe("/_quire/sign-in");
     expect(target.searchParams.get("next")).toBe("/guide");
 
-    const landed = await exchange(target.search.slice(1));
+    const landed = await exchange(target, handoff.state);
     expect(landed.status).toBe(302);
     expect(landed.headers.get("location")).toBe("/guide");
     const cookie = landed.headers.getSetCookie().find((c) => c.startsWith("quire_site="))!;
@@ -152,50 +174,60 @@ describe("signing in to a members-only site on its custom domain", () => {
     expect(page.headers.get("cache-control")).toContain("private");
 
     // Replayed, the token opens nothing; and the domain's cookie is no key to the instance's /p/.
-    const replay = await exchange(target.search.slice(1));
+    const replay = await exchange(target, handoff.state);
     expect(replay.status).toBe(404);
     expect(replay.headers.getSetCookie()).toEqual([]);
-    const onInstance = await fetch(`${server.url}/p/${owner.workspaceSlug}/guide`, { headers: { cookie: pair, "x-forwarded-for": nextIp() }, redirect: "manual" });
+    const onInstance = await atInstance(`/p/${owner.workspaceSlug}/guide`, pair);
     expect(onInstance.status).toBe(302); // to the app's sign-in: not a member's cookie there
   });
 
-  test("a forged token, the instance's own cookie, an outsider and a bad `next` get nothing", async () => {
-    const forged = await exchange(`token=${"A".repeat(43)}&next=%2Fguide`);
+  test("a forged token, another browser's token, the instance's own cookie, an outsider and a bad `next` get nothing", async () => {
+    const { state } = await begin();
+    const forged = await exchange(new URL(`https://${DOMAIN}/_quire/sign-in?token=${"A".repeat(43)}&next=%2Fguide`), state);
     expect(forged.status).toBe(404);
     expect(forged.headers.getSetCookie()).toEqual([]);
     expect((await onDomain("/guide", { cookie: await siteCookie(owner) })).status).toBe(302); // signed for the instance, not the domain
 
-    const outsider = await registerUser(server.url);
-    expect((await start(await siteCookie(outsider))).status).toBe(404);
+    // A token made for one browser's state is refused in another (no signing a reader in to someone else's session).
+    const theirs = await handOff(owner);
+    const { state: mine } = await begin();
+    expect((await exchange(new URL(theirs.location!), mine)).status).toBe(404);
+    const again = await handOff(owner);
+    expect((await exchange(new URL(again.location!), null)).status).toBe(404);
 
-    const handoff = await start(await siteCookie(owner), "//evil.example/steal");
-    const target = new URL(handoff.location!);
+    const outsider = await registerUser(server.url);
+    expect((await handOff(outsider)).status).toBe(404);
+
+    const evil = await handOff(owner, "//evil.example/steal");
+    const target = new URL(evil.location!);
     expect(target.searchParams.get("next")).toBe("/");
-    const landed = await exchange(target.search.slice(1).replace("next=%2F", `next=${encodeURIComponent("https://evil.example/")}`));
+    target.searchParams.set("next", "https://evil.example/");
+    const landed = await exchange(target, evil.state);
     expect(landed.status).toBe(302);
     expect(landed.headers.get("location")).toBe("/");
   });
 
-  test("a token is good for one minute, for its own site and domain only", async () => {
+  test("a token is good for one minute, for its own site, domain and browser only", async () => {
     const cookies = server.services.site.cookies;
-    const session = server.services.site.cookies.principal(await siteCookie(owner), Date.now());
+    const session = cookies.principal(await siteCookie(owner), Date.now());
     expect(session?.kind).toBe("session");
     const sessionId = (session as { sessionId: string }).sessionId;
+    const state = "s".repeat(32);
     const now = Date.now();
-    const late = cookies.issueHandoff(sessionId, owner.workspaceId, DOMAIN, now);
-    expect(cookies.redeemHandoff(late, owner.workspaceId, DOMAIN, now + 60_001)).toBeNull();
-    const elsewhere = cookies.issueHandoff(sessionId, owner.workspaceId, DOMAIN, now);
-    expect(cookies.redeemHandoff(elsewhere, owner.workspaceId, "other.example.test", now)).toBeNull();
-    expect(cookies.redeemHandoff(elsewhere, owner.workspaceId, DOMAIN, now)).toBeNull(); // spent by the failed try
-    const good = cookies.issueHandoff(sessionId, owner.workspaceId, DOMAIN, now);
-    expect(cookies.redeemHandoff(good, "another-workspace", DOMAIN, now)).toBeNull();
-    const fine = cookies.issueHandoff(sessionId, owner.workspaceId, DOMAIN, now);
-    expect(cookies.redeemHandoff(fine, owner.workspaceId, DOMAIN, now + 59_000)).toStartWith("quire_site=");
+    const late = cookies.issueHandoff(sessionId, owner.workspaceId, DOMAIN, state, now);
+    expect(cookies.redeemHandoff(late, state, owner.workspaceId, DOMAIN, now + 60_001)).toBeNull();
+    const elsewhere = cookies.issueHandoff(sessionId, owner.workspaceId, DOMAIN, state, now);
+    expect(cookies.redeemHandoff(elsewhere, state, owner.workspaceId, "other.example.test", now)).toBeNull();
+    expect(cookies.redeemHandoff(elsewhere, state, owner.workspaceId, DOMAIN, now)).toBeNull(); // spent by the failed try
+    const good = cookies.issueHandoff(sessionId, owner.workspaceId, DOMAIN, state, now);
+    expect(cookies.redeemHandoff(good, state, "another-workspace", DOMAIN, now)).toBeNull();
+    const fine = cookies.issueHandoff(sessionId, owner.workspaceId, DOMAIN, state, now);
+    expect(cookies.redeemHandoff(fine, state, owner.workspaceId, DOMAIN, now + 59_000)).toStartWith("quire_site=");
   });
 
   test("signing out ends the domain's cookie too", async () => {
-    const handoff = await start(await siteCookie(owner));
-    const landed = await exchange(new URL(handoff.location!).search.slice(1));
+    const handoff = await handOff(owner);
+    const landed = await exchange(new URL(handoff.location!), handoff.state);
     const pair = landed.headers.getSetCookie().find((c) => c.startsWith("quire_site="))!.split(";")[0]!;
     expect((await onDomain("/guide", { cookie: pair })).status).toBe(200);
     expect((await owner.client.post("/api/auth/logout")).status).toBeLessThan(300);
