@@ -5,11 +5,13 @@
  *   - requests/s of one published page, 10 concurrent clients, side by side with nginx serving the
  *     same page's HTML from a folder, in the same run (budget ≥ 50 % of nginx)
  *   - RSS feed of a 1,000-page published site: p50/p99 of `GET /p/{slug}/rss.xml`, and the model build
- * nginx comes from Debian's packages: the script installs it with apt-get when it is missing
- * (needs root); without it the side-by-side row says so and the rest still runs.
+ * nginx and the load generator (wrk) come from Debian's packages: the script installs them with
+ * apt-get when they are missing (needs root); without nginx the side-by-side row says so and the
+ * rest still runs, without wrk a Bun fetch client (which caps a bare Bun.serve here) stands in.
+ * Quire and nginx run alternately, several rounds; the table gives medians, p99 and the ratio.
  * `bun bench/publish.ts [cached] [first] [throughput] [rss]` runs only the named sections.
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config.ts";
@@ -171,30 +173,79 @@ async function inProcess(): Promise<void> {
   }
 }
 
-/** Requests/s of `url` with `clients` concurrent loops for `seconds`. */
-async function throughputOf(url: string, clients: number, seconds: number, headers: () => Record<string, string> = () => ({})): Promise<number> {
+/** Requests/s of `url` with `clients` concurrent loops for `seconds` (the fallback client when wrk cannot be installed). */
+async function throughputOf(url: string, clients: number, seconds: number, headers: () => Record<string, string> = () => ({})): Promise<Load> {
   const until = performance.now() + seconds * 1000;
   let done = 0;
+  const latencies: number[] = [];
   await Promise.all(
     Array.from({ length: clients }, async () => {
       while (performance.now() < until) {
+        const t = performance.now();
         const res = await fetch(url, { headers: headers() });
         await res.arrayBuffer();
         if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+        latencies.push(performance.now() - t);
         done++;
       }
     }),
   );
-  return done / seconds;
+  return { rps: done / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
-function ensureNginx(): string | null {
-  for (const p of ["/usr/sbin/nginx", "/usr/bin/nginx"]) if (existsSync(p)) return p;
-  console.error("nginx is missing: installing Debian's package (apt-get install -y nginx-light or nginx)…");
-  const install = Bun.spawnSync(["bash", "-c", "DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx >/dev/null 2>&1 || (apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx >/dev/null 2>&1)"]);
+interface Load {
+  rps: number;
+  /** Latency percentiles in ms. */
+  p50: number;
+  p99: number;
+}
+
+/** Installs a Debian package for the benchmark (never for the product); the binary's path or null. */
+function ensureDebian(pkg: string, bins: string[]): string | null {
+  for (const p of bins) if (existsSync(p)) return p;
+  console.error(`${pkg} is missing: installing Debian's package…`);
+  const install = Bun.spawnSync([
+    "bash",
+    "-c",
+    `DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${pkg} >/dev/null 2>&1 || (apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${pkg} >/dev/null 2>&1)`,
+  ]);
   if (install.exitCode !== 0) return null;
-  for (const p of ["/usr/sbin/nginx", "/usr/bin/nginx"]) if (existsSync(p)) return p;
+  for (const p of bins) if (existsSync(p)) return p;
   return null;
+}
+
+/**
+ * wrk's per-request script: each request speaks from another client address (the server trusts
+ * X-Forwarded-For here), 4,096 in turn, so no address passes the site's 600 requests a minute
+ * below ~40,000 requests/s; and as a browser does (wrk sends no User-Agent, which the site would
+ * take for a robot and not count), so every request is a counted page view. nginx gets the same
+ * requests.
+ */
+const WRK_SCRIPT = `local n = 0
+request = function()
+  n = n + 1
+  return wrk.format(nil, nil, {
+    ["X-Forwarded-For"] = "10.201." .. (math.floor(n / 256) % 16) .. "." .. (n % 256),
+    ["User-Agent"] = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+    ["Accept"] = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+  })
+end
+`;
+
+/** Runs wrk (one thread, keep-alive connections) against `url` for `seconds`; throws on any non-2xx/3xx answer or socket error. */
+function wrkRun(wrk: string, script: string, url: string, connections: number, seconds: number): Load {
+  const run = Bun.spawnSync([wrk, "-t1", `-c${connections}`, `-d${seconds}s`, "--latency", "-s", script, url], { stdout: "pipe", stderr: "pipe" });
+  const out = run.stdout.toString();
+  if (run.exitCode !== 0) throw new Error(`wrk failed: ${out}${run.stderr.toString()}`);
+  if (/Non-2xx or 3xx responses|Socket errors/.test(out)) throw new Error(`wrk saw failed requests against ${url}:\n${out}`);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const latency = (p: string) => {
+    const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)\\s*$`, "m").exec(out);
+    if (!m) return NaN;
+    const v = Number(m[1]);
+    return m[2] === "us" ? v / 1000 : m[2] === "s" ? v * 1000 : v;
+  };
+  return { rps, p50: latency("50"), p99: latency("99") };
 }
 
 async function freePort(): Promise<number> {
@@ -202,6 +253,26 @@ async function freePort(): Promise<number> {
   const port = s.port!;
   s.stop(true);
   return port;
+}
+
+/** The pid of nginx's (single) worker: the master's child. */
+function nginxWorker(masterPid: number): number | null {
+  try {
+    const child = readFileSync(`/proc/${masterPid}/task/${masterPid}/children`, "utf8").trim().split(/\s+/)[0];
+    return child ? Number(child) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU time (user + system, ms) a process has used so far, from /proc. */
+function cpuMsOf(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return null;
+  }
 }
 
 async function sideBySide(): Promise<void> {
@@ -218,9 +289,12 @@ async function sideBySide(): Promise<void> {
     await Bun.sleep(5000);
     const html = await (await fetch(url, { headers: { "x-forwarded-for": nextIp() } })).text();
     writeFileSync(join(folder, "index.html"), html, { mode: 0o644 });
+    writeFileSync(join(folder, "load.lua"), WRK_SCRIPT);
     // nginx's workers drop root for www-data: the folder must be readable to them.
     chmodSync(folder, 0o755);
-    const bin = ensureNginx();
+    const bin = ensureDebian("nginx", ["/usr/sbin/nginx", "/usr/bin/nginx"]);
+    // The load generator: wrk from Debian (C, one thread, keep-alive), so the client is not what limits either server.
+    const wrk = ensureDebian("wrk", ["/usr/bin/wrk"]);
     let nginxUrl: string | null = null;
     if (bin) {
       const port = await freePort();
@@ -229,7 +303,7 @@ async function sideBySide(): Promise<void> {
       writeFileSync(
         conf,
         `worker_processes 1;\ndaemon off;\npid ${folder}/nginx.pid;\nerror_log ${folder}/error.log warn;\nevents { worker_connections 1024; }\n` +
-          `http {\n  access_log off;\n  client_body_temp_path ${folder}/body;\n  proxy_temp_path ${folder}/proxy;\n  fastcgi_temp_path ${folder}/fcgi;\n  uwsgi_temp_path ${folder}/uwsgi;\n  scgi_temp_path ${folder}/scgi;\n` +
+          `http {\n  access_log off;\n  keepalive_requests 1000000;\n  client_body_temp_path ${folder}/body;\n  proxy_temp_path ${folder}/proxy;\n  fastcgi_temp_path ${folder}/fcgi;\n  uwsgi_temp_path ${folder}/uwsgi;\n  scgi_temp_path ${folder}/scgi;\n` +
           `  server {\n    listen 127.0.0.1:${port};\n    root ${folder};\n    location / { default_type text/html; add_header Cache-Control "public, max-age=300"; try_files /index.html =404; }\n  }\n}\n`,
       );
       nginx = Bun.spawn([bin, "-c", conf, "-p", folder], { stdout: "ignore", stderr: "inherit" });
@@ -244,30 +318,76 @@ async function sideBySide(): Promise<void> {
         }
       }
     }
-    // Warm both, then alternate short rounds (the machine's other load shifts from second to
-    // second; alternating exposes both to the same conditions) and compare the medians.
+    const CLIENTS = 10;
     const ROUNDS = 7;
-    const SECONDS = 2;
+    const SECONDS = 3;
     let turn = 0;
-    const pooled = () => ({ "x-forwarded-for": `10.200.${(++turn >> 8) & 7}.${turn & 255}` });
-    // 2,048 client addresses in turn: each stays under the site's 600 requests per minute.
-    await throughputOf(url, 10, 1, pooled);
-    if (nginxUrl) await throughputOf(nginxUrl, 10, 1);
-    const quireRounds: number[] = [];
-    const nginxRounds: number[] = [];
+    const pooled = () => ({ "x-forwarded-for": `10.200.${(++turn >> 8) & 15}.${turn & 255}` });
+    const load = async (target: string): Promise<Load> =>
+      wrk ? wrkRun(wrk, join(folder, "load.lua"), target, CLIENTS, SECONDS) : throughputOf(target, CLIENTS, SECONDS, pooled);
+    // Warm both, then alternate rounds (the machine's other load shifts from second to second;
+    // alternating exposes both to the same conditions) and compare the medians.
+    const warm = async (target: string) => (wrk ? wrkRun(wrk, join(folder, "load.lua"), target, CLIENTS, 1) : throughputOf(target, CLIENTS, 1, pooled));
+    await warm(url);
+    if (nginxUrl) await warm(nginxUrl);
+    const quireRounds: Load[] = [];
+    const nginxRounds: Load[] = [];
+    const ratios: number[] = [];
+    let quireCpuMs = 0;
+    let quireRequests = 0;
+    let nginxCpuMs = 0;
+    let nginxRequests = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      quireRounds.push(await throughputOf(url, 10, SECONDS, pooled));
-      if (nginxUrl) nginxRounds.push(await throughputOf(nginxUrl, 10, SECONDS));
+      const cpu0 = cpuMsOf(quire.pid);
+      const q = await load(url);
+      const cpu1 = cpuMsOf(quire.pid);
+      if (cpu0 !== null && cpu1 !== null) {
+        quireCpuMs += cpu1 - cpu0;
+        quireRequests += q.rps * SECONDS;
+      }
+      quireRounds.push(q);
+      if (nginxUrl) {
+        const worker = nginx ? nginxWorker(nginx.pid) : null;
+        const w0 = worker === null ? null : cpuMsOf(worker);
+        const n = await load(nginxUrl);
+        const w1 = worker === null ? null : cpuMsOf(worker);
+        if (w0 !== null && w1 !== null) {
+          nginxCpuMs += w1 - w0;
+          nginxRequests += n.rps * SECONDS;
+        }
+        nginxRounds.push(n);
+        ratios.push(q.rps / n.rps);
+      }
+      console.error(`round ${round + 1}: quire ${q.rps.toFixed(0)} req/s (p99 ${q.p99.toFixed(2)} ms)${nginxUrl ? `, nginx ${nginxRounds.at(-1)!.rps.toFixed(0)} req/s (p99 ${nginxRounds.at(-1)!.p99.toFixed(2)} ms)` : ""}`);
     }
-    const quireRps = percentile(quireRounds, 50);
-    const nginxRps = nginxUrl ? percentile(nginxRounds, 50) : 0;
-    rows.push({ measure: "one published page, 10 clients: Quire req/s", value: quireRps.toFixed(0), note: `median of ${ROUNDS} × ${SECONDS} s; ${(html.length / 1024).toFixed(1)} KB page, quire serve child` });
+    const median = (xs: number[]) => percentile(xs, 50);
+    const client = wrk ? "wrk, 1 thread, keep-alive" : "Bun fetch client (wrk not installable)";
+    const quireRps = median(quireRounds.map((r) => r.rps));
+    rows.push({
+      measure: `one published page, ${CLIENTS} connections: Quire req/s`,
+      value: quireRps.toFixed(0),
+      note: `median of ${ROUNDS} × ${SECONDS} s (${quireRounds.map((r) => r.rps.toFixed(0)).join(", ")}); ${(html.length / 1024).toFixed(1)} KB page, quire serve child; ${client}`,
+    });
+    rows.push({ measure: "  Quire latency p50 / p99 (median of rounds)", value: `${median(quireRounds.map((r) => r.p50)).toFixed(2)} / ${median(quireRounds.map((r) => r.p99)).toFixed(2)} ms` });
+    if (quireRequests > 0) rows.push({ measure: "  Quire server CPU per request", value: `${((quireCpuMs * 1000) / quireRequests).toFixed(0)} µs`, note: "user + system time of the serve process / requests answered" });
     if (nginxUrl) {
-      rows.push({ measure: "same page's HTML, 10 clients: nginx req/s", value: nginxRps.toFixed(0), note: "median, alternating rounds; Debian nginx, 1 worker, static file" });
-      rows.push({ measure: "Quire / nginx", value: `${((quireRps / nginxRps) * 100).toFixed(0)} %`, note: "budget ≥ 50 %" });
+      const nginxRps = median(nginxRounds.map((r) => r.rps));
+      rows.push({ measure: `same page's HTML, ${CLIENTS} connections: nginx req/s`, value: nginxRps.toFixed(0), note: `median, alternating rounds (${nginxRounds.map((r) => r.rps.toFixed(0)).join(", ")}); Debian nginx, 1 worker, static file` });
+      if (nginxRequests > 0 && quireRequests > 0) {
+        const quireUs = (quireCpuMs * 1000) / quireRequests;
+        const nginxUs = (nginxCpuMs * 1000) / nginxRequests;
+        rows.push({ measure: "  nginx worker CPU per request", value: `${nginxUs.toFixed(0)} µs`, note: `Quire / nginx by CPU per request: ${((nginxUs / quireUs) * 100).toFixed(0)} % (less sensitive to the machine's other load than req/s)` });
+      }
+      rows.push({ measure: "  nginx latency p50 / p99 (median of rounds)", value: `${median(nginxRounds.map((r) => r.p50)).toFixed(2)} / ${median(nginxRounds.map((r) => r.p99)).toFixed(2)} ms` });
+      rows.push({
+        measure: "Quire / nginx",
+        value: `${((quireRps / nginxRps) * 100).toFixed(0)} %`,
+        note: `budget ≥ 50 %; ratio of medians (per round: ${ratios.map((r) => `${(r * 100).toFixed(0)}`).join(", ")} %, median ${(median(ratios) * 100).toFixed(0)} %)`,
+      });
     } else {
       rows.push({ measure: "nginx side by side", value: "n/a", note: bin ? `nginx did not answer (see ${folder}/error.log)` : "nginx could not be installed (apt-get needs root)" });
     }
+    rows.push({ measure: "machine load at the end (uptime)", value: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" "), note: "2 cores shared with other work" });
   } finally {
     nginx?.kill("SIGTERM");
     await nginx?.exited;

@@ -250,7 +250,15 @@ export async function buildServices(opts: {
   // A deleted workspace's figures go with it (there is no undelete of a workspace).
   access.workspaceService.deletedHooks.push((ws) => analytics.forgetWorkspace(ws.id));
   const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions, workspaceSettings: access.workspaceSettings });
-  const siteServer = new SiteServer({ site, search, uploads, config, log });
+  const siteServer = new SiteServer({
+    site,
+    search,
+    uploads,
+    config,
+    log,
+    // Community has no plans (null): every organization's figures are reported.
+    analyticsReported: (orgId) => plans.planOf(orgId)?.features.includes("analytics") ?? true,
+  });
   // Published sites' page views and searches go to analytics; a visitor is counted (a salted,
   // daily hash) only with the consent cookie and no opt-out signal.
   siteServer.viewedHooks.push((v) => {

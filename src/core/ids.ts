@@ -3,40 +3,55 @@ import { randomBytes } from "node:crypto";
 // Crockford base32, the ULID alphabet.
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 let lastTime = -1;
-let lastRandom: number[] = [];
+let lastTimeText = "";
+/** The random component as 16 base32 digits (most significant first). */
+const lastRandom = new Uint8Array(16);
 
-/** A monotonic ULID: 48-bit millisecond time + 80 random bits, sortable as a string. */
+/**
+ * A monotonic ULID: 48-bit millisecond time + 80 random bits, sortable as a string. Every request
+ * gets one: within a millisecond it costs an increment and 26 characters (the time part is
+ * encoded once per millisecond).
+ */
 export function ulid(now: number = Date.now()): string {
-  let random: number[];
   if (now === lastTime) {
-    random = incrementRandom(lastRandom);
+    incrementRandom(lastRandom);
   } else {
-    const bytes = randomBytes(10);
-    random = [];
-    // 80 bits → 16 base32 characters
-    let bits = 0n;
-    for (const b of bytes) bits = (bits << 8n) | BigInt(b);
-    for (let i = 15; i >= 0; i--) random[i] = Number((bits >> BigInt((15 - i) * 5)) & 31n);
+    randomDigits(randomBytes(10), lastRandom);
+    lastTime = now;
+    lastTimeText = encodeTime(now);
   }
-  lastTime = now;
-  lastRandom = random;
+  let out = lastTimeText;
+  for (let i = 0; i < 16; i++) out += ALPHABET[lastRandom[i]!];
+  return out;
+}
+
+/** 80 bits → 16 five-bit digits, most significant first. */
+export function randomDigits(bytes: Uint8Array, into: Uint8Array): void {
+  for (let i = 0; i < 16; i++) {
+    const bit = i * 5;
+    const byte = bit >> 3;
+    const word = (bytes[byte]! << 8) | (byte + 1 < 10 ? bytes[byte + 1]! : 0);
+    into[i] = (word >> (11 - (bit & 7))) & 31;
+  }
+}
+
+function encodeTime(now: number): string {
   let time = "";
   let t = now;
   for (let i = 0; i < 10; i++) {
     time = ALPHABET[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  return time + random.map((d) => ALPHABET[d]).join("");
+  return time;
 }
 
-function incrementRandom(digits: number[]): number[] {
-  const next = [...digits];
-  for (let i = next.length - 1; i >= 0; i--) {
-    if (next[i]! < 31) {
-      next[i]! += 1;
-      return next;
+function incrementRandom(digits: Uint8Array): void {
+  for (let i = digits.length - 1; i >= 0; i--) {
+    if (digits[i]! < 31) {
+      digits[i]! += 1;
+      for (let j = i + 1; j < digits.length; j++) digits[j] = 0;
+      return;
     }
-    next[i] = 0;
   }
   throw new Error("ULID random component overflow");
 }

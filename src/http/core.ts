@@ -183,6 +183,17 @@ export function httpCore(services: Services) {
 }
 
 /**
+ * For a response given before routing (a published site on its custom domain is answered in the
+ * first hook, and the framework then runs no after-response hook): counts it and logs it as the
+ * after-response hook would, under `route`.
+ */
+export function finishEarlyResponse(services: Services, request: Request, response: Response, route: string): Response {
+  const state = states.get(request);
+  finishRequest(services, request.method, state?.path ?? routerPath(request.url), response.status, route, state, response.headers.get("x-request-id"));
+  return response;
+}
+
+/**
  * What every answered request leaves behind: its count and duration under the matched route's
  * template (never the raw path; requests no route matched share one label), and one log line.
  * Shared by the framework's after-response hook and the direct lane for published pages.

@@ -13,7 +13,12 @@ export function normalizeQuery(q: string): string {
   return q.normalize("NFKC").trim().toLowerCase().replace(/\s+/g, " ").slice(0, MAX_QUERY_LENGTH).replace(/[\u0000-\u001f\u007f]/g, "");
 }
 
+/** Anything normalizePath would change in a path that starts with `/`. */
+const PATH_NEEDS_WORK = /[?#\u0000-\u001f\u007f]/;
+
 export function normalizePath(path: string): string {
+  // The usual case (every page view of a site): already a clean path, kept as it is.
+  if (path.length <= MAX_PATH_LENGTH && path.startsWith("/") && !PATH_NEEDS_WORK.test(path)) return path;
   let p = path.split(/[?#]/, 1)[0]!.replace(/[\u0000-\u001f\u007f]/g, "");
   if (!p.startsWith("/")) p = `/${p}`;
   return p.slice(0, MAX_PATH_LENGTH);

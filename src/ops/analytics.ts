@@ -85,6 +85,11 @@ export class Analytics {
   private timer: ReturnType<typeof setInterval> | undefined;
   private purgeTimer: ReturnType<typeof setInterval> | undefined;
   private salt = { day: "", key: Buffer.alloc(0) };
+  /** The last page view's pending row (valid until the next flush): repeated views of one page skip the keys. */
+  private lastView: { workspaceId: string; day: string; path: string; row: Pending; flushes: number } | null = null;
+  private flushes = 0;
+  /** The UTC day of the last event and its bounds: a page view costs a comparison, not a date format. */
+  private day = { from: 0, to: 0, text: "" };
   private readonly ownHost: string | null;
 
   constructor(
@@ -129,11 +134,18 @@ export class Analytics {
     this.flushSafely();
   }
 
+  private today(now: number): string {
+    const d = this.day;
+    if (now >= d.from && now < d.to) return d.text;
+    const from = Math.floor(now / DAY_MS) * DAY_MS;
+    this.day = { from, to: from + DAY_MS, text: dayOf(now) };
+    return this.day.text;
+  }
+
   /** One view of a published page. Never throws: analytics must not break the page it counts. */
   recordPageView(input: PageViewInput): void {
     try {
-      const now = this.now();
-      const day = dayOf(now);
+      const day = this.today(this.now());
       this.add({ table: "page_views", workspaceId: input.workspaceId, day, key: normalizePath(input.path), count: 1, noResults: 0 });
       const host = referrerHost(input.referrer, this.ownHost);
       if (host) this.add({ table: "referrers", workspaceId: input.workspaceId, day, key: host, count: 1, noResults: 0 });
@@ -154,7 +166,7 @@ export class Analytics {
       this.add({
         table: "searches",
         workspaceId: input.workspaceId,
-        day: dayOf(this.now()),
+        day: this.today(this.now()),
         key: query,
         source: input.source,
         count: 1,
@@ -231,6 +243,7 @@ export class Analytics {
     if (this.pending.size === 0) return;
     const batch = [...this.pending.values()];
     this.pending.clear();
+    this.flushes++;
     for (const p of batch) this.versions.set(p.workspaceId, (this.versions.get(p.workspaceId) ?? 0) + 1);
     if (this.versions.size > 10_000) this.versions.clear();
     const db = this.deps.db;
@@ -278,6 +291,13 @@ export class Analytics {
   }
 
   private add(p: Pending): void {
+    // A popular page viewed again before the next flush: the same pending row, counted directly.
+    const last = this.lastView;
+    if (p.table === "page_views" && last !== null && last.flushes === this.flushes && last.workspaceId === p.workspaceId && last.day === p.day && last.path === p.key) {
+      last.row.count += p.count;
+      return;
+    }
+    const path = p.key;
     const scope = `${p.table}|${p.workspaceId}|${p.day}|${p.source ?? ""}`;
     const kept = this.keysOf(scope, p);
     if (!kept.has(p.key)) {
@@ -290,9 +310,11 @@ export class Analytics {
     if (known) {
       known.count += p.count;
       known.noResults += p.noResults;
+      if (p.table === "page_views") this.lastView = { workspaceId: p.workspaceId, day: p.day, path, row: known, flushes: this.flushes };
       return;
     }
     this.pending.set(key, p);
+    if (p.table === "page_views") this.lastView = { workspaceId: p.workspaceId, day: p.day, path, row: p, flushes: this.flushes };
     if (this.pending.size >= MAX_PENDING) this.flushSafely();
   }
 

@@ -49,6 +49,8 @@ export function statusLabel(status: unknown): string {
 export class Metrics {
   private readonly requests = new Map<string, number>();
   private readonly durations = new Map<string, Histogram>();
+  /** Label strings by route template, method and status (see observeHttp). */
+  private readonly series = new Map<string, Map<string, { labels: string; requests: Map<unknown, string> }>>();
   private searchQueries = 0;
   private readonly syncs = new Map<string, number>();
   private gauges: MetricGauges | null = null;
@@ -59,11 +61,15 @@ export class Metrics {
   }
 
   observeHttp(route: string | undefined | null, method: string, status: unknown, seconds: number): void {
-    const r = routeLabel(route);
-    const m = methodLabel(method);
-    const key = `route="${escapeLabel(r)}",method="${m}",status="${statusLabel(status)}"`;
+    // Series keys are built once per (route, method, status) and then looked up: this runs for every request.
+    const byStatus = this.seriesOf(route, method);
+    let key = byStatus.requests.get(status);
+    if (key === undefined) {
+      key = `${byStatus.labels},status="${statusLabel(status)}"`;
+      if (byStatus.requests.size < 100) byStatus.requests.set(status, key);
+    }
     this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
-    const hkey = `route="${escapeLabel(r)}",method="${m}"`;
+    const hkey = byStatus.labels;
     let h = this.durations.get(hkey);
     if (!h) {
       h = { counts: new Array<number>(DURATION_BUCKETS.length).fill(0), sum: 0, count: 0 };
@@ -72,6 +78,22 @@ export class Metrics {
     for (let i = 0; i < DURATION_BUCKETS.length; i++) if (seconds <= DURATION_BUCKETS[i]!) h.counts[i]!++;
     h.sum += seconds;
     h.count++;
+  }
+
+  private seriesOf(route: string | undefined | null, method: string): { labels: string; requests: Map<unknown, string> } {
+    const routeKey = route ?? "";
+    let byMethod = this.series.get(routeKey);
+    if (!byMethod) {
+      // Route templates are the app's own (a bounded set); anything odd is not remembered.
+      if (this.series.size >= 1000) this.series.clear();
+      this.series.set(routeKey, (byMethod = new Map()));
+    }
+    let hit = byMethod.get(method);
+    if (!hit) {
+      hit = { labels: `route="${escapeLabel(routeLabel(route))}",method="${methodLabel(method)}"`, requests: new Map() };
+      if (byMethod.size < 20) byMethod.set(method, hit);
+    }
+    return hit;
   }
 
   searchQuery(): void {

@@ -22,6 +22,7 @@ import { readSiteAsset, siteAssetType, siteAssetVersion } from "./site/site-asse
 import { safeJson } from "./site/escape.ts";
 import { siteSearchQuery } from "./schemas.ts";
 import type { SiteService } from "./site-service.ts";
+import { HANDOFF_STATE_COOKIE, SiteCookies, readCookie } from "./site-cookie.ts";
 
 export interface SiteRequest {
   method: string;
@@ -58,7 +59,14 @@ export interface SiteSearch {
 
 export interface SiteAnswer {
   status: number;
+  /** This response's own headers (for a page: its CSP with the fresh nonce). */
   headers: Record<string, string>;
+  /**
+   * Headers shared by every response of one cached page version (type, caching, ETag, referrer
+   * policy, vary, nosniff), built once; never modified (copy them: `new Headers(shared)`). Sent
+   * together with `headers`.
+   */
+  shared?: Headers;
   body: string | Uint8Array | Blob | null;
 }
 
@@ -70,6 +78,8 @@ const NOT_FOUND: SiteAnswer = {
 };
 const SITE_FILES = new Set(["sitemap.xml", "robots.txt", "rss.xml", "llms.txt", "llms-full.txt", "manifest.json", "search"]);
 const MAX_SEGMENTS = 32;
+/** A path of unreserved ASCII characters and slashes: its segments decode to themselves. */
+const PLAIN_PATH = /^[A-Za-z0-9._~\/-]*$/;
 /** The site's machine-readable files and their content types. */
 const FEEDS: Record<string, string> = {
   "sitemap.xml": "application/xml; charset=utf-8",
@@ -102,12 +112,18 @@ const CSP_TAIL =
   ].join("; ");
 
 interface CachedDoc {
-  /** The document's UTF-8 bytes split around the nonce placeholder. */
-  parts: Uint8Array[];
+  /** The document's UTF-8 bytes with NONCE_LENGTH placeholder bytes wherever the nonce goes. */
+  template: Uint8Array;
+  /** Byte offsets of the nonce placeholders in `template`. */
+  nonceAt: number[];
   etag: string;
+  /** The headers every response of this version shares, by Cache-Control value (public or private). */
+  shared: Map<string, Headers>;
 }
 
 const utf8 = new TextEncoder();
+/** How long an organization's plan answer (analytics reported or not) is reused by the site. */
+const REPORTED_MS = 10_000;
 
 export class SiteServer {
   private docs = new WeakMap<SiteModel, Map<string, CachedDoc>>();
@@ -115,13 +131,45 @@ export class SiteServer {
   private readonly texts = new WeakMap<SiteModel, Map<string, { body: string; etag: string }>>();
   private readonly assetTags = new Map<string, string>();
   private assetVersion: Promise<string> | undefined;
+  private assetVersionText: string | undefined;
   /** Called for each page view and each site search (analytics counts them); never allowed to fail a request. */
   readonly viewedHooks: Array<(view: SiteView) => void> = [];
   readonly searchedHooks: Array<(search: SiteSearch) => void> = [];
 
+  /** Whether each organization's figures are reported (its plan has analytics), remembered briefly. */
+  private readonly reported = new Map<string, { value: boolean; at: number }>();
+
   constructor(
-    private readonly deps: { site: SiteService; search: SearchService; uploads: Uploads; config: Config; log: Logger },
+    private readonly deps: {
+      site: SiteService;
+      search: SearchService;
+      uploads: Uploads;
+      config: Config;
+      log: Logger;
+      /** Whether the organization's analytics are reported to its members (Community: always; Cloud: plans with analytics). */
+      analyticsReported?: (orgId: string) => boolean;
+    },
   ) {}
+
+  /**
+   * Whether the site asks its readers for analytics consent: only where a visitor figure is
+   * collected and reported, so the question is never asked for nothing. Not on members-only
+   * sites (docs/decisions/analytics.md), nor where the organization's plan has no analytics.
+   * A plan change reaches the pages within REPORTED_MS (plans change outside this process's events).
+   */
+  asksConsent(ws: WorkspaceRow): boolean {
+    if (this.deps.site.effectiveVisibility(ws) !== "public") return false;
+    const reported = this.deps.analyticsReported;
+    if (!reported) return true;
+    const now = Date.now();
+    let hit = this.reported.get(ws.org_id);
+    if (!hit || now - hit.at >= REPORTED_MS) {
+      if (this.reported.size >= 10_000) this.reported.clear();
+      hit = { value: reported(ws.org_id), at: now };
+      this.reported.set(ws.org_id, hit);
+    }
+    return hit.value;
+  }
 
   /** Forgets every finished document (benchmarks measuring a first render; the site model stays). */
   forgetRendered(): void {
@@ -129,20 +177,32 @@ export class SiteServer {
     this.deps.site.renders.clear();
   }
 
-  async handle(ws: WorkspaceRow | null, req: SiteRequest): Promise<SiteAnswer> {
+  /**
+   * The answer to a site request. Synchronous for everything served from memory (a promise only
+   * for theme files read from disk and the very first request, which learns the assets' version):
+   * a cached page costs no turn of the event loop.
+   */
+  handle(ws: WorkspaceRow | null, req: SiteRequest): SiteAnswer | Promise<SiteAnswer> {
     if (req.method !== "GET" && req.method !== "HEAD") return { status: 405, headers: { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" }, body: "Method not allowed\n" };
     if (!ws || ws.published !== 1) return NOT_FOUND;
     const segments = splitPath(req.tail);
     if (!segments) return NOT_FOUND;
     const { site } = this.deps;
 
-    // Who is reading: an Authorization header first, then the members' cookie set by the app.
-    const principal = req.principal ?? site.cookies.principal(req.headers.get("cookie"), Date.now());
+    // Who is reading: an Authorization header first, then the members' cookie: the app's on the
+    // instance's address, the hand-off's on a custom domain (signed for that domain alone).
+    const domain = req.prefix === "" ? req.origin.replace(/^https?:\/\//, "") : undefined;
+    const principal = req.principal ?? site.cookies.principal(req.headers.get("cookie"), Date.now(), domain);
     const role = site.roleOf(principal, ws);
+    if (segments.length === 2 && segments[0] === "_quire" && segments[1] === "sign-in") return this.signIn(ws, req, principal, role, domain);
     const visibility = site.effectiveVisibility(ws);
     if (visibility === "authenticated" && role === null) {
       if (principal === null && req.prefix !== "") {
         return { status: 302, headers: { location: `/login?next=${encodeURIComponent(req.fullPath)}`, "cache-control": "no-store" }, body: null };
+      }
+      if (principal === null && domain !== undefined) {
+        // A members-only site on its custom domain: the member signs in through the instance.
+        return { status: 302, headers: { location: `/_quire/sign-in?next=${encodeURIComponent(req.fullPath)}`, "cache-control": "no-store" }, body: null };
       }
       return NOT_FOUND;
     }
@@ -160,7 +220,14 @@ export class SiteServer {
       if (!model) return NOT_FOUND;
       segments.shift();
     }
-    const assetVersion = await (this.assetVersion ??= siteAssetVersion());
+    const assetVersion = this.assetVersionText;
+    if (assetVersion === undefined) {
+      // Once: the theme files' version goes into every asset URL of the page.
+      return (this.assetVersion ??= siteAssetVersion()).then((v) => {
+        this.assetVersionText = v;
+        return this.handle(ws, req);
+      });
+    }
     const urlsKey = `${req.prefix}|${req.origin}|${model.version?.slug ?? ""}`;
     let byModel = this.urls.get(model);
     if (!byModel) this.urls.set(model, (byModel = new Map()));
@@ -200,7 +267,8 @@ export class SiteServer {
     req: SiteRequest,
   ): SiteAnswer {
     const canEdit = role !== null && atLeast(role, "editor");
-    const key = `${urlsKey}|${page.path}|${canEdit ? "e" : ""}`;
+    const asksConsent = this.asksConsent(ws);
+    const key = `${urlsKey}|${page.path}|${canEdit ? "e" : ""}|${asksConsent ? "c" : ""}`;
     let byModel = this.docs.get(model);
     if (!byModel) this.docs.set(model, (byModel = new Map()));
     let doc = byModel.get(key);
@@ -209,27 +277,75 @@ export class SiteServer {
       if (markdown === null) return NOT_FOUND;
       const body = renderSitePage(this.deps.site.renders, model, page, markdown, urls, urlsKey);
       const editUrl = canEdit ? `${this.deps.config.baseUrl}/w/${encodeURIComponent(ws.slug)}/p/${page.path.split("/").map(encodeURIComponent).join("/")}` : null;
-      const html = renderLayout(model, page, body, urls, { mode: "site", nonce: NONCE_MARK, editUrl, searchUrl: urls.file("search") });
-      doc = { parts: html.split(NONCE_MARK).map((p) => utf8.encode(p)), etag: etagOf(html) };
+      const html = renderLayout(model, page, body, urls, { mode: "site", nonce: NONCE_MARK, editUrl, searchUrl: urls.file("search"), asksConsent });
+      doc = { ...nonceTemplate(html), etag: etagOf(html), shared: new Map() };
       byModel.set(key, doc);
     }
-    const nonce = freshNonce();
-    const headers = {
-      "content-type": "text/html; charset=utf-8",
-      "cache-control": cacheControl,
-      etag: doc.etag,
-      "content-security-policy": siteCsp(nonce),
-      "referrer-policy": "strict-origin-when-cross-origin",
-      vary: "Accept, Cookie, Authorization",
-    };
+    let shared = doc.shared.get(cacheControl);
+    if (!shared) {
+      shared = new Headers({
+        "content-type": "text/html; charset=utf-8",
+        "cache-control": cacheControl,
+        etag: doc.etag,
+        "referrer-policy": "strict-origin-when-cross-origin",
+        vary: "Accept, Cookie, Authorization",
+        "x-content-type-options": "nosniff",
+      });
+      doc.shared.set(cacheControl, shared);
+    }
     if (req.method === "GET") this.notify(this.viewedHooks, { workspaceId: ws.id, path: `/${page.path}`, headers: req.headers, ip: req.ip });
     if (matches(req.headers.get("if-none-match"), doc.etag)) {
       // A 304's headers replace the cached ones, and the cached body carries the nonce of the
       // response that delivered it: a new policy here would block every script of that body.
-      const { "content-security-policy": _csp, ...kept } = headers;
-      return { status: 304, headers: kept, body: null };
+      return { status: 304, headers: {}, shared, body: null };
     }
-    return { status: 200, headers, body: req.method === "HEAD" ? null : withNonce(doc.parts, nonce) };
+    const nonce = nextNonce();
+    return {
+      status: 200,
+      headers: { "content-security-policy": siteCsp(nonce.text) },
+      shared,
+      body: req.method === "HEAD" ? null : withNonce(doc, nonce.ascii),
+    };
+  }
+
+  /**
+   * The sign-in hand-off to a custom domain (docs/decisions/published-sites.md). On the instance,
+   * `/p/{slug}/_quire/sign-in?next=/path` turns the member's cookie into a one-time token and sends
+   * the browser to `https://{domain}/_quire/sign-in?token=…&next=/path`; there the token is
+   * exchanged, once, for the domain's own cookie. Every refusal a stranger could probe is the
+   * missing page's 404.
+   */
+  private signIn(ws: WorkspaceRow, req: SiteRequest, principal: Principal | null, role: ReturnType<SiteService["roleOf"]>, domain: string | undefined): SiteAnswer {
+    const { site } = this.deps;
+    const now = Date.now();
+    // The token travels in the URL: no Referer may carry it on, and nothing may cache the answer.
+    const noStore = { "cache-control": "no-store", "referrer-policy": "no-referrer" };
+    const next = localPath(req.query.get("next"));
+    if (domain !== undefined) {
+      const token = req.query.get("token");
+      if (token === null) {
+        // The start, on the domain: a state cookie for this browser, then the instance.
+        const { state, cookie } = site.cookies.newHandoffState();
+        const start = `${this.deps.config.baseUrl}/p/${encodeURIComponent(ws.slug)}/_quire/sign-in?next=${encodeURIComponent(next)}&state=${state}`;
+        return { status: 302, headers: { location: start, "set-cookie": cookie, ...noStore }, body: null };
+      }
+      const cookie = site.cookies.redeemHandoff(token, readCookie(req.headers.get("cookie"), HANDOFF_STATE_COOKIE), ws.id, domain, now);
+      if (!cookie) return NOT_FOUND;
+      // The state cookie is left to expire (minutes, only under /_quire/): its token is spent.
+      return { status: 302, headers: { location: next, "set-cookie": cookie, ...noStore }, body: null };
+    }
+    const custom = site.domains.of(ws.id);
+    if (!custom || custom.status !== "verified") return NOT_FOUND;
+    const state = req.query.get("state");
+    // Without the domain's state (a link straight to the instance), the domain starts the hand-off.
+    if (!SiteCookies.isState(state)) return { status: 302, headers: { location: `https://${custom.domain}/_quire/sign-in?next=${encodeURIComponent(next)}`, ...noStore }, body: null };
+    if (principal === null) {
+      const query = req.query.toString();
+      return { status: 302, headers: { location: `/login?next=${encodeURIComponent(query ? `${req.fullPath}?${query}` : req.fullPath)}`, ...noStore }, body: null };
+    }
+    if (principal.kind !== "session" || role === null) return NOT_FOUND;
+    const token = site.cookies.issueHandoff(principal.sessionId, ws.id, custom.domain, state, now);
+    return { status: 302, headers: { location: `https://${custom.domain}/_quire/sign-in?token=${token}&next=${encodeURIComponent(next)}`, ...noStore }, body: null };
   }
 
   private markdown(ws: WorkspaceRow, model: SiteModel, page: SitePage, cacheControl: string, req: SiteRequest, negotiated = false): SiteAnswer {
@@ -380,6 +496,11 @@ export function splitPath(raw: string): string[] | null {
   if (trimmed === "") return [];
   const parts = trimmed.replace(/\/$/, "").split("/");
   if (parts.length > MAX_SEGMENTS) return null;
+  // The usual path: unreserved ASCII only, so nothing to decode or normalize; the same checks.
+  if (PLAIN_PATH.test(trimmed)) {
+    for (const part of parts) if (part === "" || part.startsWith(".")) return null;
+    return parts;
+  }
   const out: string[] = [];
   for (const part of parts) {
     if (part === "") return null;
@@ -396,32 +517,65 @@ export function splitPath(raw: string): string[] | null {
   return out;
 }
 
-const nonceBytes = new Uint8Array(16);
-/** 128 random bits, base64: a fresh CSP nonce for each response. */
-function freshNonce(): string {
-  crypto.getRandomValues(nonceBytes);
-  return Buffer.from(nonceBytes).toString("base64");
+/**
+ * CSP nonces: 144 random bits each (18 bytes, exactly 24 base64 characters, no padding), drawn
+ * from the system's CSPRNG a batch at a time and each used once. A batch of 256 costs one random
+ * fill and one base64 encoding instead of both per response.
+ */
+const NONCE_BYTES = 18;
+const NONCE_LENGTH = 24;
+const NONCE_BATCH = 256;
+let nonceText = "";
+let nonceAscii = new Uint8Array(0);
+let nonceNext = NONCE_BATCH;
+
+/** A fresh nonce: its text (for the header) and the same characters as bytes (for the body). */
+function nextNonce(): { text: string; ascii: Uint8Array } {
+  if (nonceNext >= NONCE_BATCH) {
+    const random = Buffer.alloc(NONCE_BYTES * NONCE_BATCH);
+    crypto.getRandomValues(random);
+    nonceText = random.toString("base64");
+    nonceAscii = utf8.encode(nonceText);
+    nonceNext = 0;
+  }
+  const at = nonceNext++ * NONCE_LENGTH;
+  return { text: nonceText.slice(at, at + NONCE_LENGTH), ascii: nonceAscii.subarray(at, at + NONCE_LENGTH) };
 }
 
-/**
- * The cached document's parts joined by this response's nonce: one copy of the bytes into a
- * single buffer, cheaper per response than a Blob of the parts (the nonce is ASCII, base64).
- */
-function withNonce(parts: Uint8Array[], nonce: string): Uint8Array {
+/** The document as UTF-8 bytes with a NONCE_LENGTH gap at each nonce mark, and where the gaps are. */
+function nonceTemplate(html: string): { template: Uint8Array; nonceAt: number[] } {
+  const parts = html.split(NONCE_MARK).map((p) => utf8.encode(p));
   let size = 0;
   for (const p of parts) size += p.byteLength;
-  const out = new Uint8Array(size + nonce.length * (parts.length - 1));
+  const template = new Uint8Array(size + NONCE_LENGTH * (parts.length - 1));
+  const nonceAt: number[] = [];
   let at = 0;
   for (let i = 0; i < parts.length; i++) {
-    if (i > 0) at += utf8.encodeInto(nonce, out.subarray(at)).written;
-    out.set(parts[i]!, at);
+    if (i > 0) {
+      nonceAt.push(at);
+      at += NONCE_LENGTH;
+    }
+    template.set(parts[i]!, at);
     at += parts[i]!.byteLength;
   }
+  return { template, nonceAt };
+}
+
+/** This response's body: one copy of the template with the nonce written into its gaps. */
+function withNonce(doc: CachedDoc, nonce: Uint8Array): Uint8Array {
+  const out = doc.template.slice();
+  for (const at of doc.nonceAt) out.set(nonce, at);
   return out;
 }
 
+/** Where a hand-off may land: a path on the same site (never `//host`, a scheme or a backslash trick); else the root. */
+function localPath(next: string | null): string {
+  if (!next || next.length > 2000 || !next.startsWith("/") || next.startsWith("//") || /[\\\u0000-\u001f\u007f]/.test(next)) return "/";
+  return next;
+}
+
 function wantsMarkdown(accept: string | null): boolean {
-  if (!accept) return false;
+  if (!accept || !/markdown/i.test(accept)) return false;
   return /(^|,)\s*text\/markdown\s*(;|,|$)/i.test(accept) && !/(^|,)\s*text\/html\s*(;|,|$)/i.test(accept.split(/text\/markdown/i)[0] ?? "");
 }
 

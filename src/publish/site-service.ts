@@ -20,7 +20,7 @@ import type { Sessions } from "../identity/sessions.ts";
 import type { EventBus } from "../realtime/event-bus.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-records.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
-import { readSettings, type WorkspaceSettings } from "../workspaces/settings.ts";
+import { readSettings, type StoredSettings, type WorkspaceSettings } from "../workspaces/settings.ts";
 import type { Theme, Visibility } from "../workspaces/workspace-schemas.ts";
 import { CustomDomains, domainJson, type CustomDomainJson } from "./custom-domains.ts";
 import { DocVersions } from "./versions.ts";
@@ -96,6 +96,8 @@ export class SiteService {
   private verified = new Map<string, string>();
   /** Custom domains registered but not (yet) verified: requests naming them are served nothing. */
   private unverified = new Set<string>();
+  /** Parsed workspace settings by their stored JSON text (see settingsOf). */
+  private readonly parsedSettings = new Map<string, StoredSettings>();
 
   constructor(private readonly deps: SiteServiceDeps) {
     this.versions = new DocVersions(deps.db);
@@ -126,7 +128,21 @@ export class SiteService {
 
   /** Whether readers get a members-only site. */
   effectiveVisibility(ws: WorkspaceRow): Visibility {
-    return this.deps.config.publish.requireAuth ? "authenticated" : readSettings(ws).visibility;
+    return this.deps.config.publish.requireAuth ? "authenticated" : this.settingsOf(ws).visibility;
+  }
+
+  /**
+   * The workspace's JSON settings, parsed once per distinct stored text (every site request
+   * needs the visibility): a change of the settings is a new text, so nothing stale is served.
+   */
+  settingsOf(ws: WorkspaceRow): StoredSettings {
+    let hit = this.parsedSettings.get(ws.settings);
+    if (!hit) {
+      if (this.parsedSettings.size >= 1000) this.parsedSettings.clear();
+      hit = readSettings(ws);
+      this.parsedSettings.set(ws.settings, hit);
+    }
+    return hit;
   }
 
   /**
@@ -150,7 +166,7 @@ export class SiteService {
     const root = this.deps.ledger.dir(ws.id).root;
     const stamp = manifestStamp(root);
     const manifests = readManifests(root);
-    const settings = readSettings(ws);
+    const settings = this.settingsOf(ws);
     const model = buildSiteModel(
       {
         workspace: ws,

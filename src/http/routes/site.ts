@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
-import { httpCore, requestState, routerPath } from "../core.ts";
+import { finishEarlyResponse, httpCore, requestState, routerPath } from "../core.ts";
 import { requireSession } from "../guards.ts";
 import { hostName } from "../../publish/custom-domains.ts";
 import type { SiteAnswer, SiteRequest } from "../../publish/site-server.ts";
@@ -8,6 +8,8 @@ import { NOT_FOUND_HTML } from "../../publish/site/layout.ts";
 import type { Principal } from "../../access/principal.ts";
 
 const CONSENT_PATH = "/api/analytics/consent";
+/** The route template a custom domain's requests are counted under (the `/p/` site's is `/p/*`). */
+export const CUSTOM_DOMAIN_ROUTE = "/* (custom domain)";
 
 /**
  * Published sites (DESIGN.md §9): `/p/{slug}/…` on the instance's own address, and every path of
@@ -15,13 +17,16 @@ const CONSENT_PATH = "/api/analytics/consent";
  * nothing (404 on every path). `POST /api/v1/site-session` gives a signed-in member's browser the
  * cookie that opens members-only sites; `DELETE` removes it (sign-out).
  */
+/** The query of a request without one (most site requests); nothing writes to a request's query. */
+const NO_QUERY = new URLSearchParams();
+
 function siteRequest(req: Request, prefix: string, tail: string, origin: string, principal: Principal | null, ip: string | undefined): SiteRequest {
   const url = req.url;
   const q = url.indexOf("?");
   return {
     method: req.method,
     tail,
-    query: new URLSearchParams(q === -1 ? "" : url.slice(q + 1)),
+    query: q === -1 ? NO_QUERY : new URLSearchParams(url.slice(q + 1)),
     headers: req.headers,
     principal,
     prefix,
@@ -37,7 +42,7 @@ function siteRequest(req: Request, prefix: string, tail: string, origin: string,
  */
 export function publishedPathAnswer(services: Services) {
   const { site, siteServer, config } = services;
-  return async (req: Request, principal: Principal | null, ip: string | undefined): Promise<SiteAnswer> => {
+  return (req: Request, principal: Principal | null, ip: string | undefined): SiteAnswer | Promise<SiteAnswer> => {
     const path = routerPath(req.url);
     // /p/{slug}[/tail]; the slug is one raw segment.
     const m = /^\/p\/([^/]+)(\/.*)?$/.exec(path);
@@ -62,6 +67,9 @@ export function siteRoutes(services: Services) {
   const { site, siteServer, config } = services;
 
   const toResponse = (answer: SiteAnswer, set: { status?: number | string; headers: Record<string, string | number> }) => {
+    answer.shared?.forEach((value, name) => {
+      set.headers[name] = value;
+    });
     Object.assign(set.headers, answer.headers);
     set.status = answer.status;
     return new Response(answer.body as BodyInit | null, { status: answer.status, headers: set.headers as Record<string, string> });
@@ -72,6 +80,7 @@ export function siteRoutes(services: Services) {
   const answerPath = publishedPathAnswer(services);
   const servePath = async (req: Request, set: Parameters<typeof toResponse>[1]) =>
     toResponse(await answerPath(req, requestState(req)?.principal ?? null, requestState(req)?.ip), set);
+
 
   return new Elysia({ name: "quire-site" })
     .use(httpCore(services))
@@ -84,13 +93,16 @@ export function siteRoutes(services: Services) {
       // The site's consent prompt answers on its own origin, so the cookie is the domain's:
       // this one API route is reachable on a custom domain (it takes only that site's answers).
       if (ws && req.method === "POST" && routerPath(req.url) === CONSENT_PATH) return;
+      // Answered here, before routing: the framework's after-response hook does not run for
+      // these, so their metrics and log line are written here.
       if (ws) {
-        return siteServer
-          .handle(ws, request(req, "", routerPath(req.url), `https://${host}`))
-          .then((answer) => toResponse(answer, set as Parameters<typeof toResponse>[1]));
+        return Promise.resolve(siteServer.handle(ws, request(req, "", routerPath(req.url), `https://${host}`))).then((answer) =>
+          finishEarlyResponse(services, req, toResponse(answer, set as Parameters<typeof toResponse>[1]), CUSTOM_DOMAIN_ROUTE),
+        );
       }
       if (site.isUnverifiedDomain(host)) {
-        return toResponse({ status: 404, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }, body: NOT_FOUND_HTML }, set as Parameters<typeof toResponse>[1]);
+        const notFound = toResponse({ status: 404, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }, body: NOT_FOUND_HTML }, set as Parameters<typeof toResponse>[1]);
+        return finishEarlyResponse(services, req, notFound, CUSTOM_DOMAIN_ROUTE);
       }
     })
     .get("/p/*", ({ request: req, set }) => servePath(req, set as Parameters<typeof toResponse>[1]))

@@ -21,6 +21,11 @@ export interface LayoutOptions {
   editUrl?: string | null;
   /** Where the search box asks when `window.quireSearch` is absent; null hides nothing but disables the fallback. */
   searchUrl?: string | null;
+  /**
+   * A served site asks for analytics consent unless this is false: a members-only site, or an
+   * organization whose plan has no analytics (nothing would ever be reported to anyone).
+   */
+  asksConsent?: boolean;
 }
 
 const TOC_LEVELS = new Set([2, 3]);
@@ -63,8 +68,9 @@ export function renderLayout(model: SiteModel, page: SitePage, body: RenderedBod
   const nonce = nonceAttr(options);
   const siteScript = urls.theme("site.js");
   // Only a site served by `quire serve` counts visitors, so only there is the reader asked
-  // (same origin: on a custom domain the answer and its cookie are the domain's).
-  const asksConsent = options.mode === "site";
+  // (same origin: on a custom domain the answer and its cookie are the domain's), and only
+  // where the figures are reported (see LayoutOptions.asksConsent).
+  const asksConsent = options.mode === "site" && options.asksConsent !== false;
   const config = {
     search: options.searchUrl ?? null,
     mermaid: body.hasMermaid ? urls.theme("mermaid.js") : null,

@@ -13,7 +13,7 @@ import { registerUser, type TestUser } from "../../helpers/factories.ts";
 import { nextIp } from "../../helpers/client.ts";
 import { startPreview } from "../../../src/publish/preview/preview-server.ts";
 import { unzip } from "../export/support.ts";
-import { get, publish, rawGet, writePage } from "./support.ts";
+import { apiKey, get, publish, rawGet, writePage } from "./support.ts";
 
 const txt = new Map<string, string>();
 type DnsServer = { listen(o: object): Promise<void>; addresses(): { udp: { port: number } }; close(): Promise<void> };
@@ -134,4 +134,16 @@ test("on a verified custom domain the consent route answers for that domain's si
   // Every other API path on the domain stays the site's (404 there).
   const api = await fetch(`${server.url}/api/v1/users/me`, { headers: { host: DOMAIN, "x-forwarded-for": nextIp() } });
   expect(api.status).toBe(404);
+});
+
+test("a members-only site never asks: its readers are the organization's members, not visitors to count", async () => {
+  const member = await registerUser(server.url);
+  await publish(member, { visibility: "authenticated" });
+  await writePage(member, "handbook.md", { title: "Handbook", body: "# Handbook\n\nfor the team\n" });
+  const key = await apiKey(member);
+  const page = await get(server, `/p/${member.workspaceSlug}/handbook`, { authorization: `Bearer ${key}` });
+  expect(page.status).toBe(200);
+  expect(page.text).toContain("for the team");
+  expect(page.text).not.toContain(PROMPT);
+  expect(configOf(page.text).consent).toBeNull();
 });
