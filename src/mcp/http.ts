@@ -41,7 +41,7 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
     const now = nowMs();
     const hit = instructionsCache.get(key);
     if (hit && hit.until > now) return hit.text;
-    const text = instructionsFor(services, principal, undefined);
+    const text = instructionsFor(services, principal);
     if (instructionsCache.size > 1000) instructionsCache.clear();
     instructionsCache.set(key, { text, until: now + INSTRUCTIONS_TTL_MS });
     return text;
@@ -51,7 +51,9 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
     (ctx) => {
       const extra = ctx.authInfo?.extra as { principal: Principal; ip: string };
       const session: McpSession = {
-        services,
+        services: () => services,
+        log: services.log,
+        assistConfigured: services.assist.configured,
         transport: "http",
         principal: () => extra.principal,
         rateLimit: (rule, principal) => {
