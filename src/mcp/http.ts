@@ -4,7 +4,7 @@ import { nowMs } from "../core/clock.ts";
 import { MAX_BODY_BYTES } from "../http/body-limit.ts";
 import type { Services } from "../services.ts";
 import { instructionsFor } from "./instructions.ts";
-import { buildMcpServer, type McpSession } from "./server.ts";
+import { buildMcpServer, type McpSession, type OneMessage } from "./server.ts";
 
 /**
  * Streamable HTTP at `POST /mcp` (the main port and `quire mcp-server`): one endpoint for both
@@ -18,6 +18,18 @@ export interface McpHttpOptions {
   origins: string[];
   /** The server's own origin (BASE_URL's, or the mcp-server's address). */
   selfOrigin: string;
+}
+
+/**
+ * The message a 2026-07-28 request carries, from its `Mcp-Method` / `Mcp-Name` headers (required
+ * in that era and checked against the body by the SDK before the server is built). A name sent
+ * Base64-encoded, or anything unusual, is left out: the server is then built whole.
+ */
+function oneMessage(request: Request | undefined): OneMessage | undefined {
+  const method = request?.headers.get("mcp-method")?.trim();
+  if (!method) return undefined;
+  const name = request?.headers.get("mcp-name")?.trim();
+  return { method, name: name !== undefined && /^[A-Za-z0-9_.-]{1,128}$/.test(name) ? name : undefined };
 }
 
 /** The same request through the REST API, per category, so an agent and a script share one budget. */
@@ -61,7 +73,7 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
           services.rateLimiter.hit(method, path, principal, extra.ip, nowMs(), true);
         },
       };
-      return buildMcpServer(session, instructions(extra.principal));
+      return buildMcpServer(session, instructions(extra.principal), ctx.era === "modern" ? oneMessage(ctx.requestInfo) : undefined);
     },
     {
       maxRequestBodySize: MAX_BODY_BYTES,

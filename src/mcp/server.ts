@@ -113,14 +113,33 @@ export function toolAllowed(principal: Principal, tool: Pick<ToolDef, "scope">):
   return principal.kind !== "api_key" || scopesAllow(principal.scopes, tool.scope);
 }
 
-/** One MCP server instance for one session: tools, resources, prompts and instructions. */
-export function buildMcpServer(session: McpSession, instructions: string): McpServer {
+/**
+ * The one message an HTTP request carries, when known before the server is built: the 2026-07-28
+ * era's `Mcp-Method` and `Mcp-Name` headers, which the SDK checks against the body first.
+ */
+export interface OneMessage {
+  method: string;
+  name?: string | undefined;
+}
+
+/**
+ * One MCP server instance for one session: tools, resources, prompts and instructions. Over HTTP
+ * an instance serves one message; given that message (`only`), it holds just what the message can
+ * reach — a tools/call's one tool, the resources, or the prompts — and answers it exactly as the
+ * whole server would: registering 26 tools per request was most of what a call cost beyond the
+ * service. An unknown tool name gets every tool, so the SDK's own "not found" answer is unchanged.
+ */
+export function buildMcpServer(session: McpSession, instructions: string, only?: OneMessage): McpServer {
   const principal = session.principal();
   const server = new McpServer(
     { name: "quire", title: "Quire", version: VERSION },
     { instructions, capabilities: { tools: { listChanged: false }, resources: {}, prompts: {} } },
   );
-  for (const tool of allTools(session.transport, session.assistConfigured)) {
+  const tools = allTools(session.transport, session.assistConfigured);
+  const method = only?.method ?? "";
+  const called = method === "tools/call" ? tools.find((t) => t.name === only?.name) : undefined;
+  const everything = !method.startsWith("resources/") && !method.startsWith("prompts/") && called === undefined;
+  for (const tool of called ? [called] : everything ? tools : []) {
     const input = toolInput(tool);
     const registered = server.registerTool(
       tool.name,
@@ -130,8 +149,8 @@ export function buildMcpServer(session: McpSession, instructions: string): McpSe
     // Hidden from tools/list and refused by name (the SDK answers -32602 "disabled"); runTool checks again.
     if (!toolAllowed(principal, tool)) registered.disable();
   }
-  registerResources(server, session);
-  registerPrompts(server);
+  if (everything || method.startsWith("resources/")) registerResources(server, session);
+  if (everything || method.startsWith("prompts/")) registerPrompts(server);
   return server;
 }
 
