@@ -2,8 +2,10 @@
  * The MCP server's cost (DESIGN.md §11: compiled `quire mcp` start → tools/list answered < 300 ms;
  * a tool call adds < 1 ms p50 over the service it calls):
  * - start → tools/list of the compiled binary over stdio (a fresh process each time), with a bare
- *   JSON-RPC client on the pipes (what the server costs: the honest figure) and with the SDK's
- *   client (which adds its own work: it validates messages and compiles every tool's output schema);
+ *   JSON-RPC client on the pipes (what the server costs: the honest figure), with the SDK's 1.x
+ *   client (2025 era: one process, initialize) and with its 2.x client pinned to 2026-07-28, which
+ *   first probes the era on a short-lived sibling process and then starts the real one — two
+ *   process starts by the client's design — and validates and compiles every tool's output schema;
  * - read, search and update latency p50/p99: the service each tool calls, called in process; the
  *   REST API; MCP over Streamable HTTP (a bare JSON-RPC POST, and the SDK's 2026-07-28 and 2025
  *   clients); MCP over stdio (compiled binary; bare client and SDK client);
@@ -20,6 +22,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/core/log.ts";
 import { startServer } from "../src/server.ts";
@@ -206,6 +209,7 @@ const sdkStdio = async () => {
 const startsBare: number[] = [];
 const initsBare: number[] = [];
 const startsSdk: number[] = [];
+const startsLegacy: number[] = [];
 rows.push({ measure: "load average before the starts", value: load() });
 for (let i = 0; i < 15; i++) {
   let t = performance.now();
@@ -218,11 +222,18 @@ for (let i = 0; i < 15; i++) {
   if ((listed as { tools: unknown[] }).tools.length !== 26) throw new Error("tools/list did not list the 26 tools");
   await bare.close();
   t = performance.now();
+  const legacy = new LegacyClient({ name: "bench", version: "1" });
+  await legacy.connect(new LegacyStdio({ command: binary!, args: stdioCmd.slice(1), env: stdioEnv, stderr: "ignore" }));
+  await legacy.listTools();
+  startsLegacy.push(performance.now() - t);
+  await legacy.close();
+  await Bun.sleep(50); // the previous process releases the lock as it exits
+  t = performance.now();
   const c = await sdkStdio();
   await c.listTools();
   startsSdk.push(performance.now() - t);
   await c.close();
-  await Bun.sleep(50); // the previous process releases the lock as it exits
+  await Bun.sleep(50);
 }
 const startRow = (label: string, samples: number[], note = "") => {
   rows.push({ measure: `${label} p50`, value: ms(percentile(samples, 50)), note });
@@ -230,7 +241,8 @@ const startRow = (label: string, samples: number[], note = "") => {
 };
 startRow("compiled quire mcp: start → initialize answered (bare client)", initsBare);
 startRow("compiled quire mcp: start → tools/list answered (bare client)", startsBare, "budget < 300 ms");
-startRow("compiled quire mcp: start → tools/list answered (SDK client)", startsSdk, "the SDK client's own work included");
+startRow("compiled quire mcp: start → tools/list answered (SDK 1.x client, 2025)", startsLegacy, "the client's own work included");
+startRow("compiled quire mcp: start → tools/list answered (SDK 2.x client, 2026)", startsSdk, "two process starts (era probe) and the client's work");
 
 // Per call over stdio: a bare client first, then the SDK's (each its own process).
 const stdioCalls = async (label: string, client: Parameters<typeof mcpCaller>[0]) => {
