@@ -32,6 +32,35 @@ function oneMessage(request: Request | undefined): OneMessage | undefined {
   return { method, name: name !== undefined && /^[A-Za-z0-9_.-]{1,128}$/.test(name) ? name : undefined };
 }
 
+/** Bodies up to this size are read ahead to learn a 2025-era request's one message. */
+const PEEK_MAX_BYTES = 64 * 1024;
+
+/**
+ * A 2025-era request names its message only in the body, which the SDK reads after it asks for the
+ * server instance. A small body with a declared length (every ordinary call) is read here first and
+ * handed on byte for byte; its single message, if it is one, lets the instance hold just what it
+ * can reach. Anything else — chunked, large, a batch, not JSON, a 2026-07-28 request (its headers
+ * name the message) — goes on untouched and gets the whole instance. The SDK parses and checks the
+ * same bytes as before; this only reads them.
+ */
+async function peekLegacy(request: Request): Promise<{ forward: Request; message?: OneMessage }> {
+  if (request.method !== "POST" || request.headers.has("mcp-method")) return { forward: request };
+  const declared = Number(request.headers.get("content-length") ?? "");
+  if (!Number.isInteger(declared) || declared <= 0 || declared > PEEK_MAX_BYTES) return { forward: request };
+  const bytes = await request.arrayBuffer();
+  const forward = new Request(request.url, { method: "POST", headers: request.headers, body: bytes, signal: request.signal });
+  let message: OneMessage | undefined;
+  try {
+    const m = JSON.parse(new TextDecoder().decode(bytes)) as { method?: unknown; params?: { name?: unknown } } | null;
+    if (m !== null && typeof m === "object" && !Array.isArray(m) && typeof m.method === "string") {
+      message = { method: m.method, name: typeof m.params?.name === "string" ? m.params.name : undefined };
+    }
+  } catch {
+    // not JSON: the SDK answers it
+  }
+  return message ? { forward, message } : { forward };
+}
+
 /** The same request through the REST API, per category, so an agent and a script share one budget. */
 const REST_EQUIVALENT = {
   content_read: ["GET", "/api/v1/content/_mcp/"],
@@ -61,7 +90,7 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
 
   const handler = createMcpHandler(
     (ctx) => {
-      const extra = ctx.authInfo?.extra as { principal: Principal; ip: string };
+      const extra = ctx.authInfo?.extra as { principal: Principal; ip: string; message?: OneMessage };
       const session: McpSession = {
         services: () => services,
         log: services.log,
@@ -73,7 +102,7 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
           services.rateLimiter.hit(method, path, principal, extra.ip, nowMs(), true);
         },
       };
-      return buildMcpServer(session, instructions(extra.principal), ctx.era === "modern" ? oneMessage(ctx.requestInfo) : undefined);
+      return buildMcpServer(session, instructions(extra.principal), ctx.era === "modern" ? oneMessage(ctx.requestInfo) : extra.message);
     },
     {
       maxRequestBodySize: MAX_BODY_BYTES,
@@ -114,7 +143,9 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
       });
     },
     async handle(request: Request, principal: Principal, ip: string): Promise<Response> {
-      const response = await handler.fetch(request, { authInfo: { token: "", clientId: principal.userId, scopes: principal.kind === "api_key" ? principal.scopes : [], extra: { principal, ip } } });
+      const { forward, message } = await peekLegacy(request);
+      const extra = { principal, ip, ...(message ? { message } : {}) };
+      const response = await handler.fetch(forward, { authInfo: { token: "", clientId: principal.userId, scopes: principal.kind === "api_key" ? principal.scopes : [], extra } });
       const extraHeaders = cors(request);
       const headers = new Headers(response.headers);
       for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
