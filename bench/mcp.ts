@@ -129,7 +129,15 @@ interface Caller {
 let hash = "";
 const currentHash = () => services.ledger.read(contentAccess(services, { kind: "api_key", userId: reg.user.id, orgId: ws.org_id, keyId: "", scopes: ["read"], workspaceId: null }, ws.slug), PAGE).content_hash;
 
+/** Lets the previous measure's writes finish their commits and indexing, so no measure pays for another's. */
+async function settle(): Promise<void> {
+  await services.gitSync.idle();
+  await services.search.whenIndexed(ws.id);
+  await Bun.sleep(200);
+}
+
 async function measure(label: string, caller: Caller, note = ""): Promise<{ read: number; search: number; update: number }> {
+  await settle();
   for (let i = 0; i < 20; i++) await caller.read(); // warm-up
   hash = currentHash();
   const read = stat(`${label}: read`, await timeEach(N, async (i) => void (unlimited(i), await caller.read())), note);
