@@ -75,9 +75,12 @@ class BareStdio {
     this.proc.stdin.flush();
   }
 
-  async close(): Promise<void> {
+  /** Ends stdin and waits for the exit; the CPU time (user + system, ms) the process used in all. */
+  async close(): Promise<number> {
     this.proc.stdin.end();
     await this.proc.exited;
+    const usage = this.proc.resourceUsage();
+    return usage ? (Number(usage.cpuTime.user) + Number(usage.cpuTime.system)) / 1000 : NaN;
   }
 }
 const work = mkdtempSync(join(tmpdir(), "quire-bench-mcp-"));
@@ -218,6 +221,7 @@ const startsBare: number[] = [];
 const initsBare: number[] = [];
 const startsSdk: number[] = [];
 const startsLegacy: number[] = [];
+const startCpu: number[] = [];
 rows.push({ measure: "load average before the starts", value: load() });
 for (let i = 0; i < 15; i++) {
   let t = performance.now();
@@ -228,7 +232,7 @@ for (let i = 0; i < 15; i++) {
   const listed = await bare.request("tools/list");
   startsBare.push(performance.now() - t);
   if ((listed as { tools: unknown[] }).tools.length !== 26) throw new Error("tools/list did not list the 26 tools");
-  await bare.close();
+  startCpu.push(await bare.close());
   t = performance.now();
   const legacy = new LegacyClient({ name: "bench", version: "1" });
   await legacy.connect(new LegacyStdio({ command: binary!, args: stdioCmd.slice(1), env: stdioEnv, stderr: "ignore" }));
@@ -249,6 +253,7 @@ const startRow = (label: string, samples: number[], note = "") => {
 };
 startRow("compiled quire mcp: start → initialize answered (bare client)", initsBare);
 startRow("compiled quire mcp: start → tools/list answered (bare client)", startsBare, "budget < 300 ms");
+startRow("compiled quire mcp: CPU time of that whole run (start, handshake, tools/list, exit)", startCpu, "user + system, all threads: moves less with the load");
 startRow("compiled quire mcp: start → tools/list answered (SDK 1.x client, 2025)", startsLegacy, "the client's own work included");
 startRow("compiled quire mcp: start → tools/list answered (SDK 2.x client, 2026)", startsSdk, "two process starts (era probe) and the client's work");
 
