@@ -3,10 +3,11 @@
  * (DESIGN.md §11: start → tools/list < 300 ms). The real command runs from source with a preload
  * that lists every module it loaded; the list after tools/list must hold none of the heavy parts
  * (the services, HTTP, git, search, publishing, sign-in), and after a tool call it must hold them,
- * which shows the list sees lazily loaded modules at all.
+ * which shows the list sees lazily loaded modules at all. Services that cannot be built end the
+ * process as they did when they were built at start.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { startTestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
@@ -50,11 +51,11 @@ function loaded(file: string): string[] {
 
 const heavy = (modules: string[]) => modules.filter((m) => NOT_AT_START.some((re) => re.test(m)));
 
-test("the handshake and tools/list load none of the heavy modules; the first tool call loads the services", async () => {
-  const list = join(dataDir, "..", `loaded-${process.pid}-${Date.now()}.txt`);
-  const proc = Bun.spawn([process.execPath, "--preload", join(import.meta.dir, "loaded-modules.ts"), CLI, "mcp", "-w", owner.workspaceSlug], {
+/** `quire mcp` from source with line-by-line JSON-RPC on its pipes. */
+function spawnMcp(env: Record<string, string>, preload = false) {
+  const proc = Bun.spawn([process.execPath, ...(preload ? ["--preload", join(import.meta.dir, "loaded-modules.ts")] : []), CLI, "mcp", "-w", owner.workspaceSlug], {
     cwd: REPO,
-    env: cliEnv({ DATA_DIR: dataDir, QUIRE_API_KEY: key, QUIRE_LOADED_MODULES: list }),
+    env: cliEnv({ DATA_DIR: dataDir, QUIRE_API_KEY: key, ...env }),
     stdin: "pipe",
     stdout: "pipe",
     stderr: "pipe",
@@ -72,7 +73,7 @@ test("the handshake and tools/list load none of the heavy modules; the first too
         continue;
       }
       const { value, done } = await reader.read();
-      if (done) throw new Error(`quire mcp ended before answering ${id}: ${await new Response(proc.stderr).text()}`);
+      if (done) return null;
       buffered += decoder.decode(value);
     }
   };
@@ -80,6 +81,12 @@ test("the handshake and tools/list load none of the heavy modules; the first too
     proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n");
     proc.stdin.flush();
   };
+  return { proc, answer, send };
+}
+
+test("the handshake and tools/list load none of the heavy modules; the first tool call loads the services", async () => {
+  const list = join(dataDir, "..", `loaded-${process.pid}-${Date.now()}.txt`);
+  const { proc, answer, send } = spawnMcp({ QUIRE_LOADED_MODULES: list }, true);
 
   send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } } });
   expect((await answer(1)).result.serverInfo.name).toBe("quire");
@@ -103,4 +110,21 @@ test("the handshake and tools/list load none of the heavy modules; the first too
   expect(afterCall).toContain("src/services.ts");
   expect(heavy(afterCall).length).toBeGreaterThan(10);
   rmSync(list, { force: true });
+}, 30_000);
+
+test("services that cannot be built at the first call end the process with exit 1 and the reason, after a handshake that needed none", async () => {
+  const badKey = join(dataDir, "..", `bad-signing-key-${process.pid}.pem`);
+  writeFileSync(badKey, "not a PEM key\n");
+  const { proc, answer, send } = spawnMcp({ JWT_KEY_PATH: badKey });
+  send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } } });
+  expect((await answer(1)).result.serverInfo.name).toBe("quire");
+  send({ id: 2, method: "tools/list" });
+  expect((await answer(2)).result.tools).toHaveLength(26);
+  send({ id: 3, method: "tools/call", params: { name: "quire_list_pages", arguments: {} } });
+  const called = await answer(3);
+  // The call is answered as failed if the process was still there to answer it; either way it ends.
+  if (called !== null) expect(called.result.isError).toBe(true);
+  expect(await proc.exited).toBe(1);
+  expect(await new Response(proc.stderr).text()).toContain("could not start the MCP server");
+  rmSync(badKey, { force: true });
 }, 30_000);
