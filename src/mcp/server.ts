@@ -6,7 +6,7 @@ import type { Logger } from "../core/log.ts";
 import { scopesAllow, type Principal } from "../access/principal.ts";
 import { contentAccess } from "../content/access.ts";
 import type { ContentAccess } from "../content/rights.ts";
-import { agentPagePath } from "../content/agent-pages.ts";
+import { agentPagePath } from "../content/paths.ts";
 import { decodeUrlPath } from "../content/paths.ts";
 import { ForbiddenError, PayloadTooLargeError, ValidationError } from "../core/errors.ts";
 import { slug as slugSchema } from "../core/validate.ts";

@@ -24,7 +24,7 @@ const NOT_AT_START = [
   /^src\/git\/(?!schemas\.ts$|remote-token\.ts$)/,
   /^src\/identity\/(?!api-keys\.ts$|api-key-setup\.ts$|users\.ts$)/,
   /^src\/search\/(?!schemas\.ts$)/,
-  /^src\/content\/(ledger|reconcile|file-watcher|uploads)\.ts$/,
+  /^src\/content\/(ledger|reconcile|file-watcher|uploads|agent-pages|frontmatter)\.ts$/,
   /^src\/ops\/(?!instance-lock\.ts$|runstate\.ts$)/,
   /^node_modules\/(isomorphic-git|mermaid|katex|elysia|openid-client|@simplewebauthn|marked|prismjs|sanitize-html|jose|fflate)\//,
 ];
