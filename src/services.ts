@@ -2,9 +2,8 @@
  * Every domain service, built once per process and wired together (hooks between domains, the
  * closers run on shutdown). The HTTP app (`app.ts`), commands and tests all start from here.
  */
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 import type { Config } from "./config.ts";
 import type { Logger } from "./core/log.ts";
 import { openDatabase, migrate, type Db } from "./db/database.ts";
@@ -17,6 +16,7 @@ import { Users } from "./identity/users.ts";
 import { Organizations } from "./identity/organizations.ts";
 import { AuthService } from "./identity/auth-service.ts";
 import { ApiKeys } from "./identity/api-keys.ts";
+import { apiKeyPepper, keyWorkspaceOrg } from "./identity/api-key-setup.ts";
 import { WorkspaceRecords } from "./workspaces/workspace-records.ts";
 import { Permissions } from "./access/permissions.ts";
 import { PasswordResets } from "./identity/password-resets.ts";
@@ -157,11 +157,13 @@ export async function buildServices(opts: {
   log: Logger;
   /** The caller starts the start-up reconcile itself (`reconciler.startBackground()`), when it is ready to. */
   deferStartupReconcile?: boolean;
+  /** The data directory's database, already opened and migrated (`quire mcp` opens it before the rest). */
+  db?: Db;
 }): Promise<Services> {
   const { config, dataDir, log } = opts;
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = openDatabase(join(dataDir, "quire.db"));
-  migrate(db);
+  const db = opts.db ?? openDatabase(join(dataDir, "quire.db"));
+  if (!opts.db) migrate(db);
   const instanceId = instanceIdOf(db);
   const keys = await loadOrCreateSigningKey(config.jwtKeyPath ?? join(dataDir, "jwt-private.pem"));
   const tokens = new AccessTokens(keys, config.baseUrl);
@@ -173,10 +175,7 @@ export async function buildServices(opts: {
   const workspaces = new WorkspaceRecords(db);
   const permissions = new Permissions(db, workspaces);
   const auth = new AuthService({ db, config, users, organizations, sessions, tokens, passwords, workspaces });
-  const apiKeys = new ApiKeys(db, config.apiKeyPepper ?? localPepper(dataDir), (userId, workspaceId) => {
-    const ws = workspaces.byId(workspaceId);
-    return ws !== null && permissions.roleIn(userId, ws) !== null ? ws.org_id : null;
-  });
+  const apiKeys = new ApiKeys(db, apiKeyPepper(config, dataDir), keyWorkspaceOrg(workspaces, permissions));
   const email = new EmailOutbox(db, config.smtp, log);
   email.start();
   const passwordResets = new PasswordResets({ db, users, sessions, passwords, mailer: email, baseUrl: config.baseUrl });
@@ -365,16 +364,4 @@ function instanceIdOf(db: Db): string {
   const id = ulid();
   db.query("INSERT INTO instance (key, value) VALUES ('instance_id', ?)").run(id);
   return id;
-}
-
-/**
- * Outside production a missing API_KEY_PEPPER is replaced by a random one kept in the data
- * directory (mode 0600), so keys keep working across restarts of the same instance.
- */
-function localPepper(dataDir: string): string {
-  const path = join(dataDir, "api-key-pepper");
-  if (existsSync(path)) return readFileSync(path, "utf8").trim();
-  const pepper = randomBytes(32).toString("hex");
-  writeFileSync(path, pepper, { mode: 0o600 });
-  return pepper;
 }

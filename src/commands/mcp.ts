@@ -13,6 +13,7 @@ import { InstanceLockedError, tryLock } from "../ops/instance-lock.ts";
 import { readRunState } from "../ops/runstate.ts";
 import { CommandError } from "./exit.ts";
 import { commandLogger, dataDirArg, dataDirFrom } from "./shared.ts";
+import type { Services } from "../services.ts";
 
 export const mcpCommand = defineCommand({
   meta: { name: "mcp", description: "MCP server on stdin/stdout for one workspace (for local AI agents)" },
@@ -33,7 +34,7 @@ export async function mcpStdio(opts: { workspace: string; apiKey?: string | unde
   const config = loadConfig(process.env);
   const { path: dataDir } = dataDirFrom({ "data-dir": opts.dataDir });
   const log = commandLogger(config, { command: "mcp" });
-  const { serveOnStdio } = await import("../mcp/stdio.ts");
+  const { serveOnStdio, localServer } = await import("../mcp/stdio.ts");
   const onError = (error: Error) => log.debug("mcp transport", { error: error.message });
 
   const lock = tryLock(dataDir);
@@ -53,17 +54,28 @@ export async function mcpStdio(opts: { workspace: string; apiKey?: string | unde
     process.exit(0);
   }
 
-  const { buildServices } = await import("../services.ts");
-  // The start-up reconcile (files changed while nothing ran) walks and hashes every page: run at
-  // once, it delayed the first tools/list by 40-200 ms. It starts before the first message that
-  // could touch pages (anything but the handshake and tools/list), or after 2 s, whichever is first,
-  // so every tool call meets it as it met it before: started, in the background.
-  const services = await buildServices({ config, dataDir, log, deferStartupReconcile: true }).catch((error) => {
+  // The handshake and tools/list need only the key, its rights and the tool schemas: they are
+  // answered from this small core while the other services (git, search, publishing, sign-in, …)
+  // are neither imported nor built. Those are built on the first message that needs them, or after
+  // 2 s, whichever comes first; the start-up reconcile (files changed while nothing ran) begins
+  // as soon as they exist, so every tool call meets it as before: started, in the background.
+  let core;
+  try {
+    const { openLocalCore } = await import("../mcp/local-core.ts");
+    core = openLocalCore({ config, dataDir, log });
+  } catch (error) {
     lock.release();
     throw error;
-  });
+  }
+  const opened = core;
+  let building: Promise<Services> | undefined;
+  let closing = false;
   const shutdown = async (code: number) => {
-    for (const close of [...services.closers].reverse()) {
+    if (closing) return;
+    closing = true;
+    const built = building ? await building.catch(() => null) : null;
+    const closers = built ? [...built.closers].reverse() : [() => opened.db.close()];
+    for (const close of closers) {
       try {
         await close();
       } catch (error) {
@@ -73,12 +85,24 @@ export async function mcpStdio(opts: { workspace: string; apiKey?: string | unde
     lock.release();
     process.exit(code);
   };
+  const services = (): Promise<Services> =>
+    (building ??= import("../services.ts")
+      .then(({ buildServices }) => buildServices({ config, dataDir, log, db: opened.db, deferStartupReconcile: true }))
+      .then((built) => {
+        built.reconciler.startBackground();
+        return built;
+      })
+      .catch((error: unknown) => {
+        // As when they were built at start: the reason on stderr, exit 1.
+        process.stderr.write(`quire: could not start the MCP server: ${(error as Error).message}\n`);
+        void shutdown(1);
+        throw error;
+      }));
   process.on("SIGTERM", () => void shutdown(0));
   process.on("SIGINT", () => void shutdown(0));
-  const { localServer } = await import("../mcp/stdio.ts");
   let factory;
   try {
-    factory = localServer(services, key.trim(), slug);
+    factory = localServer(opened, services, key.trim(), slug);
   } catch (error) {
     const refusal = startRefusal(error, slug);
     process.stderr.write(`quire: ${refusal.message}\n`);
@@ -86,20 +110,19 @@ export async function mcpStdio(opts: { workspace: string; apiKey?: string | unde
     return;
   }
   log.info("serving MCP", { workspace: slug, data_dir: dataDir });
-  const reconcile = () => services.reconciler.startBackground();
-  const timer = setTimeout(reconcile, 2000);
+  const timer = setTimeout(() => void services().catch(() => {}), 2000);
   const onMessage = (method: string | undefined) => {
-    if (method !== undefined && HANDSHAKE.has(method)) return;
+    if (method !== undefined && NO_SERVICES.has(method)) return;
     clearTimeout(timer);
-    reconcile();
+    void services().catch(() => {});
   };
   await serveOnStdio(factory, onError, onMessage);
   clearTimeout(timer);
   await shutdown(0);
 }
 
-/** Messages that touch no page: answered before the start-up reconcile begins. */
-const HANDSHAKE = new Set(["initialize", "notifications/initialized", "server/discover", "tools/list", "ping"]);
+/** Messages answered without the services (no page is touched): they neither build them nor start the reconcile. */
+const NO_SERVICES = new Set(["initialize", "notifications/initialized", "server/discover", "tools/list", "prompts/list", "prompts/get", "resources/templates/list", "ping"]);
 
 function startRefusal(error: unknown, slug: string): CommandError {
   if (error instanceof UnauthorizedError) return new CommandError("the API key is not valid (unknown, revoked or expired)", 1);

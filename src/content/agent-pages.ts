@@ -4,7 +4,7 @@ import type { ContentLedger } from "./ledger.ts";
 import { linkedPaths } from "./links.ts";
 import { titleFromPath } from "./page-file.ts";
 import type { PageJson, PageRow } from "./page-records.ts";
-import { normalizeFolderPath, normalizePagePath } from "./paths.ts";
+import { agentPagePath, normalizeFolderPath } from "./paths.ts";
 import { assertRight, type ContentAccess } from "./rights.ts";
 import type { EditPageInput, ListPagesInput, PageEdit, WritePageInput } from "./schemas.ts";
 import { levelOf } from "./tree.ts";
@@ -15,10 +15,8 @@ import { levelOf } from "./tree.ts";
  * find/replace edits, listings with cursors and a page's neighbourhood without bodies.
  */
 
-/** Agents name pages with a leading `/` (`/guide/intro`); the ledger's paths are relative. */
-export function agentPagePath(raw: string, field = "path"): string {
-  return normalizePagePath(raw.startsWith("/") && !raw.startsWith("//") ? raw.slice(1) : raw, field);
-}
+// Lives with the other path rules; re-exported here for the callers that found it here.
+export { agentPagePath } from "./paths.ts";
 
 /**
  * Applies exact-text replacements in order, each to the result of the previous one. A `find` that

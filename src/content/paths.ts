@@ -136,3 +136,11 @@ function safeRealpath(p: string): string | null {
     return null;
   }
 }
+
+/**
+ * Agents name pages with a leading `/` (`/guide/intro`); the ledger's paths are relative. (The MCP
+ * tools import it from here, so `quire mcp` answers tools/list without loading the page services.)
+ */
+export function agentPagePath(raw: string, field = "path"): string {
+  return normalizePagePath(raw.startsWith("/") && !raw.startsWith("//") ? raw.slice(1) : raw, field);
+}

@@ -4,7 +4,7 @@ import { nowMs } from "../core/clock.ts";
 import { MAX_BODY_BYTES } from "../http/body-limit.ts";
 import type { Services } from "../services.ts";
 import { instructionsFor } from "./instructions.ts";
-import { buildMcpServer, type McpSession } from "./server.ts";
+import { buildMcpServer, type McpSession, type OneMessage } from "./server.ts";
 
 /**
  * Streamable HTTP at `POST /mcp` (the main port and `quire mcp-server`): one endpoint for both
@@ -18,6 +18,47 @@ export interface McpHttpOptions {
   origins: string[];
   /** The server's own origin (BASE_URL's, or the mcp-server's address). */
   selfOrigin: string;
+}
+
+/**
+ * The message a 2026-07-28 request carries, from its `Mcp-Method` / `Mcp-Name` headers (required
+ * in that era and checked against the body by the SDK before the server is built). A name sent
+ * Base64-encoded, or anything unusual, is left out: the server is then built whole.
+ */
+function oneMessage(request: Request | undefined): OneMessage | undefined {
+  const method = request?.headers.get("mcp-method")?.trim();
+  if (!method) return undefined;
+  const name = request?.headers.get("mcp-name")?.trim();
+  return { method, name: name !== undefined && /^[A-Za-z0-9_.-]{1,128}$/.test(name) ? name : undefined };
+}
+
+/** Bodies up to this size are read ahead to learn a 2025-era request's one message. */
+const PEEK_MAX_BYTES = 64 * 1024;
+
+/**
+ * A 2025-era request names its message only in the body, which the SDK reads after it asks for the
+ * server instance. A small body with a declared length (every ordinary call) is read here first and
+ * handed on byte for byte; its single message, if it is one, lets the instance hold just what it
+ * can reach. Anything else — chunked, large, a batch, not JSON, a 2026-07-28 request (its headers
+ * name the message) — goes on untouched and gets the whole instance. The SDK parses and checks the
+ * same bytes as before; this only reads them.
+ */
+async function peekLegacy(request: Request): Promise<{ forward: Request; message?: OneMessage }> {
+  if (request.method !== "POST" || request.headers.has("mcp-method")) return { forward: request };
+  const declared = Number(request.headers.get("content-length") ?? "");
+  if (!Number.isInteger(declared) || declared <= 0 || declared > PEEK_MAX_BYTES) return { forward: request };
+  const bytes = await request.arrayBuffer();
+  const forward = new Request(request.url, { method: "POST", headers: request.headers, body: bytes, signal: request.signal });
+  let message: OneMessage | undefined;
+  try {
+    const m = JSON.parse(new TextDecoder().decode(bytes)) as { method?: unknown; params?: { name?: unknown } } | null;
+    if (m !== null && typeof m === "object" && !Array.isArray(m) && typeof m.method === "string") {
+      message = { method: m.method, name: typeof m.params?.name === "string" ? m.params.name : undefined };
+    }
+  } catch {
+    // not JSON: the SDK answers it
+  }
+  return message ? { forward, message } : { forward };
 }
 
 /** The same request through the REST API, per category, so an agent and a script share one budget. */
@@ -41,7 +82,7 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
     const now = nowMs();
     const hit = instructionsCache.get(key);
     if (hit && hit.until > now) return hit.text;
-    const text = instructionsFor(services, principal, undefined);
+    const text = instructionsFor(services, principal);
     if (instructionsCache.size > 1000) instructionsCache.clear();
     instructionsCache.set(key, { text, until: now + INSTRUCTIONS_TTL_MS });
     return text;
@@ -49,9 +90,11 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
 
   const handler = createMcpHandler(
     (ctx) => {
-      const extra = ctx.authInfo?.extra as { principal: Principal; ip: string };
+      const extra = ctx.authInfo?.extra as { principal: Principal; ip: string; message?: OneMessage };
       const session: McpSession = {
-        services,
+        services: () => services,
+        log: services.log,
+        assistConfigured: services.assist.configured,
         transport: "http",
         principal: () => extra.principal,
         rateLimit: (rule, principal) => {
@@ -59,7 +102,7 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
           services.rateLimiter.hit(method, path, principal, extra.ip, nowMs(), true);
         },
       };
-      return buildMcpServer(session, instructions(extra.principal));
+      return buildMcpServer(session, instructions(extra.principal), ctx.era === "modern" ? oneMessage(ctx.requestInfo) : extra.message);
     },
     {
       maxRequestBodySize: MAX_BODY_BYTES,
@@ -100,7 +143,9 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
       });
     },
     async handle(request: Request, principal: Principal, ip: string): Promise<Response> {
-      const response = await handler.fetch(request, { authInfo: { token: "", clientId: principal.userId, scopes: principal.kind === "api_key" ? principal.scopes : [], extra: { principal, ip } } });
+      const { forward, message } = await peekLegacy(request);
+      const extra = { principal, ip, ...(message ? { message } : {}) };
+      const response = await handler.fetch(forward, { authInfo: { token: "", clientId: principal.userId, scopes: principal.kind === "api_key" ? principal.scopes : [], extra } });
       const extraHeaders = cors(request);
       const headers = new Headers(response.headers);
       for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);

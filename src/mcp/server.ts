@@ -2,10 +2,11 @@ import { McpServer, ResourceTemplate, type StandardSchemaWithJSON } from "@model
 import { jsonKey, withCachedJson } from "./schema-cache.ts";
 import { z } from "zod";
 import type { Services } from "../services.ts";
+import type { Logger } from "../core/log.ts";
 import { scopesAllow, type Principal } from "../access/principal.ts";
 import { contentAccess } from "../content/access.ts";
 import type { ContentAccess } from "../content/rights.ts";
-import { agentPagePath } from "../content/agent-pages.ts";
+import { agentPagePath } from "../content/paths.ts";
 import { decodeUrlPath } from "../content/paths.ts";
 import { ForbiddenError, PayloadTooLargeError, ValidationError } from "../core/errors.ts";
 import { slug as slugSchema } from "../core/validate.ts";
@@ -21,7 +22,14 @@ import { siteTools } from "./tools/site.ts";
 
 /** How one MCP session (a stdio connection, or one HTTP request) reaches Quire. */
 export interface McpSession {
-  services: Services;
+  /**
+   * The domain services. `quire mcp` builds them on the first call that needs them: the handshake
+   * and tools/list are answered before (they need only the key, its rights and the tool schemas).
+   */
+  services(): Services | Promise<Services>;
+  log: Logger;
+  /** Whether a writing model is configured (quire_writing_assist's openWorldHint says so). */
+  assistConfigured: boolean;
   transport: "stdio" | "http";
   /**
    * The caller, checked again on every call: a long stdio session sees a key revoked or expired
@@ -105,14 +113,35 @@ export function toolAllowed(principal: Principal, tool: Pick<ToolDef, "scope">):
   return principal.kind !== "api_key" || scopesAllow(principal.scopes, tool.scope);
 }
 
-/** One MCP server instance for one session: tools, resources, prompts and instructions. */
-export function buildMcpServer(session: McpSession, instructions: string): McpServer {
+/**
+ * The one message an HTTP request carries, when known before the server is built (src/mcp/http.ts:
+ * a 2026-07-28 request's `Mcp-Method` and `Mcp-Name` headers, which the SDK checks against the body
+ * first, or a small 2025-era body read ahead).
+ */
+export interface OneMessage {
+  method: string;
+  name?: string | undefined;
+}
+
+/**
+ * One MCP server instance for one session: tools, resources, prompts and instructions. Over HTTP
+ * an instance serves one message; given that message (`only`), it holds just what the message can
+ * reach — a tools/call's one tool, the resources, or the prompts — and answers it exactly as the
+ * whole server would; registering the 26 tools, the resource template and the six prompts cost
+ * about 0.1 ms of every call. An unknown tool name gets every tool, so the SDK's own "not found"
+ * answer is unchanged.
+ */
+export function buildMcpServer(session: McpSession, instructions: string, only?: OneMessage): McpServer {
   const principal = session.principal();
   const server = new McpServer(
     { name: "quire", title: "Quire", version: VERSION },
     { instructions, capabilities: { tools: { listChanged: false }, resources: {}, prompts: {} } },
   );
-  for (const tool of allTools(session.transport, session.services.assist.configured)) {
+  const tools = allTools(session.transport, session.assistConfigured);
+  const method = only?.method ?? "";
+  const called = method === "tools/call" ? tools.find((t) => t.name === only?.name) : undefined;
+  const everything = !method.startsWith("resources/") && !method.startsWith("prompts/") && called === undefined;
+  for (const tool of called ? [called] : everything ? tools : []) {
     const input = toolInput(tool);
     const registered = server.registerTool(
       tool.name,
@@ -122,13 +151,12 @@ export function buildMcpServer(session: McpSession, instructions: string): McpSe
     // Hidden from tools/list and refused by name (the SDK answers -32602 "disabled"); runTool checks again.
     if (!toolAllowed(principal, tool)) registered.disable();
   }
-  registerResources(server, session);
-  registerPrompts(server);
+  if (everything || method.startsWith("resources/")) registerResources(server, session);
+  if (everything || method.startsWith("prompts/")) registerPrompts(server);
   return server;
 }
 
 export async function runTool(session: McpSession, tool: ToolDef, args: Record<string, unknown>) {
-  const { services } = session;
   try {
     const principal = session.principal();
     if (!toolAllowed(principal, tool)) {
@@ -136,9 +164,11 @@ export async function runTool(session: McpSession, tool: ToolDef, args: Record<s
       throw new ForbiddenError(`This API key's scopes (${scopes}) do not allow ${tool.name}, which needs the ${tool.scope} scope`);
     }
     if (tool.rate) session.rateLimit?.(tool.rate, principal);
+    const ready = session.services();
+    const services = ready instanceof Promise ? await ready : ready;
     // The workspace is the call's context (call.workspaceSlug()), never an input of the service.
     const { workspace, ...input } = args;
-    const call = toolCall(session, principal, typeof workspace === "string" ? workspace : undefined);
+    const call = toolCall(session, services, principal, typeof workspace === "string" ? workspace : undefined);
     const value = await tool.run(call, input as never);
     const text = JSON.stringify(value);
     if (text.length > MAX_RESULT_CHARS) {
@@ -146,25 +176,25 @@ export async function runTool(session: McpSession, tool: ToolDef, args: Record<s
     }
     return { content: [{ type: "text" as const, text }], structuredContent: value as Record<string, unknown> };
   } catch (error) {
-    return toolError(error, tool.name, args, services.log);
+    return toolError(error, tool.name, args, session.log);
   }
 }
 
-function toolCall(session: McpSession, principal: Principal, given: string | undefined): ToolCall {
+function toolCall(session: McpSession, services: Services, principal: Principal, given: string | undefined): ToolCall {
   let slug: string | undefined;
   let access: ContentAccess | undefined;
   const call: ToolCall = {
-    services: session.services,
+    services,
     principal,
     transport: session.transport,
-    workspaceSlug: () => (slug ??= resolveWorkspace(session, principal, given)),
-    access: () => (access ??= contentAccess(session.services, principal, call.workspaceSlug(), "MCP")),
+    workspaceSlug: () => (slug ??= resolveWorkspace(session, services, principal, given)),
+    access: () => (access ??= contentAccess(services, principal, call.workspaceSlug(), "MCP")),
   };
   return call;
 }
 
 /** The workspace a call acts in: stdio's own, the argument, the key's only workspace, or the only one reachable. */
-export function resolveWorkspace(session: McpSession, principal: Principal, given: string | undefined): string {
+export function resolveWorkspace(session: McpSession, services: Services, principal: Principal, given: string | undefined): string {
   const fixed = session.fixedWorkspace;
   if (fixed !== undefined) {
     if (given !== undefined && given !== fixed) throw new ValidationError(`workspace: this MCP server serves the workspace "${fixed}" only`, "workspace");
@@ -172,10 +202,10 @@ export function resolveWorkspace(session: McpSession, principal: Principal, give
   }
   if (given !== undefined) return given;
   if (principal.kind === "api_key" && principal.workspaceId !== null) {
-    const ws = session.services.workspaces.byId(principal.workspaceId);
+    const ws = services.workspaces.byId(principal.workspaceId);
     if (ws) return ws.slug;
   }
-  const reachable = session.services.workspaceService.list(principal, { limit: 2 }).items;
+  const reachable = services.workspaceService.list(principal, { limit: 2 }).items;
   if (reachable.length === 1) return reachable[0]!.slug;
   throw new ValidationError(
     `workspace: is required: this key reaches ${reachable.length === 0 ? "no workspace" : "several workspaces"}; quire_list_workspaces lists them`,
@@ -187,10 +217,10 @@ const MAX_LISTED_RESOURCES = 200;
 
 /** Pages as resources, `quire://{workspace}/{path}` (text/markdown, the page's content). */
 function registerResources(server: McpServer, session: McpSession): void {
-  const { services } = session;
   const template = new ResourceTemplate("quire://{workspace}/{+path}", {
-    list: () => {
+    list: async () => {
       const principal = session.principal();
+      const services = await session.services();
       const slugs = session.fixedWorkspace !== undefined ? [session.fixedWorkspace] : services.workspaceService.list(principal, { limit: 20 }).items.map((w) => w.slug);
       const resources: Array<{ uri: string; name: string; title: string; mimeType: string }> = [];
       for (const slug of slugs) {
@@ -203,10 +233,11 @@ function registerResources(server: McpServer, session: McpSession): void {
       return { resources };
     },
   });
-  server.registerResource("page", template, { title: "Page", description: "A page's Markdown content", mimeType: "text/markdown" }, (uri, vars) => {
+  server.registerResource("page", template, { title: "Page", description: "A page's Markdown content", mimeType: "text/markdown" }, async (uri, vars) => {
     const principal = session.principal();
+    const services = await session.services();
     const slug = String(vars.workspace);
-    const workspace = resolveWorkspace(session, principal, slug);
+    const workspace = resolveWorkspace(session, services, principal, slug);
     const path = agentPagePath(decodeUrlPath(String(vars.path)));
     const page = services.ledger.read(contentAccess(services, principal, workspace, "MCP"), path);
     let text = page.content ?? "";

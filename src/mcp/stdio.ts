@@ -1,10 +1,10 @@
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { McpServer } from "@modelcontextprotocol/server";
-import type { Principal } from "../access/principal.ts";
 import { UnauthorizedError } from "../core/errors.ts";
 import type { Services } from "../services.ts";
 import { contentAccess } from "../content/access.ts";
-import { instructionsFor } from "./instructions.ts";
+import { workspaceInstructions } from "./instructions.ts";
+import type { LocalCore } from "./local-core.ts";
 import { buildMcpServer, type McpSession } from "./server.ts";
 import { guardedStdin } from "./stdio-lines.ts";
 
@@ -24,28 +24,32 @@ export function serveOnStdio(
   });
 }
 
-/** The principal of an API key, checked now: null when unknown, revoked or expired. */
-export function keyPrincipal(services: Services, key: string): Principal | null {
-  return services.apiKeys.authenticate(key, Math.floor(Date.now() / 1000));
-}
-
 /**
- * `quire mcp` alone on its data directory: the services are in this process. The key is checked
- * again on every call, so revoking it ends the session's rights at once.
+ * `quire mcp` alone on its data directory: the services run in this process, built by `services`
+ * on the first call that needs them. The key is checked now (a bad key or workspace fails at
+ * start, not at the first call) and again on every call, so revoking it ends the session's rights
+ * at once.
  */
-export function localSession(services: Services, key: string, slug: string): { session: McpSession; instructions: string } {
+export function localSession(core: LocalCore, services: () => Promise<Services>, key: string, slug: string): { session: McpSession; instructions: string } {
   const principal = () => {
-    const p = keyPrincipal(services, key);
+    const p = core.apiKeys.authenticate(key, Math.floor(Date.now() / 1000));
     if (p === null) throw new UnauthorizedError("The API key is not valid (unknown, revoked or expired)");
     return p;
   };
-  const now = principal();
   // The workspace must exist for this key now (404 otherwise), so a typo fails at start, not at the first call.
-  contentAccess(services, now, slug, "MCP");
-  return { session: { services, transport: "stdio", principal, fixedWorkspace: slug }, instructions: instructionsFor(services, now, slug) };
+  contentAccess(core, principal(), slug, "MCP");
+  const session: McpSession = {
+    services,
+    log: core.log,
+    assistConfigured: core.config.ai !== undefined,
+    transport: "stdio",
+    principal,
+    fixedWorkspace: slug,
+  };
+  return { session, instructions: workspaceInstructions({ workspaces: core.workspaces, pageCount: (id) => core.pages.liveCount(id) }, slug) };
 }
 
-export function localServer(services: Services, key: string, slug: string): () => McpServer {
-  const { session, instructions } = localSession(services, key, slug);
+export function localServer(core: LocalCore, services: () => Promise<Services>, key: string, slug: string): () => McpServer {
+  const { session, instructions } = localSession(core, services, key, slug);
   return () => buildMcpServer(session, instructions);
 }

@@ -215,3 +215,46 @@ describe("HTTP edges", () => {
     await client.close();
   });
 });
+
+describe("one message per request", () => {
+  /**
+   * One JSON-RPC POST, in the 2026-07-28 era (headers and envelope), the 2025 era (stateless), or
+   * the 2025 era padded past 64 KiB with trailing blanks (too large to be read ahead: the server
+   * builds its whole instance); the answer's JSON.
+   */
+  async function post(era: "2026" | "2025" | "2025 padded", apiKey: string, method: string, params: Record<string, unknown>, name?: string): Promise<any> {
+    const modern = era === "2026";
+    const headers: Record<string, string> = { authorization: `Bearer ${apiKey}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+    if (modern) Object.assign(headers, { "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...(name ? { "mcp-name": name } : {}) });
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "test", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
+    const body = { jsonrpc: "2.0", id: 7, method, params: modern ? { ...params, _meta: meta } : params };
+    const sent = JSON.stringify(body) + (era === "2025 padded" ? " ".repeat(70 * 1024) : "");
+    const text = await (await fetch(url, { method: "POST", headers, body: sent })).text();
+    const data = text.trim().startsWith("{") ? text : text.split("\n").filter((l) => l.startsWith("data:")).pop()!.slice(5);
+    return JSON.parse(data);
+  }
+  const comparable = (answer: any) => (answer.error ? { error: { code: answer.error.code, message: answer.error.message } } : { result: { isError: answer.result.isError, content: answer.result.content } });
+
+  test("a request whose one message is known is answered exactly as by the whole server: a call, an unknown tool, a refused one", async () => {
+    const readOnly = (await createKey(owner, ["read"])).key;
+    const cases: Array<[string, string, Record<string, unknown>]> = [
+      [key, "quire_read_page", { path: "welcome" }],
+      [key, "quire_no_such_tool", {}],
+      [key, "quire_read_page", { path: "welcome", unknown: 1 }],
+      [readOnly, "quire_write_page", { path: "welcome", body: "pwned" }],
+    ];
+    for (const [apiKey, name, args] of cases) {
+      const whole = comparable(await post("2025 padded", apiKey, "tools/call", { name, arguments: args }));
+      expect(comparable(await post("2026", apiKey, "tools/call", { name, arguments: args }, name)), name).toEqual(whole);
+      expect(comparable(await post("2025", apiKey, "tools/call", { name, arguments: args })), name).toEqual(whole);
+    }
+    expect((await post("2026", key, "tools/call", { name: "quire_read_page", arguments: { path: "welcome" } }, "quire_read_page")).result.structuredContent.path).toBe("welcome.md");
+    // Resources and prompts, each in a request of its own.
+    const resources = await post("2026", key, "resources/list", {});
+    expect(resources.result.resources.map((r: { uri: string }) => r.uri)).toContain(`quire://${owner.workspaceSlug}/welcome.md`);
+    expect((await post("2026", key, "prompts/list", {})).result.prompts).toHaveLength(6);
+    expect((await post("2026", key, "tools/list", {})).result.tools).toHaveLength(26);
+    expect((await post("2025", key, "prompts/list", {})).result.prompts).toHaveLength(6);
+    expect((await post("2025", key, "tools/list", {})).result.tools).toHaveLength(26);
+  });
+});

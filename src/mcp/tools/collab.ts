@@ -1,7 +1,7 @@
 import { assistInput } from "../../ai/schemas.ts";
 import { activityToolInput } from "../../collab/activity.ts";
 import { addCommentToolInput, listCommentsToolInput } from "../../collab/comment-schemas.ts";
-import { agentPagePath } from "../../content/agent-pages.ts";
+import { agentPagePath } from "../../content/paths.ts";
 import { resolveSyncConflictToolInput } from "../../git/schemas.ts";
 import { activityOutput, assistOutput, commentRecord, commentsOutput, conflictResolvedOutput } from "../outputs.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";

@@ -1,4 +1,4 @@
-import { agentPagePath } from "../../content/agent-pages.ts";
+import { agentPagePath } from "../../content/paths.ts";
 import { SOFT_DELETE_KEEP_MS } from "../../content/page-records.ts";
 import { editPageInput, listPagesInput, movePageToolInput, pagePathInput, readPageInput, writePageInput } from "../../content/schemas.ts";
 import { deletedOutput, listPagesOutput, pageObject, pageSlice, pageWritten } from "../outputs.ts";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { resolve } from "node:path";
 import { createVersionInput, exportInput, publishWorkspaceInput, qualityQuery, updateThemeInput } from "../../publish/schemas.ts";
-import { agentPagePath } from "../../content/agent-pages.ts";
+import { agentPagePath } from "../../content/paths.ts";
 import { deadLinksOutput, exportOutput, publishOutput, qualityOutput, themeOutput, versionRecord, versionsOutput } from "../outputs.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 
