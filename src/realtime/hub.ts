@@ -21,7 +21,7 @@ export interface Connection {
   close(code: number, reason: string): void;
 }
 
-/** Close code sent when the session behind a connection ends (logout, password reset). */
+/** Close code sent when the session behind a connection ends (logout, password reset, account deleted). */
 export const CLOSE_SESSION_ENDED = 4401;
 
 export const topicOf = (workspaceId: string) => `workspace:${workspaceId}`;
@@ -156,6 +156,25 @@ export class RealtimeHub {
       if (ids.delete(connectionId)) this.presence.release(workspaceId, conn.userId, conn.id);
       if (ids.size === 0) this.subscribers.delete(workspaceId);
     }
+  }
+
+  /**
+   * Closes every open connection of a user at once (their account was deleted), with the
+   * session-ended close code; returns how many were closed.
+   */
+  closeUser(userId: string, reason = "Account deleted"): number {
+    let closed = 0;
+    for (const conn of [...this.connections.values()]) {
+      if (conn.userId !== userId) continue;
+      try {
+        conn.close(CLOSE_SESSION_ENDED, reason);
+      } catch {
+        // already gone
+      }
+      this.close(conn.id);
+      closed++;
+    }
+    return closed;
   }
 
   /** Closes every connection and stops the timers (server shutdown). */

@@ -143,7 +143,16 @@ export class WorkspaceService {
     const { records, permissions } = this.deps;
     const { workspace } = permissions.require(principal, workspaceRef(ref), "super_admin");
     if (!records.softDelete(workspace.id, nowIso())) return;
-    for (const hook of this.deletedHooks) await hook(workspace, principal.userId);
+    await this.forget(workspace, principal.userId);
+  }
+
+  /**
+   * Runs the deleted hooks for a workspace whose row is already gone or soft-deleted by a committed
+   * transaction of another domain (an account deletion removes the organization with its
+   * workspaces in one transaction, and lets the other domains go only after it commits).
+   */
+  async forget(workspace: WorkspaceRow, actorUserId: string): Promise<void> {
+    for (const hook of this.deletedHooks) await hook(workspace, actorUserId);
   }
 }
 
