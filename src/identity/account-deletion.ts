@@ -115,7 +115,7 @@ export class AccountDeletion {
         rmSync(this.deps.workspaceFolder(ws.id), { recursive: true, force: true });
       } catch (error) {
         // The account is gone either way; a folder left behind is reported, never a half-deleted account.
-        this.deps.log?.warn("account deletion: workspace folder not removed", { workspace_id: ws.id, error });
+        this.deps.log?.warn("account deletion: workspace folder not removed", { workspace_id: ws.id, folder: this.deps.workspaceFolder(ws.id), error });
       }
     }
     return { deleted: true, organizations_deleted: alone.length, workspaces_deleted: doomed.length };
