@@ -1,7 +1,10 @@
 /**
  * The OpenAPI 3.1 document of every /api route, generated from the zod schemas the routes (or the
  * services they call) validate with: one schema per input, written once (DESIGN.md §3), turned
- * into JSON Schema 2020-12 with `z.toJSONSchema` (input side: what a client sends).
+ * into JSON Schema 2020-12 with `z.toJSONSchema` (input side: what a client sends). Answers are
+ * described the same way, from the output schemas in the domains' schemas files (OUTPUTS below,
+ * published under components.schemas); test/http/openapi.test.ts validates real answers of those
+ * routes against the served document, so it cannot drift from what the server sends.
  *
  * API_ROUTES is the route table, keyed "METHOD /path" exactly as the router registers it (`:name`
  * parameters, `*` for a page path; a trailing slash is ignored). A new /api route is one line
@@ -42,6 +45,10 @@ import { analyticsQuery, consentInput } from "../ops/analytics-schemas.ts";
 import { createWebhookInput, updateWebhookInput } from "../ops/webhook-schemas.ts";
 import { checkoutInput, portalInput, stripeEvent } from "../ops/billing-schemas.ts";
 import { createVersionInput, setCustomDomainInput, qualityQuery, exportInput, exportDownloadParams } from "../publish/schemas.ts";
+import { errorOutput } from "../core/schemas.ts";
+import { pageOutput, treeNodeOutput, treeOutput } from "../content/schemas.ts";
+import { workspaceOutput, workspaceListOutput } from "../workspaces/workspace-schemas.ts";
+import { searchOutput } from "../search/schemas.ts";
 
 type Auth = "bearer" | "public" | "webhook-signature" | "ws-cookie";
 
@@ -58,6 +65,8 @@ export interface RouteDoc {
   params?: z.ZodType;
   /** Success status (200 unless said). */
   status?: number;
+  /** The success answer's schema: one of OUTPUTS (documented by reference). */
+  response?: z.ZodType;
   /** Success media type when not JSON. */
   produces?: string;
   /** Cloud edition only: 404 NOT_FOUND in Community. */
@@ -111,22 +120,22 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "DELETE /api/v1/api-keys/:id": { summary: "Delete an API key", tag: "api-keys", status: 204 },
   "POST /api/v1/api-keys/:id/rotate": { summary: "Rotate an API key", tag: "api-keys" },
   // Content
-  "GET /api/v1/content/:workspace/tree": { summary: "The workspace's page tree", tag: "content" },
+  "GET /api/v1/content/:workspace/tree": { summary: "The workspace's page tree", tag: "content", response: treeOutput },
   "POST /api/v1/content/:workspace/reorder": { summary: "Reorder pages in a folder", tag: "content", body: reorderInput, status: 204 },
-  "POST /api/v1/content/:workspace/move": { summary: "Move a page (alias of PATCH)", tag: "content", body: moveAliasInput },
+  "POST /api/v1/content/:workspace/move": { summary: "Move a page (alias of PATCH)", tag: "content", body: moveAliasInput, response: pageOutput },
   "POST /api/v1/content/:workspace/uploads": { summary: "Upload a file", tag: "content", body: uploadForm, bodyType: "multipart/form-data", status: 201 },
   "GET /api/v1/content/:workspace/uploads/:filename": { summary: "An uploaded file", tag: "content", produces: "application/octet-stream" },
-  "GET /api/v1/content/:workspace/*": { summary: "Read a page", tag: "content" },
-  "POST /api/v1/content/:workspace/*": { summary: "Create a page", tag: "content", body: createPageInput, status: 201 },
-  "PUT /api/v1/content/:workspace/*": { summary: "Update a page (lastKnownHash for concurrency)", tag: "content", body: updatePageInput },
-  "PATCH /api/v1/content/:workspace/*": { summary: "Move or rename a page", tag: "content", body: movePageInput },
+  "GET /api/v1/content/:workspace/*": { summary: "Read a page", tag: "content", response: pageOutput },
+  "POST /api/v1/content/:workspace/*": { summary: "Create a page", tag: "content", body: createPageInput, status: 201, response: pageOutput },
+  "PUT /api/v1/content/:workspace/*": { summary: "Update a page (lastKnownHash for concurrency; 201 when it creates the page)", tag: "content", body: updatePageInput, response: pageOutput },
+  "PATCH /api/v1/content/:workspace/*": { summary: "Move or rename a page", tag: "content", body: movePageInput, response: pageOutput },
   "DELETE /api/v1/content/:workspace/*": { summary: "Delete a page", tag: "content", status: 204 },
   // Workspaces, search, members, settings
-  "GET /api/v1/workspaces": { summary: "Workspaces the caller belongs to", tag: "workspaces", query: listQuery },
-  "POST /api/v1/workspaces": { summary: "Create a workspace (Super Admin)", tag: "workspaces", body: createWorkspaceInput, status: 201 },
-  "GET /api/v1/workspaces/:id": { summary: "A workspace", tag: "workspaces" },
+  "GET /api/v1/workspaces": { summary: "Workspaces the caller belongs to", tag: "workspaces", query: listQuery, response: workspaceListOutput },
+  "POST /api/v1/workspaces": { summary: "Create a workspace (Super Admin)", tag: "workspaces", body: createWorkspaceInput, status: 201, response: workspaceOutput },
+  "GET /api/v1/workspaces/:id": { summary: "A workspace", tag: "workspaces", response: workspaceOutput },
   "DELETE /api/v1/workspaces/:id": { summary: "Soft-delete a workspace", tag: "workspaces", status: 204 },
-  "GET /api/v1/workspaces/:id/search": { summary: "Full-text search in a workspace", tag: "search", query: searchQuery },
+  "GET /api/v1/workspaces/:id/search": { summary: "Full-text search in a workspace", tag: "search", query: searchQuery, response: searchOutput },
   "GET /api/v1/workspaces/:id/admin/members": { summary: "Members", tag: "members", query: listQuery },
   "PUT /api/v1/workspaces/:id/admin/members/:user_id/role": { summary: "Change a member's role", tag: "members", body: setMemberRoleInput },
   "DELETE /api/v1/workspaces/:id/admin/members/:user_id": { summary: "Remove a member", tag: "members", status: 204 },
@@ -242,31 +251,59 @@ function openApiPath(path: string): { path: string; params: string[] } {
   return { path: out, params };
 }
 
-const ERROR_SCHEMA = {
-  type: "object",
-  required: ["error", "message", "request_id"],
-  properties: {
-    error: { type: "string", description: "Machine code, e.g. VALIDATION_ERROR" },
-    message: { type: "string" },
-    details: { type: "object", additionalProperties: true },
-    request_id: { type: "string" },
-  },
-};
+/**
+ * The named answer schemas, published under components.schemas and referenced by the routes (and
+ * by every error answer). Each comes from its domain's schemas file; nothing here is hand-written.
+ */
+export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
+  ["Error", errorOutput],
+  ["Page", pageOutput],
+  ["TreeNode", treeNodeOutput],
+  ["Tree", treeOutput],
+  ["Workspace", workspaceOutput],
+  ["WorkspaceList", workspaceListOutput],
+  ["SearchResults", searchOutput],
+];
 
-const ERROR_CODES: Record<string, string> = {
+const outputRegistry = z.registry<{ id: string }>();
+for (const [id, schema] of OUTPUTS) outputRegistry.add(schema, { id });
+const componentRef = (id: string) => `#/components/schemas/${id}`;
+
+/** components.schemas: every output schema as JSON Schema 2020-12, cross-referenced by name. */
+function outputComponents(): Record<string, Record<string, unknown>> {
+  const { schemas } = z.toJSONSchema(outputRegistry, { io: "output", uri: componentRef, unrepresentable: "any" }) as {
+    schemas: Record<string, Record<string, unknown>>;
+  };
+  for (const schema of Object.values(schemas)) {
+    // Standalone-document keys that do not belong inside an OpenAPI component.
+    delete schema.$schema;
+    delete schema.$id;
+  }
+  return schemas;
+}
+
+/** The reference to a route's answer schema; a schema outside OUTPUTS is a mistake in the table. */
+function responseRef(key: string, schema: z.ZodType): { $ref: string } {
+  const id = outputRegistry.get(schema)?.id;
+  if (!id) throw new Error(`${key}: its response schema is not one of OUTPUTS in src/http/openapi.ts`);
+  return { $ref: componentRef(id) };
+}
+
+const ERROR_ANSWERS: Record<string, string> = {
   "400": "VALIDATION_ERROR: invalid body or parameters",
   "401": "UNAUTHORIZED",
   "403": "FORBIDDEN, PLAN_LIMIT_REACHED, PLAN_LIMIT or SIGNUP_DISABLED",
   "404": "NOT_FOUND (also every Cloud-only route in the Community edition)",
-  "409": "CONFLICT",
+  "409": "CONFLICT (a page update's conflict adds current_hash, your_hash, modified_by, modified_at)",
   "413": "PAYLOAD_TOO_LARGE",
   "429": "RATE_LIMITED (X-RateLimit-* and Retry-After headers)",
+  "500": "INTERNAL_ERROR: a failure on the server (nothing internal is named)",
   "503": "SERVICE_UNAVAILABLE: an outside service this route needs is not set up or refused",
 };
 
 export function openApiDocument(opts: { version: string; baseUrl: string }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  const errorRef = { $ref: "#/components/schemas/Error" };
+  const errorRef = { $ref: componentRef("Error") };
   for (const [key, doc] of Object.entries(API_ROUTES).sort(([a], [b]) => a.localeCompare(b))) {
     const [method, rawPath] = key.split(" ") as [string, string];
     const { path, params } = openApiPath(rawPath);
@@ -289,10 +326,17 @@ export function openApiDocument(opts: { version: string; baseUrl: string }): Rec
       [status]:
         status === "204"
           ? { description: "Done; no content" }
-          : { description: "Success", content: { [doc.produces ?? "application/json"]: { schema: doc.produces ? { type: "string" } : { type: "object" } } } },
+          : {
+              description: "Success",
+              content: {
+                [doc.produces ?? "application/json"]: {
+                  schema: doc.produces ? { type: "string" } : doc.response ? responseRef(key, doc.response) : { type: "object" },
+                },
+              },
+            },
     };
-    const codes = ["400", "404", "429", ...(doc.auth === "public" || doc.auth === "webhook-signature" ? [] : ["401", "403"]), ...(doc.body ? ["409", "413"] : []), ...(doc.external ? ["503"] : [])];
-    for (const code of codes.sort()) responses[code] = { description: ERROR_CODES[code], content: { "application/json": { schema: errorRef } } };
+    const codes = ["400", "404", "429", "500", ...(doc.auth === "public" || doc.auth === "webhook-signature" ? [] : ["401", "403"]), ...(doc.body ? ["409", "413"] : []), ...(doc.external ? ["503"] : [])];
+    for (const code of codes.sort()) responses[code] = { description: ERROR_ANSWERS[code], content: { "application/json": { schema: errorRef } } };
     const op: Record<string, unknown> = {
       operationId: operationId(method, rawPath),
       summary: doc.summary + (doc.cloud ? " (Cloud edition only; 404 in Community)" : ""),
@@ -316,7 +360,7 @@ export function openApiDocument(opts: { version: string; baseUrl: string }): Rec
     servers: [{ url: opts.baseUrl }],
     paths,
     components: {
-      schemas: { Error: ERROR_SCHEMA },
+      schemas: outputComponents(),
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "An access token (JWT) or an API key (quire_live_…)" },
       },
