@@ -6,7 +6,8 @@ import { parseInput } from "../core/validate.ts";
 import type { Principal } from "./principal.ts";
 import type { Permissions } from "./permissions.ts";
 import { ROLE_LEVEL, type WorkspaceRole } from "./roles.ts";
-import { decodeCursor, listQuery, pageOf, type Page } from "./pagination.ts";
+import { decodeCursor, pageOf, type Page } from "./pagination.ts";
+import { listQuery } from "./schemas.ts";
 import { setMemberRoleInput } from "./schemas.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
 

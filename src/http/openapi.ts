@@ -27,19 +27,18 @@ import {
   passkeyLoginFinishInput,
   passkeyRenameInput,
   deleteAccountInput,
+  createApiKeyInput,
+  changePasswordInput,
 } from "../identity/schemas.ts";
-import { createApiKeyInput } from "../identity/api-keys.ts";
-import { changePasswordInput } from "../identity/password-change.ts";
 import { updateOnboardingInput } from "../identity/onboarding-schemas.ts";
 import { searchQuery } from "../search/schemas.ts";
 import { assistInput } from "../ai/schemas.ts";
 import { createPageInput, updatePageInput, movePageInput, moveAliasInput, reorderInput } from "../content/schemas.ts";
 import { createCommentInput, updateCommentInput, listCommentsQuery } from "../collab/comment-schemas.ts";
-import { activityQuery, pageActivityQuery } from "../collab/activity.ts";
-import { viewingInput } from "../realtime/page-viewing.ts";
+import { activityQuery, pageActivityQuery } from "../collab/schemas.ts";
+import { viewingInput } from "../realtime/schemas.ts";
 import { createWorkspaceInput, updateSettingsInput } from "../workspaces/workspace-schemas.ts";
-import { listQuery } from "../access/pagination.ts";
-import { setMemberRoleInput, createInvitationInput, invitationListQuery, acceptInvitationInput, createShareLinkInput } from "../access/schemas.ts";
+import { listQuery, setMemberRoleInput, createInvitationInput, invitationListQuery, acceptInvitationInput, createShareLinkInput } from "../access/schemas.ts";
 import { resolveConflictInput } from "../git/schemas.ts";
 import { analyticsQuery, consentInput } from "../ops/analytics-schemas.ts";
 import { createWebhookInput, updateWebhookInput } from "../ops/webhook-schemas.ts";

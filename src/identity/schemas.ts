@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { closedObject, displayName, emailAddress } from "../core/validate.ts";
+import { closedObject, displayName, emailAddress, ulidString } from "../core/validate.ts";
+import { API_KEY_SCOPES } from "../access/principal.ts";
 
 /** Input schemas of the identity endpoints, shared by every transport. */
 export const registerInput = closedObject({
@@ -68,4 +69,21 @@ export const passkeyRenameInput = closedObject({ name: z.string().trim().min(1).
 export const deleteAccountInput = closedObject({
   password: z.string().max(4096).optional(),
   confirm_email: z.string().max(1024).optional(),
+});
+
+/** 9999-12-31T23:59:59Z; later "expiries" are typos, not intentions. */
+const MAX_EXPIRES_AT = 253402300799;
+
+/** Unknown fields are refused: a mistyped `scope` must not silently become the default scopes. */
+export const createApiKeyInput = z.strictObject({
+  name: displayName(100).optional(),
+  scopes: z.array(z.enum(API_KEY_SCOPES)).min(1).max(API_KEY_SCOPES.length).optional(),
+  expires_at: z.number().int().positive().max(MAX_EXPIRES_AT).nullable().optional(),
+  workspace_id: ulidString.nullable().optional(),
+});
+
+/** POST /api/auth/change-password. */
+export const changePasswordInput = z.strictObject({
+  current_password: z.string().max(4096),
+  new_password: z.string().max(4096),
 });

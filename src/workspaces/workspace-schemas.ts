@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { closedObject, displayName, slug } from "../core/validate.ts";
 import { gitBranch, gitRemote } from "./git-remote.ts";
-import { gitTokenInput } from "../git/remote-token.ts";
+import { gitTokenInput } from "../git/schemas.ts";
 import { WORKSPACE_ROLES } from "../access/roles.ts";
 import { listOutput } from "../core/schemas.ts";
 
