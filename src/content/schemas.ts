@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CONTROL } from "../core/validate.ts";
+import { CONTROL, closedObject } from "../core/validate.ts";
 
 /**
  * One schema per input of the content ledger, used by every transport that accepts it (the HTTP
@@ -23,7 +23,12 @@ const pageDescription = z
 const pageBody = z.string().refine((s) => !s.includes("\u0000"), "must not contain NUL characters");
 const hash = z.string().regex(/^sha256:[0-9a-f]{64}$/, "must be a content hash (sha256:<hex>)");
 
-export const createPageInput = z.object({
+/**
+ * Closed: a field the create request does not have is a 400 naming it, never dropped — `content`
+ * sent for `body`, or `tag` for `tags`, would otherwise make a page without what was sent
+ * (docs/decisions/page-create-unknown-fields.md).
+ */
+export const createPageInput = closedObject({
   title: pageTitle,
   body: pageBody.optional(),
   description: pageDescription.optional(),

@@ -78,6 +78,25 @@ test("create with publish: true writes publish and status published; a missing t
   expect(badJson.body.error).toBe("VALIDATION_ERROR");
 });
 
+test("create refuses a field it does not have (400 naming it) and writes nothing, rather than dropping what was sent", async () => {
+  const o = await owner(server);
+  const before = pageRows(server, o.wsId).length;
+  for (const [body, field] of [
+    [{ title: "Notes", content: "Sent as content, the read field's name" }, "content"],
+    [{ title: "Notes", tag: ["ops"] }, "tag"],
+    [{ title: "Notes", body: "x", status: "published" }, "status"],
+  ] as const) {
+    const r = await o.client.post(`${o.base}/strict.md`, body);
+    expect({ field, status: r.status, error: r.body.error, named: r.body.details?.field }).toEqual({ field, status: 400, error: "VALIDATION_ERROR", named: field });
+    expect(r.body.message).toContain(field);
+  }
+  expect(fileOf(o, "strict.md")).toBeNull();
+  expect(pageRows(server, o.wsId).length).toBe(before);
+  // Every documented field together is accepted.
+  const ok = await o.client.post(`${o.base}/strict.md`, { title: "Notes", body: "Body\n", description: "D", publish: false, tags: ["ops"] });
+  expect(ok.status).toBe(201);
+});
+
 test("GET returns the page object; missing pages and unknown workspaces are 404; no token is 401", async () => {
   const o = await owner(server);
   const created = await o.client.post(`${o.base}/guides/read-me`, { title: "Read me", body: "Body\n", tags: ["t"] });
