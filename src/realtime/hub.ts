@@ -95,6 +95,12 @@ export class RealtimeHub {
       conn.close(1001, "Server shutting down");
       return;
     }
+    // The session may have ended between the upgrade's check and now (a sign-out, or the account
+    // deleted while the handshake was under way): such a connection never joins.
+    if (!this.deps.sessions.isActive(conn.sessionId, Date.now())) {
+      conn.close(CLOSE_SESSION_ENDED, "Session ended");
+      return;
+    }
     this.connections.set(conn.id, conn);
     const workspaces = this.readableWorkspaces(conn.userId);
     conn.send(
