@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { listOutput } from "../core/schemas.ts";
 
 /**
  * Input schemas of the activity endpoints and tool, shared by every transport (HTTP, MCP). The
@@ -32,3 +33,19 @@ export const pageActivityQuery = z.object({
   limit,
   cursor: z.string().max(200).optional(),
 });
+
+// ---- outputs (the OpenAPI document is generated from these) ----
+
+/** One entry of the activity feed, newest first. */
+export const activityOutput = z.object({
+  id: z.string(),
+  action: z.string().describe("E.g. page_created, page_updated, page_moved, comment_created"),
+  actor: z.object({ id: z.string().nullable(), name: z.string() }),
+  page_path: z.string().nullable(),
+  page_id: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()),
+  created_at: z.iso.datetime(),
+});
+
+/** GET /api/v1/workspaces/:id/activity and …/page-activity */
+export const activityListOutput = listOutput(activityOutput);

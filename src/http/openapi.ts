@@ -34,11 +34,20 @@ import { updateOnboardingInput } from "../identity/onboarding-schemas.ts";
 import { searchQuery } from "../search/schemas.ts";
 import { assistInput } from "../ai/schemas.ts";
 import { createPageInput, updatePageInput, movePageInput, moveAliasInput, reorderInput } from "../content/schemas.ts";
-import { createCommentInput, updateCommentInput, listCommentsQuery } from "../collab/comment-schemas.ts";
-import { activityQuery, pageActivityQuery } from "../collab/schemas.ts";
+import { createCommentInput, updateCommentInput, listCommentsQuery, commentOutput, commentListOutput } from "../collab/comment-schemas.ts";
+import { activityQuery, pageActivityQuery, activityOutput, activityListOutput } from "../collab/schemas.ts";
 import { viewingInput } from "../realtime/schemas.ts";
 import { createWorkspaceInput, updateSettingsInput } from "../workspaces/workspace-schemas.ts";
-import { listQuery, setMemberRoleInput, createInvitationInput, invitationListQuery, acceptInvitationInput, createShareLinkInput } from "../access/schemas.ts";
+import {
+  listQuery,
+  setMemberRoleInput,
+  createInvitationInput,
+  invitationListQuery,
+  acceptInvitationInput,
+  createShareLinkInput,
+  memberOutput,
+  memberListOutput,
+} from "../access/schemas.ts";
 import { resolveConflictInput } from "../git/schemas.ts";
 import { analyticsQuery, consentInput } from "../ops/analytics-schemas.ts";
 import { createWebhookInput, updateWebhookInput } from "../ops/webhook-schemas.ts";
@@ -135,7 +144,7 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "GET /api/v1/workspaces/:id": { summary: "A workspace", tag: "workspaces", response: workspaceOutput },
   "DELETE /api/v1/workspaces/:id": { summary: "Soft-delete a workspace", tag: "workspaces", status: 204 },
   "GET /api/v1/workspaces/:id/search": { summary: "Full-text search in a workspace", tag: "search", query: searchQuery, response: searchOutput },
-  "GET /api/v1/workspaces/:id/admin/members": { summary: "Members", tag: "members", query: listQuery },
+  "GET /api/v1/workspaces/:id/admin/members": { summary: "Members", tag: "members", query: listQuery, response: memberListOutput },
   "PUT /api/v1/workspaces/:id/admin/members/:user_id/role": { summary: "Change a member's role", tag: "members", body: setMemberRoleInput },
   "DELETE /api/v1/workspaces/:id/admin/members/:user_id": { summary: "Remove a member", tag: "members", status: 204 },
   "GET /api/v1/workspaces/:id/admin/settings": { summary: "Workspace settings", tag: "workspaces" },
@@ -153,15 +162,15 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "DELETE /api/v1/workspaces/:id/share-links/:linkId": { summary: "Revoke a share link", tag: "members", status: 204 },
   "POST /api/v1/share-links/:token/use": { summary: "Join a workspace through a share link", tag: "members" },
   // Comments and activity
-  "GET /api/v1/workspaces/:id/comments": { summary: "Comments (filter by page)", tag: "collab", query: listCommentsQuery },
-  "POST /api/v1/workspaces/:id/comments": { summary: "Add a comment", tag: "collab", body: createCommentInput, status: 201 },
-  "GET /api/v1/comments/:id": { summary: "A comment", tag: "collab" },
-  "PUT /api/v1/comments/:id": { summary: "Edit a comment", tag: "collab", body: updateCommentInput },
+  "GET /api/v1/workspaces/:id/comments": { summary: "Comments (filter by page)", tag: "collab", query: listCommentsQuery, response: commentListOutput },
+  "POST /api/v1/workspaces/:id/comments": { summary: "Add a comment", tag: "collab", body: createCommentInput, status: 201, response: commentOutput },
+  "GET /api/v1/comments/:id": { summary: "A comment", tag: "collab", response: commentOutput },
+  "PUT /api/v1/comments/:id": { summary: "Edit a comment", tag: "collab", body: updateCommentInput, response: commentOutput },
   "DELETE /api/v1/comments/:id": { summary: "Delete a comment", tag: "collab", status: 204 },
-  "POST /api/v1/comments/:id/resolve": { summary: "Resolve a thread", tag: "collab" },
-  "POST /api/v1/comments/:id/unresolve": { summary: "Reopen a thread", tag: "collab" },
-  "GET /api/v1/workspaces/:id/activity": { summary: "Workspace activity", tag: "collab", query: activityQuery },
-  "GET /api/v1/workspaces/:id/page-activity": { summary: "One page's history", tag: "collab", query: pageActivityQuery },
+  "POST /api/v1/comments/:id/resolve": { summary: "Resolve a thread", tag: "collab", response: commentOutput },
+  "POST /api/v1/comments/:id/unresolve": { summary: "Reopen a thread", tag: "collab", response: commentOutput },
+  "GET /api/v1/workspaces/:id/activity": { summary: "Workspace activity", tag: "collab", query: activityQuery, response: activityListOutput },
+  "GET /api/v1/workspaces/:id/page-activity": { summary: "One page's history", tag: "collab", query: pageActivityQuery, response: activityListOutput },
   "GET /api/v1/templates": { summary: "Page templates", tag: "collab" },
   "GET /api/v1/templates/:id": { summary: "A template with its content", tag: "collab" },
   // Git sync
@@ -262,6 +271,12 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["Workspace", workspaceOutput],
   ["WorkspaceList", workspaceListOutput],
   ["SearchResults", searchOutput],
+  ["Comment", commentOutput],
+  ["CommentList", commentListOutput],
+  ["Activity", activityOutput],
+  ["ActivityList", activityListOutput],
+  ["Member", memberOutput],
+  ["MemberList", memberListOutput],
 ];
 
 const outputRegistry = z.registry<{ id: string }>();

@@ -143,6 +143,24 @@ describe("the documented answers are the real answers", () => {
     expect(found!.body.items.length).toBeGreaterThan(0);
     expectDocumented("GET /api/v1/workspaces/:id/search", found!);
 
+    // Comments (a thread resolved and reopened), the activity feed, members.
+    const comment = await c.post(`/api/v1/workspaces/${owner.workspaceId}/comments`, { page_path: "guide/first.md", body: "Looks right" });
+    expect(comment.status).toBe(201);
+    expectDocumented("POST /api/v1/workspaces/:id/comments", comment);
+    expectDocumented("GET /api/v1/comments/:id", await c.get(`/api/v1/comments/${comment.body.id}`));
+    expectDocumented("PUT /api/v1/comments/:id", await c.put(`/api/v1/comments/${comment.body.id}`, { body: "Looks right to me" }));
+    expectDocumented("POST /api/v1/comments/:id/resolve", await c.post(`/api/v1/comments/${comment.body.id}/resolve`));
+    expectDocumented("POST /api/v1/comments/:id/unresolve", await c.post(`/api/v1/comments/${comment.body.id}/unresolve`));
+    const comments = await c.get(`/api/v1/workspaces/${owner.workspaceId}/comments`);
+    expect(comments.body.items.length).toBe(1);
+    expectDocumented("GET /api/v1/workspaces/:id/comments", comments);
+    const activity = await c.get(`/api/v1/workspaces/${owner.workspaceId}/activity?limit=5`);
+    expect(activity.body.items.length).toBe(5);
+    expect(typeof activity.body.next_cursor).toBe("string");
+    expectDocumented("GET /api/v1/workspaces/:id/activity", activity);
+    expectDocumented("GET /api/v1/workspaces/:id/page-activity", await c.get(`/api/v1/workspaces/${owner.workspaceId}/page-activity?page=guide/first.md`));
+    expectDocumented("GET /api/v1/workspaces/:id/admin/members", await c.get(`/api/v1/workspaces/${owner.workspaceId}/admin/members`));
+
     // The error shape of SPEC.md, with its codes: 400, 401, 404, 409 (and a page update's conflict fields).
     const invalid = await c.post(`/api/v1/content/${ws}/untitled.md`, { body: "no title" });
     expect(invalid.body.error).toBe("VALIDATION_ERROR");
@@ -167,7 +185,7 @@ describe("the documented answers are the real answers", () => {
     // Every route whose answer has a schema was checked here with its success status.
     const withSchema = Object.entries(API_ROUTES).filter(([, d]) => d.response).map(([k, d]) => [k, d.status ?? 200] as const);
     expect(withSchema.filter(([k, status]) => !checked.get(k)?.has(status)).map(([k]) => k)).toEqual([]);
-    expect(withSchema.length).toBeGreaterThanOrEqual(9);
+    expect(withSchema.length).toBeGreaterThanOrEqual(18);
   });
 
   test("the documented schemas are exact: a field the server does not send, or a missing one, fails", async () => {
