@@ -29,6 +29,10 @@ import {
   deleteAccountInput,
   createApiKeyInput,
   changePasswordInput,
+  meOutput,
+  registerOutput,
+  tokenPairOutput,
+  userOutput,
 } from "../identity/schemas.ts";
 import { updateOnboardingInput } from "../identity/onboarding-schemas.ts";
 import { searchQuery } from "../search/schemas.ts";
@@ -95,11 +99,11 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "GET /api/openapi.json": { summary: "This document", tag: "infrastructure", auth: "public" },
   "POST /api/git/webhook/:workspace_id": { summary: "Inbound git push webhook (signature or token per provider)", tag: "git", auth: "webhook-signature", body: pushPayload, status: 202 },
   // Auth
-  "POST /api/auth/register": { summary: "Register (creates the user's organization and a starter workspace)", tag: "auth", auth: "public", body: registerInput, status: 201 },
-  "POST /api/auth/login": { summary: "Sign in with email and password", tag: "auth", auth: "public", body: loginInput },
-  "POST /api/auth/refresh": { summary: "Rotate the refresh token (body or cookie)", tag: "auth", auth: "public", body: refreshInput },
+  "POST /api/auth/register": { summary: "Register (creates the user's organization and a starter workspace)", tag: "auth", auth: "public", body: registerInput, status: 201, response: registerOutput },
+  "POST /api/auth/login": { summary: "Sign in with email and password", tag: "auth", auth: "public", body: loginInput, response: tokenPairOutput },
+  "POST /api/auth/refresh": { summary: "Rotate the refresh token (body or cookie)", tag: "auth", auth: "public", body: refreshInput, response: tokenPairOutput },
   "POST /api/auth/logout": { summary: "Revoke all of the user's sessions", tag: "auth", status: 204 },
-  "GET /api/auth/me": { summary: "The current user", tag: "auth" },
+  "GET /api/auth/me": { summary: "The current user", tag: "auth", response: meOutput },
   "GET /api/auth/sessions": { summary: "The user's active sessions", tag: "auth" },
   "POST /api/auth/ws-token": { summary: "Set the WebSocket cookie", tag: "auth", status: 204 },
   "POST /api/auth/forgot-password": { summary: "Send a reset link (same answer for every address)", tag: "auth", auth: "public", body: forgotPasswordInput },
@@ -265,6 +269,10 @@ function openApiPath(path: string): { path: string; params: string[] } {
  */
 export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["Error", errorOutput],
+  ["User", userOutput],
+  ["Me", meOutput],
+  ["TokenPair", tokenPairOutput],
+  ["Registration", registerOutput],
   ["Page", pageOutput],
   ["TreeNode", treeNodeOutput],
   ["Tree", treeOutput],
@@ -305,7 +313,7 @@ function responseRef(key: string, schema: z.ZodType): { $ref: string } {
 
 const ERROR_ANSWERS: Record<string, string> = {
   "400": "VALIDATION_ERROR: invalid body or parameters",
-  "401": "UNAUTHORIZED",
+  "401": "UNAUTHORIZED: missing or invalid credentials (on sign-in: wrong email or password, the same answer for every cause; on a webhook: a missing or invalid signature)",
   "403": "FORBIDDEN, PLAN_LIMIT_REACHED, PLAN_LIMIT or SIGNUP_DISABLED",
   "404": "NOT_FOUND (also every Cloud-only route in the Community edition)",
   "409": "CONFLICT (a page update's conflict adds current_hash, your_hash, modified_by, modified_at)",
@@ -349,7 +357,7 @@ export function openApiDocument(opts: { version: string; baseUrl: string }): Rec
               },
             },
     };
-    const codes = ["400", "404", "429", "500", ...(doc.auth === "public" || doc.auth === "webhook-signature" ? [] : ["401", "403"]), ...(doc.body ? ["409", "413"] : []), ...(doc.external ? ["503"] : [])];
+    const codes = ["400", "404", "429", "500", ...(doc.auth === "public" && !rawPath.startsWith("/api/auth/") ? [] : ["401", "403"]), ...(doc.body ? ["409", "413"] : []), ...(doc.external ? ["503"] : [])];
     for (const code of codes.sort()) responses[code] = { description: ERROR_ANSWERS[code], content: { "application/json": { schema: errorRef } } };
     const op: Record<string, unknown> = {
       operationId: operationId(method, rawPath),

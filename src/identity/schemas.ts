@@ -87,3 +87,33 @@ export const changePasswordInput = z.strictObject({
   current_password: z.string().max(4096),
   new_password: z.string().max(4096),
 });
+
+// ---- outputs (the OpenAPI document is generated from these) ----
+
+/** The signed-in person's account, without any secret. */
+export const userOutput = z.object({
+  id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  email_verified: z.boolean(),
+  has_password: z.boolean(),
+  created_at: z.iso.datetime(),
+});
+
+/** GET /api/auth/me */
+export const meOutput = z.object({ user: userOutput });
+
+/** SPEC.md's token pair: login, refresh, passkey and external sign-in. */
+export const tokenPairOutput = z.object({
+  access_token: z.string().describe("RS256 JWT, 15 minutes"),
+  refresh_token: z.string().describe("7 days, rotated on use (also set as an HttpOnly cookie)"),
+  expires_in: z.number().int().describe("Seconds: 900"),
+});
+
+/** POST /api/auth/register: the account, and the access token unless the account must be confirmed first. */
+export const registerOutput = z.object({
+  user: userOutput,
+  access_token: z.string().optional(),
+  expires_at: z.iso.datetime().optional().describe("The access token's expiry"),
+  expires_in: z.number().int().optional(),
+});
