@@ -151,6 +151,7 @@ describe("DELETE /api/v1/users/me is all or nothing, and ends live connections (
     const folder = server.services.ledger.dir(person.workspaceId).root;
     const file = join(folder, "notes", "plan.md");
     const fileBefore = readFileSync(file, "utf8");
+    expect((await person.client.post(`/api/v1/workspaces/${person.workspaceId}/comments`, { page_path: "notes/plan.md", body: "Mine to keep" })).status).toBe(201);
     const orgId = server.services.workspaces.byId(person.workspaceId)!.org_id;
     const state = () => ({
       user: db.query("SELECT id, email, name FROM users WHERE id = ?").get(person.id),
@@ -159,9 +160,13 @@ describe("DELETE /api/v1/users/me is all or nothing, and ends live connections (
       pages: db.query("SELECT path, updated_by_name FROM pages WHERE workspace_id = ? ORDER BY path").all(person.workspaceId),
       sessions: db.query("SELECT COUNT(*) AS n FROM sessions WHERE user_id = ?").get(person.id),
       memberships: db.query("SELECT COUNT(*) AS n FROM org_members WHERE user_id = ?").get(person.id),
+      comments: db.query("SELECT body, author_name FROM comments WHERE author_id = ?").all(person.id),
+      keys: db.query("SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ?").get(person.id),
     });
+    expect((await person.client.post("/api/v1/api-keys", { name: "script" })).status).toBe(201);
     const before = state();
     expect(before.workspace).toEqual({ id: person.workspaceId, deleted_at: null });
+    expect(before.comments).toEqual([{ body: "Mine to keep", author_name: person.name }]);
 
     // The last statement of the deletion (the user row) fails for real, after the organization,
     // its workspaces and the "Deleted user" renaming were already done in the same transaction.
