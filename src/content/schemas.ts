@@ -26,7 +26,7 @@ const hash = z.string().regex(/^sha256:[0-9a-f]{64}$/, "must be a content hash (
 /**
  * Closed: a field the create request does not have is a 400 naming it, never dropped — `content`
  * sent for `body`, or `tag` for `tags`, would otherwise make a page without what was sent
- * (docs/decisions/page-create-unknown-fields.md).
+ * (docs/decisions/page-request-unknown-fields.md).
  */
 export const createPageInput = closedObject({
   title: pageTitle,
@@ -49,22 +49,22 @@ export const frontmatterPatch = z
   })
   .strict();
 
-export const updatePageInput = z
-  .object({
-    body: pageBody.optional(),
-    // SPEC.md spells it lastKnownHash; DESIGN.md §8 accepts the snake_case form too.
-    lastKnownHash: hash.optional(),
-    last_known_hash: hash.optional(),
-    frontmatter: frontmatterPatch.optional(),
-  })
-  .transform(({ last_known_hash, lastKnownHash, ...rest }) => ({ ...rest, lastKnownHash: lastKnownHash ?? last_known_hash }));
+/** Closed like the create request: `content` sent for `body` must not answer 200 having changed nothing. */
+export const updatePageInput = closedObject({
+  body: pageBody.optional(),
+  // SPEC.md spells it lastKnownHash; DESIGN.md §8 accepts the snake_case form too.
+  lastKnownHash: hash.optional(),
+  last_known_hash: hash.optional(),
+  frontmatter: frontmatterPatch.optional(),
+}).transform(({ last_known_hash, lastKnownHash, ...rest }) => ({ ...rest, lastKnownHash: lastKnownHash ?? last_known_hash }));
 export type UpdatePageInput = z.infer<typeof updatePageInput>;
 
 /** Move: `new_path`; the POST alias names the page with `path` (or `old_path`). */
-export const movePageInput = z.object({ new_path: z.string() });
-export const moveAliasInput = z
-  .object({ path: z.string().optional(), old_path: z.string().optional(), new_path: z.string() })
-  .refine((v) => v.path !== undefined || v.old_path !== undefined, { message: "is required", path: ["path"] });
+export const movePageInput = closedObject({ new_path: z.string() });
+export const moveAliasInput = closedObject({ path: z.string().optional(), old_path: z.string().optional(), new_path: z.string() }).refine(
+  (v) => v.path !== undefined || v.old_path !== undefined,
+  { message: "is required", path: ["path"] },
+);
 
 export const reorderInput = z.object({
   parent_path: z.string().max(512).optional().nullable(),
