@@ -31,6 +31,9 @@ import {
   changePasswordInput,
   meOutput,
   registerOutput,
+  apiKeyOutput,
+  apiKeySecretOutput,
+  apiKeyListOutput,
   tokenPairOutput,
   userOutput,
 } from "../identity/schemas.ts";
@@ -127,10 +130,10 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "DELETE /api/auth/webauthn/credentials/:id": { summary: "Delete a passkey (not the last method)", tag: "auth", status: 204 },
   "POST /api/auth/invitations/accept": { summary: "Accept a workspace invitation", tag: "auth", auth: "public", body: acceptInvitationInput, status: 201 },
   // API keys
-  "POST /api/v1/api-keys": { summary: "Create an API key (the secret is shown once)", tag: "api-keys", body: createApiKeyInput, status: 201 },
-  "GET /api/v1/api-keys": { summary: "List API keys (prefix only)", tag: "api-keys" },
+  "POST /api/v1/api-keys": { summary: "Create an API key (the secret is shown once)", tag: "api-keys", body: createApiKeyInput, status: 201, response: apiKeySecretOutput },
+  "GET /api/v1/api-keys": { summary: "List API keys (prefix only)", tag: "api-keys", response: apiKeyListOutput },
   "DELETE /api/v1/api-keys/:id": { summary: "Delete an API key", tag: "api-keys", status: 204 },
-  "POST /api/v1/api-keys/:id/rotate": { summary: "Rotate an API key", tag: "api-keys" },
+  "POST /api/v1/api-keys/:id/rotate": { summary: "Rotate an API key", tag: "api-keys", response: apiKeySecretOutput },
   // Content
   "GET /api/v1/content/:workspace/tree": { summary: "The workspace's page tree", tag: "content", response: treeOutput },
   "POST /api/v1/content/:workspace/reorder": { summary: "Reorder pages in a folder", tag: "content", body: reorderInput, status: 204 },
@@ -273,6 +276,9 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["Me", meOutput],
   ["TokenPair", tokenPairOutput],
   ["Registration", registerOutput],
+  ["ApiKey", apiKeyOutput],
+  ["ApiKeyWithSecret", apiKeySecretOutput],
+  ["ApiKeyList", apiKeyListOutput],
   ["Page", pageOutput],
   ["TreeNode", treeNodeOutput],
   ["Tree", treeOutput],

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { closedObject, displayName, emailAddress, ulidString } from "../core/validate.ts";
 import { API_KEY_SCOPES } from "../access/principal.ts";
+import { listOutput } from "../core/schemas.ts";
 
 /** Input schemas of the identity endpoints, shared by every transport. */
 export const registerInput = closedObject({
@@ -117,3 +118,22 @@ export const registerOutput = z.object({
   expires_at: z.iso.datetime().optional().describe("The access token's expiry"),
   expires_in: z.number().int().optional(),
 });
+
+/** An API key as listed: its prefix, never the secret. */
+export const apiKeyOutput = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string().describe("The secret's first characters, to recognise it"),
+  scopes: z.array(z.enum(API_KEY_SCOPES)),
+  workspace_id: z.string().nullable().describe("The one workspace the key is limited to, if any"),
+  org_id: z.string(),
+  expires_at: z.number().int().nullable().describe("Unix seconds"),
+  created_at: z.iso.datetime(),
+  last_used_at: z.iso.datetime().nullable(),
+});
+
+/** A key just created or rotated: the secret, shown this once. */
+export const apiKeySecretOutput = apiKeyOutput.extend({ key: z.string().describe("The secret (quire_live_…), shown only in this answer") });
+
+/** GET /api/v1/api-keys */
+export const apiKeyListOutput = listOutput(apiKeyOutput);
