@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Db } from "../db/database.ts";
 import type { Principal } from "../access/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
@@ -5,7 +6,7 @@ import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { parseInput } from "../core/validate.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { normalizePagePath } from "../content/paths.ts";
-import { activityQuery, pageActivityQuery } from "./schemas.ts";
+import { type activityOutput, activityQuery, pageActivityQuery } from "./schemas.ts";
 /** Also exported here: the agent tools import it from this module. */
 export { activityToolInput } from "./schemas.ts";
 
@@ -20,15 +21,8 @@ interface ActivityRow {
   created_at: string;
 }
 
-export interface ActivityJson {
-  id: string;
-  action: string;
-  actor: { id: string | null; name: string };
-  page_path: string | null;
-  page_id: string | null;
-  details: Record<string, unknown>;
-  created_at: string;
-}
+/** An activity entry as answered: the documented output schema's type. */
+export type ActivityJson = z.infer<typeof activityOutput>;
 
 function toJson(row: ActivityRow): ActivityJson {
   let details: Record<string, unknown> = {};

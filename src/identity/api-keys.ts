@@ -1,10 +1,11 @@
+import type { z } from "zod";
 import type { Db } from "../db/database.ts";
 import { hmacSha256Hex } from "../core/crypto.ts";
 import { randomBase62, ulid } from "../core/ids.ts";
 import { NotFoundError, ValidationError } from "../core/errors.ts";
 import { parseInput } from "../core/validate.ts";
 import type { ApiKeyScope, Principal } from "../access/principal.ts";
-import { createApiKeyInput } from "./schemas.ts";
+import { createApiKeyInput, type apiKeyOutput } from "./schemas.ts";
 
 export const API_KEY_PREFIX = "quire_live_";
 /** The list shows this many leading characters of a secret. */
@@ -29,17 +30,8 @@ interface ApiKeyRow {
   last_used_at: string | null;
 }
 
-export interface ApiKeyJson {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: ApiKeyScope[];
-  workspace_id: string | null;
-  org_id: string;
-  expires_at: number | null;
-  created_at: string;
-  last_used_at: string | null;
-}
+/** An API key as listed: the documented output schema's type, so the two cannot differ. */
+export type ApiKeyJson = z.infer<typeof apiKeyOutput>;
 
 /**
  * API keys: `quire_live_` + 32 random bytes in base62 (43 characters). Only an HMAC-SHA256 of the
