@@ -108,14 +108,15 @@ export class AccountDeletion {
     // Git sync, the file watch, analytics and published sites let go as for any deleted workspace;
     // then the search index and the folder, since no row is left to recover them from.
     for (const ws of doomed) {
-      if (ws.deleted_at === null) await this.deps.workspaceService.forget(ws, user.id);
-      this.deps.dropSearchIndex(ws.id);
       try {
+        if (ws.deleted_at === null) await this.deps.workspaceService.forget(ws, user.id);
+        this.deps.dropSearchIndex(ws.id);
         await this.deps.releaseFolder?.(ws.id);
         rmSync(this.deps.workspaceFolder(ws.id), { recursive: true, force: true });
       } catch (error) {
-        // The account is gone either way; a folder left behind is reported, never a half-deleted account.
-        this.deps.log?.warn("account deletion: workspace folder not removed", { workspace_id: ws.id, folder: this.deps.workspaceFolder(ws.id), error });
+        // The account is gone either way (the answer says so); what could not be let go of is
+        // reported, and the other workspaces are still cleaned up.
+        this.deps.log?.warn("account deletion: workspace not fully cleaned up", { workspace_id: ws.id, folder: this.deps.workspaceFolder(ws.id), error });
       }
     }
     return { deleted: true, organizations_deleted: alone.length, workspaces_deleted: doomed.length };
