@@ -82,6 +82,8 @@ export interface RouteDoc {
   status?: number;
   /** The success answer's schema: one of OUTPUTS (documented by reference). */
   response?: z.ZodType;
+  /** Also answers 201, with the same body, when it creates what it was asked to change (PUT on a missing page). */
+  createdStatus?: boolean;
   /** Success media type when not JSON. */
   produces?: string;
   /** Cloud edition only: 404 NOT_FOUND in Community. */
@@ -142,7 +144,7 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "GET /api/v1/content/:workspace/uploads/:filename": { summary: "An uploaded file", tag: "content", produces: "application/octet-stream" },
   "GET /api/v1/content/:workspace/*": { summary: "Read a page", tag: "content", response: pageOutput },
   "POST /api/v1/content/:workspace/*": { summary: "Create a page", tag: "content", body: createPageInput, status: 201, response: pageOutput },
-  "PUT /api/v1/content/:workspace/*": { summary: "Update a page (lastKnownHash for concurrency; 201 when it creates the page)", tag: "content", body: updatePageInput, response: pageOutput },
+  "PUT /api/v1/content/:workspace/*": { summary: "Update a page (lastKnownHash for concurrency; 201 when it creates the page)", tag: "content", body: updatePageInput, response: pageOutput, createdStatus: true },
   "PATCH /api/v1/content/:workspace/*": { summary: "Move or rename a page", tag: "content", body: movePageInput, response: pageOutput },
   "DELETE /api/v1/content/:workspace/*": { summary: "Delete a page", tag: "content", status: 204 },
   // Workspaces, search, members, settings
@@ -350,19 +352,19 @@ export function openApiDocument(opts: { version: string; baseUrl: string }): Rec
       }
     }
     const status = String(doc.status ?? 200);
-    const responses: Record<string, unknown> = {
-      [status]:
-        status === "204"
-          ? { description: "Done; no content" }
-          : {
-              description: "Success",
-              content: {
-                [doc.produces ?? "application/json"]: {
-                  schema: doc.produces ? { type: "string" } : doc.response ? responseRef(key, doc.response) : { type: "object" },
-                },
+    const success = (description: string) =>
+      status === "204"
+        ? { description: "Done; no content" }
+        : {
+            description,
+            content: {
+              [doc.produces ?? "application/json"]: {
+                schema: doc.produces ? { type: "string" } : doc.response ? responseRef(key, doc.response) : { type: "object" },
               },
             },
-    };
+          };
+    const responses: Record<string, unknown> = { [status]: success("Success") };
+    if (doc.createdStatus) responses["201"] = success("Success: the resource did not exist and was created");
     const codes = ["400", "404", "429", "500", ...(doc.auth === "public" && !rawPath.startsWith("/api/auth/") ? [] : ["401", "403"]), ...(doc.body ? ["409", "413"] : []), ...(doc.external ? ["503"] : [])];
     for (const code of codes.sort()) responses[code] = { description: ERROR_ANSWERS[code], content: { "application/json": { schema: errorRef } } };
     const op: Record<string, unknown> = {

@@ -141,6 +141,9 @@ describe("the documented answers are the real answers", () => {
     const updated = await c.put(`/api/v1/content/${ws}/guide/intro.md`, { body: "Hello again\n", lastKnownHash: read.body.content_hash, frontmatter: { tags: ["docs", "intro"] } });
     expect(updated.status).toBe(200);
     expectDocumented("PUT /api/v1/content/:workspace/*", updated);
+    const putCreated = await c.put(`/api/v1/content/${ws}/guide/by-put.md`, { body: "Made by PUT\n", frontmatter: { title: "By PUT" } });
+    expect(putCreated.status).toBe(201);
+    expectDocumented("PUT /api/v1/content/:workspace/*", putCreated);
     const moved = await c.request("PATCH", `/api/v1/content/${ws}/guide/intro.md`, { json: { new_path: "guide/start.md" } });
     expect(moved.status).toBe(200);
     expectDocumented("PATCH /api/v1/content/:workspace/*", moved);
