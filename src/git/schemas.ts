@@ -34,3 +34,34 @@ export const gitTokenInput = z
   .min(1, "must not be empty (send null to clear the token)")
   .max(4096, "must be at most 4096 characters")
   .refine((t) => !/[\s\u0000-\u001f\u007f]/.test(t), "must not contain spaces or control characters");
+
+// ---- inbound push webhooks: the providers' payloads, reduced to what Quire reads ----
+
+/** GitHub `push` (https://docs.github.com/webhooks/webhook-events-and-payloads#push). */
+export const githubPushSchema = z.object({
+  ref: z.string().min(1),
+  after: z.string().optional(),
+  deleted: z.boolean().optional(),
+});
+
+/** GitLab `Push Hook` (object_kind "push"); `ref` is `refs/heads/<branch>`, `after` the new tip. */
+export const gitlabPushSchema = z.object({
+  object_kind: z.string(),
+  ref: z.string().min(1).optional(),
+  after: z.string().optional(),
+});
+
+/** Bitbucket Cloud `repo:push`: `push.changes[].new` is null when a branch was deleted. */
+export const bitbucketPushSchema = z.object({
+  push: z.object({
+    changes: z.array(
+      z.object({
+        new: z
+          .object({ type: z.string(), name: z.string(), target: z.object({ hash: z.string().optional() }).partial().optional() })
+          .nullable()
+          .optional(),
+        old: z.object({ type: z.string(), name: z.string() }).nullable().optional(),
+      }),
+    ),
+  }),
+});

@@ -6,7 +6,8 @@ import type { Sessions } from "../identity/sessions.ts";
 import type { EventBus, WorkspaceEvent } from "./event-bus.ts";
 import { NotFoundError, ValidationError } from "../core/errors.ts";
 import { parseInput } from "../core/validate.ts";
-import { clientMessage, envelope, errorFrame, MAX_CLIENT_FRAME_BYTES } from "./messages.ts";
+import { envelope, errorFrame, MAX_CLIENT_FRAME_BYTES } from "./messages.ts";
+import { clientMessage } from "./schemas.ts";
 import { DEFAULT_PRESENCE_TIMINGS, Presence, type PresenceTimings } from "./presence.ts";
 
 /** What the hub needs from a live socket; the WebSocket route adapts Bun's socket to it. */

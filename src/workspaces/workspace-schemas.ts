@@ -23,6 +23,9 @@ export const createWorkspaceInput = closedObject({
 });
 export type CreateWorkspaceInput = z.infer<typeof createWorkspaceInput>;
 
+/** `quire init`: the workspace's name, slug and branch (its remote is checked on its own, before cloning). */
+export const initWorkspaceInput = z.object({ name: displayName(100), slug, branch: gitBranch });
+
 export const THEMES = ["default", "dark", "forest", "rose", "amber", "minimal", "corporate"] as const;
 export type Theme = (typeof THEMES)[number];
 export const VISIBILITIES = ["authenticated", "public"] as const;
