@@ -9,8 +9,8 @@ import { normalizeEmail } from "../identity/users.ts";
 import type { Principal } from "./principal.ts";
 import type { Permissions } from "./permissions.ts";
 import type { WorkspaceRole } from "./roles.ts";
-import { decodeCursor, listQuery, pageOf, type Page } from "./pagination.ts";
-import { createInvitationInput, invitationListQuery } from "./schemas.ts";
+import { decodeCursor, pageOf, type Page } from "./pagination.ts";
+import { createInvitationInput, invitationListQuery, listQuery } from "./schemas.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { invitationEmail } from "./invitation-email.ts";
 

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Db } from "../db/database.ts";
 import { ConflictError, ForbiddenError, NotFoundError } from "../core/errors.ts";
 import { nowIso } from "../core/clock.ts";
@@ -6,17 +7,12 @@ import { parseInput } from "../core/validate.ts";
 import type { Principal } from "./principal.ts";
 import type { Permissions } from "./permissions.ts";
 import { ROLE_LEVEL, type WorkspaceRole } from "./roles.ts";
-import { decodeCursor, listQuery, pageOf, type Page } from "./pagination.ts";
-import { setMemberRoleInput } from "./schemas.ts";
+import { decodeCursor, pageOf, type Page } from "./pagination.ts";
+import { listQuery, type memberOutput, setMemberRoleInput } from "./schemas.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
 
-export interface MemberJson {
-  user_id: string;
-  name: string;
-  email: string;
-  role: WorkspaceRole;
-  joined_at: string;
-}
+/** A member as answered: the documented output schema's type. */
+export type MemberJson = z.infer<typeof memberOutput>;
 
 interface MemberRow {
   user_id: string;

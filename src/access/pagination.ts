@@ -1,12 +1,5 @@
-import { z } from "zod";
 import { ValidationError } from "../core/errors.ts";
 
-/** `limit` and `cursor` query parameters of every list endpoint in this area. */
-export const listQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(512).optional(),
-});
-export type ListQuery = z.infer<typeof listQuery>;
 
 export interface Page<T> {
   items: T[];

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { closedObject, displayName, emailAddress } from "../core/validate.ts";
 import { WORKSPACE_ROLES } from "./roles.ts";
+import { listOutput } from "../core/schemas.ts";
 
 /** Input schemas of the member, invitation and share-link endpoints, shared by every transport. */
 
@@ -33,3 +34,24 @@ export const createShareLinkInput = closedObject({
     .nullable()
     .optional(),
 });
+
+/** `limit` and `cursor` query parameters of every list endpoint in this area. */
+export const listQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(512).optional(),
+});
+export type ListQuery = z.infer<typeof listQuery>;
+
+// ---- outputs (the OpenAPI document is generated from these) ----
+
+/** A member of a workspace, with their role there. */
+export const memberOutput = z.object({
+  user_id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  role: z.enum(WORKSPACE_ROLES),
+  joined_at: z.iso.datetime(),
+});
+
+/** GET /api/v1/workspaces/:id/admin/members */
+export const memberListOutput = listOutput(memberOutput);

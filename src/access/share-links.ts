@@ -8,7 +8,8 @@ import type { Principal } from "./principal.ts";
 import type { Permissions } from "./permissions.ts";
 import { atLeast, type EffectiveRole, type WorkspaceRole } from "./roles.ts";
 import type { Members } from "./members.ts";
-import { decodeCursor, listQuery, pageOf, type Page } from "./pagination.ts";
+import { decodeCursor, pageOf, type Page } from "./pagination.ts";
+import { listQuery } from "./schemas.ts";
 import { createShareLinkInput, type SHARE_LINK_ROLES } from "./schemas.ts";
 import {
   workspaceRef,

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import type { Db } from "../db/database.ts";
 import type { Principal } from "../access/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
@@ -6,34 +6,9 @@ import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { parseInput } from "../core/validate.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { normalizePagePath } from "../content/paths.ts";
-
-const limit = z.coerce
-  .number({ error: "must be a number" })
-  .int("must be an integer")
-  .min(1, "must be between 1 and 100")
-  .max(100, "must be between 1 and 100")
-  .default(50);
-
-/** GET /api/v1/workspaces/:id/activity query. */
-export const activityQuery = z.object({
-  limit,
-  action: z.string().regex(/^[a-z][a-z_]{0,63}$/, "must be an action name such as page_created").optional(),
-  cursor: z.string().max(200).optional(),
-});
-
-/** The agent tool's activity input (MCP `quire_get_activity`): JSON numbers, a smaller default page. */
-export const activityToolInput = z.strictObject({
-  limit: z.number().int("must be an integer").min(1, "must be between 1 and 100").max(100, "must be between 1 and 100").default(25),
-  action: z.string().regex(/^[a-z][a-z_]{0,63}$/, "must be an action name such as page_created").optional(),
-  cursor: z.string().max(200).optional(),
-});
-
-/** GET /api/v1/workspaces/:id/page-activity query. */
-export const pageActivityQuery = z.object({
-  page: z.string({ error: "is required" }).min(1, "is required").max(512),
-  limit,
-  cursor: z.string().max(200).optional(),
-});
+import { type activityOutput, activityQuery, pageActivityQuery } from "./schemas.ts";
+/** Also exported here: the agent tools import it from this module. */
+export { activityToolInput } from "./schemas.ts";
 
 interface ActivityRow {
   id: string;
@@ -46,15 +21,8 @@ interface ActivityRow {
   created_at: string;
 }
 
-export interface ActivityJson {
-  id: string;
-  action: string;
-  actor: { id: string | null; name: string };
-  page_path: string | null;
-  page_id: string | null;
-  details: Record<string, unknown>;
-  created_at: string;
-}
+/** An activity entry as answered: the documented output schema's type. */
+export type ActivityJson = z.infer<typeof activityOutput>;
 
 function toJson(row: ActivityRow): ActivityJson {
   let details: Record<string, unknown> = {};

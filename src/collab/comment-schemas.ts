@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ulidString } from "../core/validate.ts";
+import { listOutput } from "../core/schemas.ts";
 
 const body = z.string({ error: "is required" }).trim().min(1, "must not be empty").max(10_000, "must be at most 10000 characters");
 
@@ -35,3 +36,26 @@ export const addCommentToolInput = z.strictObject({
   parent_id: ulidString.optional(),
   anchor: z.string().max(500, "must be at most 500 characters").optional(),
 });
+
+// ---- outputs (the OpenAPI document is generated from these) ----
+
+/** A comment or reply; `page_path` follows the page when it moves. */
+export const commentOutput = z.object({
+  id: z.string(),
+  workspace_id: z.string(),
+  page_path: z.string(),
+  page_id: z.string().nullable(),
+  parent_id: z.string().nullable().describe("The thread's first comment, for a reply"),
+  author: z.object({ id: z.string().nullable(), name: z.string() }).describe("Name \"Deleted user\" once their account is gone"),
+  body: z.string(),
+  mentions: z.array(z.string()).describe("Ids of the people mentioned"),
+  anchor: z.string().nullable(),
+  resolved: z.boolean(),
+  resolved_by: z.string().nullable(),
+  resolved_at: z.iso.datetime().nullable(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+
+/** GET /api/v1/workspaces/:id/comments */
+export const commentListOutput = listOutput(commentOutput);

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Db } from "../db/database.ts";
 import type { Principal } from "../access/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
@@ -9,7 +10,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from "../core/errors.t
 import { isUlid, ulid } from "../core/ids.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { parseInput } from "../core/validate.ts";
-import { createCommentInput, listCommentsQuery, updateCommentInput } from "./comment-schemas.ts";
+import { type commentOutput, createCommentInput, listCommentsQuery, updateCommentInput } from "./comment-schemas.ts";
 import { normalizePagePath } from "../content/paths.ts";
 import { resolveMentions, workspacePeople } from "./mentions.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
@@ -34,22 +35,8 @@ interface CommentRow {
   updated_at: string;
 }
 
-export interface CommentJson {
-  id: string;
-  workspace_id: string;
-  page_path: string;
-  page_id: string | null;
-  parent_id: string | null;
-  author: { id: string | null; name: string };
-  body: string;
-  mentions: string[];
-  anchor: string | null;
-  resolved: boolean;
-  resolved_by: string | null;
-  resolved_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A comment as answered: the documented output schema's type, so the two cannot differ. */
+export type CommentJson = z.infer<typeof commentOutput>;
 
 /**
  * Comments belong to a page by its id, so they follow the page when it moves (by the API, a git

@@ -5,17 +5,17 @@
  */
 import { defineCommand } from "citty";
 import { join } from "node:path";
-import { z } from "zod";
 import { loadConfig } from "../config.ts";
 import { isAbsolute } from "node:path";
 import { ConflictError, ValidationError } from "../core/errors.ts";
-import { gitBranch, gitRemoteProblem } from "../workspaces/git-remote.ts";
+import { gitRemoteProblem } from "../workspaces/git-remote.ts";
 import { cloneInto } from "../git/clone.ts";
 import { Repo, SYSTEM_AUTHOR } from "../git/repo.ts";
 import { Transport } from "../git/transport.ts";
 import { silentLogger } from "../core/log.ts";
 import { nowIso } from "../core/clock.ts";
-import { displayName, parseInput, slug } from "../core/validate.ts";
+import { parseInput } from "../core/validate.ts";
+import { initWorkspaceInput } from "../workspaces/workspace-schemas.ts";
 import { openDatabase, migrate } from "../db/database.ts";
 import { loadOrCreateSigningKey } from "../identity/signing-key.ts";
 import { Organizations } from "../identity/organizations.ts";
@@ -26,8 +26,6 @@ import { Reconciler, type ReconcileResult } from "../content/reconcile.ts";
 import { acquireLock } from "../ops/instance-lock.ts";
 import { CommandError } from "./exit.ts";
 import { dataDirArg, dataDirFrom } from "./shared.ts";
-
-const initInput = z.object({ name: displayName(100), slug, branch: gitBranch });
 
 export const initCommand = defineCommand({
   meta: { name: "init", description: "Create the data directory and a workspace, and index its Markdown files" },
@@ -68,7 +66,7 @@ export async function initWorkspace(opts: {
   dataDir?: string | undefined;
 }): Promise<{ workspace: WorkspaceRow; result: ReconcileResult; dataDir: string }> {
   const gitUrl = opts.gitUrl !== undefined && opts.gitUrl !== "" ? opts.gitUrl : null;
-  const input = parseInput(initInput, { name: opts.name, slug: opts.slug, branch: opts.branch ?? "main" });
+  const input = parseInput(initWorkspaceInput, { name: opts.name, slug: opts.slug, branch: opts.branch ?? "main" });
   // The operator may name a local path (absolute); the API never accepts one.
   if (gitUrl !== null && !isAbsolute(gitUrl)) {
     const problem = gitRemoteProblem(gitUrl);

@@ -1,5 +1,7 @@
+import type { z } from "zod";
 import type { Db } from "../db/database.ts";
 import type { PageMeta } from "./page-file.ts";
+import type { pageOutput } from "./schemas.ts";
 
 /** The SQL side of pages. Plain statements; the ledger decides when and inside which transaction. */
 export interface PageRow {
@@ -23,24 +25,8 @@ export interface PageRow {
   deleted_at: string | null;
 }
 
-export interface PageJson {
-  page_id: string;
-  path: string;
-  title: string;
-  description: string;
-  content?: string;
-  content_hash: string;
-  frontmatter_hash: string;
-  frontmatter?: Record<string, unknown>;
-  tags: string[];
-  status: string;
-  publish: boolean;
-  nav_order: number | null;
-  sort_order: number | null;
-  created_at: string;
-  updated_at: string;
-  updated_by: { id: string | null; name: string } | null;
-}
+/** SPEC.md's page object without its problems (the ledger adds them): the documented output schema's type. */
+export type PageJson = Omit<z.infer<typeof pageOutput>, "problems">;
 
 export const SOFT_DELETE_KEEP_MS = 24 * 60 * 60 * 1000;
 

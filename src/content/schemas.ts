@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CONTROL } from "../core/validate.ts";
+import { CONTROL, closedObject } from "../core/validate.ts";
 
 /**
  * One schema per input of the content ledger, used by every transport that accepts it (the HTTP
@@ -23,7 +23,12 @@ const pageDescription = z
 const pageBody = z.string().refine((s) => !s.includes("\u0000"), "must not contain NUL characters");
 const hash = z.string().regex(/^sha256:[0-9a-f]{64}$/, "must be a content hash (sha256:<hex>)");
 
-export const createPageInput = z.object({
+/**
+ * Closed: a field the create request does not have is a 400 naming it, never dropped — `content`
+ * sent for `body`, or `tag` for `tags`, would otherwise make a page without what was sent
+ * (docs/decisions/page-request-unknown-fields.md).
+ */
+export const createPageInput = closedObject({
   title: pageTitle,
   body: pageBody.optional(),
   description: pageDescription.optional(),
@@ -44,22 +49,22 @@ export const frontmatterPatch = z
   })
   .strict();
 
-export const updatePageInput = z
-  .object({
-    body: pageBody.optional(),
-    // SPEC.md spells it lastKnownHash; DESIGN.md §8 accepts the snake_case form too.
-    lastKnownHash: hash.optional(),
-    last_known_hash: hash.optional(),
-    frontmatter: frontmatterPatch.optional(),
-  })
-  .transform(({ last_known_hash, lastKnownHash, ...rest }) => ({ ...rest, lastKnownHash: lastKnownHash ?? last_known_hash }));
+/** Closed like the create request: `content` sent for `body` must not answer 200 having changed nothing. */
+export const updatePageInput = closedObject({
+  body: pageBody.optional(),
+  // SPEC.md spells it lastKnownHash; DESIGN.md §8 accepts the snake_case form too.
+  lastKnownHash: hash.optional(),
+  last_known_hash: hash.optional(),
+  frontmatter: frontmatterPatch.optional(),
+}).transform(({ last_known_hash, lastKnownHash, ...rest }) => ({ ...rest, lastKnownHash: lastKnownHash ?? last_known_hash }));
 export type UpdatePageInput = z.infer<typeof updatePageInput>;
 
 /** Move: `new_path`; the POST alias names the page with `path` (or `old_path`). */
-export const movePageInput = z.object({ new_path: z.string() });
-export const moveAliasInput = z
-  .object({ path: z.string().optional(), old_path: z.string().optional(), new_path: z.string() })
-  .refine((v) => v.path !== undefined || v.old_path !== undefined, { message: "is required", path: ["path"] });
+export const movePageInput = closedObject({ new_path: z.string() });
+export const moveAliasInput = closedObject({ path: z.string().optional(), old_path: z.string().optional(), new_path: z.string() }).refine(
+  (v) => v.path !== undefined || v.old_path !== undefined,
+  { message: "is required", path: ["path"] },
+);
 
 export const reorderInput = z.object({
   parent_path: z.string().max(512).optional().nullable(),
@@ -139,3 +144,54 @@ export const manifestInput = z.strictObject({
   cursor: cursor.optional(),
 });
 export const treeInput = z.strictObject({ folder: z.string().max(512, "must be at most 512 characters").optional() });
+
+// ---- outputs: what the content endpoints answer (the OpenAPI document is generated from these) ----
+
+const contentHash = z.string().regex(/^sha256:[0-9a-f]{64}$/).describe("sha256:<hex>; send it back as lastKnownHash");
+
+/** Why a page's file cannot be taken at face value; the page still loads (DESIGN.md §5). */
+export const pageProblemOutput = z.object({ kind: z.enum(["invalid_yaml"]), message: z.string() });
+
+/** SPEC.md's page object, as read, created, updated or moved. */
+export const pageOutput = z.object({
+  page_id: z.string().describe("ULID, stable across moves"),
+  path: z.string().describe("File path inside the workspace, ending in .md"),
+  title: z.string(),
+  description: z.string(),
+  content: z.string().optional().describe("The Markdown body (on read and write answers)"),
+  content_hash: contentHash,
+  frontmatter_hash: contentHash,
+  frontmatter: z.record(z.string(), z.unknown()).optional().describe("The file's frontmatter as parsed (absent when it is invalid)"),
+  tags: z.array(z.string()),
+  status: z.string().describe("draft, published or archived"),
+  publish: z.boolean(),
+  nav_order: z.number().nullable(),
+  sort_order: z.number().nullable(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+  updated_by: z.object({ id: z.string().nullable(), name: z.string() }).nullable().describe("Who saved it last (name \"Deleted user\" once their account is gone)"),
+  problems: z.array(pageProblemOutput),
+});
+export type PageOutput = z.infer<typeof pageOutput>;
+
+/** One node of the page tree: a page, or a folder with its children (its index.md gives it title and id). */
+export const treeNodeOutput = z.object({
+  type: z.enum(["page", "folder"]),
+  name: z.string(),
+  path: z.string().describe("A page's file path; a folder's path without a trailing slash"),
+  page_id: z.string().nullable(),
+  title: z.string(),
+  sort_order: z.number().nullable(),
+  nav_order: z.number().nullable(),
+  publish: z.boolean(),
+  status: z.string().nullable(),
+  get children() {
+    return z.array(treeNodeOutput).optional();
+  },
+});
+
+/** GET /api/v1/content/:workspace/tree: the whole tree in one page. */
+export const treeOutput = z.object({
+  items: z.array(treeNodeOutput),
+  next_cursor: z.null().describe("Always null: the tree comes whole"),
+});

@@ -1,29 +1,19 @@
+import type { z } from "zod";
 import type { Db } from "../db/database.ts";
 import { ValidationError } from "../core/errors.ts";
 import { parseInput } from "../core/validate.ts";
 import { titleFromPath } from "./page-file.ts";
 import type { PageRecords, PageRow } from "./page-records.ts";
 import { normalizeFolderPath, parentOf } from "./paths.ts";
-import { reorderInput } from "./schemas.ts";
+import { reorderInput, type treeNodeOutput } from "./schemas.ts";
 
 /**
  * The page tree (DESIGN.md §5): nested by folder; within a level ordered by `sort_order` (set by
  * reorder), then `nav_order` (frontmatter), then title. A folder's `index.md` is the folder's page:
- * it gives the folder its title, id and order and is not listed again among the children.
+ * it gives the folder its title, id and order and is not listed again among the children. A node's
+ * type is the documented output schema's (`treeNodeOutput`), so the two cannot differ.
  */
-export interface TreeNode {
-  type: "page" | "folder";
-  name: string;
-  /** A page's file path; a folder's path without a trailing slash. */
-  path: string;
-  page_id: string | null;
-  title: string;
-  sort_order: number | null;
-  nav_order: number | null;
-  publish: boolean;
-  status: string | null;
-  children?: TreeNode[];
-}
+export type TreeNode = z.infer<typeof treeNodeOutput>;
 
 const isIndex = (path: string) => path === "index.md" || path.endsWith("/index.md");
 

@@ -3,19 +3,21 @@
  * each transport maps them in exactly one place (HTTP: src/http/error-response.ts,
  * CLI: src/commands/exit.ts).
  */
-export type ErrorCode =
-  | "VALIDATION_ERROR"
-  | "UNAUTHORIZED"
-  | "FORBIDDEN"
-  | "PLAN_LIMIT_REACHED"
-  | "PLAN_LIMIT"
-  | "SIGNUP_DISABLED"
-  | "NOT_FOUND"
-  | "CONFLICT"
-  | "PAYLOAD_TOO_LARGE"
-  | "RATE_LIMITED"
-  | "INTERNAL_ERROR"
-  | "SERVICE_UNAVAILABLE";
+export const ERROR_CODES = [
+  "VALIDATION_ERROR",
+  "UNAUTHORIZED",
+  "FORBIDDEN",
+  "PLAN_LIMIT_REACHED",
+  "PLAN_LIMIT",
+  "SIGNUP_DISABLED",
+  "NOT_FOUND",
+  "CONFLICT",
+  "PAYLOAD_TOO_LARGE",
+  "RATE_LIMITED",
+  "INTERNAL_ERROR",
+  "SERVICE_UNAVAILABLE",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export type ErrorDetails = Record<string, unknown>;
 

@@ -269,6 +269,15 @@ export class HistoryQueue {
     this.indexTimers.set(workspaceId, timer);
   }
 
+  /** Drops a workspace's waiting index update and marker bookkeeping (its folder is being erased). */
+  forget(workspaceId: string): void {
+    const timer = this.indexTimers.get(workspaceId);
+    if (timer) clearTimeout(timer);
+    this.indexTimers.delete(workspaceId);
+    this.marked.delete(workspaceId);
+    this.failed.delete(workspaceId);
+  }
+
   /** Resolves when nothing is queued on any workspace (index updates waiting for their delay excluded). */
   idle(): Promise<void> {
     return this.queue.idle();

@@ -22,3 +22,46 @@ export const resolveSyncConflictToolInput = z.strictObject({
   resolution: z.enum(["kept_local", "kept_remote", "custom"]),
   content: z.string().max(5 * 1024 * 1024, "must be at most 5 MB").optional(),
 });
+
+/**
+ * The write-only HTTPS token of a workspace's git remote (GitHub/GitLab personal or project
+ * access token, Bitbucket access token). Set or cleared through the workspace settings
+ * (`git_token`, null clears), used as the basic-auth password for clone, fetch and push, shown
+ * nowhere: responses carry only `git_token_set`.
+ */
+export const gitTokenInput = z
+  .string()
+  .min(1, "must not be empty (send null to clear the token)")
+  .max(4096, "must be at most 4096 characters")
+  .refine((t) => !/[\s\u0000-\u001f\u007f]/.test(t), "must not contain spaces or control characters");
+
+// ---- inbound push webhooks: the providers' payloads, reduced to what Quire reads ----
+
+/** GitHub `push` (https://docs.github.com/webhooks/webhook-events-and-payloads#push). */
+export const githubPushSchema = z.object({
+  ref: z.string().min(1),
+  after: z.string().optional(),
+  deleted: z.boolean().optional(),
+});
+
+/** GitLab `Push Hook` (object_kind "push"); `ref` is `refs/heads/<branch>`, `after` the new tip. */
+export const gitlabPushSchema = z.object({
+  object_kind: z.string(),
+  ref: z.string().min(1).optional(),
+  after: z.string().optional(),
+});
+
+/** Bitbucket Cloud `repo:push`: `push.changes[].new` is null when a branch was deleted. */
+export const bitbucketPushSchema = z.object({
+  push: z.object({
+    changes: z.array(
+      z.object({
+        new: z
+          .object({ type: z.string(), name: z.string(), target: z.object({ hash: z.string().optional() }).partial().optional() })
+          .nullable()
+          .optional(),
+        old: z.object({ type: z.string(), name: z.string() }).nullable().optional(),
+      }),
+    ),
+  }),
+});

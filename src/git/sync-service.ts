@@ -297,6 +297,22 @@ export class GitSync {
     }
   }
 
+  /**
+   * Lets go of a workspace whose folder is about to be erased (its account was deleted): no poll,
+   * push or index update starts for it any more, and the writes, commits, pulls and pushes already
+   * under way finish first, so none of them writes into the folder after it is gone.
+   */
+  async release(workspaceId: string): Promise<void> {
+    for (const timers of [this.pollTimers, this.pushTimers]) {
+      const t = timers.get(workspaceId);
+      if (t) clearTimeout(t);
+      timers.delete(workspaceId);
+    }
+    await this.withTree(workspaceId, () => this.history.forget(workspaceId));
+    await this.netQueue.run(workspaceId, () => undefined);
+    this.repos.delete(workspaceId);
+  }
+
   onWorkspaceDeleted(ws: WorkspaceRow): void {
     this.repos.delete(ws.id);
     const t = this.pollTimers.get(ws.id);

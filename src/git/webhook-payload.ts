@@ -1,7 +1,7 @@
-import { z } from "zod";
 import { ValidationError } from "../core/errors.ts";
 import { parseInput } from "../core/validate.ts";
 import type { HeaderSource, WebhookProvider } from "./webhook-signature.ts";
+import { bitbucketPushSchema, githubPushSchema, gitlabPushSchema } from "./schemas.ts";
 
 /**
  * What an inbound push webhook says, reduced to what Quire acts on: which branches moved.
@@ -15,34 +15,6 @@ export type WebhookEvent =
   /** Any other event the sender was configured to send (issues, tag pushes, ...): acknowledged, ignored. */
   | { kind: "other"; provider: WebhookProvider; event: string };
 
-/** GitHub `push` (https://docs.github.com/webhooks/webhook-events-and-payloads#push). */
-export const githubPushSchema = z.object({
-  ref: z.string().min(1),
-  after: z.string().optional(),
-  deleted: z.boolean().optional(),
-});
-
-/** GitLab `Push Hook` (object_kind "push"); `ref` is `refs/heads/<branch>`, `after` the new tip. */
-export const gitlabPushSchema = z.object({
-  object_kind: z.string(),
-  ref: z.string().min(1).optional(),
-  after: z.string().optional(),
-});
-
-/** Bitbucket Cloud `repo:push`: `push.changes[].new` is null when a branch was deleted. */
-export const bitbucketPushSchema = z.object({
-  push: z.object({
-    changes: z.array(
-      z.object({
-        new: z
-          .object({ type: z.string(), name: z.string(), target: z.object({ hash: z.string().optional() }).partial().optional() })
-          .nullable()
-          .optional(),
-        old: z.object({ type: z.string(), name: z.string() }).nullable().optional(),
-      }),
-    ),
-  }),
-});
 
 const GITLAB_ZERO = /^0+$/;
 

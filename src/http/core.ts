@@ -20,6 +20,8 @@ export interface RequestState {
   ip: string;
   principal: Principal | null;
   startedAt: number;
+  /** Gives back the places this request took under success-only limits (run when it ends in an error). */
+  refunds?: Array<() => void>;
 }
 
 /**
@@ -128,7 +130,7 @@ export function httpCore(services: Services) {
       const authorization = request.headers.get("authorization");
       state.principal = await credentials.resolve(authorization, now);
       const account = state.principal ? null : refreshAccount(services, request, path);
-      const limit = rateLimiter.hit(request.method, path, state.principal, state.ip, now, authorization !== null, account);
+      const limit = rateLimiter.hit(request.method, path, state.principal, state.ip, now, authorization !== null, account, (state.refunds = []));
       if (limit) {
         set.headers["x-ratelimit-limit"] = String(limit.limit);
         set.headers["x-ratelimit-remaining"] = String(limit.remaining);
@@ -165,8 +167,16 @@ export function httpCore(services: Services) {
       }
     })
     .onError({ as: "global" }, ({ error, code, set, request }) => {
-      const requestId = states.get(request)?.requestId ?? String(set.headers["x-request-id"] ?? ulid());
+      const state = states.get(request);
+      const requestId = state?.requestId ?? String(set.headers["x-request-id"] ?? ulid());
       const { status, body, headers } = toErrorResponse(error, code, requestId, log);
+      // An answer that is an error uses no success-only allowance (a day's export): the place is
+      // given back before the headers go out, so they show it.
+      if (state && giveBack(state)) {
+        const remaining = Number(set.headers["x-ratelimit-remaining"]);
+        const limit = Number(set.headers["x-ratelimit-limit"]);
+        if (Number.isFinite(remaining) && Number.isFinite(limit)) set.headers["x-ratelimit-remaining"] = String(Math.min(limit, remaining + 1));
+      }
       set.status = status;
       Object.assign(set.headers, headers);
       set.headers["content-type"] = "application/json";
@@ -178,8 +188,18 @@ export function httpCore(services: Services) {
     .onAfterResponse({ as: "global" }, (ctx) => {
       const { request, set } = ctx;
       const state = states.get(request);
+      // A non-2xx answer a route returned without throwing gives its places back too.
+      const status = typeof set.status === "number" ? set.status : Number(set.status);
+      if (state && !(status >= 200 && status < 300)) giveBack(state);
       finishRequest(services, request.method, state?.path ?? routerPath(request.url), set.status, (ctx as { route?: string }).route, state, set.headers["x-request-id"]);
     });
+}
+
+/** Runs (once) the request's refunds of success-only limits; true when there were any. */
+function giveBack(state: RequestState): boolean {
+  if (!state.refunds || state.refunds.length === 0) return false;
+  for (const refund of state.refunds.splice(0)) refund();
+  return true;
 }
 
 /**

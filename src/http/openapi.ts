@@ -1,7 +1,10 @@
 /**
  * The OpenAPI 3.1 document of every /api route, generated from the zod schemas the routes (or the
  * services they call) validate with: one schema per input, written once (DESIGN.md §3), turned
- * into JSON Schema 2020-12 with `z.toJSONSchema` (input side: what a client sends).
+ * into JSON Schema 2020-12 with `z.toJSONSchema` (input side: what a client sends). Answers are
+ * described the same way, from the output schemas in the domains' schemas files (OUTPUTS below,
+ * published under components.schemas); test/http/openapi.test.ts validates real answers of those
+ * routes against the served document, so it cannot drift from what the server sends.
  *
  * API_ROUTES is the route table, keyed "METHOD /path" exactly as the router registers it (`:name`
  * parameters, `*` for a page path; a trailing slash is ignored). A new /api route is one line
@@ -24,24 +27,43 @@ import {
   passkeyLoginFinishInput,
   passkeyRenameInput,
   deleteAccountInput,
+  createApiKeyInput,
+  changePasswordInput,
+  meOutput,
+  registerOutput,
+  apiKeyOutput,
+  apiKeySecretOutput,
+  apiKeyListOutput,
+  tokenPairOutput,
+  userOutput,
 } from "../identity/schemas.ts";
-import { createApiKeyInput } from "../identity/api-keys.ts";
-import { changePasswordInput } from "../identity/password-change.ts";
 import { updateOnboardingInput } from "../identity/onboarding-schemas.ts";
 import { searchQuery } from "../search/schemas.ts";
 import { assistInput } from "../ai/schemas.ts";
 import { createPageInput, updatePageInput, movePageInput, moveAliasInput, reorderInput } from "../content/schemas.ts";
-import { createCommentInput, updateCommentInput, listCommentsQuery } from "../collab/comment-schemas.ts";
-import { activityQuery, pageActivityQuery } from "../collab/activity.ts";
-import { viewingInput } from "../realtime/page-viewing.ts";
+import { createCommentInput, updateCommentInput, listCommentsQuery, commentOutput, commentListOutput } from "../collab/comment-schemas.ts";
+import { activityQuery, pageActivityQuery, activityOutput, activityListOutput } from "../collab/schemas.ts";
+import { viewingInput } from "../realtime/schemas.ts";
 import { createWorkspaceInput, updateSettingsInput } from "../workspaces/workspace-schemas.ts";
-import { listQuery } from "../access/pagination.ts";
-import { setMemberRoleInput, createInvitationInput, invitationListQuery, acceptInvitationInput, createShareLinkInput } from "../access/schemas.ts";
+import {
+  listQuery,
+  setMemberRoleInput,
+  createInvitationInput,
+  invitationListQuery,
+  acceptInvitationInput,
+  createShareLinkInput,
+  memberOutput,
+  memberListOutput,
+} from "../access/schemas.ts";
 import { resolveConflictInput } from "../git/schemas.ts";
 import { analyticsQuery, consentInput } from "../ops/analytics-schemas.ts";
 import { createWebhookInput, updateWebhookInput } from "../ops/webhook-schemas.ts";
 import { checkoutInput, portalInput, stripeEvent } from "../ops/billing-schemas.ts";
 import { createVersionInput, setCustomDomainInput, qualityQuery, exportInput, exportDownloadParams } from "../publish/schemas.ts";
+import { errorOutput } from "../core/schemas.ts";
+import { pageOutput, treeNodeOutput, treeOutput } from "../content/schemas.ts";
+import { workspaceOutput, workspaceListOutput } from "../workspaces/workspace-schemas.ts";
+import { searchOutput } from "../search/schemas.ts";
 
 type Auth = "bearer" | "public" | "webhook-signature" | "ws-cookie";
 
@@ -58,6 +80,10 @@ export interface RouteDoc {
   params?: z.ZodType;
   /** Success status (200 unless said). */
   status?: number;
+  /** The success answer's schema: one of OUTPUTS (documented by reference). */
+  response?: z.ZodType;
+  /** Also answers 201, with the same body, when it creates what it was asked to change (PUT on a missing page). */
+  createdStatus?: boolean;
   /** Success media type when not JSON. */
   produces?: string;
   /** Cloud edition only: 404 NOT_FOUND in Community. */
@@ -78,11 +104,11 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "GET /api/openapi.json": { summary: "This document", tag: "infrastructure", auth: "public" },
   "POST /api/git/webhook/:workspace_id": { summary: "Inbound git push webhook (signature or token per provider)", tag: "git", auth: "webhook-signature", body: pushPayload, status: 202 },
   // Auth
-  "POST /api/auth/register": { summary: "Register (creates the user's organization and a starter workspace)", tag: "auth", auth: "public", body: registerInput, status: 201 },
-  "POST /api/auth/login": { summary: "Sign in with email and password", tag: "auth", auth: "public", body: loginInput },
-  "POST /api/auth/refresh": { summary: "Rotate the refresh token (body or cookie)", tag: "auth", auth: "public", body: refreshInput },
+  "POST /api/auth/register": { summary: "Register (creates the user's organization and a starter workspace)", tag: "auth", auth: "public", body: registerInput, status: 201, response: registerOutput },
+  "POST /api/auth/login": { summary: "Sign in with email and password", tag: "auth", auth: "public", body: loginInput, response: tokenPairOutput },
+  "POST /api/auth/refresh": { summary: "Rotate the refresh token (body or cookie)", tag: "auth", auth: "public", body: refreshInput, response: tokenPairOutput },
   "POST /api/auth/logout": { summary: "Revoke all of the user's sessions", tag: "auth", status: 204 },
-  "GET /api/auth/me": { summary: "The current user", tag: "auth" },
+  "GET /api/auth/me": { summary: "The current user", tag: "auth", response: meOutput },
   "GET /api/auth/sessions": { summary: "The user's active sessions", tag: "auth" },
   "POST /api/auth/ws-token": { summary: "Set the WebSocket cookie", tag: "auth", status: 204 },
   "POST /api/auth/forgot-password": { summary: "Send a reset link (same answer for every address)", tag: "auth", auth: "public", body: forgotPasswordInput },
@@ -106,28 +132,28 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "DELETE /api/auth/webauthn/credentials/:id": { summary: "Delete a passkey (not the last method)", tag: "auth", status: 204 },
   "POST /api/auth/invitations/accept": { summary: "Accept a workspace invitation", tag: "auth", auth: "public", body: acceptInvitationInput, status: 201 },
   // API keys
-  "POST /api/v1/api-keys": { summary: "Create an API key (the secret is shown once)", tag: "api-keys", body: createApiKeyInput, status: 201 },
-  "GET /api/v1/api-keys": { summary: "List API keys (prefix only)", tag: "api-keys" },
+  "POST /api/v1/api-keys": { summary: "Create an API key (the secret is shown once)", tag: "api-keys", body: createApiKeyInput, status: 201, response: apiKeySecretOutput },
+  "GET /api/v1/api-keys": { summary: "List API keys (prefix only)", tag: "api-keys", response: apiKeyListOutput },
   "DELETE /api/v1/api-keys/:id": { summary: "Delete an API key", tag: "api-keys", status: 204 },
-  "POST /api/v1/api-keys/:id/rotate": { summary: "Rotate an API key", tag: "api-keys" },
+  "POST /api/v1/api-keys/:id/rotate": { summary: "Rotate an API key", tag: "api-keys", response: apiKeySecretOutput },
   // Content
-  "GET /api/v1/content/:workspace/tree": { summary: "The workspace's page tree", tag: "content" },
+  "GET /api/v1/content/:workspace/tree": { summary: "The workspace's page tree", tag: "content", response: treeOutput },
   "POST /api/v1/content/:workspace/reorder": { summary: "Reorder pages in a folder", tag: "content", body: reorderInput, status: 204 },
-  "POST /api/v1/content/:workspace/move": { summary: "Move a page (alias of PATCH)", tag: "content", body: moveAliasInput },
+  "POST /api/v1/content/:workspace/move": { summary: "Move a page (alias of PATCH)", tag: "content", body: moveAliasInput, response: pageOutput },
   "POST /api/v1/content/:workspace/uploads": { summary: "Upload a file", tag: "content", body: uploadForm, bodyType: "multipart/form-data", status: 201 },
   "GET /api/v1/content/:workspace/uploads/:filename": { summary: "An uploaded file", tag: "content", produces: "application/octet-stream" },
-  "GET /api/v1/content/:workspace/*": { summary: "Read a page", tag: "content" },
-  "POST /api/v1/content/:workspace/*": { summary: "Create a page", tag: "content", body: createPageInput, status: 201 },
-  "PUT /api/v1/content/:workspace/*": { summary: "Update a page (lastKnownHash for concurrency)", tag: "content", body: updatePageInput },
-  "PATCH /api/v1/content/:workspace/*": { summary: "Move or rename a page", tag: "content", body: movePageInput },
+  "GET /api/v1/content/:workspace/*": { summary: "Read a page", tag: "content", response: pageOutput },
+  "POST /api/v1/content/:workspace/*": { summary: "Create a page", tag: "content", body: createPageInput, status: 201, response: pageOutput },
+  "PUT /api/v1/content/:workspace/*": { summary: "Update a page (lastKnownHash for concurrency; 201 when it creates the page)", tag: "content", body: updatePageInput, response: pageOutput, createdStatus: true },
+  "PATCH /api/v1/content/:workspace/*": { summary: "Move or rename a page", tag: "content", body: movePageInput, response: pageOutput },
   "DELETE /api/v1/content/:workspace/*": { summary: "Delete a page", tag: "content", status: 204 },
   // Workspaces, search, members, settings
-  "GET /api/v1/workspaces": { summary: "Workspaces the caller belongs to", tag: "workspaces", query: listQuery },
-  "POST /api/v1/workspaces": { summary: "Create a workspace (Super Admin)", tag: "workspaces", body: createWorkspaceInput, status: 201 },
-  "GET /api/v1/workspaces/:id": { summary: "A workspace", tag: "workspaces" },
+  "GET /api/v1/workspaces": { summary: "Workspaces the caller belongs to", tag: "workspaces", query: listQuery, response: workspaceListOutput },
+  "POST /api/v1/workspaces": { summary: "Create a workspace (Super Admin)", tag: "workspaces", body: createWorkspaceInput, status: 201, response: workspaceOutput },
+  "GET /api/v1/workspaces/:id": { summary: "A workspace", tag: "workspaces", response: workspaceOutput },
   "DELETE /api/v1/workspaces/:id": { summary: "Soft-delete a workspace", tag: "workspaces", status: 204 },
-  "GET /api/v1/workspaces/:id/search": { summary: "Full-text search in a workspace", tag: "search", query: searchQuery },
-  "GET /api/v1/workspaces/:id/admin/members": { summary: "Members", tag: "members", query: listQuery },
+  "GET /api/v1/workspaces/:id/search": { summary: "Full-text search in a workspace", tag: "search", query: searchQuery, response: searchOutput },
+  "GET /api/v1/workspaces/:id/admin/members": { summary: "Members", tag: "members", query: listQuery, response: memberListOutput },
   "PUT /api/v1/workspaces/:id/admin/members/:user_id/role": { summary: "Change a member's role", tag: "members", body: setMemberRoleInput },
   "DELETE /api/v1/workspaces/:id/admin/members/:user_id": { summary: "Remove a member", tag: "members", status: 204 },
   "GET /api/v1/workspaces/:id/admin/settings": { summary: "Workspace settings", tag: "workspaces" },
@@ -145,15 +171,15 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "DELETE /api/v1/workspaces/:id/share-links/:linkId": { summary: "Revoke a share link", tag: "members", status: 204 },
   "POST /api/v1/share-links/:token/use": { summary: "Join a workspace through a share link", tag: "members" },
   // Comments and activity
-  "GET /api/v1/workspaces/:id/comments": { summary: "Comments (filter by page)", tag: "collab", query: listCommentsQuery },
-  "POST /api/v1/workspaces/:id/comments": { summary: "Add a comment", tag: "collab", body: createCommentInput, status: 201 },
-  "GET /api/v1/comments/:id": { summary: "A comment", tag: "collab" },
-  "PUT /api/v1/comments/:id": { summary: "Edit a comment", tag: "collab", body: updateCommentInput },
+  "GET /api/v1/workspaces/:id/comments": { summary: "Comments (filter by page)", tag: "collab", query: listCommentsQuery, response: commentListOutput },
+  "POST /api/v1/workspaces/:id/comments": { summary: "Add a comment", tag: "collab", body: createCommentInput, status: 201, response: commentOutput },
+  "GET /api/v1/comments/:id": { summary: "A comment", tag: "collab", response: commentOutput },
+  "PUT /api/v1/comments/:id": { summary: "Edit a comment", tag: "collab", body: updateCommentInput, response: commentOutput },
   "DELETE /api/v1/comments/:id": { summary: "Delete a comment", tag: "collab", status: 204 },
-  "POST /api/v1/comments/:id/resolve": { summary: "Resolve a thread", tag: "collab" },
-  "POST /api/v1/comments/:id/unresolve": { summary: "Reopen a thread", tag: "collab" },
-  "GET /api/v1/workspaces/:id/activity": { summary: "Workspace activity", tag: "collab", query: activityQuery },
-  "GET /api/v1/workspaces/:id/page-activity": { summary: "One page's history", tag: "collab", query: pageActivityQuery },
+  "POST /api/v1/comments/:id/resolve": { summary: "Resolve a thread", tag: "collab", response: commentOutput },
+  "POST /api/v1/comments/:id/unresolve": { summary: "Reopen a thread", tag: "collab", response: commentOutput },
+  "GET /api/v1/workspaces/:id/activity": { summary: "Workspace activity", tag: "collab", query: activityQuery, response: activityListOutput },
+  "GET /api/v1/workspaces/:id/page-activity": { summary: "One page's history", tag: "collab", query: pageActivityQuery, response: activityListOutput },
   "GET /api/v1/templates": { summary: "Page templates", tag: "collab" },
   "GET /api/v1/templates/:id": { summary: "A template with its content", tag: "collab" },
   // Git sync
@@ -242,31 +268,72 @@ function openApiPath(path: string): { path: string; params: string[] } {
   return { path: out, params };
 }
 
-const ERROR_SCHEMA = {
-  type: "object",
-  required: ["error", "message", "request_id"],
-  properties: {
-    error: { type: "string", description: "Machine code, e.g. VALIDATION_ERROR" },
-    message: { type: "string" },
-    details: { type: "object", additionalProperties: true },
-    request_id: { type: "string" },
-  },
-};
+/**
+ * The named answer schemas, published under components.schemas and referenced by the routes (and
+ * by every error answer). Each comes from its domain's schemas file; nothing here is hand-written.
+ */
+export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
+  ["Error", errorOutput],
+  ["User", userOutput],
+  ["Me", meOutput],
+  ["TokenPair", tokenPairOutput],
+  ["Registration", registerOutput],
+  ["ApiKey", apiKeyOutput],
+  ["ApiKeyWithSecret", apiKeySecretOutput],
+  ["ApiKeyList", apiKeyListOutput],
+  ["Page", pageOutput],
+  ["TreeNode", treeNodeOutput],
+  ["Tree", treeOutput],
+  ["Workspace", workspaceOutput],
+  ["WorkspaceList", workspaceListOutput],
+  ["SearchResults", searchOutput],
+  ["Comment", commentOutput],
+  ["CommentList", commentListOutput],
+  ["Activity", activityOutput],
+  ["ActivityList", activityListOutput],
+  ["Member", memberOutput],
+  ["MemberList", memberListOutput],
+];
 
-const ERROR_CODES: Record<string, string> = {
+const outputRegistry = z.registry<{ id: string }>();
+for (const [id, schema] of OUTPUTS) outputRegistry.add(schema, { id });
+const componentRef = (id: string) => `#/components/schemas/${id}`;
+
+/** components.schemas: every output schema as JSON Schema 2020-12, cross-referenced by name. */
+function outputComponents(): Record<string, Record<string, unknown>> {
+  const { schemas } = z.toJSONSchema(outputRegistry, { io: "output", uri: componentRef, unrepresentable: "any" }) as {
+    schemas: Record<string, Record<string, unknown>>;
+  };
+  for (const schema of Object.values(schemas)) {
+    // Standalone-document keys that do not belong inside an OpenAPI component.
+    delete schema.$schema;
+    delete schema.$id;
+  }
+  return schemas;
+}
+
+/** The reference to a route's answer schema; a schema outside OUTPUTS is a mistake in the table. */
+function responseRef(key: string, schema: z.ZodType): { $ref: string } {
+  const id = outputRegistry.get(schema)?.id;
+  if (!id) throw new Error(`${key}: its response schema is not one of OUTPUTS in src/http/openapi.ts`);
+  return { $ref: componentRef(id) };
+}
+
+const ERROR_ANSWERS: Record<string, string> = {
   "400": "VALIDATION_ERROR: invalid body or parameters",
-  "401": "UNAUTHORIZED",
+  "401": "UNAUTHORIZED: missing or invalid credentials (on sign-in: wrong email or password, the same answer for every cause; on a webhook: a missing or invalid signature)",
   "403": "FORBIDDEN, PLAN_LIMIT_REACHED, PLAN_LIMIT or SIGNUP_DISABLED",
   "404": "NOT_FOUND (also every Cloud-only route in the Community edition)",
-  "409": "CONFLICT",
+  "409": "CONFLICT (a page update's conflict adds current_hash, your_hash, modified_by, modified_at)",
   "413": "PAYLOAD_TOO_LARGE",
   "429": "RATE_LIMITED (X-RateLimit-* and Retry-After headers)",
+  "500": "INTERNAL_ERROR: a failure on the server (nothing internal is named)",
   "503": "SERVICE_UNAVAILABLE: an outside service this route needs is not set up or refused",
 };
 
 export function openApiDocument(opts: { version: string; baseUrl: string }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  const errorRef = { $ref: "#/components/schemas/Error" };
+  const errorRef = { $ref: componentRef("Error") };
   for (const [key, doc] of Object.entries(API_ROUTES).sort(([a], [b]) => a.localeCompare(b))) {
     const [method, rawPath] = key.split(" ") as [string, string];
     const { path, params } = openApiPath(rawPath);
@@ -285,14 +352,21 @@ export function openApiDocument(opts: { version: string; baseUrl: string }): Rec
       }
     }
     const status = String(doc.status ?? 200);
-    const responses: Record<string, unknown> = {
-      [status]:
-        status === "204"
-          ? { description: "Done; no content" }
-          : { description: "Success", content: { [doc.produces ?? "application/json"]: { schema: doc.produces ? { type: "string" } : { type: "object" } } } },
-    };
-    const codes = ["400", "404", "429", ...(doc.auth === "public" || doc.auth === "webhook-signature" ? [] : ["401", "403"]), ...(doc.body ? ["409", "413"] : []), ...(doc.external ? ["503"] : [])];
-    for (const code of codes.sort()) responses[code] = { description: ERROR_CODES[code], content: { "application/json": { schema: errorRef } } };
+    const success = (description: string) =>
+      status === "204"
+        ? { description: "Done; no content" }
+        : {
+            description,
+            content: {
+              [doc.produces ?? "application/json"]: {
+                schema: doc.produces ? { type: "string" } : doc.response ? responseRef(key, doc.response) : { type: "object" },
+              },
+            },
+          };
+    const responses: Record<string, unknown> = { [status]: success("Success") };
+    if (doc.createdStatus) responses["201"] = success("Success: the resource did not exist and was created");
+    const codes = ["400", "404", "429", "500", ...(doc.auth === "public" && !rawPath.startsWith("/api/auth/") ? [] : ["401", "403"]), ...(doc.body ? ["409", "413"] : []), ...(doc.external ? ["503"] : [])];
+    for (const code of codes.sort()) responses[code] = { description: ERROR_ANSWERS[code], content: { "application/json": { schema: errorRef } } };
     const op: Record<string, unknown> = {
       operationId: operationId(method, rawPath),
       summary: doc.summary + (doc.cloud ? " (Cloud edition only; 404 in Community)" : ""),
@@ -316,7 +390,7 @@ export function openApiDocument(opts: { version: string; baseUrl: string }): Rec
     servers: [{ url: opts.baseUrl }],
     paths,
     components: {
-      schemas: { Error: ERROR_SCHEMA },
+      schemas: outputComponents(),
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "An access token (JWT) or an API key (quire_live_…)" },
       },

@@ -25,6 +25,12 @@ export interface RateRule {
   keyBy: "caller" | "user" | "ip";
   /** "anonymous": counts only requests without a verified caller (the per-IP floor). Default: every request. */
   callers?: "anonymous";
+  /**
+   * Only a successful answer (2xx) uses the allowance: the request takes its place while it runs
+   * (so two at once cannot both pass), and gives it back when it ends in an error (a 404, a
+   * refusal, a failure). For the once-a-day exports, where a mistyped handle must not cost the day.
+   */
+  successOnly?: boolean;
   /** `credentialsPresented`: the request carried an Authorization header, whether or not it verified. */
   matches(method: string, path: string, credentialsPresented?: boolean): boolean;
 }
@@ -80,8 +86,9 @@ export const RATE_RULES: RateRule[] = [
   },
   // A personal data export is each person's own right: one member's export must not deny another's
   // for a day, so it is counted per user; the organization export is counted per organization.
-  { name: "data_export", limit: 1, windowSec: 86400, keyBy: "user", matches: (m, p) => isRead(m) && p === "/api/v1/users/me/export" },
-  { name: "org_export", limit: 1, windowSec: 86400, keyBy: "caller", matches: (m, p) => isRead(m) && /^\/api\/v1\/orgs\/[^/]+\/export$/.test(p) },
+  // Only an export that was made counts: an unknown handle, a refusal or a failure costs nothing.
+  { name: "data_export", limit: 1, windowSec: 86400, keyBy: "user", successOnly: true, matches: (m, p) => isRead(m) && p === "/api/v1/users/me/export" },
+  { name: "org_export", limit: 1, windowSec: 86400, keyBy: "caller", successOnly: true, matches: (m, p) => isRead(m) && /^\/api\/v1\/orgs\/[^/]+\/export$/.test(p) },
 ];
 
 /**
@@ -155,6 +162,12 @@ export class RateLimiter {
     credentialsPresented = false,
     /** The account a credential endpoint's own credential names (a refresh cookie), for "user" rules of anonymous requests. */
     account: string | null = null,
+    /**
+     * Receives, for each `successOnly` rule counted, the function that gives the place back; the
+     * caller runs them when the request ends without a 2xx answer. Without it such rules count
+     * every request.
+     */
+    refunds?: Array<() => void>,
   ): RateState | null {
     let matched: Array<{ rule: RateRule; key: string; w: Window | undefined }> | null = null;
     for (const rule of this.rules) {
@@ -179,6 +192,16 @@ export class RateLimiter {
         this.windows.set(m.key, w);
       }
       w.count++;
+      if (m.rule.successOnly && refunds) {
+        const taken = w;
+        let given = false;
+        refunds.push(() => {
+          // Once, and only into the window it was taken from (a new window starts from zero anyway).
+          if (given) return;
+          given = true;
+          if (this.windows.get(m.key) === taken && taken.count > 0) taken.count--;
+        });
+      }
       const state = { limit: m.rule.limit, remaining: m.rule.limit - w.count, resetAt: Math.ceil(w.resetAtMs / 1000) };
       if (!tightest || state.remaining < tightest.remaining) tightest = state;
     }

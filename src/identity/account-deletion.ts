@@ -7,9 +7,10 @@
  * while the person is the only Super Admin of an organization where anyone else works: they hand
  * it over first. Otherwise gone at once: the account, its sessions and refresh tokens (so access
  * tokens stop with them), API keys, passkeys, linked identities, memberships, and every
- * organization where they were alone, with its workspaces (deleted through the workspace service,
- * so git, the file watch, analytics and published sites let go as usual; then the search index and
- * the folders are erased, since no row is left to recover them from). What they wrote in other
+ * organization where they were alone, with its workspaces — all in one transaction, so a failure
+ * changes nothing. Only after the commit: open WebSockets are closed, the workspace service's
+ * hooks let git, the file watch, analytics and published sites go as usual, and the search
+ * indexes and folders are erased (no row is left to recover them from). What they wrote in other
  * people's workspaces stays, signed "Deleted user".
  */
 import { rmSync } from "node:fs";
@@ -19,6 +20,8 @@ import type { Sessions } from "./sessions.ts";
 import type { PasswordHasher } from "./passwords.ts";
 import type { Principal } from "../access/principal.ts";
 import type { WorkspaceService } from "../workspaces/workspace-service.ts";
+import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
+import type { Logger } from "../core/log.ts";
 import { ForbiddenError, NotFoundError, ValidationError } from "../core/errors.ts";
 import { parseInput } from "../core/validate.ts";
 import { deleteAccountInput } from "./schemas.ts";
@@ -36,6 +39,11 @@ export interface AccountDeletionDeps {
   dropSearchIndex: (workspaceId: string) => void;
   /** The folder of a workspace's files ({DATA_DIR}/workspaces/{id}). */
   workspaceFolder: (workspaceId: string) => string;
+  /** Waits for the writes and git work under way in a workspace and stops new ones, before its folder goes. */
+  releaseFolder?: (workspaceId: string) => Promise<void>;
+  /** Closes the person's open live connections (WebSockets) once the account is gone. */
+  endConnections?: (userId: string) => void;
+  log?: Logger;
 }
 
 export class AccountDeletion {
@@ -65,36 +73,51 @@ export class AccountDeletion {
       );
     }
 
-    // Organizations where nobody else is: they go with the account.
+    // Organizations where nobody else is (no other member, nobody in their live workspaces): they
+    // go with the account. Read before the transaction only to know what the hooks and the disk
+    // must let go of afterwards; the transaction deletes exactly these.
     const alone = db
-      .query<{ id: string }, [string, string]>(
+      .query<{ id: string }, [string, string, string]>(
         `SELECT o.id FROM organizations o JOIN org_members m ON m.org_id = o.id AND m.user_id = ?
-         WHERE NOT EXISTS (SELECT 1 FROM org_members x WHERE x.org_id = o.id AND x.user_id <> ?)`,
+         WHERE NOT EXISTS (SELECT 1 FROM org_members x WHERE x.org_id = o.id AND x.user_id <> ?)
+           AND NOT EXISTS (SELECT 1 FROM workspace_members wm JOIN workspaces w ON w.id = wm.workspace_id
+                           WHERE w.org_id = o.id AND w.deleted_at IS NULL AND wm.user_id <> ?)`,
       )
-      .all(user.id, user.id)
+      .all(user.id, user.id, user.id)
       .map((r) => r.id);
-    const doomed: string[] = [];
-    for (const orgId of alone) {
-      const live = db.query<{ id: string }, [string]>("SELECT id FROM workspaces WHERE org_id = ? AND deleted_at IS NULL").all(orgId);
-      const asOwner: Principal = { kind: "session", userId: user.id, orgId, sessionId: principal.sessionId };
-      for (const ws of live) await this.deps.workspaceService.delete(asOwner, ws.id);
-      doomed.push(...db.query<{ id: string }, [string]>("SELECT id FROM workspaces WHERE org_id = ?").all(orgId).map((r) => r.id));
-    }
+    const doomed: WorkspaceRow[] = alone.flatMap((orgId) =>
+      db.query<WorkspaceRow, [string]>("SELECT * FROM workspaces WHERE org_id = ? ORDER BY id").all(orgId),
+    );
 
+    // Everything in the database at once: a failure anywhere leaves the account, its
+    // organizations and their workspaces exactly as they were (the files are not touched yet).
     db.transaction(() => {
       db.query("UPDATE comments SET author_name = ? WHERE author_id = ?").run(DELETED_USER_NAME, user.id);
       db.query("UPDATE activity SET actor_name = ? WHERE actor_id = ?").run(DELETED_USER_NAME, user.id);
       db.query("UPDATE pages SET updated_by_name = ? WHERE updated_by = ?").run(DELETED_USER_NAME, user.id);
       db.query("DELETE FROM refresh_tokens WHERE user_id = ?").run(user.id);
       sessions.revokeAllOf(user.id);
+      // Cascades: the workspaces' rows, pages' records, invitations, share links, webhooks, subscription.
       for (const orgId of alone) db.query("DELETE FROM organizations WHERE id = ?").run(orgId);
       // Cascades: memberships, API keys, passkeys, linked identities, reset links, onboarding.
       db.query("DELETE FROM users WHERE id = ?").run(user.id);
     })();
 
-    for (const id of doomed) {
-      this.deps.dropSearchIndex(id);
-      rmSync(this.deps.workspaceFolder(id), { recursive: true, force: true });
+    // Committed. Live connections end now rather than at the next event they would have received.
+    this.deps.endConnections?.(user.id);
+    // Git sync, the file watch, analytics and published sites let go as for any deleted workspace;
+    // then the search index and the folder, since no row is left to recover them from.
+    for (const ws of doomed) {
+      try {
+        if (ws.deleted_at === null) await this.deps.workspaceService.forget(ws, user.id);
+        this.deps.dropSearchIndex(ws.id);
+        await this.deps.releaseFolder?.(ws.id);
+        rmSync(this.deps.workspaceFolder(ws.id), { recursive: true, force: true });
+      } catch (error) {
+        // The account is gone either way (the answer says so); what could not be let go of is
+        // reported, and the other workspaces are still cleaned up.
+        this.deps.log?.warn("account deletion: workspace not fully cleaned up", { workspace_id: ws.id, folder: this.deps.workspaceFolder(ws.id), error });
+      }
     }
     return { deleted: true, organizations_deleted: alone.length, workspaces_deleted: doomed.length };
   }

@@ -1,10 +1,11 @@
-import { z } from "zod";
+import type { z } from "zod";
 import type { Db } from "../db/database.ts";
 import { hmacSha256Hex } from "../core/crypto.ts";
 import { randomBase62, ulid } from "../core/ids.ts";
 import { NotFoundError, ValidationError } from "../core/errors.ts";
-import { parseInput, displayName, ulidString } from "../core/validate.ts";
-import { API_KEY_SCOPES, type ApiKeyScope, type Principal } from "../access/principal.ts";
+import { parseInput } from "../core/validate.ts";
+import type { ApiKeyScope, Principal } from "../access/principal.ts";
+import { createApiKeyInput, type apiKeyOutput } from "./schemas.ts";
 
 export const API_KEY_PREFIX = "quire_live_";
 /** The list shows this many leading characters of a secret. */
@@ -13,16 +14,7 @@ const SECRET_PATTERN = /^quire_live_[0-9A-Za-z]{43}$/;
 export const DEFAULT_SCOPES: ApiKeyScope[] = ["read", "write", "delete"];
 /** last_used_at is written at most this often per key, so a busy key costs no write per request. */
 const LAST_USED_INTERVAL_MS = 60_000;
-/** 9999-12-31T23:59:59Z; later "expiries" are typos, not intentions. */
-const MAX_EXPIRES_AT = 253402300799;
 
-/** Unknown fields are refused: a mistyped `scope` must not silently become the default scopes. */
-export const createApiKeyInput = z.strictObject({
-  name: displayName(100).optional(),
-  scopes: z.array(z.enum(API_KEY_SCOPES)).min(1).max(API_KEY_SCOPES.length).optional(),
-  expires_at: z.number().int().positive().max(MAX_EXPIRES_AT).nullable().optional(),
-  workspace_id: ulidString.nullable().optional(),
-});
 
 interface ApiKeyRow {
   id: string;
@@ -38,17 +30,8 @@ interface ApiKeyRow {
   last_used_at: string | null;
 }
 
-export interface ApiKeyJson {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: ApiKeyScope[];
-  workspace_id: string | null;
-  org_id: string;
-  expires_at: number | null;
-  created_at: string;
-  last_used_at: string | null;
-}
+/** An API key as listed: the documented output schema's type, so the two cannot differ. */
+export type ApiKeyJson = z.infer<typeof apiKeyOutput>;
 
 /**
  * API keys: `quire_live_` + 32 random bytes in base62 (43 characters). Only an HMAC-SHA256 of the

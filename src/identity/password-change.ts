@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { Db } from "../db/database.ts";
 import type { Users } from "./users.ts";
 import type { Sessions } from "./sessions.ts";
@@ -6,12 +5,8 @@ import { checkPasswordRules, type PasswordHasher } from "./passwords.ts";
 import { NotFoundError, ValidationError } from "../core/errors.ts";
 import { parseInput } from "../core/validate.ts";
 import { cancelPendingResets } from "./password-resets.ts";
+import { changePasswordInput } from "./schemas.ts";
 
-/** POST /api/auth/change-password. */
-export const changePasswordInput = z.strictObject({
-  current_password: z.string().max(4096),
-  new_password: z.string().max(4096),
-});
 
 /**
  * A signed-in person changes their password by proving the current one. Like a reset, every

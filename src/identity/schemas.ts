@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { closedObject, displayName, emailAddress } from "../core/validate.ts";
+import { closedObject, displayName, emailAddress, ulidString } from "../core/validate.ts";
+import { API_KEY_SCOPES } from "../access/principal.ts";
+import { listOutput } from "../core/schemas.ts";
 
 /** Input schemas of the identity endpoints, shared by every transport. */
 export const registerInput = closedObject({
@@ -69,3 +71,69 @@ export const deleteAccountInput = closedObject({
   password: z.string().max(4096).optional(),
   confirm_email: z.string().max(1024).optional(),
 });
+
+/** 9999-12-31T23:59:59Z; later "expiries" are typos, not intentions. */
+const MAX_EXPIRES_AT = 253402300799;
+
+/** Unknown fields are refused: a mistyped `scope` must not silently become the default scopes. */
+export const createApiKeyInput = z.strictObject({
+  name: displayName(100).optional(),
+  scopes: z.array(z.enum(API_KEY_SCOPES)).min(1).max(API_KEY_SCOPES.length).optional(),
+  expires_at: z.number().int().positive().max(MAX_EXPIRES_AT).nullable().optional(),
+  workspace_id: ulidString.nullable().optional(),
+});
+
+/** POST /api/auth/change-password. */
+export const changePasswordInput = z.strictObject({
+  current_password: z.string().max(4096),
+  new_password: z.string().max(4096),
+});
+
+// ---- outputs (the OpenAPI document is generated from these) ----
+
+/** The signed-in person's account, without any secret. */
+export const userOutput = z.object({
+  id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  email_verified: z.boolean(),
+  has_password: z.boolean(),
+  created_at: z.iso.datetime(),
+});
+
+/** GET /api/auth/me */
+export const meOutput = z.object({ user: userOutput });
+
+/** SPEC.md's token pair: login, refresh, passkey and external sign-in. */
+export const tokenPairOutput = z.object({
+  access_token: z.string().describe("RS256 JWT, 15 minutes"),
+  refresh_token: z.string().describe("7 days, rotated on use (also set as an HttpOnly cookie)"),
+  expires_in: z.number().int().describe("Seconds: 900"),
+});
+
+/** POST /api/auth/register: the account, and the access token unless the account must be confirmed first. */
+export const registerOutput = z.object({
+  user: userOutput,
+  access_token: z.string().optional(),
+  expires_at: z.iso.datetime().optional().describe("The access token's expiry"),
+  expires_in: z.number().int().optional(),
+});
+
+/** An API key as listed: its prefix, never the secret. */
+export const apiKeyOutput = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string().describe("The secret's first characters, to recognise it"),
+  scopes: z.array(z.enum(API_KEY_SCOPES)),
+  workspace_id: z.string().nullable().describe("The one workspace the key is limited to, if any"),
+  org_id: z.string(),
+  expires_at: z.number().int().nullable().describe("Unix seconds"),
+  created_at: z.iso.datetime(),
+  last_used_at: z.iso.datetime().nullable(),
+});
+
+/** A key just created or rotated: the secret, shown this once. */
+export const apiKeySecretOutput = apiKeyOutput.extend({ key: z.string().describe("The secret (quire_live_…), shown only in this answer") });
+
+/** GET /api/v1/api-keys */
+export const apiKeyListOutput = listOutput(apiKeyOutput);

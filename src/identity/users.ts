@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { userOutput } from "./schemas.ts";
 import type { Db } from "../db/database.ts";
 
 export interface UserRow {
@@ -14,14 +16,8 @@ export interface UserRow {
   updated_at: string;
 }
 
-export interface UserJson {
-  id: string;
-  name: string;
-  email: string;
-  email_verified: boolean;
-  has_password: boolean;
-  created_at: string;
-}
+/** The account as answered, without any secret: the documented output schema's type. */
+export type UserJson = z.infer<typeof userOutput>;
 
 export const normalizeEmail = (email: string): string => email.trim().normalize("NFC").toLowerCase();
 

@@ -6,7 +6,8 @@ import type { Sessions } from "../identity/sessions.ts";
 import type { EventBus, WorkspaceEvent } from "./event-bus.ts";
 import { NotFoundError, ValidationError } from "../core/errors.ts";
 import { parseInput } from "../core/validate.ts";
-import { clientMessage, envelope, errorFrame, MAX_CLIENT_FRAME_BYTES } from "./messages.ts";
+import { envelope, errorFrame, MAX_CLIENT_FRAME_BYTES } from "./messages.ts";
+import { clientMessage } from "./schemas.ts";
 import { DEFAULT_PRESENCE_TIMINGS, Presence, type PresenceTimings } from "./presence.ts";
 
 /** What the hub needs from a live socket; the WebSocket route adapts Bun's socket to it. */
@@ -21,7 +22,7 @@ export interface Connection {
   close(code: number, reason: string): void;
 }
 
-/** Close code sent when the session behind a connection ends (logout, password reset). */
+/** Close code sent when the session behind a connection ends (logout, password reset, account deleted). */
 export const CLOSE_SESSION_ENDED = 4401;
 
 export const topicOf = (workspaceId: string) => `workspace:${workspaceId}`;
@@ -95,6 +96,12 @@ export class RealtimeHub {
       conn.close(1001, "Server shutting down");
       return;
     }
+    // The session may have ended between the upgrade's check and now (a sign-out, or the account
+    // deleted while the handshake was under way): such a connection never joins.
+    if (!this.deps.sessions.isActive(conn.sessionId, Date.now())) {
+      conn.close(CLOSE_SESSION_ENDED, "Session ended");
+      return;
+    }
     this.connections.set(conn.id, conn);
     const workspaces = this.readableWorkspaces(conn.userId);
     conn.send(
@@ -156,6 +163,25 @@ export class RealtimeHub {
       if (ids.delete(connectionId)) this.presence.release(workspaceId, conn.userId, conn.id);
       if (ids.size === 0) this.subscribers.delete(workspaceId);
     }
+  }
+
+  /**
+   * Closes every open connection of a user at once (their account was deleted), with the
+   * session-ended close code; returns how many were closed.
+   */
+  closeUser(userId: string, reason = "Account deleted"): number {
+    let closed = 0;
+    for (const conn of [...this.connections.values()]) {
+      if (conn.userId !== userId) continue;
+      try {
+        conn.close(CLOSE_SESSION_ENDED, reason);
+      } catch {
+        // already gone
+      }
+      this.close(conn.id);
+      closed++;
+    }
+    return closed;
   }
 
   /** Closes every connection and stops the timers (server shutdown). */

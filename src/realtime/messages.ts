@@ -1,6 +1,4 @@
-import { z } from "zod";
 import { AppError } from "../core/errors.ts";
-import { ulidString } from "../core/validate.ts";
 
 /** Every frame the server sends: one JSON text frame per event (DESIGN.md §8). */
 export interface Envelope {
@@ -21,13 +19,6 @@ export const errorFrame = (error: unknown, extra: Record<string, unknown> = {}):
     ? envelope("error", { error: error.code, message: error.message, ...extra })
     : envelope("error", { error: "VALIDATION_ERROR", message: "Invalid message", ...extra });
 
-/** What a client may send. Anything else is answered with an `error` frame, never a close. */
-export const clientMessage = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("ping") }),
-  z.object({ type: z.literal("subscribe"), workspace_id: ulidString }),
-  z.object({ type: z.literal("unsubscribe"), workspace_id: ulidString }),
-]);
-export type ClientMessage = z.infer<typeof clientMessage>;
 
 /** Frames larger than this are refused unread. */
 export const MAX_CLIENT_FRAME_BYTES = 4096;

@@ -1,14 +1,10 @@
-import { z } from "zod";
 import type { Principal } from "../access/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { EventBus } from "./event-bus.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { parseInput } from "../core/validate.ts";
+import { viewingInput } from "./schemas.ts";
 
-/** POST /api/v1/workspaces/:id/viewing: the page the caller has open (null: none). */
-export const viewingInput = z.strictObject({
-  path: z.string().min(1, "must not be empty").max(512, "must be at most 512 characters").nullable(),
-});
 
 export interface ViewingJson {
   user_id: string;

@@ -21,3 +21,24 @@ export const searchToolInput = z.strictObject({
   query: z.string({ error: "is required" }).trim().min(1, "is required").max(500, "must be at most 500 characters"),
   limit: z.number({ error: "must be a number" }).int("must be an integer").min(1, "must be between 1 and 50").max(50, "must be between 1 and 50").default(10),
 });
+
+// ---- outputs (the OpenAPI document is generated from these) ----
+
+/** One matching page: its relevance and a snippet with the matches in <mark>. */
+export const searchHitOutput = z.object({
+  page_id: z.string(),
+  path: z.string(),
+  title: z.string(),
+  description: z.string(),
+  score: z.number().describe("Relevance; higher is better"),
+  snippet: z.string().describe("Escaped text with each match in <mark>…</mark>"),
+});
+
+/** GET /api/v1/workspaces/:id/search: best first; `indexing` only while the index is being built. */
+export const searchOutput = z.object({
+  items: z.array(searchHitOutput),
+  indexing: z
+    .object({ indexed: z.number().int(), total: z.number().int() })
+    .optional()
+    .describe("Present while the workspace's index is being built: results come from the pages indexed so far"),
+});

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
 import type { Principal } from "../access/principal.ts";
@@ -12,16 +13,10 @@ import { IndexJob } from "./index-job.ts";
 import { PageSource } from "./page-source.ts";
 import { planQuery } from "./query-plan.ts";
 import { renderSnippet } from "./snippet.ts";
-import { searchQuery } from "./schemas.ts";
+import { type searchHitOutput, searchQuery } from "./schemas.ts";
 
-export interface SearchHit {
-  page_id: string;
-  path: string;
-  title: string;
-  description: string;
-  score: number;
-  snippet: string;
-}
+/** One result: the type is the documented output schema's, so the two cannot differ. */
+export type SearchHit = z.infer<typeof searchHitOutput>;
 
 interface Loaded {
   index: WorkspaceIndex;

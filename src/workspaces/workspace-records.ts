@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { workspaceOutput } from "./workspace-schemas.ts";
 import type { Db } from "../db/database.ts";
 import { randomBytes } from "node:crypto";
 import { isUlid, ulid } from "../core/ids.ts";
@@ -75,21 +77,8 @@ export function workspaceOptionsJson(row: WorkspaceRow): WorkspaceOptionsJson {
   };
 }
 
-export interface WorkspaceJson extends WorkspaceOptionsJson {
-  id: string;
-  org_id: string;
-  name: string;
-  slug: string;
-  description: string;
-  role: EffectiveRole | null;
-  published: boolean;
-  page_count: number;
-  member_count: number;
-  created_at: string;
-  deleted_at: string | null;
-  /** What is wrong with the workspace right now (a reconcile safety stop); empty when all is well. */
-  problems: WorkspaceProblem[];
-}
+/** A workspace as answered: the documented output schema's type, so the two cannot differ. */
+export type WorkspaceJson = z.infer<typeof workspaceOutput>;
 
 /** A remote URL as shown to people: user info (tokens, passwords) removed. */
 export function stripCredentials(url: string | null): string | null {

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { closedObject, displayName, slug } from "../core/validate.ts";
 import { gitBranch, gitRemote } from "./git-remote.ts";
-import { gitTokenInput } from "../git/remote-token.ts";
+import { gitTokenInput } from "../git/schemas.ts";
+import { WORKSPACE_ROLES } from "../access/roles.ts";
+import { listOutput } from "../core/schemas.ts";
 
 /** Input schemas of the workspace endpoints, shared by every transport (HTTP, MCP, CLI). */
 
@@ -20,6 +22,9 @@ export const createWorkspaceInput = closedObject({
   git_token: gitTokenInput.optional(),
 });
 export type CreateWorkspaceInput = z.infer<typeof createWorkspaceInput>;
+
+/** `quire init`: the workspace's name, slug and branch (its remote is checked on its own, before cloning). */
+export const initWorkspaceInput = z.object({ name: displayName(100), slug, branch: gitBranch });
 
 export const THEMES = ["default", "dark", "forest", "rose", "amber", "minimal", "corporate"] as const;
 export type Theme = (typeof THEMES)[number];
@@ -72,3 +77,39 @@ export const listWorkspacesToolInput = z.strictObject({
   limit: z.number().int("must be an integer").min(1, "must be between 1 and 100").max(100, "must be between 1 and 100").default(50),
   cursor: z.string().max(512, "must be at most 512 characters").optional(),
 });
+
+// ---- outputs: what the workspace endpoints answer (the OpenAPI document is generated from these) ----
+
+/** A problem the workspace reports while it holds (a reconcile safety stop). */
+export const workspaceProblemOutput = z.object({
+  kind: z.enum(["safety_stop"]),
+  message: z.string(),
+  since: z.iso.datetime(),
+});
+
+/** A workspace as its members see it (the remote's URL without credentials). */
+export const workspaceOutput = z.object({
+  id: z.string().describe("ULID"),
+  org_id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  description: z.string(),
+  role: z.enum([...WORKSPACE_ROLES, "super_admin"]).nullable().describe("The caller's effective role"),
+  git_remote: z.string().nullable(),
+  git_branch: z.string(),
+  git_auto_commit: z.boolean(),
+  sync_interval: z.number().int(),
+  sync_status: z.string(),
+  editor_can_create_pages: z.boolean(),
+  editor_can_delete_pages: z.boolean(),
+  published: z.boolean(),
+  page_count: z.number().int(),
+  member_count: z.number().int(),
+  created_at: z.iso.datetime(),
+  deleted_at: z.iso.datetime().nullable(),
+  problems: z.array(workspaceProblemOutput),
+});
+export type WorkspaceOutput = z.infer<typeof workspaceOutput>;
+
+/** GET /api/v1/workspaces */
+export const workspaceListOutput = listOutput(workspaceOutput);

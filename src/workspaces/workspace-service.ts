@@ -5,7 +5,8 @@ import { parseInput } from "../core/validate.ts";
 import type { Principal } from "../access/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { EffectiveRole } from "../access/roles.ts";
-import { decodeCursor, listQuery, pageOf, type Page } from "../access/pagination.ts";
+import { decodeCursor, pageOf, type Page } from "../access/pagination.ts";
+import { listQuery } from "../access/schemas.ts";
 import { workspaceRef, type WorkspaceJson, type WorkspaceRecords, type WorkspaceRow } from "./workspace-records.ts";
 import { createWorkspaceInput } from "./workspace-schemas.ts";
 import { writeGitToken } from "../git/remote-token.ts";
@@ -143,7 +144,16 @@ export class WorkspaceService {
     const { records, permissions } = this.deps;
     const { workspace } = permissions.require(principal, workspaceRef(ref), "super_admin");
     if (!records.softDelete(workspace.id, nowIso())) return;
-    for (const hook of this.deletedHooks) await hook(workspace, principal.userId);
+    await this.forget(workspace, principal.userId);
+  }
+
+  /**
+   * Runs the deleted hooks for a workspace whose row is already gone or soft-deleted by a committed
+   * transaction of another domain (an account deletion removes the organization with its
+   * workspaces in one transaction, and lets the other domains go only after it commits).
+   */
+  async forget(workspace: WorkspaceRow, actorUserId: string): Promise<void> {
+    for (const hook of this.deletedHooks) await hook(workspace, actorUserId);
   }
 }
 

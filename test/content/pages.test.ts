@@ -78,6 +78,39 @@ test("create with publish: true writes publish and status published; a missing t
   expect(badJson.body.error).toBe("VALIDATION_ERROR");
 });
 
+test("create, update and move refuse a field they do not have (400 naming it) and write nothing, rather than dropping what was sent", async () => {
+  const o = await owner(server);
+  const before = pageRows(server, o.wsId).length;
+  for (const [body, field] of [
+    [{ title: "Notes", content: "Sent as content, the read field's name" }, "content"],
+    [{ title: "Notes", tag: ["ops"] }, "tag"],
+    [{ title: "Notes", body: "x", status: "published" }, "status"],
+  ] as const) {
+    const r = await o.client.post(`${o.base}/strict.md`, body);
+    expect({ field, status: r.status, error: r.body.error, named: r.body.details?.field }).toEqual({ field, status: 400, error: "VALIDATION_ERROR", named: field });
+    expect(r.body.message).toContain(field);
+  }
+  expect(fileOf(o, "strict.md")).toBeNull();
+  expect(pageRows(server, o.wsId).length).toBe(before);
+  // Every documented field together is accepted.
+  const ok = await o.client.post(`${o.base}/strict.md`, { title: "Notes", body: "Body\n", description: "D", publish: false, tags: ["ops"] });
+  expect(ok.status).toBe(201);
+
+  // Update and move are closed too: `content` for `body` must not answer 200 having changed nothing.
+  const fileAfterCreate = fileOf(o, "strict.md");
+  const update = await o.client.put(`${o.base}/strict.md`, { content: "New text\n", lastKnownHash: ok.body.content_hash });
+  expect({ status: update.status, error: update.body.error, field: update.body.details?.field }).toEqual({ status: 400, error: "VALIDATION_ERROR", field: "content" });
+  const move = await o.client.request("PATCH", `${o.base}/strict.md`, { json: { new_path: "moved.md", overwrite: true } });
+  expect({ status: move.status, field: move.body.details?.field }).toEqual({ status: 400, field: "overwrite" });
+  const alias = await o.client.post(`${o.base}/move`, { path: "strict.md", new_path: "moved.md", force: true });
+  expect({ status: alias.status, field: alias.body.details?.field }).toEqual({ status: 400, field: "force" });
+  expect(fileOf(o, "strict.md")).toBe(fileAfterCreate);
+  expect(fileOf(o, "moved.md")).toBeNull();
+  // Both spellings of the hash stay accepted.
+  const snake = await o.client.put(`${o.base}/strict.md`, { body: "New text\n", last_known_hash: ok.body.content_hash });
+  expect(snake.status).toBe(200);
+});
+
 test("GET returns the page object; missing pages and unknown workspaces are 404; no token is 401", async () => {
   const o = await owner(server);
   const created = await o.client.post(`${o.base}/guides/read-me`, { title: "Read me", body: "Body\n", tags: ["t"] });

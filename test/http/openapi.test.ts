@@ -1,13 +1,18 @@
 /**
  * GET /api/openapi.json documents every /api route the app registers, and is a valid OpenAPI 3.1
- * document. A route added without its line in src/http/openapi.ts fails here by name.
+ * document. A route added without its line in src/http/openapi.ts fails here by name. The answers
+ * it documents are checked too: real answers of the real server, for every route whose answer has
+ * a schema and for the error shape, must validate against the schema the served document gives.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
+// The JSON Schema 2020-12 validator the OpenAPI validator itself is built on (locked through it).
+import Ajv2020 from "ajv/dist/2020.js";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { Client } from "../helpers/client.ts";
+import { Client, type ApiResponse } from "../helpers/client.ts";
+import { registerUser } from "../helpers/factories.ts";
 import { createApp } from "../../src/app.ts";
-import { API_ROUTES, routeCoverage, routeKey } from "../../src/http/openapi.ts";
+import { API_ROUTES, OUTPUTS, routeCoverage, routeKey } from "../../src/http/openapi.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -59,5 +64,176 @@ describe("the OpenAPI document", () => {
     const hook = doc.paths["/api/v1/workspaces/{id}/webhooks"].post.requestBody.content["application/json"].schema;
     expect(hook.properties.url.maxLength).toBe(2048);
     expect(doc.paths["/api/v1/billing/plans"].get.summary).toContain("Cloud edition only");
+  });
+});
+
+describe("the documented answers are the real answers", () => {
+  type Doc = { paths: Record<string, Record<string, { responses: Record<string, any> }>>; components: Record<string, unknown> };
+  let doc: Doc;
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  /** "METHOD /api/…" (as in API_ROUTES) → the statuses checked. */
+  const checked = new Map<string, Set<number>>();
+
+  beforeAll(async () => {
+    doc = (await new Client(server.url).get("/api/openapi.json")).body;
+  });
+
+  /** The schema the served document gives for this route and status (OpenAPI path form). */
+  function documented(method: string, openApiPath: string, status: number): Record<string, unknown> {
+    const answer = doc.paths[openApiPath]?.[method.toLowerCase()]?.responses?.[String(status)];
+    const schema = answer?.content?.["application/json"]?.schema;
+    expect(schema, `${method} ${openApiPath} documents no JSON answer for ${status}`).toBeDefined();
+    return schema;
+  }
+
+  function validator(schema: Record<string, unknown>) {
+    // References point into the document's components: validate with them beside the schema.
+    return ajv.compile({ ...schema, components: doc.components });
+  }
+
+  /** Asserts the answer validates against the documented schema for its status, and notes the route. */
+  function expectDocumented(route: string, r: ApiResponse): void {
+    const [method, path] = route.split(" ") as [string, string];
+    const openApiPath = path.replace(/:([A-Za-z_]+)/g, "{$1}").replace(/\*$/, "{path}");
+    const validate = validator(documented(method, openApiPath, r.status));
+    const valid = validate(r.body);
+    expect({ route, status: r.status, errors: valid ? null : validate.errors }).toEqual({ route, status: r.status, errors: null });
+    if (!checked.has(route)) checked.set(route, new Set());
+    checked.get(route)!.add(r.status);
+  }
+
+  test("sign-in, pages, the tree, workspaces, search, comments, activity, members and errors answer exactly as documented", async () => {
+    // Registration, sign-in, refresh and who am I.
+    const email = `documented.${Date.now()}@example.test`;
+    const visitor = new Client(server.url);
+    const registered = await visitor.post("/api/auth/register", { name: "Documented", email, password: "a documented password", terms_accepted: true });
+    expect(registered.status).toBe(201);
+    expectDocumented("POST /api/auth/register", registered);
+    const login = await visitor.post("/api/auth/login", { email, password: "a documented password" });
+    expect(login.status).toBe(200);
+    expectDocumented("POST /api/auth/login", login);
+    const refreshed = await new Client(server.url).post("/api/auth/refresh", { refresh_token: login.body.refresh_token });
+    expect(refreshed.status).toBe(200);
+    expectDocumented("POST /api/auth/refresh", refreshed);
+    expectDocumented("GET /api/auth/me", await new Client(server.url).get("/api/auth/me", { token: refreshed.body.access_token }));
+    expectDocumented("POST /api/auth/login", await new Client(server.url).post("/api/auth/login", { email, password: "not the password" }));
+    // API keys: the secret once, then only the prefix.
+    const signedIn = new Client(server.url).withToken(refreshed.body.access_token);
+    const key = await signedIn.post("/api/v1/api-keys", { name: "ci", scopes: ["read"] });
+    expect(key.status).toBe(201);
+    expectDocumented("POST /api/v1/api-keys", key);
+    expectDocumented("POST /api/v1/api-keys/:id/rotate", await signedIn.post(`/api/v1/api-keys/${key.body.id}/rotate`));
+    const keys = await signedIn.get("/api/v1/api-keys");
+    expect(keys.body.items.length).toBe(1);
+    expectDocumented("GET /api/v1/api-keys", keys);
+
+    const owner = await registerUser(server.url);
+    const c = owner.client;
+    const ws = owner.workspaceSlug;
+
+    // Page object: created, read, updated, moved.
+    const created = await c.post(`/api/v1/content/${ws}/guide/intro.md`, { title: "Intro", body: "Hello documented world\n", tags: ["docs"] });
+    expect(created.status).toBe(201);
+    expectDocumented("POST /api/v1/content/:workspace/*", created);
+    const read = await c.get(`/api/v1/content/${ws}/guide/intro.md`);
+    expect(read.status).toBe(200);
+    expectDocumented("GET /api/v1/content/:workspace/*", read);
+    const updated = await c.put(`/api/v1/content/${ws}/guide/intro.md`, { body: "Hello again\n", lastKnownHash: read.body.content_hash, frontmatter: { tags: ["docs", "intro"] } });
+    expect(updated.status).toBe(200);
+    expectDocumented("PUT /api/v1/content/:workspace/*", updated);
+    const putCreated = await c.put(`/api/v1/content/${ws}/guide/by-put.md`, { body: "Made by PUT\n", frontmatter: { title: "By PUT" } });
+    expect(putCreated.status).toBe(201);
+    expectDocumented("PUT /api/v1/content/:workspace/*", putCreated);
+    const moved = await c.request("PATCH", `/api/v1/content/${ws}/guide/intro.md`, { json: { new_path: "guide/start.md" } });
+    expect(moved.status).toBe(200);
+    expectDocumented("PATCH /api/v1/content/:workspace/*", moved);
+    const aliased = await c.post(`/api/v1/content/${ws}/move`, { path: "guide/start.md", new_path: "guide/first.md" });
+    expect(aliased.status).toBe(200);
+    expectDocumented("POST /api/v1/content/:workspace/move", aliased);
+
+    // The tree (nested folders), the workspace and its list, a new workspace.
+    const tree = await c.get(`/api/v1/content/${ws}/tree`);
+    expect(tree.body.items.some((n: { children?: unknown[] }) => (n.children?.length ?? 0) > 0)).toBe(true);
+    expectDocumented("GET /api/v1/content/:workspace/tree", tree);
+    expectDocumented("GET /api/v1/workspaces", await c.get("/api/v1/workspaces"));
+    expectDocumented("GET /api/v1/workspaces/:id", await c.get(`/api/v1/workspaces/${owner.workspaceId}`));
+    const second = await c.post("/api/v1/workspaces", { name: "Second", slug: `second-${Date.now()}` });
+    expect(second.status).toBe(201);
+    expectDocumented("POST /api/v1/workspaces", second);
+
+    // Search, once the new page is indexed.
+    let found: ApiResponse | undefined;
+    for (let i = 0; i < 50 && !(found?.body.items?.length > 0); i++) {
+      if (i > 0) await Bun.sleep(50);
+      found = await c.get(`/api/v1/workspaces/${owner.workspaceId}/search?q=again`);
+    }
+    expect(found!.body.items.length).toBeGreaterThan(0);
+    expectDocumented("GET /api/v1/workspaces/:id/search", found!);
+
+    // Comments (a thread resolved and reopened), the activity feed, members.
+    const comment = await c.post(`/api/v1/workspaces/${owner.workspaceId}/comments`, { page_path: "guide/first.md", body: "Looks right" });
+    expect(comment.status).toBe(201);
+    expectDocumented("POST /api/v1/workspaces/:id/comments", comment);
+    expectDocumented("GET /api/v1/comments/:id", await c.get(`/api/v1/comments/${comment.body.id}`));
+    expectDocumented("PUT /api/v1/comments/:id", await c.put(`/api/v1/comments/${comment.body.id}`, { body: "Looks right to me" }));
+    expectDocumented("POST /api/v1/comments/:id/resolve", await c.post(`/api/v1/comments/${comment.body.id}/resolve`));
+    expectDocumented("POST /api/v1/comments/:id/unresolve", await c.post(`/api/v1/comments/${comment.body.id}/unresolve`));
+    const comments = await c.get(`/api/v1/workspaces/${owner.workspaceId}/comments`);
+    expect(comments.body.items.length).toBe(1);
+    expectDocumented("GET /api/v1/workspaces/:id/comments", comments);
+    const activity = await c.get(`/api/v1/workspaces/${owner.workspaceId}/activity?limit=5`);
+    expect(activity.body.items.length).toBe(5);
+    expect(typeof activity.body.next_cursor).toBe("string");
+    expectDocumented("GET /api/v1/workspaces/:id/activity", activity);
+    expectDocumented("GET /api/v1/workspaces/:id/page-activity", await c.get(`/api/v1/workspaces/${owner.workspaceId}/page-activity?page=guide/first.md`));
+    expectDocumented("GET /api/v1/workspaces/:id/admin/members", await c.get(`/api/v1/workspaces/${owner.workspaceId}/admin/members`));
+
+    // The error shape of SPEC.md, with its codes: 400, 401, 404, 409 (and a page update's conflict fields).
+    const invalid = await c.post(`/api/v1/content/${ws}/untitled.md`, { body: "no title" });
+    expect(invalid.body.error).toBe("VALIDATION_ERROR");
+    expectDocumented("POST /api/v1/content/:workspace/*", invalid);
+    const anonymous = await new Client(server.url).get("/api/v1/workspaces");
+    expect(anonymous.body.error).toBe("UNAUTHORIZED");
+    expectDocumented("GET /api/v1/workspaces", anonymous);
+    const missing = await c.get(`/api/v1/content/${ws}/no/such/page.md`);
+    expect(missing.body.error).toBe("NOT_FOUND");
+    expectDocumented("GET /api/v1/content/:workspace/*", missing);
+    const taken = await c.post(`/api/v1/content/${ws}/guide/first.md`, { title: "Again" });
+    expect(taken.body.error).toBe("CONFLICT");
+    expectDocumented("POST /api/v1/content/:workspace/*", taken);
+    const stale = await c.put(`/api/v1/content/${ws}/guide/first.md`, { body: "Late\n", lastKnownHash: read.body.content_hash });
+    expect(stale.status).toBe(409);
+    expect([stale.body.error, stale.body.your_hash, stale.body.current_hash]).toEqual(["CONFLICT", read.body.content_hash, updated.body.content_hash]);
+    expectDocumented("PUT /api/v1/content/:workspace/*", stale);
+    const badQuery = await c.get(`/api/v1/workspaces/${owner.workspaceId}/search`);
+    expect(badQuery.status).toBe(400);
+    expectDocumented("GET /api/v1/workspaces/:id/search", badQuery);
+
+    // Every route whose answer has a schema was checked here with its success status.
+    const withSchema = Object.entries(API_ROUTES).filter(([, d]) => d.response).map(([k, d]) => [k, d.status ?? 200] as const);
+    expect(withSchema.filter(([k, status]) => !checked.get(k)?.has(status)).map(([k]) => k)).toEqual([]);
+    expect(withSchema.length).toBeGreaterThanOrEqual(25);
+  });
+
+  test("the documented schemas are exact: a field the server does not send, or a missing one, fails", async () => {
+    const owner = await registerUser(server.url);
+    const page = (await owner.client.get(`/api/v1/content/${owner.workspaceSlug}/welcome.md`)).body;
+    const pageSchema = validator(documented("GET", "/api/v1/content/{workspace}/{path}", 200));
+    expect(pageSchema(page)).toBe(true);
+    expect(pageSchema({ ...page, surprise: 1 })).toBe(false);
+    const { content_hash: _dropped, ...withoutHash } = page;
+    expect(pageSchema(withoutHash)).toBe(false);
+    const errorSchema = validator(documented("GET", "/api/v1/workspaces/{id}", 404));
+    expect(errorSchema({ error: "NOT_FOUND", message: "x", request_id: "r" })).toBe(true);
+    expect(errorSchema({ error: "NOT_A_CODE", message: "x", request_id: "r" })).toBe(false);
+    // Every named output is published, and every error answer refers to the one Error schema.
+    expect(Object.keys(doc.components.schemas as object).sort()).toEqual(OUTPUTS.map(([id]) => id).sort());
+    for (const ops of Object.values(doc.paths)) {
+      for (const op of Object.values(ops)) {
+        for (const [status, answer] of Object.entries(op.responses)) {
+          if (Number(status) >= 400) expect(answer.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
+        }
+      }
+    }
   });
 });

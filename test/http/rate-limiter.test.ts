@@ -77,6 +77,34 @@ describe("RateLimiter", () => {
     expect(l.hit("GET", "/x/other", null, "ip", T0)).toMatchObject({ limit: 10, remaining: 7 });
   });
 
+  test("a success-only rule: the place is held while the request runs, given back once on an error, never into a later window", () => {
+    const l = new RateLimiter([rule({ limit: 1, windowSec: 86400, successOnly: true })]);
+    const who = session("o1");
+    const first: Array<() => void> = [];
+    expect(l.hit("GET", "/x", who, "1.1.1.1", T0, true, null, first)?.remaining).toBe(0);
+    // While the first runs, a second is refused.
+    refused(() => l.hit("GET", "/x", who, "1.1.1.1", T0 + 1, true, null, []));
+    // The first ended in an error: its place comes back (twice is still once).
+    for (const refund of first) refund();
+    for (const refund of first) refund();
+    const second: Array<() => void> = [];
+    expect(l.hit("GET", "/x", who, "1.1.1.1", T0 + 2, true, null, second)?.remaining).toBe(0);
+    // The second succeeded (nothing given back): the day is used.
+    refused(() => l.hit("GET", "/x", who, "1.1.1.1", T0 + 3, true, null, []));
+    // A refund arriving after its window ended leaves the new window alone.
+    const late: Array<() => void> = [];
+    l.hit("GET", "/x", who, "1.1.1.1", T0 + 86_400_000, true, null, late);
+    const fresh: Array<() => void> = [];
+    refused(() => l.hit("GET", "/x", who, "1.1.1.1", T0 + 2 * 86_400_000 - 1, true, null, fresh));
+    l.hit("GET", "/x", who, "1.1.1.1", T0 + 2 * 86_400_000, true, null, fresh);
+    for (const refund of late) refund();
+    refused(() => l.hit("GET", "/x", who, "1.1.1.1", T0 + 2 * 86_400_000 + 1, true, null, []));
+    // Without a place to put refunds (the published sites' lane), a success-only rule simply counts.
+    const plain = new RateLimiter([rule({ limit: 1, successOnly: true })]);
+    plain.hit("GET", "/x", who, "1.1.1.1", T0);
+    refused(() => plain.hit("GET", "/x", who, "1.1.1.1", T0 + 1));
+  });
+
   test("memory stays bounded however many distinct callers appear", () => {
     const l = new RateLimiter([rule({ windowSec: 3600 })], 1000);
     for (let i = 0; i < 10_000; i++) l.hit("GET", "/x", null, `10.0.${i >> 8}.${i & 255}`, T0 + i);

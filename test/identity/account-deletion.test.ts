@@ -5,10 +5,12 @@
  * go, and what they wrote elsewhere stays, signed "Deleted user".
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { Client } from "../helpers/client.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
+import { connect } from "../realtime/ws-client.ts";
 
 const PASSWORD = "a member password here";
 
@@ -132,6 +134,89 @@ describe("DELETE /api/v1/users/me (Cloud)", () => {
     const ok = await person.client.request("DELETE", "/api/v1/users/me", { json: { confirm_email: person.email.toUpperCase() } });
     expect(ok.status).toBe(200);
     expect((await person.client.get("/api/auth/me")).status).toBe(401);
+  });
+});
+
+describe("DELETE /api/v1/users/me is all or nothing, and ends live connections (Cloud)", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ QUIRE_EDITION: "cloud" });
+  });
+  afterAll(() => server.close());
+
+  test("a database failure after the organization and its workspaces were deleted leaves everything as it was, files included", async () => {
+    const person = await registerUser(server.url);
+    const db = server.services.db;
+    expect((await person.client.post(`/api/v1/content/${person.workspaceSlug}/notes/plan.md`, { title: "Plan", body: "Keep this.\n" })).status).toBe(201);
+    const folder = server.services.ledger.dir(person.workspaceId).root;
+    const file = join(folder, "notes", "plan.md");
+    const fileBefore = readFileSync(file, "utf8");
+    expect((await person.client.post(`/api/v1/workspaces/${person.workspaceId}/comments`, { page_path: "notes/plan.md", body: "Mine to keep" })).status).toBe(201);
+    const orgId = server.services.workspaces.byId(person.workspaceId)!.org_id;
+    const state = () => ({
+      user: db.query("SELECT id, email, name FROM users WHERE id = ?").get(person.id),
+      org: db.query("SELECT id FROM organizations WHERE id = ?").get(orgId),
+      workspace: db.query("SELECT id, deleted_at FROM workspaces WHERE id = ?").get(person.workspaceId),
+      pages: db.query("SELECT path, updated_by_name FROM pages WHERE workspace_id = ? ORDER BY path").all(person.workspaceId),
+      sessions: db.query("SELECT COUNT(*) AS n FROM sessions WHERE user_id = ?").get(person.id),
+      memberships: db.query("SELECT COUNT(*) AS n FROM org_members WHERE user_id = ?").get(person.id),
+      comments: db.query("SELECT body, author_name FROM comments WHERE author_id = ?").all(person.id),
+      keys: db.query("SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ?").get(person.id),
+    });
+    expect((await person.client.post("/api/v1/api-keys", { name: "script" })).status).toBe(201);
+    const before = state();
+    expect(before.workspace).toEqual({ id: person.workspaceId, deleted_at: null });
+    expect(before.comments).toEqual([{ body: "Mine to keep", author_name: person.name }]);
+
+    // The last statement of the deletion (the user row) fails for real, after the organization,
+    // its workspaces and the "Deleted user" renaming were already done in the same transaction.
+    db.run(`CREATE TRIGGER refuse_account_delete BEFORE DELETE ON users WHEN OLD.id = '${person.id}' BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`);
+    try {
+      const r = await person.client.request("DELETE", "/api/v1/users/me", { json: { password: person.password } });
+      expect(r.status).toBe(500);
+      expect(r.body.error).toBe("INTERNAL_ERROR");
+    } finally {
+      db.run("DROP TRIGGER refuse_account_delete");
+    }
+
+    expect(state()).toEqual(before);
+    expect(existsSync(file)).toBe(true);
+    expect(readFileSync(file, "utf8")).toBe(fileBefore);
+    expect((await person.client.get("/api/auth/me")).status).toBe(200);
+    const page = await person.client.get(`/api/v1/content/${person.workspaceSlug}/notes/plan.md`);
+    expect(page.status).toBe(200);
+    expect(page.body.content ?? page.body.body).toContain("Keep this.");
+    // Still fully working: the workspace takes new pages.
+    expect((await person.client.post(`/api/v1/content/${person.workspaceSlug}/after.md`, { title: "After" })).status).toBe(201);
+
+    // Without the failure the same request deletes everything, files last.
+    const ok = await person.client.request("DELETE", "/api/v1/users/me", { json: { password: person.password } });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ deleted: true, organizations_deleted: 1, workspaces_deleted: 1 });
+    expect(db.query("SELECT COUNT(*) AS n FROM workspaces WHERE id = ?").get(person.workspaceId)).toEqual({ n: 0 });
+    expect(existsSync(folder)).toBe(false);
+  });
+
+  test("the person's open WebSockets are closed the moment the account goes, with the session-ended code", async () => {
+    const person = await registerUser(server.url);
+    const other = await registerUser(server.url);
+    const laptop = await connect(server, person);
+    const phone = await connect(server, person);
+    const bystander = await connect(server, other);
+    const before = server.services.realtime.connectionCount;
+
+    const r = await person.client.request("DELETE", "/api/v1/users/me", { json: { password: person.password } });
+    expect(r.status).toBe(200);
+    // No event is needed to notice: both are closed at once.
+    for (const socket of [laptop, phone]) expect(await socket.waitClosed(1000)).toEqual({ code: 4401, reason: "Account deleted" });
+    expect(server.services.realtime.connectionCount).toBe(before - 2);
+    // Someone else's connection is untouched and still served.
+    expect(bystander.closed).toBeNull();
+    bystander.send({ type: "ping" });
+    await bystander.next((f) => f.type === "pong");
+    bystander.close();
+    // And the deleted person cannot open a new one.
+    expect((await person.client.post("/api/auth/ws-token")).status).toBe(401);
   });
 });
 

@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { listOutput } from "../core/schemas.ts";
+
+/**
+ * Input schemas of the activity endpoints and tool, shared by every transport (HTTP, MCP). The
+ * comment inputs are in comment-schemas.ts.
+ */
+
+const limit = z.coerce
+  .number({ error: "must be a number" })
+  .int("must be an integer")
+  .min(1, "must be between 1 and 100")
+  .max(100, "must be between 1 and 100")
+  .default(50);
+
+/** GET /api/v1/workspaces/:id/activity query. */
+export const activityQuery = z.object({
+  limit,
+  action: z.string().regex(/^[a-z][a-z_]{0,63}$/, "must be an action name such as page_created").optional(),
+  cursor: z.string().max(200).optional(),
+});
+
+/** The agent tool's activity input (MCP `quire_get_activity`): JSON numbers, a smaller default page. */
+export const activityToolInput = z.strictObject({
+  limit: z.number().int("must be an integer").min(1, "must be between 1 and 100").max(100, "must be between 1 and 100").default(25),
+  action: z.string().regex(/^[a-z][a-z_]{0,63}$/, "must be an action name such as page_created").optional(),
+  cursor: z.string().max(200).optional(),
+});
+
+/** GET /api/v1/workspaces/:id/page-activity query. */
+export const pageActivityQuery = z.object({
+  page: z.string({ error: "is required" }).min(1, "is required").max(512),
+  limit,
+  cursor: z.string().max(200).optional(),
+});
+
+// ---- outputs (the OpenAPI document is generated from these) ----
+
+/** One entry of the activity feed, newest first. */
+export const activityOutput = z.object({
+  id: z.string(),
+  action: z.string().describe("E.g. page_created, page_updated, page_moved, comment_created"),
+  actor: z.object({ id: z.string().nullable(), name: z.string() }),
+  page_path: z.string().nullable(),
+  page_id: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()),
+  created_at: z.iso.datetime(),
+});
+
+/** GET /api/v1/workspaces/:id/activity and …/page-activity */
+export const activityListOutput = listOutput(activityOutput);

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { ERROR_CODES } from "./errors.ts";
+
+/**
+ * Output schemas shared by every domain: the error body of SPEC.md and the list envelope. Like the
+ * domains' output schemas, they describe what the API answers; the OpenAPI document is generated
+ * from them and test/http/openapi.test.ts checks real answers against it.
+ */
+
+const hash = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+
+/** SPEC.md's Error object; a page update's 409 adds the four conflict fields beside it. */
+export const errorOutput = z
+  .object({
+    error: z.enum(ERROR_CODES).describe("Machine code"),
+    message: z.string().describe("Human text"),
+    details: z.record(z.string(), z.unknown()).optional().describe("E.g. the offending field: {field}"),
+    request_id: z.string().describe("Correlates with the server's logs (also the X-Request-Id header)"),
+    current_hash: hash.optional().describe("409 on a page update: the page's content hash now"),
+    your_hash: hash.nullable().optional().describe("409 on a page update: the lastKnownHash sent"),
+    modified_by: z.string().nullable().optional().describe("409 on a page update: who changed it last"),
+    modified_at: z.string().optional().describe("409 on a page update: when it changed last"),
+  })
+  .describe("Every error answer: error, message, optional details, request_id");
+export type ErrorOutput = z.infer<typeof errorOutput>;
+
+/** An ISO 8601 UTC timestamp as the API writes it. */
+export const timestamp = z.iso.datetime();
+
+/** A page of a list: the items and the cursor of the next page (null on the last). */
+export function listOutput<T extends z.ZodType>(item: T) {
+  return z.object({
+    items: z.array(item),
+    next_cursor: z.string().nullable().describe("Pass as ?cursor= for the next page; null on the last"),
+  });
+}

@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { ulidString } from "../core/validate.ts";
+
+/** Input schemas of the realtime endpoints, shared by every transport. */
+
+/** POST /api/v1/workspaces/:id/viewing: the page the caller has open (null: none). */
+export const viewingInput = z.strictObject({
+  path: z.string().min(1, "must not be empty").max(512, "must be at most 512 characters").nullable(),
+});
+
+/** What a client may send. Anything else is answered with an `error` frame, never a close. */
+export const clientMessage = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("ping") }),
+  z.object({ type: z.literal("subscribe"), workspace_id: ulidString }),
+  z.object({ type: z.literal("unsubscribe"), workspace_id: ulidString }),
+]);
+export type ClientMessage = z.infer<typeof clientMessage>;
