@@ -23,6 +23,14 @@ const MAX_OFFSET = 0xffffffff;
 /** Already compressed formats are stored as they are: deflating them again only costs time. */
 const STORED = /\.(png|jpe?g|gif|webp|avif|zip|gz|woff2?|mp4|webm|pdf)$/i;
 
+/** An entry compressed and checksummed, not yet placed in a ZIP (a worker thread prepares these). */
+export interface PreparedEntry {
+  method: number;
+  crc: number;
+  size: number;
+  body: Uint8Array;
+}
+
 interface Central {
   name: Uint8Array;
   method: number;
@@ -39,21 +47,35 @@ export class ZipWriter {
   private readonly encoder = new TextEncoder();
   /** Bytes of ZIP produced so far. */
   bytes = 0;
+  /** Bytes produced since the last `take`. */
+  pending = 0;
 
   get entries(): number {
     return this.central.length;
   }
 
-  add(path: string, data: Uint8Array | string): void {
-    if (this.names.has(path)) return; // first one wins (a page and an upload never share a name, but be safe)
-    if (this.central.length >= MAX_ENTRIES) throw new Error(`the export has more than ${MAX_ENTRIES} files, more than a ZIP without ZIP64 holds`);
-    this.names.add(path);
-    const bytes = typeof data === "string" ? this.encoder.encode(data) : data;
+  /** Compresses and checksums an entry's bytes: the costly half of `add`, which any thread may do. */
+  static prepare(path: string, data: Uint8Array | string): PreparedEntry {
+    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
     const store = STORED.test(path) || bytes.length === 0;
     const body = store ? bytes : deflateRawSync(bytes, { level: 1 });
+    return { method: store ? 0 : 8, crc: Bun.hash.crc32(bytes) >>> 0, size: bytes.length, body };
+  }
+
+  add(path: string, data: Uint8Array | string): void {
+    if (this.names.has(path)) return; // first one wins (a page and an upload never share a name, but be safe)
+    this.addPrepared(path, ZipWriter.prepare(path, data));
+  }
+
+  /** Places an entry `prepare` made (for `path`) next in the ZIP. */
+  addPrepared(path: string, prepared: PreparedEntry): void {
+    if (this.names.has(path)) return;
+    if (this.central.length >= MAX_ENTRIES) throw new Error(`the export has more than ${MAX_ENTRIES} files, more than a ZIP without ZIP64 holds`);
+    this.names.add(path);
+    const { body } = prepared;
     const name = this.encoder.encode(path);
-    const entry: Central = { name, method: store ? 0 : 8, crc: Bun.hash.crc32(bytes) >>> 0, compressed: body.length, size: bytes.length, offset: this.bytes };
-    if (entry.offset + 30 + name.length + body.length > MAX_OFFSET || bytes.length > MAX_OFFSET) {
+    const entry: Central = { name, method: prepared.method, crc: prepared.crc, compressed: body.length, size: prepared.size, offset: this.bytes };
+    if (entry.offset + 30 + name.length + body.length > MAX_OFFSET || prepared.size > MAX_OFFSET) {
       throw new Error("the export is larger than 4 GiB, more than a ZIP without ZIP64 holds");
     }
     const header = new Uint8Array(30 + name.length);
@@ -117,15 +139,17 @@ export class ZipWriter {
     this.push(end);
   }
 
-  /** The bytes produced since the last call. */
-  take(): Uint8Array[] {
-    const out = this.chunks;
+  /** The bytes produced since the last call, as one piece. */
+  take(): Uint8Array {
+    const out = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.pending);
     this.chunks = [];
+    this.pending = 0;
     return out;
   }
 
   private push(chunk: Uint8Array): void {
     this.chunks.push(chunk);
     this.bytes += chunk.length;
+    this.pending += chunk.length;
   }
 }

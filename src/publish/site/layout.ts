@@ -21,6 +21,12 @@ export interface LayoutOptions {
   editUrl?: string | null;
   /** Where the search box asks when `window.quireSearch` is absent; null hides nothing but disables the fallback. */
   searchUrl?: string | null;
+  /**
+   * The HTML of navigation entries that neither are nor hold the current page, which is the same
+   * for every page whose URLs are relative to the same place: a caller writing many pages (the
+   * export) passes one map per folder and the navigation is built once, not once per page.
+   */
+  navMemo?: Map<NavItem, string>;
 }
 
 const TOC_LEVELS = new Set([2, 3]);
@@ -153,7 +159,7 @@ ${versionSwitcher}
 </header>
 <div class="site-body">
 <nav id="sidebar" class="sidebar" aria-label="Site navigation">
-${renderNav(model.nav, page, urls)}
+${renderNav(model.nav, page, urls, options.navMemo)}
 </nav>
 <main id="content" class="content">
 <article class="page">
@@ -170,9 +176,19 @@ ${asksConsent ? CONSENT_PROMPT : ""}</body>
 `;
 }
 
-function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls): string {
-  if (items.length === 0) return "";
+function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls, memo?: Map<NavItem, string>): string {
+  // The entries on the way to the current page, found once (not by searching each entry's subtree).
+  const trail = new Set<NavItem>();
+  findTrail(items, current, trail);
   const li = (item: NavItem): string => {
+    if (memo && !trail.has(item)) {
+      let html = memo.get(item);
+      if (html === undefined) memo.set(item, (html = entry(item)));
+      return html;
+    }
+    return entry(item);
+  };
+  const entry = (item: NavItem): string => {
     switch (item.kind) {
       case "heading":
         return `<li class="nav-heading">${h(item.title)}</li>`;
@@ -185,22 +201,37 @@ function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls): string 
           ? `<a class="nav-link" href="${h(urls.page(item.page.path))}"${isCurrent ? ` aria-current="page"` : ""}>${h(item.title)}</a>`
           : `<span class="nav-section">${h(item.title)}</span>`;
         if (item.children.length === 0) return `<li>${label}</li>`;
-        const open = isCurrent || containsPage(item.children, current) ? " open" : "";
-        return `<li><details${open}><summary>${label}</summary>${renderNav(item.children, current, urls)}</details></li>`;
+        const open = trail.has(item) ? " open" : "";
+        return `<li><details${open}><summary>${label}</summary>${list(item.children)}</details></li>`;
       }
     }
   };
-  return `<ul>${items.map(li).join("")}</ul>`;
+  const list = (entries: NavItem[]): string => (entries.length === 0 ? "" : `<ul>${entries.map(li).join("")}</ul>`);
+  return list(items);
 }
 
-function containsPage(items: NavItem[], page: SitePage): boolean {
-  return items.some((i) => (i.kind === "page" || i.kind === "section") && (i.page?.path === page.path || containsPage(i.children, page)));
+/** Adds to `trail` every entry that is the page or holds it; whether `items` hold it. */
+function findTrail(items: NavItem[], page: SitePage, trail: Set<NavItem>): boolean {
+  let found = false;
+  for (const i of items) {
+    if (i.kind !== "page" && i.kind !== "section") continue;
+    if (i.page?.path === page.path || findTrail(i.children, page, trail)) {
+      trail.add(i);
+      found = true;
+    }
+  }
+  return found;
 }
 
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+
+/** "26 November 2026", as en-GB's long date in UTC; built by hand because Intl costs ~0.3 ms a call, per page of an export. */
 function formatDate(iso: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleDateString("en-GB", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
+  const year = d.getUTCFullYear();
+  if (year < 1000 || year > 9999) return d.toLocaleDateString("en-GB", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${year}`;
 }
 
 /** The body of a 404 page inside the site's layout is deliberately not used: a missing page and a hidden one must look alike. */
