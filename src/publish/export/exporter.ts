@@ -21,7 +21,7 @@ import { llmsTxt, robotsTxt, sitemapXml } from "../site/feeds.ts";
 import type { SiteModel } from "../site/model.ts";
 import { readSiteAsset, siteAssetNames } from "../site/site-assets.ts";
 import { exportUrls, versionPrefix, zipPathOfPage } from "./export-urls.ts";
-import { PageExporter, type PageJob, type PageOutput } from "./page-export.ts";
+import { GC_EVERY, PageExporter, type PageJob, type PageOutput } from "./page-export.ts";
 import { defaultThreads, PagePool, PoolUnavailable } from "./page-pool.ts";
 import { relativeHref } from "./paths.ts";
 import { SearchIndexBuilder } from "./search-index.ts";
@@ -32,7 +32,7 @@ export interface ExportOptions {
   baseUrl?: string | null;
   /** Called after each page: pages done, pages in all. */
   onProgress?: (done: number, total: number) => void;
-  /** Worker threads rendering pages (0: none); by default one per core for sites of 200 pages or more. */
+  /** Worker threads rendering pages beside this one (default: defaultThreads, i.e. none). */
   threads?: number;
 }
 
@@ -66,7 +66,7 @@ export class SiteExporter {
   /**
    * The ZIP's bytes, chunk by chunk. The summary (pages, bytes) is the generator's return value.
    * Pulling slowly (a slow HTTP client) pauses the rendering: only a few batches of pages run ahead
-   * of the reader. Large sites are rendered by worker threads (page-pool.ts); the bytes are the same.
+   * of the reader. With `threads`, worker threads render pages too (page-pool.ts); the bytes are the same.
    */
   async *zip(workspaceId: string, opts: ExportOptions = {}): AsyncGenerator<Uint8Array, ExportSummary> {
     const started = performance.now();
@@ -85,8 +85,11 @@ export class SiteExporter {
     const pool = threads > 0 ? new PagePool(models, baseUrl, threads) : null;
     const window = Math.max(2, threads * 3);
     // Pages go out in batches; their results are taken back in order, whatever thread made them.
+    // With workers, this thread takes every (threads + 1)-th batch itself: it would otherwise idle
+    // between results, and it is one more core's worth of rendering.
+    let turn = 0;
     const submit = (jobs: PageJob[]): Promise<PageOutput[]> => {
-      if (!pool?.alive) return Promise.resolve(jobs.map((job) => local.run(job)));
+      if (!pool?.alive || turn++ % (threads + 1) === threads) return Promise.resolve(jobs.map((job) => local.run(job)));
       const outputs = pool.run(jobs).catch((error: unknown) => {
         if (error instanceof PoolUnavailable) return jobs.map((job) => local.run(job));
         throw error;
@@ -125,6 +128,7 @@ export class SiteExporter {
             search.addScored(out.search);
             done++;
             opts.onProgress?.(done, total);
+            if (done % GC_EVERY === 0) Bun.gc(true);
           }
           // Handed out in pieces of a few hundred kilobytes: one write per piece, not two per file.
           if (zip.pending >= FLUSH_BYTES) yield zip.take();
