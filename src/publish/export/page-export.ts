@@ -8,8 +8,8 @@
 import { extractText } from "../render/index.ts";
 import { RenderCache } from "../render/cache.ts";
 import { renderSitePage } from "../site/render-page.ts";
-import { renderLayout } from "../site/layout.ts";
-import type { NavItem, SiteModel } from "../site/model.ts";
+import { NavMemo, renderLayout } from "../site/layout.ts";
+import type { SiteModel } from "../site/model.ts";
 import { LARGE_SITE_PAGES, navForPage } from "./large-nav.ts";
 import { exportUrls, HrefCache, versionPrefix, zipPathOfPage } from "./export-urls.ts";
 import { relativeHref } from "./paths.ts";
@@ -50,7 +50,7 @@ export class PageExporter {
   /** Exports never reuse a render (see docs/decisions/export-preview-quality.md): a one-entry cache. */
   private readonly renders = new RenderCache({ maxEntries: 1 });
   /** The navigation's HTML of entries away from the current page, for one folder (LayoutOptions.navMemo). */
-  private readonly navMemo = new Map<NavItem, string>();
+  private readonly navMemo = new NavMemo();
   private navFolder: string | null = null;
 
   constructor(

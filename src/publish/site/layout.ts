@@ -26,7 +26,22 @@ export interface LayoutOptions {
    * for every page whose URLs are relative to the same place: a caller writing many pages (the
    * export) passes one map per folder and the navigation is built once, not once per page.
    */
-  navMemo?: Map<NavItem, string>;
+  navMemo?: NavMemo;
+}
+
+/**
+ * What LayoutOptions.navMemo keeps: the HTML of each navigation entry away from the current page,
+ * and of the runs of entries before and after the one on the way to it in each list (found by the
+ * list's first entry off that way, which belongs to that list only).
+ */
+export class NavMemo {
+  readonly entries = new Map<NavItem, string>();
+  readonly runs = new Map<NavItem, { at: number; length: number; before: string; after: string }>();
+
+  clear(): void {
+    this.entries.clear();
+    this.runs.clear();
+  }
 }
 
 const TOC_LEVELS = new Set([2, 3]);
@@ -176,14 +191,14 @@ ${asksConsent ? CONSENT_PROMPT : ""}</body>
 `;
 }
 
-function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls, memo?: Map<NavItem, string>): string {
+function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls, memo?: NavMemo): string {
   // The entries on the way to the current page, found once (not by searching each entry's subtree).
   const trail = new Set<NavItem>();
   findTrail(items, current, trail);
   const li = (item: NavItem): string => {
     if (memo && !trail.has(item)) {
-      let html = memo.get(item);
-      if (html === undefined) memo.set(item, (html = entry(item)));
+      let html = memo.entries.get(item);
+      if (html === undefined) memo.entries.set(item, (html = entry(item)));
       return html;
     }
     return entry(item);
@@ -206,7 +221,25 @@ function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls, memo?: M
       }
     }
   };
-  const list = (entries: NavItem[]): string => (entries.length === 0 ? "" : `<ul>${entries.map(li).join("")}</ul>`);
+  const list = (entries: NavItem[]): string => {
+    if (entries.length === 0) return "";
+    if (!memo || entries.length < 4) return `<ul>${entries.map(li).join("")}</ul>`;
+    // Only the entry on the way to the current page differs from page to page of a folder.
+    let at = -1;
+    for (let i = 0; i < entries.length; i++) {
+      if (!trail.has(entries[i]!)) continue;
+      if (at !== -1) return `<ul>${entries.map(li).join("")}</ul>`; // the page is listed twice here: no shortcut
+      at = i;
+    }
+    const key = entries[at === 0 ? 1 : 0]!;
+    let run = memo.runs.get(key);
+    if (!run || run.at !== at || run.length !== entries.length) {
+      const before = at === -1 ? entries : entries.slice(0, at);
+      run = { at, length: entries.length, before: before.map(li).join(""), after: at === -1 ? "" : entries.slice(at + 1).map(li).join("") };
+      memo.runs.set(key, run);
+    }
+    return at === -1 ? `<ul>${run.before}</ul>` : `<ul>${run.before}${entry(entries[at]!)}${run.after}</ul>`;
+  };
   return list(items);
 }
 

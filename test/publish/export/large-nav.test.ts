@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { LARGE_SITE_PAGES, navForPage } from "../../../src/publish/export/large-nav.ts";
 import { exportUrls } from "../../../src/publish/export/export-urls.ts";
-import { renderLayout } from "../../../src/publish/site/layout.ts";
+import { NavMemo, renderLayout } from "../../../src/publish/site/layout.ts";
 import type { NavItem, SiteModel, SitePage } from "../../../src/publish/site/model.ts";
 
 const sitePage = (path: string): SitePage => ({
@@ -70,11 +70,11 @@ test("the navigation built once per folder (the layout's memo) is the navigation
     const s0 = full.nav[0] as Extract<NavItem, { kind: "section" }>;
     full.nav[0] = { kind: "page", title: "Section 0", page: full.pages[0]!, children: [{ kind: "section", title: "Inner", page: null, children: s0.children.slice(1) }] };
     full.nav.push({ kind: "heading", title: "More" }, { kind: "link", title: "Elsewhere", url: "https://example.com/" });
-    let memo = new Map<NavItem, string>();
+    let memo = new NavMemo();
     let folder = "";
     for (const page of full.pages) {
       const at = page.path.slice(0, page.path.lastIndexOf("/"));
-      if (at !== folder) [memo, folder] = [new Map(), at];
+      if (at !== folder) [memo, folder] = [new NavMemo(), at];
       const body = { html: "<p>x</p>", headings: [], hasMermaid: false, hasMath: false, hasCode: false };
       const zipPath = page.path.replace(/\.md$/, ".html");
       const pageModel = { ...full, nav: navForPage(full, page) };
