@@ -15,8 +15,13 @@ export const TERM_POSTINGS = 64;
 const MAX_TERM = 32;
 const SNIPPET = 180;
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
 export function tokenize(text: string): string[] {
-  return (text.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").match(/[\p{L}\p{N}]+/gu) ?? []).filter(
+  const lower = text.toLowerCase();
+  // Folding accents (NFKD, then dropping the combining marks) changes nothing in ASCII text: skipped there.
+  const folded = NON_ASCII.test(lower) ? lower.normalize("NFKD").replace(/[\u0300-\u036f]/g, "") : lower;
+  return (folded.match(/[\p{L}\p{N}]+/gu) ?? []).filter(
     (t) => t.length >= 2 && t.length <= MAX_TERM,
   );
 }
