@@ -1,5 +1,5 @@
 /**
- * `bun bench/export-peers.ts [1000] [10000]`: `quire export` side by side with Hugo (bare templates),
+ * `bun bench/export-peers.ts [--runs N] [1000] [10000]`: `quire export` side by side with Hugo (bare templates),
  * MkDocs (default theme with search) and VitePress (default theme with local search) on the same
  * generated corpus, in one run (DESIGN.md §11: 1,000 pages < 2 s; within 5× of Hugo, ≥ 20× faster
  * than VitePress, faster than MkDocs). The 10,000-page corpus is built by Quire and Hugo only.
@@ -9,10 +9,14 @@
  * `vitepress@1.6.4` into a temporary folder — never as dependencies of the product; a peer that
  * cannot be installed is skipped with the reason. Each build runs under /usr/bin/time -v (wall
  * time and the peak RSS of the process tree's largest process); the output size is the bytes of
- * the files written (for Quire: the ZIP, and the files it holds, uncompressed).
+ * the files written (for Quire: the ZIP, and the files it holds, uncompressed). Every build runs
+ * `--runs` times (default 5; VitePress at most 3, it takes the longest) after one warm-up, the
+ * tools taking turns run by run so a burst of load on a shared machine hits them all alike; the
+ * table gives the median and p99 (nearest rank) of the wall times, the ratios use the medians, and
+ * the load average before and after is printed beside it.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { unzipSync } from "fflate";
 import { writeCorpus } from "./corpus.ts";
@@ -21,7 +25,10 @@ import { CLI } from "./harness.ts";
 interface Result {
   tool: string;
   pages: number;
+  /** Median wall time of the runs. */
   ms: number;
+  p99: number;
+  runs: number;
   rssMb: number;
   bytes: number;
   /** Quire: the files inside the ZIP, uncompressed. */
@@ -29,7 +36,10 @@ interface Result {
   note?: string;
 }
 
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const args = process.argv.slice(2);
+const runsAt = args.indexOf("--runs");
+const RUNS = runsAt >= 0 ? Math.max(1, Number(args.splice(runsAt, 2)[1]) || 1) : 5;
+const sizes = args.map(Number).filter((n) => n > 0);
 const SIZES = sizes.length > 0 ? sizes : [1000, 10000];
 const work = mkdtempSync(join(tmpdir(), "quire-export-peers-"));
 const results: Result[] = [];
@@ -66,9 +76,19 @@ function ensureApt(binary: string, pkg: string): string | null {
   return r.code === 0 && sh(["which", binary]).code === 0 ? null : `apt-get install ${pkg} failed: ${r.out.slice(-300)}`;
 }
 
+/** A tool's build of one corpus: prepared once, then measured run after run. */
+interface Build {
+  tool: string;
+  pages: number;
+  maxRuns: number;
+  run(): { ms: number; rssMb: number };
+  /** Output size after the last run. */
+  size(): { bytes: number; unpacked?: number };
+}
+
 // ---- Quire -------------------------------------------------------------------------------------
 
-function quire(pages: number): void {
+function quire(pages: number): Build {
   const dataDir = join(work, `quire-${pages}`);
   const env = { QUIRE_ENV: "development", LOG_LEVEL: "error", DATA_DIR: "", QUIRE_WATCH_FILES: "false" };
   const init = sh(["bun", CLI, "init", "--workspace-name", "Bench", "--slug", `bench-${pages}`, "--data-dir", dataDir], { env });
@@ -78,13 +98,19 @@ function quire(pages: number): void {
   const rebuild = sh(["bun", CLI, "rebuild", "-w", id, "--data-dir", dataDir], { env });
   if (rebuild.code !== 0) throw new Error(`quire rebuild failed:\n${rebuild.out}`);
   const zip = join(work, `quire-${pages}.zip`);
-  // One warm-up (Bun's transpiler cache), then the measured run.
+  // One warm-up (Bun's transpiler cache), then the measured runs.
   sh(["bun", CLI, "export", "-w", id, "-o", zip, "--data-dir", dataDir], { env });
-  const run = timed(["bun", CLI, "export", "-w", id, "-o", zip, "--data-dir", dataDir, "--json"], work, env);
-  const files = unzipSync(readFileSync(zip));
-  const unpacked = Object.values(files).reduce((s, f) => s + f.length, 0);
-  results.push({ tool: "quire export", pages, ms: run.ms, rssMb: run.rssMb, bytes: statSync(zip).size, unpacked });
   if (pages === 1000) qualityScan(dataDir, id);
+  return {
+    tool: "quire export",
+    pages,
+    maxRuns: RUNS,
+    run: () => timed(["bun", CLI, "export", "-w", id, "-o", zip, "--data-dir", dataDir, "--json"], work, env),
+    size() {
+      const files = unzipSync(readFileSync(zip));
+      return { bytes: statSync(zip).size, unpacked: Object.values(files).reduce((s, f) => s + f.length, 0) };
+    },
+  };
 }
 
 async function qualityScanIn(dataDir: string, id: string): Promise<void> {
@@ -117,7 +143,7 @@ function qualityScan(dataDir: string, id: string): void {
 
 // ---- Hugo --------------------------------------------------------------------------------------
 
-function hugo(pages: number): void {
+function hugo(pages: number): Build {
   const site = join(work, `hugo-${pages}`);
   writeCorpus(join(site, "content"), pages, { root: "_index.md" });
   const bare = `<!doctype html><html><head><meta charset="utf-8"><title>{{ .Title }}</title></head><body>{{ .Content }}</body></html>\n`;
@@ -127,19 +153,31 @@ function hugo(pages: number): void {
   writeFileSync(join(site, "layouts/index.html"), bare);
   writeFileSync(join(site, "config.toml"), `baseURL = "/"\ntitle = "Bench"\ndisableKinds = ["taxonomy", "term"]\n[markup.goldmark.renderer]\nunsafe = false\n`);
   sh(["hugo", "--quiet", "-d", "public"], { cwd: site }); // warm-up
-  rmSync(join(site, "public"), { recursive: true, force: true });
-  const run = timed(["hugo", "--quiet", "-d", "public"], site);
-  results.push({ tool: "hugo", pages, ms: run.ms, rssMb: run.rssMb, bytes: dirBytes(join(site, "public")) });
+  return {
+    tool: "hugo",
+    pages,
+    maxRuns: RUNS,
+    run() {
+      rmSync(join(site, "public"), { recursive: true, force: true });
+      return timed(["hugo", "--quiet", "-d", "public"], site);
+    },
+    size: () => ({ bytes: dirBytes(join(site, "public")) }),
+  };
 }
 
 // ---- MkDocs ------------------------------------------------------------------------------------
 
-function mkdocs(pages: number): void {
+function mkdocs(pages: number): Build {
   const site = join(work, `mkdocs-${pages}`);
   writeCorpus(join(site, "docs"), pages);
   writeFileSync(join(site, "mkdocs.yml"), `site_name: Bench\ntheme:\n  name: mkdocs\nplugins:\n  - search\n`);
-  const run = timed(["mkdocs", "build", "-q", "-d", "site"], site);
-  results.push({ tool: "mkdocs", pages, ms: run.ms, rssMb: run.rssMb, bytes: dirBytes(join(site, "site")) });
+  return {
+    tool: "mkdocs",
+    pages,
+    maxRuns: RUNS,
+    run: () => timed(["mkdocs", "build", "-q", "-d", "site"], site),
+    size: () => ({ bytes: dirBytes(join(site, "site")) }),
+  };
 }
 
 // ---- VitePress ---------------------------------------------------------------------------------
@@ -152,7 +190,7 @@ function vitepressInstall(): string | null {
   return r.code === 0 && existsSync(join(dir, "node_modules/.bin/vitepress")) ? null : `npm install vitepress@1.6.4 failed: ${r.out.slice(-300)}`;
 }
 
-function vitepress(pages: number): void {
+function vitepress(pages: number): Build {
   const dir = join(work, "vitepress-install");
   const docs = join(dir, `docs-${pages}`);
   writeCorpus(docs, pages);
@@ -161,8 +199,13 @@ function vitepress(pages: number): void {
     join(docs, ".vitepress/config.mjs"),
     `export default { title: "Bench", ignoreDeadLinks: true, themeConfig: { search: { provider: "local" } } };\n`,
   );
-  const run = timed(["node_modules/.bin/vitepress", "build", `docs-${pages}`], dir, { NODE_OPTIONS: "--max-old-space-size=4096" });
-  results.push({ tool: "vitepress", pages, ms: run.ms, rssMb: run.rssMb, bytes: dirBytes(join(docs, ".vitepress/dist")) });
+  return {
+    tool: "vitepress",
+    pages,
+    maxRuns: Math.min(RUNS, 3),
+    run: () => timed(["node_modules/.bin/vitepress", "build", `docs-${pages}`], dir, { NODE_OPTIONS: "--max-old-space-size=4096" }),
+    size: () => ({ bytes: dirBytes(join(docs, ".vitepress/dist")) }),
+  };
 }
 
 // ---- run ---------------------------------------------------------------------------------------
@@ -182,28 +225,48 @@ const attempt = (name: string, fn: () => void) => {
   }
 };
 
+const loadBefore = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 for (const pages of SIZES) {
   process.stderr.write(`building ${pages} pages…\n`);
-  attempt(`quire ${pages}`, () => quire(pages));
-  if (!hugoMissing) attempt(`hugo ${pages}`, () => hugo(pages));
+  const builds: Build[] = [];
+  const prepare = (name: string, make: () => Build) => attempt(name, () => void builds.push(make()));
+  prepare(`quire ${pages}`, () => quire(pages));
+  if (!hugoMissing) prepare(`hugo ${pages}`, () => hugo(pages));
   if (pages <= 1000) {
-    if (!mkdocsMissing) attempt(`mkdocs ${pages}`, () => mkdocs(pages));
-    if (!vitepressMissing) attempt(`vitepress ${pages}`, () => vitepress(pages));
+    if (!mkdocsMissing) prepare(`mkdocs ${pages}`, () => mkdocs(pages));
+    if (!vitepressMissing) prepare(`vitepress ${pages}`, () => vitepress(pages));
+  }
+  const samples = new Map<Build, Array<{ ms: number; rssMb: number }>>(builds.map((b) => [b, []]));
+  for (let run = 0; run < RUNS; run++) {
+    for (const b of builds) {
+      if (samples.get(b)!.length >= b.maxRuns) continue;
+      attempt(`${b.tool} ${pages} run ${run + 1}`, () => void samples.get(b)!.push(b.run()));
+    }
+  }
+  for (const b of builds) {
+    const got = samples.get(b)!;
+    if (got.length === 0) continue;
+    const times = got.map((x) => x.ms).sort((x, y) => x - y);
+    const rss = got.map((x) => x.rssMb).sort((x, y) => x - y);
+    const nearest = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+    results.push({ tool: b.tool, pages, ms: nearest(times, 0.5), p99: nearest(times, 0.99), runs: got.length, rssMb: nearest(rss, 0.5), ...b.size() });
   }
 }
+const loadAfter = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 await pendingQuality;
 
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;
-console.log("\nExport side by side (wall time, peak RSS, output size; ratio = peer / Quire)");
-console.log("| pages | tool | time | × Quire | peak RSS | × Quire | output | × Quire |");
-console.log("|---:|---|---:|---:|---:|---:|---:|---:|");
+console.log(`\nExport side by side (${RUNS} runs each, VitePress ≤ 3; wall time median and p99, median peak RSS, output size; ratio = peer / Quire, of medians)`);
+console.log(`Load average (1, 5, 15 min) before: ${loadBefore}; after: ${loadAfter}; ${availableParallelism()} cores.`);
+console.log("| pages | tool | runs | time (median) | p99 | × Quire | peak RSS | × Quire | output | × Quire |");
+console.log("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const r of results) {
   const q = results.find((x) => x.tool === "quire export" && x.pages === r.pages);
   const ratio = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}×` : "");
   const size = r.unpacked ? `${mb(r.bytes)} zip (${mb(r.unpacked)} unpacked)` : mb(r.bytes);
   const qBytes = q?.unpacked ?? q?.bytes;
   console.log(
-    `| ${r.pages} | ${r.tool} | ${(r.ms / 1000).toFixed(2)} s | ${ratio(r.ms, q?.ms)} | ${r.rssMb.toFixed(0)} MB | ${ratio(r.rssMb, q?.rssMb)} | ${size} | ${ratio(r.unpacked ?? r.bytes, qBytes)} |`,
+    `| ${r.pages} | ${r.tool} | ${r.runs} | ${(r.ms / 1000).toFixed(2)} s | ${(r.p99 / 1000).toFixed(2)} s | ${ratio(r.ms, q?.ms)} | ${r.rssMb.toFixed(0)} MB | ${ratio(r.rssMb, q?.rssMb)} | ${size} | ${ratio(r.unpacked ?? r.bytes, qBytes)} |`,
   );
 }
 for (const line of qualityRows) console.log(line);

@@ -1,5 +1,5 @@
 /**
- * `quire export -w <workspace id> [-o file] [--base-url url] [--json]`: the workspace's published
+ * `quire export -w <workspace id> [-o file] [--base-url url] [--threads n] [--json]`: the workspace's published
  * site as a static ZIP (DESIGN.md §9), made by the same service as GET /api/v1/workspaces/:id/export.
  *
  * An export only reads the data directory, so it runs with or without a server
@@ -39,6 +39,7 @@ export const exportCommand = defineCommand({
     workspace: { type: "string", alias: "w", required: true, valueHint: "id", description: "Workspace id (ULID)" },
     output: { type: "string", alias: "o", valueHint: "file", description: "ZIP file to write (default: <site-slug>-export.zip)" },
     "base-url": { type: "string", valueHint: "url", description: "Address the site will be published at (sitemap.xml, canonical links)" },
+    threads: { type: "string", valueHint: "n", description: "Worker threads rendering pages beside the main one (default 0; for machines with idle cores)" },
     json: { type: "boolean", default: false, description: "Print {file, pages, bytes, ms} as JSON" },
     ...dataDirArg,
   },
@@ -48,6 +49,7 @@ export const exportCommand = defineCommand({
       output: args.output,
       baseUrl: args["base-url"],
       dataDir: args["data-dir"],
+      threads: args.threads,
       progress: !args.json && process.stderr.isTTY === true,
     });
     if (args.json) process.stdout.write(JSON.stringify(result) + "\n");
@@ -60,9 +62,14 @@ export async function runExport(opts: {
   output?: string | undefined;
   baseUrl?: string | undefined;
   dataDir?: string | undefined;
+  threads?: string | undefined;
   progress?: boolean;
 }): Promise<{ file: string; pages: number; bytes: number; ms: number }> {
   if (!isUlid(opts.workspaceId)) throw new CommandError(`--workspace must be a workspace id (ULID), got "${opts.workspaceId}"`, 2);
+  const threads = opts.threads === undefined ? undefined : Number(opts.threads);
+  if (threads !== undefined && !(Number.isInteger(threads) && threads >= 0 && threads <= 64)) {
+    throw new CommandError(`--threads must be a whole number from 0 to 64, got "${opts.threads}"`, 2);
+  }
   let baseUrl: string | null = null;
   try {
     baseUrl = parseInput(exportInput, opts.baseUrl === undefined ? {} : { base_url: opts.baseUrl }).base_url ?? null;
@@ -97,7 +104,7 @@ export async function runExport(opts: {
     const service = new ExportService({ permissions: new Permissions(db, workspaces), exporter, baseUrl: "" });
     const progress = opts.progress ? progressLine() : null;
     try {
-      return await service.toFile(workspace.id, output, { baseUrl, onProgress: progress?.update });
+      return await service.toFile(workspace.id, output, { baseUrl, threads, onProgress: progress?.update });
     } finally {
       progress?.done();
     }

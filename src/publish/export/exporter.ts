@@ -17,15 +17,12 @@ import { readFileSync, statSync } from "node:fs";
 import type { WorkspaceDir } from "../../content/paths.ts";
 import type { ContentLedger } from "../../content/ledger.ts";
 import { readAssetBytes } from "../../core/assets.ts";
-import { extractText } from "../render/index.ts";
-import { RenderCache } from "../render/cache.ts";
-import { renderSitePage } from "../site/render-page.ts";
 import { llmsTxt, robotsTxt, sitemapXml } from "../site/feeds.ts";
-import { renderLayout } from "../site/layout.ts";
 import type { SiteModel } from "../site/model.ts";
 import { readSiteAsset, siteAssetNames } from "../site/site-assets.ts";
-import { LARGE_SITE_PAGES, navForPage } from "./large-nav.ts";
-import { exportUrls, HrefCache, versionPrefix, zipPathOfPage } from "./export-urls.ts";
+import { exportUrls, versionPrefix, zipPathOfPage } from "./export-urls.ts";
+import { GC_EVERY, PageExporter, type PageJob, type PageOutput } from "./page-export.ts";
+import { defaultThreads, PagePool, PoolUnavailable } from "./page-pool.ts";
 import { relativeHref } from "./paths.ts";
 import { SearchIndexBuilder } from "./search-index.ts";
 import { ZipWriter } from "./zip-writer.ts";
@@ -35,6 +32,8 @@ export interface ExportOptions {
   baseUrl?: string | null;
   /** Called after each page: pages done, pages in all. */
   onProgress?: (done: number, total: number) => void;
+  /** Worker threads rendering pages beside this one (default: defaultThreads, i.e. none). */
+  threads?: number;
 }
 
 export interface ExportSummary {
@@ -46,6 +45,10 @@ export interface ExportSummary {
 /** Vendor files needed only by pages that use them. */
 const MERMAID_FILES = /^mermaid\.js$/;
 const MATH_FILES = /^(katex\.min\.css|fonts\/KaTeX_)/;
+/** The ZIP's bytes are handed to the caller once this many are waiting (a page's are ~100 KB at most before compression). */
+const FLUSH_BYTES = 256 * 1024;
+/** Pages per message to a worker thread: few enough to keep every thread busy, enough to amortise the messages. */
+const BATCH = 8;
 
 export interface SiteSource {
   /** Every version's model of the workspace's site (the default first); [] when nothing is published. */
@@ -62,7 +65,8 @@ export class SiteExporter {
 
   /**
    * The ZIP's bytes, chunk by chunk. The summary (pages, bytes) is the generator's return value.
-   * Pulling slowly (a slow HTTP client) pauses the rendering: nothing runs ahead of the reader.
+   * Pulling slowly (a slow HTTP client) pauses the rendering: only a few batches of pages run ahead
+   * of the reader. With `threads`, worker threads render pages too (page-pool.ts); the bytes are the same.
    */
   async *zip(workspaceId: string, opts: ExportOptions = {}): AsyncGenerator<Uint8Array, ExportSummary> {
     const started = performance.now();
@@ -75,72 +79,95 @@ export class SiteExporter {
     let done = 0;
     let mermaid = false;
     let math = false;
-    const hrefs = new HrefCache();
-    const renders = new RenderCache({ maxEntries: 1 });
     const baseUrl = opts.baseUrl ? (opts.baseUrl.endsWith("/") ? opts.baseUrl : `${opts.baseUrl}/`) : null;
+    const local = new PageExporter(models, baseUrl);
+    const threads = opts.threads ?? defaultThreads(total);
+    const pool = threads > 0 ? new PagePool(models, baseUrl, threads) : null;
+    const window = Math.max(2, threads * 3);
+    // Pages go out in batches; their results are taken back in order, whatever thread made them.
+    // With workers, this thread takes every (threads + 1)-th batch itself: it would otherwise idle
+    // between results, and it is one more core's worth of rendering.
+    let turn = 0;
+    const submit = (jobs: PageJob[]): Promise<PageOutput[]> => {
+      if (!pool?.alive || turn++ % (threads + 1) === threads) return Promise.resolve(jobs.map((job) => local.run(job)));
+      const outputs = pool.run(jobs).catch((error: unknown) => {
+        if (error instanceof PoolUnavailable) return jobs.map((job) => local.run(job));
+        throw error;
+      });
+      outputs.catch(() => {}); // awaited in order later; a failure is thrown there, not as an unhandled rejection
+      return outputs;
+    };
 
-    for (const model of models) {
-      const prefix = versionPrefix(model);
-      const pages = [...model.pages].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      for (const page of pages) {
-        const file = this.deps.ledger.readFile(workspaceId, page.path);
-        if (!file) continue; // removed since the model was built
-        const zipPath = zipPathOfPage(model, page);
-        const urls = exportUrls(model, models, zipPath, baseUrl, hrefs, (path) => {
-          if (uploadable(dir, path)) uploads.add(path);
-        });
-        const body = file.split.body;
-        // The site's own link resolution (published pages of this version only; uploads, also as the
-        // editor's upload URLs), with a throwaway cache: export renders are never reused.
-        const rendered = renderSitePage(renders, model, page, body, urls, `export|${baseUrl ?? ""}`);
-        mermaid ||= rendered.hasMermaid;
-        math ||= rendered.hasMath;
-        const pageModel = model.pages.length > LARGE_SITE_PAGES ? { ...model, nav: navForPage(model, page) } : model;
-        const html = renderLayout(pageModel, page, rendered, urls, { mode: "export", searchUrl: null }).replace(
-          "</head>",
-          `<script src="${relativeHref(zipPath, "_quire/search.js")}"></script>\n</head>`,
-        );
-        zip.add(zipPath, embedsAsLinks(html));
-        zip.add(prefix + page.rel, body);
-        const text = extractText(rendered.html);
-        search.add({ url: zipPath, title: page.title, headings: rendered.headings.map((x) => x.text), text: text.slice(0, 20_000), description: page.description });
-        done++;
-        opts.onProgress?.(done, total);
-        for (const chunk of zip.take()) yield chunk;
+    try {
+      for (const [index, model] of models.entries()) {
+        const prefix = versionPrefix(model);
+        const pages = [...model.pages].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+        let next = 0;
+        const inflight: Array<Promise<PageOutput[]>> = [];
+        const fill = () => {
+          while (inflight.length < window && next < pages.length) {
+            const jobs: PageJob[] = [];
+            while (jobs.length < BATCH && next < pages.length) {
+              const page = pages[next++]!;
+              const file = this.deps.ledger.readFile(workspaceId, page.path);
+              if (file) jobs.push({ model: index, path: page.path, body: file.split.body }); // else removed since the model was built
+            }
+            if (jobs.length > 0) inflight.push(submit(jobs));
+          }
+        };
+        fill();
+        while (inflight.length > 0) {
+          const outputs = await inflight.shift()!;
+          fill();
+          for (const out of outputs) {
+            for (const path of out.assets) if (!uploads.has(path) && uploadable(dir, path)) uploads.add(path);
+            mermaid ||= out.hasMermaid;
+            math ||= out.hasMath;
+            zip.addPrepared(out.htmlPath, out.html);
+            zip.addPrepared(out.mdPath, out.md);
+            search.addScored(out.search);
+            done++;
+            opts.onProgress?.(done, total);
+            if (done % GC_EVERY === 0) Bun.gc(true);
+          }
+          // Handed out in pieces of a few hundred kilobytes: one write per piece, not two per file.
+          if (zip.pending >= FLUSH_BYTES) yield zip.take();
+        }
+        const feedsAt = `${prefix}sitemap.xml`;
+        const feedUrls = exportUrls(model, models, feedsAt, baseUrl);
+        zip.add(`${prefix}sitemap.xml`, sitemapXml(model, feedUrls));
+        zip.add(`${prefix}llms.txt`, llmsTxt(model, feedUrls));
+        if (prefix === "") {
+          // Crawlers are invited only where the site will be public; without a base URL there is no
+          // sitemap address to name, so robots.txt stays minimal.
+          zip.add("robots.txt", baseUrl ? robotsTxt(model, feedUrls, { public: true }) : "User-agent: *\nAllow: /\n");
+        }
+        if (!model.byRoute.has("") && model.home) {
+          // No root index.md: index.html sends the reader to the first page of the navigation.
+          const target = relativeHref(`${prefix}index.html`, zipPathOfPage(model, model.home));
+          zip.add(`${prefix}index.html`, redirectPage(target, model.home.title));
+        }
       }
-      const feedsAt = `${prefix}sitemap.xml`;
-      const feedUrls = exportUrls(model, models, feedsAt, baseUrl);
-      zip.add(`${prefix}sitemap.xml`, sitemapXml(model, feedUrls));
-      zip.add(`${prefix}llms.txt`, llmsTxt(model, feedUrls));
-      if (prefix === "") {
-        // Crawlers are invited only where the site will be public; without a base URL there is no
-        // sitemap address to name, so robots.txt stays minimal.
-        zip.add("robots.txt", baseUrl ? robotsTxt(model, feedUrls, { public: true }) : "User-agent: *\nAllow: /\n");
-      }
-      if (!model.byRoute.has("") && model.home) {
-        // No root index.md: index.html sends the reader to the first page of the navigation.
-        const target = relativeHref(`${prefix}index.html`, zipPathOfPage(model, model.home));
-        zip.add(`${prefix}index.html`, redirectPage(target, model.home.title));
-      }
-      for (const chunk of zip.take()) yield chunk;
+    } finally {
+      pool?.close();
     }
 
     for (const path of [...uploads].sort()) {
       zip.add(path, new Uint8Array(readFileSync(dir.resolveInside(path))));
-      for (const chunk of zip.take()) yield chunk;
+      if (zip.pending >= FLUSH_BYTES) yield zip.take();
     }
     for (const name of siteAssetNames()) {
       if (MERMAID_FILES.test(name) && !mermaid) continue;
       if (MATH_FILES.test(name) && !math) continue;
       const bytes = await readSiteAsset(name);
       if (bytes) zip.add(`_quire/${name}`, bytes);
-      for (const chunk of zip.take()) yield chunk;
+      if (zip.pending >= FLUSH_BYTES) yield zip.take();
     }
     const script = await readAssetBytes("export/search.js");
     if (script) zip.add("_quire/search.js", script);
     for (const f of search.files()) zip.add(f.path, f.text);
     zip.end();
-    for (const chunk of zip.take()) yield chunk;
+    yield zip.take();
     return { pages: done, bytes: zip.bytes, ms: Math.round(performance.now() - started) };
   }
 }
@@ -156,19 +183,6 @@ function uploadable(dir: WorkspaceDir, path: string): boolean {
   } catch {
     return false; // missing, a folder, outside the workspace or a symlink
   }
-}
-
-/**
- * An exported site fetches nothing from another origin (DESIGN.md §9): an embedded player or
- * widget (the embed component's iframe, allow-listed providers only) becomes a link to it.
- */
-export function embedsAsLinks(html: string): string {
-  return html.replace(/<iframe\b([^>]*)>\s*<\/iframe>/g, (_m, attrs: string) => {
-    const src = /\ssrc="(https:\/\/[^"]+)"/.exec(attrs)?.[1];
-    if (!src) return "";
-    const title = (/\stitle="([^"]*)"/.exec(attrs)?.[1] || src).replace(/</g, "&lt;").replace(/>/g, "&gt;");
-    return `<a class="embed-link" href="${src}" rel="noopener">${title}</a>`;
-  });
 }
 
 function redirectPage(href: string, title: string): string {

@@ -13,24 +13,62 @@ export const LARGE_SITE_PAGES = 300;
 
 export function navForPage(model: SiteModel, page: SitePage): NavItem[] {
   if (model.pages.length <= LARGE_SITE_PAGES) return model.nav;
-  return prune(model.nav, page);
+  return prune(model.nav, trailsOf(model).get(page.path) ?? EMPTY);
 }
 
-function prune(items: NavItem[], current: SitePage): NavItem[] {
+const EMPTY: ReadonlySet<NavItem> = new Set();
+
+/**
+ * Per page path, the navigation entries that are the page or hold it: found in one walk of the
+ * navigation per model, so pruning costs a page the entries it shows, not the whole navigation.
+ */
+const trails = new WeakMap<SiteModel, Map<string, Set<NavItem>>>();
+
+function trailsOf(model: SiteModel): Map<string, Set<NavItem>> {
+  let found = trails.get(model);
+  if (found) return found;
+  found = new Map();
+  const stack: NavItem[] = [];
+  const walk = (items: NavItem[]) => {
+    for (const item of items) {
+      if (item.kind !== "page" && item.kind !== "section") continue;
+      stack.push(item);
+      if (item.page) {
+        let trail = found!.get(item.page.path);
+        if (!trail) found!.set(item.page.path, (trail = new Set()));
+        for (const i of stack) trail.add(i);
+      }
+      walk(item.children);
+      stack.pop();
+    }
+  };
+  walk(model.nav);
+  trails.set(model, found);
+  return found;
+}
+
+/**
+ * A closed section as a single link. The same object for every page, so the layout's navigation
+ * memo (by entry) builds its HTML once per folder.
+ */
+const collapsedForms = new WeakMap<NavItem, NavItem>();
+
+function collapsed(item: NavItem & { kind: "page" | "section" }): NavItem {
+  let c = collapsedForms.get(item);
+  if (!c) {
+    const first = item.page ?? firstPage(item.children);
+    c = first ? { kind: "page", title: item.title, page: first, children: [] } : { ...item, children: [] };
+    collapsedForms.set(item, c);
+  }
+  return c;
+}
+
+function prune(items: NavItem[], trail: ReadonlySet<NavItem>): NavItem[] {
   return items.map((item): NavItem => {
     if ((item.kind !== "page" && item.kind !== "section") || item.children.length === 0) return item;
-    if (item.page?.path === current.path || contains(item.children, current)) return { ...item, children: prune(item.children, current) };
-    const first = item.page ?? firstPage(item.children);
-    return first ? { kind: "page", title: item.title, page: first, children: [] } : { ...item, children: [] };
+    if (trail.has(item)) return { ...item, children: prune(item.children, trail) };
+    return collapsed(item);
   });
-}
-
-function contains(items: NavItem[], page: SitePage): boolean {
-  for (const i of items) {
-    if (i.kind !== "page" && i.kind !== "section") continue;
-    if (i.page?.path === page.path || contains(i.children, page)) return true;
-  }
-  return false;
 }
 
 function firstPage(items: NavItem[]): SitePage | null {

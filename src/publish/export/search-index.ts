@@ -15,8 +15,13 @@ export const TERM_POSTINGS = 64;
 const MAX_TERM = 32;
 const SNIPPET = 180;
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
 export function tokenize(text: string): string[] {
-  return (text.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").match(/[\p{L}\p{N}]+/gu) ?? []).filter(
+  const lower = text.toLowerCase();
+  // Folding accents (NFKD, then dropping the combining marks) changes nothing in ASCII text: skipped there.
+  const folded = NON_ASCII.test(lower) ? lower.normalize("NFKD").replace(/[\u0300-\u036f]/g, "") : lower;
+  return (folded.match(/[\p{L}\p{N}]+/gu) ?? []).filter(
     (t) => t.length >= 2 && t.length <= MAX_TERM,
   );
 }
@@ -27,30 +32,63 @@ export function shardOf(term: string): string {
   return /[a-z0-9]/.test(c) ? c : "_";
 }
 
+export interface SearchPage {
+  url: string;
+  title: string;
+  headings: string[];
+  text: string;
+  description: string;
+}
+
+/** One page's share of the index, before it has a number: its docs row and its terms with their scores. */
+export interface ScoredPage {
+  doc: [string, string, string];
+  terms: string[];
+  scores: number[];
+}
+
+/** A page's docs row and term scores: the costly half of `add`, which any thread may do. */
+export function scorePage(page: SearchPage): ScoredPage {
+  const snippet = (page.description.trim() || page.text.trim()).replace(/\s+/g, " ");
+  const cut = snippet.length > SNIPPET ? snippet.slice(0, SNIPPET - 1).trimEnd() + "…" : snippet;
+  // The site's search dialog reads snippets as escaped text (with <mark> around matches, as the
+  // /p/ search sends them), so the text is escaped here.
+  const doc: [string, string, string] = [page.url, page.title, cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")];
+  const counts = new Map<string, number>();
+  const count = (text: string, weight: number) => {
+    for (const t of tokenize(text)) counts.set(t, (counts.get(t) ?? 0) + weight);
+  };
+  count(page.title, 10);
+  count(page.headings.join(" "), 3);
+  count(page.description, 2);
+  count(page.text, 1);
+  const terms: string[] = [];
+  const scores: number[] = [];
+  for (const [term, score] of counts) {
+    terms.push(term);
+    scores.push(Math.round(Math.log2(1 + score) * 100) / 100);
+  }
+  return { doc, terms, scores };
+}
+
 export class SearchIndexBuilder {
   private readonly docs: Array<[string, string, string]> = [];
   /** term → flat [doc, score, doc, score, …], trimmed to the best TERM_POSTINGS now and then. */
   private readonly postings = new Map<string, number[]>();
 
-  add(page: { url: string; title: string; headings: string[]; text: string; description: string }): void {
+  add(page: SearchPage): void {
+    this.addScored(scorePage(page));
+  }
+
+  /** Adds a scored page as the next document (pages are numbered in the order added). */
+  addScored(page: ScoredPage): void {
     const doc = this.docs.length;
-    const snippet = (page.description.trim() || page.text.trim()).replace(/\s+/g, " ");
-    const cut = snippet.length > SNIPPET ? snippet.slice(0, SNIPPET - 1).trimEnd() + "…" : snippet;
-    // The site's search dialog reads snippets as escaped text (with <mark> around matches, as the
-    // /p/ search sends them), so the text is escaped here.
-    this.docs.push([page.url, page.title, cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")]);
-    const scores = new Map<string, number>();
-    const count = (text: string, weight: number) => {
-      for (const t of tokenize(text)) scores.set(t, (scores.get(t) ?? 0) + weight);
-    };
-    count(page.title, 10);
-    count(page.headings.join(" "), 3);
-    count(page.description, 2);
-    count(page.text, 1);
-    for (const [term, score] of scores) {
+    this.docs.push(page.doc);
+    for (let i = 0; i < page.terms.length; i++) {
+      const term = page.terms[i]!;
       let list = this.postings.get(term);
       if (!list) this.postings.set(term, (list = []));
-      list.push(doc, Math.round(Math.log2(1 + score) * 100) / 100);
+      list.push(doc, page.scores[i]!);
       if (list.length >= TERM_POSTINGS * 4) trim(list);
     }
   }

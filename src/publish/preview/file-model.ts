@@ -24,14 +24,21 @@ export function fileModel(ws: WorkspaceRow, root: string, opts: { drafts: boolea
   const rows: PageRow[] = [];
   const manifests = readManifests(root);
   const drafts = new Set<string>();
+  const unreadable = new Set<string>();
   for (const path of markdownFiles(root)) {
     let text: string;
     let mtime: string;
     try {
       text = readFileSync(join(root, path), "utf8");
       mtime = statSync(join(root, path)).mtime.toISOString();
-    } catch {
-      continue;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue; // removed since the listing
+      // Listed but unreadable (permissions, an I/O error): the page stays on the preview under its
+      // file name, so the writer opens it and reads why (the render error page) instead of finding
+      // it silently missing. Nothing of it can show: nothing of it was read.
+      text = "";
+      mtime = new Date(0).toISOString();
+      unreadable.add(path);
     }
     const file = readPageFile(text, path);
     const row: PageRow = {
@@ -54,7 +61,9 @@ export function fileModel(ws: WorkspaceRow, root: string, opts: { drafts: boolea
       updated_at: mtime,
       deleted_at: null,
     };
-    if (opts.drafts && !isPublished(row, manifests)) {
+    if (unreadable.has(path)) {
+      row.publish = 1; // titled from its file name by readPageFile
+    } else if (opts.drafts && !isPublished(row, manifests)) {
       drafts.add(path);
       row.publish = 1;
     }

@@ -177,7 +177,8 @@ function renderPage(model: SiteModel, page: SitePage, urls: SiteUrls, dir: Works
   };
   const reload = `<script nonce="${nonce}" src="/_quire/preview.js"></script>`;
   try {
-    const text = readText(dir, page.path);
+    // Gone since the listing: not found. Unreadable (permissions, I/O): the error, shown below.
+    const text = readPage(dir, page.path);
     if (text === null) return notFound();
     const body = renderSitePage(renders, model, page, splitFile(text).body, urls, "preview");
     let html = renderLayout(model, page, body, urls, { mode: "preview", nonce, searchUrl: "/search" });
@@ -252,6 +253,16 @@ function isServableFile(dir: WorkspaceDir, path: string): boolean {
     return statSync(dir.resolveInside(path)).isFile();
   } catch {
     return false;
+  }
+}
+
+/** A page's text; null when the file is gone, the error itself when it is there but cannot be read. */
+function readPage(dir: WorkspaceDir, path: string): string | null {
+  try {
+    return readFileSync(dir.resolveInside(path), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
   }
 }
 

@@ -60,6 +60,11 @@ function titleAttribute(title: string | null | undefined): string {
 export function createMarked(): Marked {
   const marked = new Marked({ gfm: true, breaks: false, async: false });
   marked.use({
+    tokenizer: {
+      // marked tries its setext-heading expression on every paragraph (a tenth of a page's render);
+      // with no line that could underline one, there is none to find. false: marked's own tokenizer.
+      lheading: () => (current().setextPossible ? false : undefined),
+    },
     hooks: {
       // The footnotes section goes after everything else on the page.
       processAllTokens(tokens) {

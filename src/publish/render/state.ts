@@ -36,7 +36,15 @@ export interface RenderState {
   /** Formulas typeset so far, and whether the page was told about the limit (math.ts). */
   formulas: number;
   mathLimitNoticed: boolean;
+  /** Whether any line could underline a setext heading (markdown.ts skips marked's costly search otherwise). */
+  setextPossible: boolean;
 }
+
+/**
+ * A line ending in a run of `=` or `-` after nothing, spaces or `>`/list markers: every setext
+ * underline is such a line, whatever container (quote, list item) it sits in.
+ */
+const SETEXT_UNDERLINE = /(?:^|[ \t>])(?:=+|-+)[ \t]*$/m;
 
 /**
  * How many characters the search for closing lines may read in one render, as a multiple of the
@@ -73,6 +81,7 @@ export function beginRender(source: string, opts: RenderOptions): RenderState {
     directiveDepth: 0,
     formulas: 0,
     mathLimitNoticed: false,
+    setextPossible: SETEXT_UNDERLINE.test(source),
     scanBudget: SCAN_BUDGET_FACTOR * source.length + 100_000,
   };
   return state;

@@ -13,7 +13,11 @@ export function wellFormed(text: string): string {
 }
 
 /** HTML text and attribute values (double- or single-quoted). */
+const HTML_SPECIAL = /[&<>"']/;
+
 export function escapeHtml(text: string): string {
+  // Most strings (titles, relative URLs) need nothing: skip the copies.
+  if (!HTML_SPECIAL.test(text) && text.isWellFormed()) return text;
   return wellFormed(text).replace(/[&<>"']/g, (c) => HTML[c]!);
 }
 

@@ -26,6 +26,27 @@ export interface LayoutOptions {
    * organization whose plan has no analytics (nothing would ever be reported to anyone).
    */
   asksConsent?: boolean;
+  /**
+   * The HTML of navigation entries that neither are nor hold the current page, which is the same
+   * for every page whose URLs are relative to the same place: a caller writing many pages (the
+   * export) passes one map per folder and the navigation is built once, not once per page.
+   */
+  navMemo?: NavMemo;
+}
+
+/**
+ * What LayoutOptions.navMemo keeps: the HTML of each navigation entry away from the current page,
+ * and of the runs of entries before and after the one on the way to it in each list (found by the
+ * list's first entry off that way, which belongs to that list only).
+ */
+export class NavMemo {
+  readonly entries = new Map<NavItem, string>();
+  readonly runs = new Map<NavItem, { at: number; length: number; before: string; after: string }>();
+
+  clear(): void {
+    this.entries.clear();
+    this.runs.clear();
+  }
 }
 
 const TOC_LEVELS = new Set([2, 3]);
@@ -159,7 +180,7 @@ ${versionSwitcher}
 </header>
 <div class="site-body">
 <nav id="sidebar" class="sidebar" aria-label="Site navigation">
-${renderNav(model.nav, page, urls)}
+${renderNav(model.nav, page, urls, options.navMemo)}
 </nav>
 <main id="content" class="content">
 <article class="page">
@@ -176,9 +197,19 @@ ${asksConsent ? CONSENT_PROMPT : ""}</body>
 `;
 }
 
-function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls): string {
-  if (items.length === 0) return "";
+function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls, memo?: NavMemo): string {
+  // The entries on the way to the current page, found once (not by searching each entry's subtree).
+  const trail = new Set<NavItem>();
+  findTrail(items, current, trail);
   const li = (item: NavItem): string => {
+    if (memo && !trail.has(item)) {
+      let html = memo.entries.get(item);
+      if (html === undefined) memo.entries.set(item, (html = entry(item)));
+      return html;
+    }
+    return entry(item);
+  };
+  const entry = (item: NavItem): string => {
     switch (item.kind) {
       case "heading":
         return `<li class="nav-heading">${h(item.title)}</li>`;
@@ -191,22 +222,55 @@ function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls): string 
           ? `<a class="nav-link" href="${h(urls.page(item.page.path))}"${isCurrent ? ` aria-current="page"` : ""}>${h(item.title)}</a>`
           : `<span class="nav-section">${h(item.title)}</span>`;
         if (item.children.length === 0) return `<li>${label}</li>`;
-        const open = isCurrent || containsPage(item.children, current) ? " open" : "";
-        return `<li><details${open}><summary>${label}</summary>${renderNav(item.children, current, urls)}</details></li>`;
+        const open = trail.has(item) ? " open" : "";
+        return `<li><details${open}><summary>${label}</summary>${list(item.children)}</details></li>`;
       }
     }
   };
-  return `<ul>${items.map(li).join("")}</ul>`;
+  const list = (entries: NavItem[]): string => {
+    if (entries.length === 0) return "";
+    if (!memo || entries.length < 4) return `<ul>${entries.map(li).join("")}</ul>`;
+    // Only the entry on the way to the current page differs from page to page of a folder.
+    let at = -1;
+    for (let i = 0; i < entries.length; i++) {
+      if (!trail.has(entries[i]!)) continue;
+      if (at !== -1) return `<ul>${entries.map(li).join("")}</ul>`; // the page is listed twice here: no shortcut
+      at = i;
+    }
+    const key = entries[at === 0 ? 1 : 0]!;
+    let run = memo.runs.get(key);
+    if (!run || run.at !== at || run.length !== entries.length) {
+      const before = at === -1 ? entries : entries.slice(0, at);
+      run = { at, length: entries.length, before: before.map(li).join(""), after: at === -1 ? "" : entries.slice(at + 1).map(li).join("") };
+      memo.runs.set(key, run);
+    }
+    return at === -1 ? `<ul>${run.before}</ul>` : `<ul>${run.before}${entry(entries[at]!)}${run.after}</ul>`;
+  };
+  return list(items);
 }
 
-function containsPage(items: NavItem[], page: SitePage): boolean {
-  return items.some((i) => (i.kind === "page" || i.kind === "section") && (i.page?.path === page.path || containsPage(i.children, page)));
+/** Adds to `trail` every entry that is the page or holds it; whether `items` hold it. */
+function findTrail(items: NavItem[], page: SitePage, trail: Set<NavItem>): boolean {
+  let found = false;
+  for (const i of items) {
+    if (i.kind !== "page" && i.kind !== "section") continue;
+    if (i.page?.path === page.path || findTrail(i.children, page, trail)) {
+      trail.add(i);
+      found = true;
+    }
+  }
+  return found;
 }
 
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+
+/** "26 November 2026", as en-GB's long date in UTC; built by hand because Intl costs ~0.3 ms a call, per page of an export. */
 function formatDate(iso: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleDateString("en-GB", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
+  const year = d.getUTCFullYear();
+  if (year < 1000 || year > 9999) return d.toLocaleDateString("en-GB", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${year}`;
 }
 
 /** The body of a 404 page inside the site's layout is deliberately not used: a missing page and a hidden one must look alike. */

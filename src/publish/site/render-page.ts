@@ -6,7 +6,7 @@
  * (publish.yaml can change it without a ledger event); the cache drops a workspace's renders on
  * every ledger change in it.
  */
-import type { RenderResult } from "../render/index.ts";
+import type { RenderOptions, RenderResult } from "../render/index.ts";
 import type { RenderCache } from "../render/cache.ts";
 import type { SiteModel, SitePage } from "./model.ts";
 import type { SiteUrls } from "./urls.ts";
@@ -28,6 +28,8 @@ export function renderSitePage(
   markdown: string,
   urls: SiteUrls,
   urlsKey: string,
+  /** How embeds show ("link" in an export, which fetches nothing from another origin); part of `urlsKey`'s context. */
+  embeds?: RenderOptions["embeds"],
 ): RenderResult {
   let sig = signatures.get(model);
   if (sig === undefined) signatures.set(model, (sig = linkSignature(model)));
@@ -35,6 +37,7 @@ export function renderSitePage(
     markdown,
     {
       pagePath: page.path,
+      embeds,
       pageExists: (path) => model.byPath.has(path),
       resolveLink: (target) => {
         if (target.kind === "page") return model.byPath.has(target.path) ? urls.page(target.path, target.anchor) : null;

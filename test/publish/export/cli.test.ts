@@ -48,7 +48,7 @@ describe("quire export", () => {
     expect(linkProblems(files)).toEqual([]);
     expect([...files.values()].some((b) => new TextDecoder().decode(b).includes(SECRET_TITLE))).toBe(false);
 
-    const second = await exportTo(join(root, "two.zip"));
+    const second = await exportTo(join(root, "two.zip"), ["--threads", "2"]); // worker threads: the same bytes
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/^Exported 5 page\(s\) to .*two\.zip \(.+\) in \d+ ms\n$/);
     expect(Buffer.compare(readFileSync(join(root, "two.zip")), bytes)).toBe(0);
@@ -75,10 +75,13 @@ describe("quire export", () => {
     }
   }, 60_000);
 
-  test("bad input: invalid --base-url or workspace id (2), unknown workspace (1), unwritable output (1), output inside the data directory (2)", async () => {
+  test("bad input: invalid --base-url, --threads or workspace id (2), unknown workspace (1), unwritable output (1), output inside the data directory (2)", async () => {
     const badUrl = await exportTo(join(root, "x.zip"), ["--base-url", "ftp://example.com/"]);
     expect(badUrl.code).toBe(2);
     expect(badUrl.stderr).toContain("--base-url must be an absolute http(s) URL");
+    const badThreads = await exportTo(join(root, "x.zip"), ["--threads", "-1"]);
+    expect(badThreads.code).toBe(2);
+    expect(badThreads.stderr).toContain("--threads must be a whole number from 0 to 64");
     const badId = await runCli(["export", "-w", "handbook", "--data-dir", dataDir]);
     expect(badId.code).toBe(2);
     expect(badId.stderr).toContain("--workspace must be a workspace id (ULID)");

@@ -27,10 +27,10 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 /** The same export again, made by the exporter directly (the API allows one a day): the bytes of the ZIP. */
-async function exportAgainAsService(baseUrl: string | null = null): Promise<Blob> {
+async function exportAgainAsService(baseUrl: string | null = null, threads?: number): Promise<Blob> {
   const chunks: Uint8Array[] = [];
   const exporter = new SiteExporter({ ledger: server.services.ledger, site: siteSourceOf(server.services.site, server.services.workspaces) });
-  const it = exporter.zip(fx.wsId, { baseUrl });
+  const it = exporter.zip(fx.wsId, { baseUrl, threads });
   for (;;) {
     const next = await it.next();
     if (next.done) break;
@@ -70,9 +70,10 @@ describe("static export", () => {
 
   test("every href and src resolves to a file inside the ZIP; nothing absolute, nothing under /p/", () => {
     expect(linkProblems(files)).toEqual([]);
-    // The starter's embedded video (an iframe on the site) is a plain link in the export: nothing is fetched from another origin.
+    // The starter's embedded video (an iframe on the site) is a plain link in the export, to the
+    // address the page wrote (the video's own page, not the bare player): nothing is fetched from another origin.
     expect(text("components.html")).not.toContain("<iframe");
-    expect(text("components.html")).toContain(`<a class="embed-link" href="https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ" rel="noopener">`);
+    expect(text("components.html")).toContain(`<p class="embed-link"><a href="https://www.youtube.com/watch?v=dQw4w9WgXcQ" rel="noopener">A video</a></p>`);
     expect(text("reference/deep/nested.html")).toContain(`href="../api.html"`);
     expect(text("media.html")).toContain(`src="assets/logo.png"`);
     // An image the web editor inserted (an uploads API address) is the exported upload.
@@ -95,6 +96,11 @@ describe("static export", () => {
     const again = new Uint8Array(await (await exportAgainAsService()).arrayBuffer());
     expect(again.length).toBe(zipBytes.length);
     expect(Buffer.compare(Buffer.from(again), Buffer.from(zipBytes))).toBe(0);
+  });
+
+  test("pages rendered on worker threads give the same bytes as on one thread", async () => {
+    const threaded = new Uint8Array(await (await exportAgainAsService(null, 2)).arrayBuffer());
+    expect(Buffer.compare(Buffer.from(threaded), Buffer.from(zipBytes))).toBe(0);
   });
 
   test("hostile content is as harmless in the ZIP as on the site", () => {

@@ -1,5 +1,7 @@
 import { expect, test } from "bun:test";
 import { LARGE_SITE_PAGES, navForPage } from "../../../src/publish/export/large-nav.ts";
+import { exportUrls } from "../../../src/publish/export/export-urls.ts";
+import { NavMemo, renderLayout } from "../../../src/publish/site/layout.ts";
 import type { NavItem, SiteModel, SitePage } from "../../../src/publish/site/model.ts";
 
 const sitePage = (path: string): SitePage => ({
@@ -46,4 +48,40 @@ test("a large site keeps the current section open and makes every other section 
   expect(open.children.length).toBe((m.nav[3] as Extract<NavItem, { kind: "section" }>).children.length);
   const closed = nav[7] as Extract<NavItem, { kind: "page" }>;
   expect(closed).toEqual({ kind: "page", title: "Section 7", page: m.pages.find((p) => p.path === "s7/p0.md")!, children: [] });
+});
+
+test("the navigation built once per folder (the layout's memo) is the navigation built for each page", () => {
+  for (const [sections, perSection] of [
+    [3, 10],
+    [20, Math.ceil((LARGE_SITE_PAGES + 1) / 20)],
+  ] as const) {
+    const m = model(sections, perSection);
+    const full = {
+      ...m,
+      workspace: { id: "ws", slug: "ws", orgId: "org" },
+      name: "Docs",
+      description: "",
+      theme: "default",
+      versions: [],
+      version: null,
+      byPath: new Map(m.pages.map((p) => [p.path, p])),
+    } as unknown as SiteModel;
+    // A section that is a page itself, with a nested section under it: the trail goes two levels deep.
+    const s0 = full.nav[0] as Extract<NavItem, { kind: "section" }>;
+    full.nav[0] = { kind: "page", title: "Section 0", page: full.pages[0]!, children: [{ kind: "section", title: "Inner", page: null, children: s0.children.slice(1) }] };
+    full.nav.push({ kind: "heading", title: "More" }, { kind: "link", title: "Elsewhere", url: "https://example.com/" });
+    let memo = new NavMemo();
+    let folder = "";
+    for (const page of full.pages) {
+      const at = page.path.slice(0, page.path.lastIndexOf("/"));
+      if (at !== folder) [memo, folder] = [new NavMemo(), at];
+      const body = { html: "<p>x</p>", headings: [], hasMermaid: false, hasMath: false, hasCode: false };
+      const zipPath = page.path.replace(/\.md$/, ".html");
+      const pageModel = { ...full, nav: navForPage(full, page) };
+      const once = renderLayout(pageModel, page, body, exportUrls(full, [full], zipPath, null), { mode: "export", navMemo: memo });
+      const each = renderLayout(pageModel, page, body, exportUrls(full, [full], zipPath, null), { mode: "export" });
+      expect(once).toBe(each);
+      expect(once).toContain(`aria-current="page"`);
+    }
+  }
 });
