@@ -34,6 +34,7 @@ const date = new Date().toISOString();
 
 // Per process, so two builds running at once in one checkout do not trample each other.
 const buildDir = join(ROOT, "dist", `.build-${process.pid}`);
+const EXPORT_WORKER = join(ROOT, "src/publish/export/page-worker.ts");
 rmSync(buildDir, { recursive: true, force: true });
 mkdirSync(buildDir, { recursive: true });
 
@@ -65,7 +66,8 @@ writeFileSync(
 );
 
 const result = await Bun.build({
-  entrypoints: [entry],
+  // The export's worker thread is a second entry point: the executable carries it as its own module.
+  entrypoints: [entry, EXPORT_WORKER],
   compile: {
     outfile,
     ...(values.target ? { target: values.target as Bun.Build.CompileTarget } : {}),
@@ -85,6 +87,9 @@ const result = await Bun.build({
     QUIRE_BUILD_COMMIT: JSON.stringify(commit),
     QUIRE_BUILD_DATE: JSON.stringify(date),
     // The MCP tools' JSON Schemas, converted here once instead of at every `quire mcp` start.
+    // Where the executable's file system holds the worker: its path from the entry points' common
+    // folder (the project root), as JavaScript. test/cli/build.test.ts exports with workers to prove it.
+    QUIRE_EXPORT_WORKER: JSON.stringify(`/$bunfs/root/${relative(ROOT, EXPORT_WORKER).replace(/\.ts$/, ".js")}`),
     QUIRE_MCP_JSON_SCHEMAS: JSON.stringify(JSON.stringify(precomputedToolSchemas())),
   },
   plugins: [webPlugin],

@@ -52,8 +52,12 @@ export const exportCommand = defineCommand({
       threads: args.threads,
       progress: !args.json && process.stderr.isTTY === true,
     });
-    if (args.json) process.stdout.write(JSON.stringify(result) + "\n");
-    else process.stdout.write(`Exported ${result.pages} page(s) to ${result.file} (${formatBytes(result.bytes)}) in ${result.ms} ms\n`);
+    const { workerPages, ...summary } = result;
+    if (args.threads !== undefined && Number(args.threads) > 0 && summary.pages > 0 && workerPages === 0) {
+      process.stderr.write("warning: no worker thread could start; every page was rendered on the main thread (the ZIP is the same)\n");
+    }
+    if (args.json) process.stdout.write(JSON.stringify(summary) + "\n");
+    else process.stdout.write(`Exported ${summary.pages} page(s) to ${summary.file} (${formatBytes(summary.bytes)}) in ${summary.ms} ms\n`);
   },
 });
 
@@ -64,7 +68,7 @@ export async function runExport(opts: {
   dataDir?: string | undefined;
   threads?: string | undefined;
   progress?: boolean;
-}): Promise<{ file: string; pages: number; bytes: number; ms: number }> {
+}): Promise<{ file: string; pages: number; bytes: number; ms: number; workerPages: number }> {
   if (!isUlid(opts.workspaceId)) throw new CommandError(`--workspace must be a workspace id (ULID), got "${opts.workspaceId}"`, 2);
   const threads = opts.threads === undefined ? undefined : Number(opts.threads);
   if (threads !== undefined && !(Number.isInteger(threads) && threads >= 0 && threads <= 64)) {

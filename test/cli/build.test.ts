@@ -140,6 +140,32 @@ test("dist/quire status, doctor, backup and stop work against its own serve (mar
   }
 }, 60_000);
 
+test("dist/quire export renders on worker threads inside the binary: --threads 2 gives the same bytes, and no fallback warning", async () => {
+  const dataDir = tempDir("quire-binary-export-");
+  try {
+    const init = await runCli(["init", "--workspace-name", "Docs", "--slug", "docs", "--json", "--data-dir", dataDir], { cmd: [binary], cwd: out });
+    expect(init.code).toBe(0);
+    const id = JSON.parse(init.stdout).workspace.id as string;
+    for (let i = 0; i < 60; i++) {
+      const code = `\`\`\`ts\nconst n: number = ${i};\n\`\`\`\n`;
+      writeFileSync(join(dataDir, "workspaces", id, `page-${i}.md`), `---\ntitle: Page ${i}\npublish: true\n---\n\n# Page ${i}\n\nSee [[page-${(i + 1) % 60}]].\n\n${code}`);
+    }
+    expect((await runCli(["rebuild", "-w", id, "--json", "--data-dir", dataDir], { cmd: [binary], cwd: out })).code).toBe(0);
+    const plain = join(out, "plain.zip");
+    const threaded = join(out, "threaded.zip");
+    const one = await runCli(["export", "-w", id, "-o", plain, "--json", "--data-dir", dataDir], { cmd: [binary], cwd: out });
+    const two = await runCli(["export", "-w", id, "-o", threaded, "--threads", "2", "--json", "--data-dir", dataDir], { cmd: [binary], cwd: out });
+    expect(one.code).toBe(0);
+    expect(two.code).toBe(0);
+    expect(JSON.parse(two.stdout)).toMatchObject({ pages: 60 });
+    // A worker that cannot load its module is a warning and a main-thread export: not here.
+    expect(two.stderr).not.toContain("no worker thread could start");
+    expect(Buffer.compare(Buffer.from(await Bun.file(plain).arrayBuffer()), Buffer.from(await Bun.file(threaded).arrayBuffer()))).toBe(0);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 60_000);
+
 describe("install.sh", () => {
   const sh = async (args: string[]) => {
     const proc = Bun.spawn(["sh", join(REPO, "install.sh"), ...args], { cwd: out, stdout: "pipe", stderr: "pipe" });

@@ -40,6 +40,8 @@ export interface ExportSummary {
   pages: number;
   bytes: number;
   ms: number;
+  /** Pages rendered on worker threads (0 without `threads`, or when no worker could start). */
+  workerPages: number;
 }
 
 /** Vendor files needed only by pages that use them. */
@@ -77,6 +79,7 @@ export class SiteExporter {
     const uploads = new Set<string>();
     const total = models.reduce((n, m) => n + m.pages.length, 0);
     let done = 0;
+    let workerPages = 0;
     let mermaid = false;
     let math = false;
     const baseUrl = opts.baseUrl ? (opts.baseUrl.endsWith("/") ? opts.baseUrl : `${opts.baseUrl}/`) : null;
@@ -149,6 +152,7 @@ export class SiteExporter {
         }
       }
     } finally {
+      workerPages = pool?.pagesRendered ?? 0;
       pool?.close();
     }
 
@@ -168,7 +172,7 @@ export class SiteExporter {
     for (const f of search.files()) zip.add(f.path, f.text);
     zip.end();
     yield zip.take();
-    return { pages: done, bytes: zip.bytes, ms: Math.round(performance.now() - started) };
+    return { pages: done, bytes: zip.bytes, ms: Math.round(performance.now() - started), workerPages };
   }
 }
 

@@ -24,6 +24,13 @@ export function defaultThreads(_pages: number): number {
   return 0;
 }
 
+declare const QUIRE_EXPORT_WORKER: string | undefined;
+/**
+ * The worker's module: beside this file when run from source; in the compiled executable, the
+ * build embeds page-worker.ts as a second entry point and names where it put it (build.ts).
+ */
+const WORKER_URL = typeof QUIRE_EXPORT_WORKER === "string" ? QUIRE_EXPORT_WORKER : new URL("./page-worker.ts", import.meta.url).href;
+
 export class PoolUnavailable extends Error {}
 
 interface Slot {
@@ -35,12 +42,14 @@ interface Slot {
 export class PagePool {
   private readonly slots: Slot[] = [];
   private nextId = 0;
+  /** Pages the workers have rendered (the exporter reports it, so a pool that never ran is seen). */
+  pagesRendered = 0;
 
   constructor(models: SiteModel[], baseUrl: string | null, threads: number) {
     for (let i = 0; i < threads; i++) {
       let worker: Worker;
       try {
-        worker = new Worker(new URL("./page-worker.ts", import.meta.url).href);
+        worker = new Worker(WORKER_URL);
       } catch {
         break; // no worker threads here: the exporter's thread does the work
       }
@@ -58,7 +67,10 @@ export class PagePool {
         const p = slot.pending.get(msg.id);
         if (!p) return;
         slot.pending.delete(msg.id);
-        if (msg.type === "done") p.resolve(msg.outputs);
+        if (msg.type === "done") {
+          this.pagesRendered += msg.outputs.length;
+          p.resolve(msg.outputs);
+        }
         else p.reject(new Error(msg.message));
       });
       worker.addEventListener("error", (event) => fail(`an export worker failed: ${(event as ErrorEvent).message ?? "unknown error"}`));
