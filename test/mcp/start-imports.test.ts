@@ -22,7 +22,7 @@ const NOT_AT_START = [
   /^src\/realtime\//,
   /^src\/publish\/(?!schemas\.ts$)/,
   /^src\/git\/(?!schemas\.ts$|remote-token\.ts$)/,
-  /^src\/identity\/(?!api-keys\.ts$|api-key-setup\.ts$|users\.ts$)/,
+  /^src\/identity\/(?!api-keys\.ts$|api-key-setup\.ts$|users\.ts$|schemas\.ts$)/,
   /^src\/search\/(?!schemas\.ts$)/,
   /^src\/content\/(ledger|reconcile|file-watcher|uploads|agent-pages|frontmatter)\.ts$/,
   /^src\/ops\/(?!instance-lock\.ts$|runstate\.ts$)/,
