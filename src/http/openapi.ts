@@ -44,7 +44,7 @@ import { createPageInput, updatePageInput, movePageInput, moveAliasInput, reorde
 import { createCommentInput, updateCommentInput, listCommentsQuery, commentOutput, commentListOutput } from "../collab/comment-schemas.ts";
 import { activityQuery, pageActivityQuery, activityOutput, activityListOutput } from "../collab/schemas.ts";
 import { viewingInput } from "../realtime/schemas.ts";
-import { createWorkspaceInput, updateSettingsInput } from "../workspaces/workspace-schemas.ts";
+import { createWorkspaceInput, updateSettingsInput, settingsOutput } from "../workspaces/workspace-schemas.ts";
 import {
   listQuery,
   setMemberRoleInput,
@@ -54,10 +54,17 @@ import {
   createShareLinkInput,
   memberOutput,
   memberListOutput,
+  invitationOutput,
+  invitationListOutput,
+  shareLinkOutput,
+  shareLinkWithTokenOutput,
+  shareLinkListOutput,
+  shareLinkUseOutput,
 } from "../access/schemas.ts";
 import { resolveConflictInput } from "../git/schemas.ts";
 import { analyticsQuery, consentInput } from "../ops/analytics-schemas.ts";
-import { createWebhookInput, updateWebhookInput } from "../ops/webhook-schemas.ts";
+import { createWebhookInput, updateWebhookInput, webhookOutput, webhookWithSecretOutput, webhookListOutput, webhookDeliveryListOutput } from "../ops/webhook-schemas.ts";
+import { healthOutput, readinessOutput } from "../ops/schemas.ts";
 import { checkoutInput, portalInput, stripeEvent } from "../ops/billing-schemas.ts";
 import { createVersionInput, setCustomDomainInput, qualityQuery, exportInput, exportDownloadParams } from "../publish/schemas.ts";
 import { errorOutput } from "../core/schemas.ts";
@@ -99,8 +106,8 @@ const uploadForm = z.object({ file: z.string().describe("The file (binary)") });
 /** Every /api route. Keys: the method and the path as registered with the router. */
 export const API_ROUTES: Record<string, RouteDoc> = {
   // Infrastructure
-  "GET /api/health": { summary: "Liveness, version and instance id", tag: "infrastructure", auth: "public" },
-  "GET /api/ready": { summary: "Readiness checks (503 when not ready)", tag: "infrastructure", auth: "public" },
+  "GET /api/health": { summary: "Liveness, version and instance id", tag: "infrastructure", auth: "public", response: healthOutput },
+  "GET /api/ready": { summary: "Readiness checks (503 when not ready)", tag: "infrastructure", auth: "public", response: readinessOutput },
   "GET /api/openapi.json": { summary: "This document", tag: "infrastructure", auth: "public" },
   "POST /api/git/webhook/:workspace_id": { summary: "Inbound git push webhook (signature or token per provider)", tag: "git", auth: "webhook-signature", body: pushPayload, status: 202 },
   // Auth
@@ -156,20 +163,20 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "GET /api/v1/workspaces/:id/admin/members": { summary: "Members", tag: "members", query: listQuery, response: memberListOutput },
   "PUT /api/v1/workspaces/:id/admin/members/:user_id/role": { summary: "Change a member's role", tag: "members", body: setMemberRoleInput },
   "DELETE /api/v1/workspaces/:id/admin/members/:user_id": { summary: "Remove a member", tag: "members", status: 204 },
-  "GET /api/v1/workspaces/:id/admin/settings": { summary: "Workspace settings", tag: "workspaces" },
-  "PUT /api/v1/workspaces/:id/admin/settings": { summary: "Change workspace settings (merges the keys given)", tag: "workspaces", body: updateSettingsInput },
-  "POST /api/v1/workspaces/:id/admin/settings/webhook-secret/regenerate": { summary: "New inbound git webhook secret", tag: "git" },
+  "GET /api/v1/workspaces/:id/admin/settings": { summary: "Workspace settings", tag: "workspaces", response: settingsOutput },
+  "PUT /api/v1/workspaces/:id/admin/settings": { summary: "Change workspace settings (merges the keys given)", tag: "workspaces", body: updateSettingsInput, response: settingsOutput },
+  "POST /api/v1/workspaces/:id/admin/settings/webhook-secret/regenerate": { summary: "New inbound git webhook secret", tag: "git", response: settingsOutput },
   "GET /api/v1/workspaces/:id/people": { summary: "Who can read the workspace (for mentions)", tag: "collab" },
   "GET /api/v1/workspaces/:id/viewing": { summary: "Who has which page open", tag: "collab" },
   "POST /api/v1/workspaces/:id/viewing": { summary: "Report the caller's open page", tag: "collab", body: viewingInput, status: 204 },
   // Invitations and share links
-  "GET /api/v1/workspaces/:id/invitations": { summary: "Invitations", tag: "members", query: listQuery.extend(invitationListQuery.shape) },
-  "POST /api/v1/workspaces/:id/invitations": { summary: "Invite by email (editors and admins take a seat in Cloud)", tag: "members", body: createInvitationInput, status: 201 },
+  "GET /api/v1/workspaces/:id/invitations": { summary: "Invitations", tag: "members", query: listQuery.extend(invitationListQuery.shape), response: invitationListOutput },
+  "POST /api/v1/workspaces/:id/invitations": { summary: "Invite by email (editors and admins take a seat in Cloud)", tag: "members", body: createInvitationInput, status: 201, response: invitationOutput },
   "DELETE /api/v1/workspaces/:id/invitations/:invitationId": { summary: "Revoke an invitation", tag: "members", status: 204 },
-  "GET /api/v1/workspaces/:id/share-links": { summary: "Share links", tag: "members", query: listQuery },
-  "POST /api/v1/workspaces/:id/share-links": { summary: "Create a share link (token shown once)", tag: "members", body: createShareLinkInput, status: 201 },
+  "GET /api/v1/workspaces/:id/share-links": { summary: "Share links", tag: "members", query: listQuery, response: shareLinkListOutput },
+  "POST /api/v1/workspaces/:id/share-links": { summary: "Create a share link (token shown once)", tag: "members", body: createShareLinkInput, status: 201, response: shareLinkWithTokenOutput },
   "DELETE /api/v1/workspaces/:id/share-links/:linkId": { summary: "Revoke a share link", tag: "members", status: 204 },
-  "POST /api/v1/share-links/:token/use": { summary: "Join a workspace through a share link", tag: "members" },
+  "POST /api/v1/share-links/:token/use": { summary: "Join a workspace through a share link", tag: "members", response: shareLinkUseOutput },
   // Comments and activity
   "GET /api/v1/workspaces/:id/comments": { summary: "Comments (filter by page)", tag: "collab", query: listCommentsQuery, response: commentListOutput },
   "POST /api/v1/workspaces/:id/comments": { summary: "Add a comment", tag: "collab", body: createCommentInput, status: 201, response: commentOutput },
@@ -217,12 +224,12 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "GET /api/v1/workspaces/:id/analytics/searches": { summary: "Top queries and queries with no results", tag: "analytics", query: analyticsQuery },
   "GET /api/v1/workspaces/:id/analytics/overview": { summary: "Analytics dashboard", tag: "analytics", query: analyticsQuery },
   // Outbound webhooks
-  "GET /api/v1/workspaces/:id/webhooks": { summary: "Outbound webhooks (admin)", tag: "webhooks" },
-  "POST /api/v1/workspaces/:id/webhooks": { summary: "Create an outbound webhook (secret shown once)", tag: "webhooks", body: createWebhookInput, status: 201 },
-  "GET /api/v1/workspaces/:id/webhooks/:wid": { summary: "An outbound webhook", tag: "webhooks" },
-  "PUT /api/v1/workspaces/:id/webhooks/:wid": { summary: "Change an outbound webhook", tag: "webhooks", body: updateWebhookInput },
+  "GET /api/v1/workspaces/:id/webhooks": { summary: "Outbound webhooks (admin)", tag: "webhooks", response: webhookListOutput },
+  "POST /api/v1/workspaces/:id/webhooks": { summary: "Create an outbound webhook (secret shown once)", tag: "webhooks", body: createWebhookInput, status: 201, response: webhookWithSecretOutput },
+  "GET /api/v1/workspaces/:id/webhooks/:wid": { summary: "An outbound webhook", tag: "webhooks", response: webhookOutput },
+  "PUT /api/v1/workspaces/:id/webhooks/:wid": { summary: "Change an outbound webhook", tag: "webhooks", body: updateWebhookInput, response: webhookOutput },
   "DELETE /api/v1/workspaces/:id/webhooks/:wid": { summary: "Delete an outbound webhook", tag: "webhooks", status: 204 },
-  "GET /api/v1/workspaces/:id/webhooks/:wid/deliveries": { summary: "Delivery log (always empty: delivery is not active)", tag: "webhooks" },
+  "GET /api/v1/workspaces/:id/webhooks/:wid/deliveries": { summary: "Delivery log (always empty: delivery is not active)", tag: "webhooks", response: webhookDeliveryListOutput },
   // Onboarding
   "GET /api/v1/users/me/onboarding": { summary: "The caller's onboarding checklist", tag: "onboarding" },
   "PATCH /api/v1/users/me/onboarding": { summary: "Mark onboarding steps, dismiss the checklist", tag: "onboarding", body: updateOnboardingInput },
@@ -293,6 +300,19 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["ActivityList", activityListOutput],
   ["Member", memberOutput],
   ["MemberList", memberListOutput],
+  ["Health", healthOutput],
+  ["Readiness", readinessOutput],
+  ["Settings", settingsOutput],
+  ["Invitation", invitationOutput],
+  ["InvitationList", invitationListOutput],
+  ["ShareLink", shareLinkOutput],
+  ["ShareLinkWithToken", shareLinkWithTokenOutput],
+  ["ShareLinkList", shareLinkListOutput],
+  ["ShareLinkUse", shareLinkUseOutput],
+  ["Webhook", webhookOutput],
+  ["WebhookWithSecret", webhookWithSecretOutput],
+  ["WebhookList", webhookListOutput],
+  ["WebhookDeliveryList", webhookDeliveryListOutput],
 ];
 
 const outputRegistry = z.registry<{ id: string }>();
