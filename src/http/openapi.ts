@@ -66,7 +66,18 @@ import { analyticsQuery, consentInput } from "../ops/analytics-schemas.ts";
 import { createWebhookInput, updateWebhookInput, webhookOutput, webhookWithSecretOutput, webhookListOutput, webhookDeliveryListOutput } from "../ops/webhook-schemas.ts";
 import { healthOutput, readinessOutput } from "../ops/schemas.ts";
 import { checkoutInput, portalInput, stripeEvent } from "../ops/billing-schemas.ts";
-import { createVersionInput, setCustomDomainInput, qualityQuery, exportInput, exportDownloadParams } from "../publish/schemas.ts";
+import {
+  createVersionInput,
+  setCustomDomainInput,
+  qualityQuery,
+  exportInput,
+  exportDownloadParams,
+  siteStatusOutput,
+  livePagesOutput,
+  versionOutput,
+  versionListOutput,
+  customDomainOutput,
+} from "../publish/schemas.ts";
 import { errorOutput } from "../core/schemas.ts";
 import { pageOutput, treeNodeOutput, treeOutput } from "../content/schemas.ts";
 import { workspaceOutput, workspaceListOutput } from "../workspaces/workspace-schemas.ts";
@@ -207,16 +218,16 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   // Published sites
   "POST /api/v1/site-session": { summary: "Give the browser the members' site cookie (signed-in session)", tag: "sites", status: 204 },
   "DELETE /api/v1/site-session": { summary: "Remove the members' site cookie", tag: "sites", auth: "public", status: 204 },
-  "GET /api/v1/workspaces/:id/site": { summary: "The site's status (published, visibility, theme, address)", tag: "sites" },
-  "GET /api/v1/workspaces/:id/site/pages": { summary: "Which pages are live on the site", tag: "sites" },
-  "GET /api/v1/workspaces/:id/versions": { summary: "Named documentation versions", tag: "sites" },
-  "POST /api/v1/workspaces/:id/versions": { summary: "Create a version (admin)", tag: "sites", body: createVersionInput, status: 201 },
-  "GET /api/v1/workspaces/:id/versions/:slug": { summary: "A version", tag: "sites" },
-  "PUT /api/v1/workspaces/:id/versions/:slug/default": { summary: "Make a version the default (admin)", tag: "sites" },
+  "GET /api/v1/workspaces/:id/site": { summary: "The site's status (published, visibility, theme, address)", tag: "sites", response: siteStatusOutput },
+  "GET /api/v1/workspaces/:id/site/pages": { summary: "Which pages are live on the site", tag: "sites", response: livePagesOutput },
+  "GET /api/v1/workspaces/:id/versions": { summary: "Named documentation versions", tag: "sites", response: versionListOutput },
+  "POST /api/v1/workspaces/:id/versions": { summary: "Create a version (admin)", tag: "sites", body: createVersionInput, status: 201, response: versionOutput },
+  "GET /api/v1/workspaces/:id/versions/:slug": { summary: "A version", tag: "sites", response: versionOutput },
+  "PUT /api/v1/workspaces/:id/versions/:slug/default": { summary: "Make a version the default (admin)", tag: "sites", response: versionOutput },
   "DELETE /api/v1/workspaces/:id/versions/:slug": { summary: "Delete a version (admin)", tag: "sites", status: 204 },
-  "GET /api/v1/workspaces/:id/custom-domain": { summary: "The custom domain and its verification status (admin)", tag: "sites" },
-  "PUT /api/v1/workspaces/:id/custom-domain": { summary: "Set the custom domain (admin)", tag: "sites", body: setCustomDomainInput },
-  "POST /api/v1/workspaces/:id/custom-domain/verify": { summary: "Check the domain's TXT record now (admin)", tag: "sites" },
+  "GET /api/v1/workspaces/:id/custom-domain": { summary: "The custom domain and its verification status (admin)", tag: "sites", response: customDomainOutput },
+  "PUT /api/v1/workspaces/:id/custom-domain": { summary: "Set the custom domain (admin)", tag: "sites", body: setCustomDomainInput, response: customDomainOutput },
+  "POST /api/v1/workspaces/:id/custom-domain/verify": { summary: "Check the domain's TXT record now (admin)", tag: "sites", response: customDomainOutput },
   "DELETE /api/v1/workspaces/:id/custom-domain": { summary: "Remove the custom domain (admin)", tag: "sites", status: 204 },
   // Analytics
   "POST /api/analytics/consent": { summary: "A site visitor's consent answer (sets a cookie)", tag: "analytics", auth: "public", body: consentInput },
@@ -313,6 +324,11 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["WebhookWithSecret", webhookWithSecretOutput],
   ["WebhookList", webhookListOutput],
   ["WebhookDeliveryList", webhookDeliveryListOutput],
+  ["SiteStatus", siteStatusOutput],
+  ["LivePages", livePagesOutput],
+  ["Version", versionOutput],
+  ["VersionList", versionListOutput],
+  ["CustomDomain", customDomainOutput],
 ];
 
 const outputRegistry = z.registry<{ id: string }>();

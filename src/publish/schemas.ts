@@ -98,3 +98,52 @@ export type ExportInput = z.infer<typeof exportInput>;
 export const exportDownloadParams = z.object({
   token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "is not a download token"),
 });
+
+// ---- outputs: what the site endpoints answer (the OpenAPI document is generated from these) ----
+
+/** A named documentation version. */
+export const versionOutput = z.object({
+  slug: z.string(),
+  name: z.string(),
+  base_path: z.string().describe("The folder whose pages the version shows"),
+  is_default: z.boolean(),
+  created_at: z.iso.datetime(),
+});
+
+/** GET /api/v1/workspaces/:id/versions: every version (a short list, one page), the default first. */
+export const versionListOutput = z.object({ items: z.array(versionOutput) });
+
+export const DOMAIN_STATUSES = ["pending", "verified", "failed"] as const;
+
+/** The custom domain and the TXT record that proves it. */
+export const customDomainOutput = z.object({
+  domain: z.string(),
+  status: z.enum(DOMAIN_STATUSES),
+  verification: z.object({ type: z.literal("TXT"), name: z.string().describe("_quire-challenge.{domain}"), value: z.string() }),
+  checked_at: z.iso.datetime().nullable(),
+  verified_at: z.iso.datetime().nullable(),
+  error: z.string().nullable().describe("Why the last check failed, in words"),
+});
+
+/** GET /api/v1/workspaces/:id/site: everything the Site screen shows. */
+export const siteStatusOutput = z.object({
+  workspace_id: z.string(),
+  slug: z.string(),
+  published: z.boolean(),
+  visibility: z.enum(VISIBILITIES).describe("The stored setting"),
+  effective_visibility: z.enum(VISIBILITIES).describe("What readers get: authenticated whenever PUBLISH_REQUIRE_AUTH is on"),
+  require_auth: z.boolean(),
+  theme: z.enum(THEMES),
+  url: z.string(),
+  page_count: z.number().int(),
+  custom_domain: customDomainOutput.nullable(),
+  versions: z.array(versionOutput),
+  problems: z.array(z.string()).describe("Manifest problems (malformed .quire/*.yaml), which the site ignores"),
+});
+
+/** GET /api/v1/workspaces/:id/site/pages: which pages are live, and where. */
+export const livePagesOutput = z.object({
+  published: z.boolean(),
+  url: z.string(),
+  pages: z.array(z.object({ path: z.string(), url: z.string() })),
+});

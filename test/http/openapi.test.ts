@@ -8,17 +8,37 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 // The JSON Schema 2020-12 validator the OpenAPI validator itself is built on (locked through it).
 import Ajv2020 from "ajv/dist/2020.js";
+import dns2 from "dns2";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { Client, type ApiResponse } from "../helpers/client.ts";
 import { registerUser } from "../helpers/factories.ts";
 import { createApp } from "../../src/app.ts";
 import { API_ROUTES, OUTPUTS, routeCoverage, routeKey } from "../../src/http/openapi.ts";
 
+// A custom domain is proved by a TXT record: a local DNS server answers the records set here.
+const txt = new Map<string, string>();
+type DnsServer = { listen(o: object): Promise<void>; addresses(): { udp: { port: number } }; close(): Promise<void> };
+let dns: DnsServer;
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  const { Packet } = dns2 as unknown as { Packet: any };
+  dns = (dns2 as unknown as { createServer(o: object): DnsServer }).createServer({
+    udp: true,
+    handle: (request: any, send: (r: unknown) => void) => {
+      const response = Packet.createResponseFromRequest(request);
+      const [q] = request.questions;
+      const value = txt.get(q.name);
+      if (value !== undefined && q.type === Packet.TYPE.TXT) response.answers.push({ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 0, data: value });
+      send(response);
+    },
+  });
+  await dns.listen({ udp: { port: 0, address: "127.0.0.1" } });
+  server = await startTestServer({ CUSTOM_DOMAIN_RESOLVER: `127.0.0.1:${dns.addresses().udp.port}` });
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server?.close();
+  await dns?.close();
+});
 
 describe("the OpenAPI document", () => {
   test("every /api route the app registers is in the route table (the failure names each missing one)", () => {
@@ -269,6 +289,50 @@ describe("the documented answers are the real answers", () => {
     const privateHook = await c.post(`${ws}/webhooks`, { url: "http://10.0.0.5/hook" });
     expect(privateHook.status).toBe(400);
     expectDocumented("POST /api/v1/workspaces/:id/webhooks", privateHook);
+  });
+
+  test("the published site's status, live pages, versions and custom domain answer exactly as documented", async () => {
+    const owner = await registerUser(server.url);
+    const c = owner.client;
+    const ws = `/api/v1/workspaces/${owner.workspaceId}`;
+    expect((await c.put(`${ws}/admin/settings`, { published: true, visibility: "public" })).status).toBe(200);
+    expect((await c.post(`/api/v1/content/${owner.workspaceSlug}/guide.md`, { title: "Guide", body: "# Guide\n" })).status).toBe(201);
+
+    // Versions: a snapshot, the list, one, a new default.
+    const v1 = await c.post(`${ws}/versions`, { slug: "v1", name: "Version 1", snapshot: true });
+    expect(v1.status).toBe(201);
+    expectDocumented("POST /api/v1/workspaces/:id/versions", v1);
+    expect((await c.post(`${ws}/versions`, { slug: "v2", name: "Version 2", snapshot: true })).status).toBe(201);
+    const versions = await c.get(`${ws}/versions`);
+    expect(versions.body.items.length).toBe(2);
+    expectDocumented("GET /api/v1/workspaces/:id/versions", versions);
+    expectDocumented("GET /api/v1/workspaces/:id/versions/:slug", await c.get(`${ws}/versions/v1`));
+    const made = await c.put(`${ws}/versions/v2/default`);
+    expect(made.body.is_default).toBe(true);
+    expectDocumented("PUT /api/v1/workspaces/:id/versions/:slug/default", made);
+
+    // The custom domain: set (its record not there yet: failed), then proved by its TXT record.
+    const domain = `docs-${Date.now()}.documented.example.test`;
+    const set = await c.put(`${ws}/custom-domain`, { domain });
+    expect(set.status).toBe(200);
+    expect(set.body.status).not.toBe("verified");
+    expectDocumented("PUT /api/v1/workspaces/:id/custom-domain", set);
+    txt.set(set.body.verification.name, set.body.verification.value);
+    const verified = await c.post(`${ws}/custom-domain/verify`);
+    expect(verified.body.status).toBe("verified");
+    expectDocumented("POST /api/v1/workspaces/:id/custom-domain/verify", verified);
+    expectDocumented("GET /api/v1/workspaces/:id/custom-domain", await c.get(`${ws}/custom-domain`));
+
+    // The Site screen's status (domain and versions in it) and the live pages across versions.
+    const status = await c.get(`${ws}/site`);
+    expect([status.body.published, status.body.custom_domain?.status, status.body.versions.length]).toEqual([true, "verified", 2]);
+    expectDocumented("GET /api/v1/workspaces/:id/site", status);
+    const live = await c.get(`${ws}/site/pages`);
+    expect(live.body.pages.length).toBeGreaterThan(0);
+    expectDocumented("GET /api/v1/workspaces/:id/site/pages", live);
+    const noSuchVersion = await c.get(`${ws}/versions/v9`);
+    expect(noSuchVersion.status).toBe(404);
+    expectDocumented("GET /api/v1/workspaces/:id/versions/:slug", noSuchVersion);
   });
 
   test("every route whose answer has a schema was checked above with its success status", () => {
