@@ -62,7 +62,14 @@ import {
   shareLinkUseOutput,
 } from "../access/schemas.ts";
 import { resolveConflictInput } from "../git/schemas.ts";
-import { analyticsQuery, consentInput } from "../ops/analytics-schemas.ts";
+import {
+  analyticsQuery,
+  consentInput,
+  consentOutput,
+  analyticsPagesOutput,
+  analyticsSearchesOutput,
+  analyticsOverviewOutput,
+} from "../ops/analytics-schemas.ts";
 import { createWebhookInput, updateWebhookInput, webhookOutput, webhookWithSecretOutput, webhookListOutput, webhookDeliveryListOutput } from "../ops/webhook-schemas.ts";
 import { healthOutput, readinessOutput } from "../ops/schemas.ts";
 import { checkoutInput, portalInput, stripeEvent } from "../ops/billing-schemas.ts";
@@ -230,10 +237,10 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "POST /api/v1/workspaces/:id/custom-domain/verify": { summary: "Check the domain's TXT record now (admin)", tag: "sites", response: customDomainOutput },
   "DELETE /api/v1/workspaces/:id/custom-domain": { summary: "Remove the custom domain (admin)", tag: "sites", status: 204 },
   // Analytics
-  "POST /api/analytics/consent": { summary: "A site visitor's consent answer (sets a cookie)", tag: "analytics", auth: "public", body: consentInput },
-  "GET /api/v1/workspaces/:id/analytics/pages": { summary: "Top pages and referrers (editors; PLAN_LIMIT on Cloud Free)", tag: "analytics", query: analyticsQuery },
-  "GET /api/v1/workspaces/:id/analytics/searches": { summary: "Top queries and queries with no results", tag: "analytics", query: analyticsQuery },
-  "GET /api/v1/workspaces/:id/analytics/overview": { summary: "Analytics dashboard", tag: "analytics", query: analyticsQuery },
+  "POST /api/analytics/consent": { summary: "A site visitor's consent answer (sets a cookie)", tag: "analytics", auth: "public", body: consentInput, response: consentOutput },
+  "GET /api/v1/workspaces/:id/analytics/pages": { summary: "Top pages and referrers (editors; PLAN_LIMIT on Cloud Free)", tag: "analytics", query: analyticsQuery, response: analyticsPagesOutput },
+  "GET /api/v1/workspaces/:id/analytics/searches": { summary: "Top queries and queries with no results", tag: "analytics", query: analyticsQuery, response: analyticsSearchesOutput },
+  "GET /api/v1/workspaces/:id/analytics/overview": { summary: "Analytics dashboard", tag: "analytics", query: analyticsQuery, response: analyticsOverviewOutput },
   // Outbound webhooks
   "GET /api/v1/workspaces/:id/webhooks": { summary: "Outbound webhooks (admin)", tag: "webhooks", response: webhookListOutput },
   "POST /api/v1/workspaces/:id/webhooks": { summary: "Create an outbound webhook (secret shown once)", tag: "webhooks", body: createWebhookInput, status: 201, response: webhookWithSecretOutput },
@@ -329,6 +336,10 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["Version", versionOutput],
   ["VersionList", versionListOutput],
   ["CustomDomain", customDomainOutput],
+  ["Consent", consentOutput],
+  ["AnalyticsPages", analyticsPagesOutput],
+  ["AnalyticsSearches", analyticsSearchesOutput],
+  ["AnalyticsOverview", analyticsOverviewOutput],
 ];
 
 const outputRegistry = z.registry<{ id: string }>();

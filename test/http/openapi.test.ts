@@ -335,6 +335,34 @@ describe("the documented answers are the real answers", () => {
     expectDocumented("GET /api/v1/workspaces/:id/versions/:slug", noSuchVersion);
   });
 
+  test("analytics: the consent answer and the three reports, with views, searches and a consent counted, answer exactly as documented", async () => {
+    const owner = await registerUser(server.url);
+    const c = owner.client;
+    const ws = `/api/v1/workspaces/${owner.workspaceId}`;
+    expect((await c.put(`${ws}/admin/settings`, { published: true, visibility: "public" })).status).toBe(200);
+    const consent = await new Client(server.url).post("/api/analytics/consent", { workspace: owner.workspaceSlug, granted: true });
+    expect(consent.status).toBe(200);
+    expectDocumented("POST /api/analytics/consent", consent);
+    // Page views as the published site records them; searches from the app, one finding nothing.
+    for (let i = 0; i < 3; i++) server.services.analytics.recordPageView({ workspaceId: owner.workspaceId, path: "/welcome", referrer: "https://news.example.org/item" });
+    await server.services.search.whenIndexed(owner.workspaceId);
+    for (const q of ["welcome", "zebraunicornxyz"]) expect((await c.get(`${ws}/search?q=${q}`)).status).toBe(200);
+
+    const pages = await c.get(`${ws}/analytics/pages?days=7`);
+    expect([pages.status, pages.body.total_views, pages.body.referrers.length]).toEqual([200, 3, 1]);
+    expectDocumented("GET /api/v1/workspaces/:id/analytics/pages", pages);
+    const searches = await c.get(`${ws}/analytics/searches?source=app`);
+    expect([searches.body.searches, searches.body.no_results.length]).toEqual([2, 1]);
+    expectDocumented("GET /api/v1/workspaces/:id/analytics/searches", searches);
+    expectDocumented("GET /api/v1/workspaces/:id/analytics/searches", await c.get(`${ws}/analytics/searches`));
+    const overview = await c.get(`${ws}/analytics/overview?days=7`);
+    expect([overview.body.daily.length, overview.body.consents.granted]).toEqual([7, 1]);
+    expectDocumented("GET /api/v1/workspaces/:id/analytics/overview", overview);
+    const tooLong = await c.get(`${ws}/analytics/overview?days=365`);
+    expect(tooLong.status).toBe(400);
+    expectDocumented("GET /api/v1/workspaces/:id/analytics/overview", tooLong);
+  });
+
   test("every route whose answer has a schema was checked above with its success status", () => {
     const withSchema = Object.entries(API_ROUTES).filter(([, d]) => d.response).map(([k, d]) => [k, d.status ?? 200] as const);
     expect(withSchema.filter(([k, status]) => !checked.get(k)?.has(status)).map(([k]) => k)).toEqual([]);
