@@ -84,6 +84,8 @@ import {
   versionOutput,
   versionListOutput,
   customDomainOutput,
+  qualityFindingOutput,
+  qualityReportOutput,
 } from "../publish/schemas.ts";
 import { errorOutput } from "../core/schemas.ts";
 import { pageOutput, treeNodeOutput, treeOutput } from "../content/schemas.ts";
@@ -215,7 +217,7 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "GET /api/v1/conflicts/:page_id/:timestamp/:version": { summary: "A conflict's ours or theirs file (raw)", tag: "git", produces: "text/markdown" },
   "POST /api/v1/conflicts/:page_id/:timestamp/resolve": { summary: "Remove a conflict's artifacts", tag: "git" },
   // Quality and export
-  "GET /api/v1/workspaces/:id/quality": { summary: "Quality scan: readability, dead links, completeness", tag: "quality", query: qualityQuery },
+  "GET /api/v1/workspaces/:id/quality": { summary: "Quality scan: readability, dead links, completeness", tag: "quality", query: qualityQuery, response: qualityReportOutput },
   "GET /api/v1/workspaces/:id/export": { summary: "The published site as a ZIP of static HTML, rendered in this request (admin)", tag: "export", query: exportInput, produces: "application/zip" },
   "POST /api/v1/workspaces/:id/export": { summary: "As GET (compatibility alias); options in the body", tag: "export", body: exportInput, produces: "application/zip" },
   "GET /api/v1/exports/:token": { summary: "A prepared export's download (15 minutes)", tag: "export", auth: "public", params: exportDownloadParams, produces: "application/zip" },
@@ -340,6 +342,8 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["AnalyticsPages", analyticsPagesOutput],
   ["AnalyticsSearches", analyticsSearchesOutput],
   ["AnalyticsOverview", analyticsOverviewOutput],
+  ["QualityFinding", qualityFindingOutput],
+  ["QualityReport", qualityReportOutput],
 ];
 
 const outputRegistry = z.registry<{ id: string }>();

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { closedObject } from "../core/validate.ts";
 import { THEMES, VISIBILITIES, customDomain } from "../workspaces/workspace-schemas.ts";
+import type { QualityReport } from "./quality/quality-service.ts";
 
 /** Input schemas of the published site (HTTP routes and MCP tools validate with these). */
 
@@ -147,3 +148,26 @@ export const livePagesOutput = z.object({
   url: z.string(),
   pages: z.array(z.object({ path: z.string(), url: z.string() })),
 });
+
+/** One problem the quality scan found on a page. */
+export const qualityFindingOutput = z.object({
+  path: z.string(),
+  kind: z.enum(["dead_link", "missing_title", "missing_description", "empty_page", "orphan_page", "image_without_alt", "heading_skip", "long_paragraph", "readability"]),
+  severity: z.enum(["error", "warning", "info"]),
+  message: z.string(),
+  line: z.number().int().min(1).optional().describe("1-based line in the page's body (after the frontmatter), when the finding has one"),
+});
+
+/** GET /api/v1/workspaces/:id/quality: the scores and findings (one page's with ?path=). */
+export const qualityReportOutput = z.object({
+  score: z.number().min(0).max(100).describe("The mean of the pages' scores (100 with no pages)"),
+  pages: z.array(z.object({ path: z.string(), score: z.number().min(0).max(100), findings: z.array(qualityFindingOutput) })),
+  findings: z.array(qualityFindingOutput),
+});
+
+/**
+ * The quality scan's report type is declared beside its code (src/publish/quality/); this fails to
+ * compile when it stops fitting the documented schema.
+ */
+type MustFit<Answer extends Documented, Documented> = Answer;
+export type QualityAnswerFits = MustFit<QualityReport, z.infer<typeof qualityReportOutput>>;

@@ -291,7 +291,7 @@ describe("the documented answers are the real answers", () => {
     expectDocumented("POST /api/v1/workspaces/:id/webhooks", privateHook);
   });
 
-  test("the published site's status, live pages, versions and custom domain answer exactly as documented", async () => {
+  test("the published site's status, live pages, versions, custom domain and quality scan answer exactly as documented", async () => {
     const owner = await registerUser(server.url);
     const c = owner.client;
     const ws = `/api/v1/workspaces/${owner.workspaceId}`;
@@ -330,6 +330,14 @@ describe("the documented answers are the real answers", () => {
     const live = await c.get(`${ws}/site/pages`);
     expect(live.body.pages.length).toBeGreaterThan(0);
     expectDocumented("GET /api/v1/workspaces/:id/site/pages", live);
+    // The quality scan: a page with a dead link and no description (findings with lines), then one page.
+    expect((await c.post(`/api/v1/content/${owner.workspaceSlug}/broken.md`, { title: "Broken", body: "See [the missing page](missing.md).\n" })).status).toBe(201);
+    const quality = await c.get(`${ws}/quality`);
+    expect(quality.body.findings.some((f: { kind: string; line?: number }) => f.kind === "dead_link" && f.line === 1)).toBe(true);
+    expectDocumented("GET /api/v1/workspaces/:id/quality", quality);
+    const onePage = await c.get(`${ws}/quality?path=broken.md`);
+    expect(onePage.body.pages.map((p: { path: string }) => p.path)).toEqual(["broken.md"]);
+    expectDocumented("GET /api/v1/workspaces/:id/quality", onePage);
     const noSuchVersion = await c.get(`${ws}/versions/v9`);
     expect(noSuchVersion.status).toBe(404);
     expectDocumented("GET /api/v1/workspaces/:id/versions/:slug", noSuchVersion);
