@@ -3,6 +3,7 @@ import { closedObject, displayName, emailAddress } from "../core/validate.ts";
 import { WORKSPACE_ROLES } from "./roles.ts";
 import { listOutput } from "../core/schemas.ts";
 import { workspaceOutput } from "../workspaces/workspace-schemas.ts";
+import { userOutput } from "../identity/schemas.ts";
 
 /** Input schemas of the member, invitation and share-link endpoints, shared by every transport. */
 
@@ -97,4 +98,20 @@ export const shareLinkUseOutput = z.object({
   workspace: workspaceOutput,
   role: z.enum([...WORKSPACE_ROLES, "super_admin"]),
   joined: z.boolean().describe("false when the caller already had this role or a higher one (no use is spent)"),
+});
+
+/** The workspace an accepted invitation gives access to, with the role held there now. */
+export const acceptedWorkspaceOutput = z.object({ id: z.string(), slug: z.string(), name: z.string(), role: z.enum(WORKSPACE_ROLES) });
+
+/**
+ * POST /api/auth/invitations/accept (201 when it created the account, 200 for an existing one):
+ * the account, the workspace, and the access token unless signing in failed (then the client
+ * signs in separately; the membership stands).
+ */
+export const invitationAcceptOutput = z.object({
+  user: userOutput,
+  access_token: z.string().optional(),
+  expires_at: z.iso.datetime().optional().describe("The access token's expiry"),
+  expires_in: z.number().int().optional(),
+  workspace: acceptedWorkspaceOutput,
 });

@@ -60,6 +60,7 @@ import {
   shareLinkWithTokenOutput,
   shareLinkListOutput,
   shareLinkUseOutput,
+  invitationAcceptOutput,
 } from "../access/schemas.ts";
 import { resolveConflictInput } from "../git/schemas.ts";
 import {
@@ -157,7 +158,7 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "GET /api/auth/webauthn/credentials": { summary: "The caller's passkeys", tag: "auth" },
   "PATCH /api/auth/webauthn/credentials/:id": { summary: "Rename a passkey", tag: "auth", body: passkeyRenameInput },
   "DELETE /api/auth/webauthn/credentials/:id": { summary: "Delete a passkey (not the last method)", tag: "auth", status: 204 },
-  "POST /api/auth/invitations/accept": { summary: "Accept a workspace invitation", tag: "auth", auth: "public", body: acceptInvitationInput, status: 201 },
+  "POST /api/auth/invitations/accept": { summary: "Accept a workspace invitation (201 when it creates the account)", tag: "auth", auth: "public", body: acceptInvitationInput, response: invitationAcceptOutput, createdStatus: true },
   // API keys
   "POST /api/v1/api-keys": { summary: "Create an API key (the secret is shown once)", tag: "api-keys", body: createApiKeyInput, status: 201, response: apiKeySecretOutput },
   "GET /api/v1/api-keys": { summary: "List API keys (prefix only)", tag: "api-keys", response: apiKeyListOutput },
@@ -181,7 +182,7 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "DELETE /api/v1/workspaces/:id": { summary: "Soft-delete a workspace", tag: "workspaces", status: 204 },
   "GET /api/v1/workspaces/:id/search": { summary: "Full-text search in a workspace", tag: "search", query: searchQuery, response: searchOutput },
   "GET /api/v1/workspaces/:id/admin/members": { summary: "Members", tag: "members", query: listQuery, response: memberListOutput },
-  "PUT /api/v1/workspaces/:id/admin/members/:user_id/role": { summary: "Change a member's role", tag: "members", body: setMemberRoleInput },
+  "PUT /api/v1/workspaces/:id/admin/members/:user_id/role": { summary: "Change a member's role", tag: "members", body: setMemberRoleInput, response: memberOutput },
   "DELETE /api/v1/workspaces/:id/admin/members/:user_id": { summary: "Remove a member", tag: "members", status: 204 },
   "GET /api/v1/workspaces/:id/admin/settings": { summary: "Workspace settings", tag: "workspaces", response: settingsOutput },
   "PUT /api/v1/workspaces/:id/admin/settings": { summary: "Change workspace settings (merges the keys given)", tag: "workspaces", body: updateSettingsInput, response: settingsOutput },
@@ -329,6 +330,7 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["ShareLinkWithToken", shareLinkWithTokenOutput],
   ["ShareLinkList", shareLinkListOutput],
   ["ShareLinkUse", shareLinkUseOutput],
+  ["InvitationAcceptance", invitationAcceptOutput],
   ["Webhook", webhookOutput],
   ["WebhookWithSecret", webhookWithSecretOutput],
   ["WebhookList", webhookListOutput],

@@ -230,7 +230,7 @@ describe("the documented answers are the real answers", () => {
     expectDocumented("GET /api/v1/workspaces/:id/search", badQuery);
   });
 
-  test("health, readiness, settings, invitations, share links and outbound webhooks answer exactly as documented", async () => {
+  test("health, readiness, settings, invitations (and their acceptance), a role change, share links and outbound webhooks answer exactly as documented", async () => {
     const visitor = new Client(server.url);
     expectDocumented("GET /api/health", await visitor.get("/api/health"));
     expectDocumented("GET /api/ready", await visitor.get("/api/ready"));
@@ -259,6 +259,23 @@ describe("the documented answers are the real answers", () => {
     const invitations = await c.get(`${ws}/invitations`);
     expect(invitations.body.items.map((i: { id: string }) => i.id)).toEqual([invited.body.id]);
     expectDocumented("GET /api/v1/workspaces/:id/invitations", invitations);
+    // Accepted by a new address (201: the account is made) and by an existing account (200).
+    const token = (url: string) => url.slice(url.lastIndexOf("/") + 1);
+    const accepted = await visitor.post("/api/auth/invitations/accept", { token: token(invited.body.url), name: "Invitee", password: "an invitee's password" });
+    expect([accepted.status, accepted.body.workspace.role, typeof accepted.body.access_token]).toEqual([201, "editor", "string"]);
+    expectDocumented("POST /api/auth/invitations/accept", accepted);
+    const existing = await registerUser(server.url);
+    const second = await c.post(`${ws}/invitations`, { email: existing.email, role: "viewer" });
+    const joinedExisting = await new Client(server.url).post("/api/auth/invitations/accept", { token: token(second.body.url), password: existing.password });
+    expect([joinedExisting.status, joinedExisting.body.user.id]).toEqual([200, existing.id]);
+    expectDocumented("POST /api/auth/invitations/accept", joinedExisting);
+    const spent = await new Client(server.url).post("/api/auth/invitations/accept", { token: token(second.body.url), password: existing.password });
+    expect(spent.status).toBeGreaterThanOrEqual(400);
+    expectDocumented("POST /api/auth/invitations/accept", spent);
+    // A member's role changed: the member as listed.
+    const promoted = await c.put(`${ws}/admin/members/${existing.id}/role`, { role: "commenter" });
+    expect([promoted.status, promoted.body.role]).toEqual([200, "commenter"]);
+    expectDocumented("PUT /api/v1/workspaces/:id/admin/members/:user_id/role", promoted);
 
     // Share links: created with its token once, listed without it, used by another account.
     const link = await c.post(`${ws}/share-links`, { role: "commenter", max_uses: 2 });
