@@ -37,13 +37,23 @@ import {
   tokenPairOutput,
   userOutput,
 } from "../identity/schemas.ts";
-import { updateOnboardingInput } from "../identity/onboarding-schemas.ts";
+import { updateOnboardingInput, onboardingOutput } from "../identity/onboarding-schemas.ts";
 import { searchQuery } from "../search/schemas.ts";
 import { assistInput } from "../ai/schemas.ts";
 import { createPageInput, updatePageInput, movePageInput, moveAliasInput, reorderInput } from "../content/schemas.ts";
 import { createCommentInput, updateCommentInput, listCommentsQuery, commentOutput, commentListOutput } from "../collab/comment-schemas.ts";
-import { activityQuery, pageActivityQuery, activityOutput, activityListOutput } from "../collab/schemas.ts";
-import { viewingInput } from "../realtime/schemas.ts";
+import {
+  activityQuery,
+  pageActivityQuery,
+  activityOutput,
+  activityListOutput,
+  templateSummaryOutput,
+  templateOutput,
+  templateListOutput,
+  personOutput,
+  personListOutput,
+} from "../collab/schemas.ts";
+import { viewingInput, viewingOutput, viewingListOutput } from "../realtime/schemas.ts";
 import { createWorkspaceInput, updateSettingsInput, settingsOutput } from "../workspaces/workspace-schemas.ts";
 import {
   listQuery,
@@ -187,8 +197,8 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "GET /api/v1/workspaces/:id/admin/settings": { summary: "Workspace settings", tag: "workspaces", response: settingsOutput },
   "PUT /api/v1/workspaces/:id/admin/settings": { summary: "Change workspace settings (merges the keys given)", tag: "workspaces", body: updateSettingsInput, response: settingsOutput },
   "POST /api/v1/workspaces/:id/admin/settings/webhook-secret/regenerate": { summary: "New inbound git webhook secret", tag: "git", response: settingsOutput },
-  "GET /api/v1/workspaces/:id/people": { summary: "Who can read the workspace (for mentions)", tag: "collab" },
-  "GET /api/v1/workspaces/:id/viewing": { summary: "Who has which page open", tag: "collab" },
+  "GET /api/v1/workspaces/:id/people": { summary: "Who can read the workspace (for mentions)", tag: "collab", response: personListOutput },
+  "GET /api/v1/workspaces/:id/viewing": { summary: "Who has which page open", tag: "collab", response: viewingListOutput },
   "POST /api/v1/workspaces/:id/viewing": { summary: "Report the caller's open page", tag: "collab", body: viewingInput, status: 204 },
   // Invitations and share links
   "GET /api/v1/workspaces/:id/invitations": { summary: "Invitations", tag: "members", query: listQuery.extend(invitationListQuery.shape), response: invitationListOutput },
@@ -208,8 +218,8 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "POST /api/v1/comments/:id/unresolve": { summary: "Reopen a thread", tag: "collab", response: commentOutput },
   "GET /api/v1/workspaces/:id/activity": { summary: "Workspace activity", tag: "collab", query: activityQuery, response: activityListOutput },
   "GET /api/v1/workspaces/:id/page-activity": { summary: "One page's history", tag: "collab", query: pageActivityQuery, response: activityListOutput },
-  "GET /api/v1/templates": { summary: "Page templates", tag: "collab" },
-  "GET /api/v1/templates/:id": { summary: "A template with its content", tag: "collab" },
+  "GET /api/v1/templates": { summary: "Page templates", tag: "collab", response: templateListOutput },
+  "GET /api/v1/templates/:id": { summary: "A template with its content", tag: "collab", response: templateOutput },
   // Git sync
   "POST /api/v1/workspaces/:id/sync": { summary: "Pull and reconcile now (admin)", tag: "git" },
   "GET /api/v1/workspaces/:id/sync/conflicts/:conflict_id": { summary: "Inspect a sync conflict", tag: "git" },
@@ -252,8 +262,8 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "DELETE /api/v1/workspaces/:id/webhooks/:wid": { summary: "Delete an outbound webhook", tag: "webhooks", status: 204 },
   "GET /api/v1/workspaces/:id/webhooks/:wid/deliveries": { summary: "Delivery log (always empty: delivery is not active)", tag: "webhooks", response: webhookDeliveryListOutput },
   // Onboarding
-  "GET /api/v1/users/me/onboarding": { summary: "The caller's onboarding checklist", tag: "onboarding" },
-  "PATCH /api/v1/users/me/onboarding": { summary: "Mark onboarding steps, dismiss the checklist", tag: "onboarding", body: updateOnboardingInput },
+  "GET /api/v1/users/me/onboarding": { summary: "The caller's onboarding checklist", tag: "onboarding", response: onboardingOutput },
+  "PATCH /api/v1/users/me/onboarding": { summary: "Mark onboarding steps, dismiss the checklist", tag: "onboarding", body: updateOnboardingInput, response: onboardingOutput },
   // Billing and other Cloud-only routes
   "POST /api/v1/billing/checkout": { summary: "Checkout session with the payment provider", tag: "billing", body: checkoutInput, cloud: true, external: true },
   "POST /api/v1/billing/portal": { summary: "Customer-portal session", tag: "billing", body: portalInput, cloud: true, external: true },
@@ -346,6 +356,14 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["AnalyticsOverview", analyticsOverviewOutput],
   ["QualityFinding", qualityFindingOutput],
   ["QualityReport", qualityReportOutput],
+  ["Onboarding", onboardingOutput],
+  ["TemplateSummary", templateSummaryOutput],
+  ["Template", templateOutput],
+  ["TemplateList", templateListOutput],
+  ["Person", personOutput],
+  ["PersonList", personListOutput],
+  ["Viewing", viewingOutput],
+  ["ViewingList", viewingListOutput],
 ];
 
 const outputRegistry = z.registry<{ id: string }>();

@@ -388,6 +388,27 @@ describe("the documented answers are the real answers", () => {
     expectDocumented("GET /api/v1/workspaces/:id/analytics/overview", tooLong);
   });
 
+  test("onboarding, templates, the workspace's people and who is viewing what answer exactly as documented", async () => {
+    const owner = await registerUser(server.url);
+    const c = owner.client;
+    const ws = `/api/v1/workspaces/${owner.workspaceId}`;
+    expectDocumented("GET /api/v1/users/me/onboarding", await c.get("/api/v1/users/me/onboarding"));
+    const marked = await c.request("PATCH", "/api/v1/users/me/onboarding", { json: { steps: { create_page: true }, dismissed: true } });
+    expect([marked.status, marked.body.dismissed, marked.body.steps.find((s: { id: string }) => s.id === "create_page").done]).toEqual([200, true, true]);
+    expectDocumented("PATCH /api/v1/users/me/onboarding", marked);
+    const templates = await c.get("/api/v1/templates");
+    expect(templates.body.items.length).toBeGreaterThan(0);
+    expectDocumented("GET /api/v1/templates", templates);
+    const template = await c.get(`/api/v1/templates/${templates.body.items[0].id}`);
+    expect(template.body.content.length).toBeGreaterThan(0);
+    expectDocumented("GET /api/v1/templates/:id", template);
+    expectDocumented("GET /api/v1/workspaces/:id/people", await c.get(`${ws}/people`));
+    expect((await c.post(`${ws}/viewing`, { path: "welcome.md" })).status).toBe(204);
+    const viewing = await c.get(`${ws}/viewing`);
+    expect(viewing.body.items.map((v: { path: string }) => v.path)).toEqual(["welcome.md"]);
+    expectDocumented("GET /api/v1/workspaces/:id/viewing", viewing);
+  });
+
   test("every route whose answer has a schema was checked above with its success status", () => {
     const withSchema = Object.entries(API_ROUTES).filter(([, d]) => d.response).map(([k, d]) => [k, d.status ?? 200] as const);
     expect(withSchema.filter(([k, status]) => !checked.get(k)?.has(status)).map(([k]) => k)).toEqual([]);
