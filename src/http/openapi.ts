@@ -36,6 +36,12 @@ import {
   apiKeyListOutput,
   tokenPairOutput,
   userOutput,
+  sessionOutput,
+  sessionListOutput,
+  providerOutput,
+  providerListOutput,
+  authConfigOutput,
+  signInMethodsOutput,
 } from "../identity/schemas.ts";
 import { updateOnboardingInput, onboardingOutput } from "../identity/onboarding-schemas.ts";
 import { searchQuery } from "../search/schemas.ts";
@@ -147,18 +153,18 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "POST /api/auth/refresh": { summary: "Rotate the refresh token (body or cookie)", tag: "auth", auth: "public", body: refreshInput, response: tokenPairOutput },
   "POST /api/auth/logout": { summary: "Revoke all of the user's sessions", tag: "auth", status: 204 },
   "GET /api/auth/me": { summary: "The current user", tag: "auth", response: meOutput },
-  "GET /api/auth/sessions": { summary: "The user's active sessions", tag: "auth" },
+  "GET /api/auth/sessions": { summary: "The user's active sessions", tag: "auth", response: sessionListOutput },
   "POST /api/auth/ws-token": { summary: "Set the WebSocket cookie", tag: "auth", status: 204 },
   "POST /api/auth/forgot-password": { summary: "Send a reset link (same answer for every address)", tag: "auth", auth: "public", body: forgotPasswordInput },
   "POST /api/auth/reset-password": { summary: "Set a new password with a reset token", tag: "auth", auth: "public", body: resetPasswordInput },
   "POST /api/auth/change-password": { summary: "Change the password (signed-in session)", tag: "auth", body: changePasswordInput },
-  "GET /api/auth/config": { summary: "What the sign-in screen needs (sign-up, email, providers)", tag: "auth", auth: "public" },
-  "GET /api/auth/providers": { summary: "External sign-in providers that are set up", tag: "auth", auth: "public" },
+  "GET /api/auth/config": { summary: "What the sign-in screen needs (sign-up, email, providers)", tag: "auth", auth: "public", response: authConfigOutput },
+  "GET /api/auth/providers": { summary: "External sign-in providers that are set up", tag: "auth", auth: "public", response: providerListOutput },
   "POST /api/auth/oidc/:provider": { summary: "Start external sign-in (or linking, signed in): the provider's URL", tag: "auth", auth: "public", params: oidcProviderParams, body: oidcStartInput },
   "GET /api/auth/oidc/:provider/callback": { summary: "The provider's redirect back (verifies everything, redirects to the app)", tag: "auth", auth: "public", params: oidcProviderParams, query: oidcCallbackQuery, status: 302 },
   "POST /api/auth/oidc/claim": { summary: "Trade the one-time claim code for the token pair", tag: "auth", auth: "public", body: oidcClaimInput },
   "DELETE /api/auth/oidc/:provider": { summary: "Unlink an external sign-in (not the last method)", tag: "auth", params: oidcProviderParams, status: 204 },
-  "GET /api/auth/methods": { summary: "The caller's sign-in methods", tag: "auth" },
+  "GET /api/auth/methods": { summary: "The caller's sign-in methods", tag: "auth", response: signInMethodsOutput },
   "POST /api/auth/password": { summary: "Add a password to an account without one", tag: "auth", body: setPasswordInput, status: 204 },
   "DELETE /api/auth/password": { summary: "Remove the password (not the last method)", tag: "auth", status: 204 },
   "POST /api/auth/webauthn/register/begin": { summary: "Passkey registration options", tag: "auth" },
@@ -364,6 +370,12 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["PersonList", personListOutput],
   ["Viewing", viewingOutput],
   ["ViewingList", viewingListOutput],
+  ["Session", sessionOutput],
+  ["SessionList", sessionListOutput],
+  ["Provider", providerOutput],
+  ["ProviderList", providerListOutput],
+  ["AuthConfig", authConfigOutput],
+  ["SignInMethods", signInMethodsOutput],
 ];
 
 const outputRegistry = z.registry<{ id: string }>();

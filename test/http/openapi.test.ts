@@ -136,6 +136,15 @@ describe("the documented answers are the real answers", () => {
     expect(refreshed.status).toBe(200);
     expectDocumented("POST /api/auth/refresh", refreshed);
     expectDocumented("GET /api/auth/me", await new Client(server.url).get("/api/auth/me", { token: refreshed.body.access_token }));
+    // The sign-in screen's configuration, the providers, the caller's sessions and methods.
+    expectDocumented("GET /api/auth/config", await visitor.get("/api/auth/config"));
+    expectDocumented("GET /api/auth/providers", await visitor.get("/api/auth/providers"));
+    const sessions = await new Client(server.url).get("/api/auth/sessions", { token: refreshed.body.access_token });
+    expect(sessions.body.items.filter((s: { current: boolean }) => s.current).length).toBe(1);
+    expectDocumented("GET /api/auth/sessions", sessions);
+    const methods = await new Client(server.url).get("/api/auth/methods", { token: refreshed.body.access_token });
+    expect(methods.body.password).toBe(true);
+    expectDocumented("GET /api/auth/methods", methods);
     expectDocumented("POST /api/auth/login", await new Client(server.url).post("/api/auth/login", { email, password: "not the password" }));
     // API keys: the secret once, then only the prefix.
     const signedIn = new Client(server.url).withToken(refreshed.body.access_token);
