@@ -200,3 +200,11 @@ export const treeOutput = z.object({
   items: z.array(treeNodeOutput),
   next_cursor: z.null().describe("Always null: the tree comes whole"),
 });
+
+/** POST /api/v1/content/:workspace/uploads: the stored file and the URL to link it with. */
+export const uploadOutput = z.object({
+  filename: z.string().describe("The stored name (content-addressed)"),
+  url: z.string().describe("Where the file is served; link to it from a page"),
+  content_type: z.string(),
+  size: z.number().int().min(0).describe("Bytes"),
+});

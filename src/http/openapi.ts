@@ -42,11 +42,13 @@ import {
   providerListOutput,
   authConfigOutput,
   signInMethodsOutput,
+  messageOutput,
+  passwordChangedOutput,
 } from "../identity/schemas.ts";
 import { updateOnboardingInput, onboardingOutput } from "../identity/onboarding-schemas.ts";
 import { searchQuery } from "../search/schemas.ts";
 import { assistInput } from "../ai/schemas.ts";
-import { createPageInput, updatePageInput, movePageInput, moveAliasInput, reorderInput } from "../content/schemas.ts";
+import { createPageInput, updatePageInput, movePageInput, moveAliasInput, reorderInput, uploadOutput } from "../content/schemas.ts";
 import { createCommentInput, updateCommentInput, listCommentsQuery, commentOutput, commentListOutput } from "../collab/comment-schemas.ts";
 import {
   activityQuery,
@@ -155,9 +157,9 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "GET /api/auth/me": { summary: "The current user", tag: "auth", response: meOutput },
   "GET /api/auth/sessions": { summary: "The user's active sessions", tag: "auth", response: sessionListOutput },
   "POST /api/auth/ws-token": { summary: "Set the WebSocket cookie", tag: "auth", status: 204 },
-  "POST /api/auth/forgot-password": { summary: "Send a reset link (same answer for every address)", tag: "auth", auth: "public", body: forgotPasswordInput },
+  "POST /api/auth/forgot-password": { summary: "Send a reset link (same answer for every address)", tag: "auth", auth: "public", body: forgotPasswordInput, response: messageOutput },
   "POST /api/auth/reset-password": { summary: "Set a new password with a reset token", tag: "auth", auth: "public", body: resetPasswordInput },
-  "POST /api/auth/change-password": { summary: "Change the password (signed-in session)", tag: "auth", body: changePasswordInput },
+  "POST /api/auth/change-password": { summary: "Change the password (signed-in session)", tag: "auth", body: changePasswordInput, response: passwordChangedOutput },
   "GET /api/auth/config": { summary: "What the sign-in screen needs (sign-up, email, providers)", tag: "auth", auth: "public", response: authConfigOutput },
   "GET /api/auth/providers": { summary: "External sign-in providers that are set up", tag: "auth", auth: "public", response: providerListOutput },
   "POST /api/auth/oidc/:provider": { summary: "Start external sign-in (or linking, signed in): the provider's URL", tag: "auth", auth: "public", params: oidcProviderParams, body: oidcStartInput },
@@ -184,7 +186,7 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "GET /api/v1/content/:workspace/tree": { summary: "The workspace's page tree", tag: "content", response: treeOutput },
   "POST /api/v1/content/:workspace/reorder": { summary: "Reorder pages in a folder", tag: "content", body: reorderInput, status: 204 },
   "POST /api/v1/content/:workspace/move": { summary: "Move a page (alias of PATCH)", tag: "content", body: moveAliasInput, response: pageOutput },
-  "POST /api/v1/content/:workspace/uploads": { summary: "Upload a file", tag: "content", body: uploadForm, bodyType: "multipart/form-data", status: 201 },
+  "POST /api/v1/content/:workspace/uploads": { summary: "Upload a file", tag: "content", body: uploadForm, bodyType: "multipart/form-data", status: 201, response: uploadOutput },
   "GET /api/v1/content/:workspace/uploads/:filename": { summary: "An uploaded file", tag: "content", produces: "application/octet-stream" },
   "GET /api/v1/content/:workspace/*": { summary: "Read a page", tag: "content", response: pageOutput },
   "POST /api/v1/content/:workspace/*": { summary: "Create a page", tag: "content", body: createPageInput, status: 201, response: pageOutput },
@@ -376,6 +378,9 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["ProviderList", providerListOutput],
   ["AuthConfig", authConfigOutput],
   ["SignInMethods", signInMethodsOutput],
+  ["Message", messageOutput],
+  ["PasswordChanged", passwordChangedOutput],
+  ["Upload", uploadOutput],
 ];
 
 const outputRegistry = z.registry<{ id: string }>();

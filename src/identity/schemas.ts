@@ -182,3 +182,9 @@ export const signInMethodsOutput = z.object({
     .describe("Every provider the instance enables, linked or not"),
   passkeys: z.number().int().min(0),
 });
+
+/** POST /api/auth/forgot-password and /reset-password: what happened, in words. */
+export const messageOutput = z.object({ message: z.string() });
+
+/** POST /api/auth/change-password: every session of the account is signed out, the caller's too. */
+export const passwordChangedOutput = z.object({ revoked_sessions: z.number().int().min(0).describe("Sessions signed out (all of the account's)") });

@@ -145,6 +145,8 @@ describe("the documented answers are the real answers", () => {
     const methods = await new Client(server.url).get("/api/auth/methods", { token: refreshed.body.access_token });
     expect(methods.body.password).toBe(true);
     expectDocumented("GET /api/auth/methods", methods);
+    // A reset link asked for (the same answer for every address).
+    expectDocumented("POST /api/auth/forgot-password", await visitor.post("/api/auth/forgot-password", { email }));
     expectDocumented("POST /api/auth/login", await new Client(server.url).post("/api/auth/login", { email, password: "not the password" }));
     // API keys: the secret once, then only the prefix.
     const signedIn = new Client(server.url).withToken(refreshed.body.access_token);
@@ -155,6 +157,10 @@ describe("the documented answers are the real answers", () => {
     const keys = await signedIn.get("/api/v1/api-keys");
     expect(keys.body.items.length).toBe(1);
     expectDocumented("GET /api/v1/api-keys", keys);
+    // The password changed: every session of the account is signed out, this one too.
+    const changedPassword = await new Client(server.url).post("/api/auth/change-password", { current_password: "a documented password", new_password: "another documented password" }, { token: refreshed.body.access_token });
+    expect([changedPassword.status, changedPassword.body.revoked_sessions]).toEqual([200, 2]);
+    expectDocumented("POST /api/auth/change-password", changedPassword);
 
     const owner = await registerUser(server.url);
     const c = owner.client;
@@ -179,6 +185,13 @@ describe("the documented answers are the real answers", () => {
     const aliased = await c.post(`/api/v1/content/${ws}/move`, { path: "guide/start.md", new_path: "guide/first.md" });
     expect(aliased.status).toBe(200);
     expectDocumented("POST /api/v1/content/:workspace/move", aliased);
+
+    // A file uploaded (multipart).
+    const form = new FormData();
+    form.append("file", new File([new TextEncoder().encode("plain notes\n")], "notes.txt", { type: "text/plain" }));
+    const uploaded = await c.request("POST", `/api/v1/content/${ws}/uploads`, { body: form });
+    expect(uploaded.status).toBe(201);
+    expectDocumented("POST /api/v1/content/:workspace/uploads", uploaded);
 
     // The tree (nested folders), the workspace and its list, a new workspace.
     const tree = await c.get(`/api/v1/content/${ws}/tree`);
