@@ -47,7 +47,7 @@ import {
 } from "../identity/schemas.ts";
 import { updateOnboardingInput, onboardingOutput } from "../identity/onboarding-schemas.ts";
 import { searchQuery } from "../search/schemas.ts";
-import { assistInput } from "../ai/schemas.ts";
+import { assistInput, assistOutput, mcpClientConfigOutput } from "../ai/schemas.ts";
 import { createPageInput, updatePageInput, movePageInput, moveAliasInput, reorderInput, uploadOutput } from "../content/schemas.ts";
 import { createCommentInput, updateCommentInput, listCommentsQuery, commentOutput, commentListOutput } from "../collab/comment-schemas.ts";
 import {
@@ -241,8 +241,8 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "POST /api/v1/workspaces/:id/export": { summary: "As GET (compatibility alias); options in the body", tag: "export", body: exportInput, produces: "application/zip" },
   "GET /api/v1/exports/:token": { summary: "A prepared export's download (15 minutes)", tag: "export", auth: "public", params: exportDownloadParams, produces: "application/zip" },
   // Agents
-  "POST /api/ai/assist": { summary: "Writing assist: the configured model's rewrite, or instructions for the calling agent", tag: "ai", body: assistInput },
-  "GET /api/v1/mcp/client-config": { summary: "Ready-to-paste MCP client configuration (stdio command and HTTP endpoint) for this server", tag: "ai" },
+  "POST /api/ai/assist": { summary: "Writing assist: the configured model's rewrite, or instructions for the calling agent", tag: "ai", body: assistInput, response: assistOutput },
+  "GET /api/v1/mcp/client-config": { summary: "Ready-to-paste MCP client configuration (stdio command and HTTP endpoint) for this server", tag: "ai", response: mcpClientConfigOutput },
   // Published sites
   "POST /api/v1/site-session": { summary: "Give the browser the members' site cookie (signed-in session)", tag: "sites", status: 204 },
   "DELETE /api/v1/site-session": { summary: "Remove the members' site cookie", tag: "sites", auth: "public", status: 204 },
@@ -381,6 +381,8 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["Message", messageOutput],
   ["PasswordChanged", passwordChangedOutput],
   ["Upload", uploadOutput],
+  ["Assist", assistOutput],
+  ["McpClientConfig", mcpClientConfigOutput],
 ];
 
 const outputRegistry = z.registry<{ id: string }>();

@@ -410,7 +410,7 @@ describe("the documented answers are the real answers", () => {
     expectDocumented("GET /api/v1/workspaces/:id/analytics/overview", tooLong);
   });
 
-  test("onboarding, templates, the workspace's people and who is viewing what answer exactly as documented", async () => {
+  test("onboarding, templates, the workspace's people, who is viewing what, writing assist and the MCP client configuration answer exactly as documented", async () => {
     const owner = await registerUser(server.url);
     const c = owner.client;
     const ws = `/api/v1/workspaces/${owner.workspaceId}`;
@@ -429,6 +429,13 @@ describe("the documented answers are the real answers", () => {
     const viewing = await c.get(`${ws}/viewing`);
     expect(viewing.body.items.map((v: { path: string }) => v.path)).toEqual(["welcome.md"]);
     expectDocumented("GET /api/v1/workspaces/:id/viewing", viewing);
+    // Agents: writing assist with no model configured here (instructions for the agent), the MCP client configuration.
+    const assist = await c.post("/api/ai/assist", { text: "Teh quick fox.", mode: "fix_grammar" });
+    expect([assist.status, typeof assist.body.instructions, assist.body.text]).toEqual([200, "string", "Teh quick fox."]);
+    expectDocumented("POST /api/ai/assist", assist);
+    const mcp = await c.get("/api/v1/mcp/client-config");
+    expect(mcp.body.http_url).toBe(`${server.config.baseUrl}/mcp`);
+    expectDocumented("GET /api/v1/mcp/client-config", mcp);
   });
 
   test("every route whose answer has a schema was checked above with its success status", () => {
