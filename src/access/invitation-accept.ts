@@ -11,8 +11,8 @@ import type { Organizations } from "../identity/organizations.ts";
 import type { AuthService, ClientInfo, IssuedTokens } from "../identity/auth-service.ts";
 import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
 import type { Members } from "./members.ts";
-import type { WorkspaceRole } from "./roles.ts";
-import { acceptInvitationInput } from "./schemas.ts";
+import type { z } from "zod";
+import { acceptInvitationInput, type acceptedWorkspaceOutput } from "./schemas.ts";
 import { invitationStatus, invitationTokenHash, type InvitationRow } from "./invitations.ts";
 
 export interface AcceptedInvitation {
@@ -21,7 +21,7 @@ export interface AcceptedInvitation {
   tokens: IssuedTokens | null;
   /** true when accepting created the account. */
   created: boolean;
-  workspace: { id: string; slug: string; name: string; role: WorkspaceRole };
+  workspace: z.infer<typeof acceptedWorkspaceOutput>;
 }
 
 /**

@@ -10,13 +10,14 @@ import type { Principal } from "./principal.ts";
 import type { Permissions } from "./permissions.ts";
 import type { WorkspaceRole } from "./roles.ts";
 import { decodeCursor, pageOf, type Page } from "./pagination.ts";
-import { createInvitationInput, invitationListQuery, listQuery } from "./schemas.ts";
+import type { z } from "zod";
+import { createInvitationInput, invitationListQuery, listQuery, type INVITATION_STATUSES, type invitationOutput } from "./schemas.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { invitationEmail } from "./invitation-email.ts";
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-export type InvitationStatus = "pending" | "accepted" | "revoked" | "expired";
+export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
 
 export interface InvitationRow {
   id: string;
@@ -32,18 +33,8 @@ export interface InvitationRow {
   accepted_at: string | null;
 }
 
-export interface InvitationJson {
-  id: string;
-  email: string;
-  role: WorkspaceRole;
-  status: InvitationStatus;
-  invited_by: { id: string; name: string } | null;
-  created_at: string;
-  expires_at: string;
-  accepted_at: string | null;
-  /** Only on creation, and only when no email is configured: the admin passes the link on. */
-  url?: string;
-}
+/** An invitation as answered: the documented output schema's type (`url` only in the create's answer). */
+export type InvitationJson = z.infer<typeof invitationOutput>;
 
 /** A pending invitation past its expiry reads as expired; nothing needs to rewrite the row. */
 export function invitationStatus(row: Pick<InvitationRow, "status" | "expires_at">, now = nowMs()): InvitationStatus {

@@ -10,7 +10,8 @@ import { atLeast, type EffectiveRole, type WorkspaceRole } from "./roles.ts";
 import type { Members } from "./members.ts";
 import { decodeCursor, pageOf, type Page } from "./pagination.ts";
 import { listQuery } from "./schemas.ts";
-import { createShareLinkInput, type SHARE_LINK_ROLES } from "./schemas.ts";
+import { createShareLinkInput, type SHARE_LINK_ROLES, type shareLinkOutput, type shareLinkUseOutput } from "./schemas.ts";
+import type { z } from "zod";
 import {
   workspaceRef,
   type WorkspaceJson,
@@ -33,18 +34,8 @@ interface ShareLinkRow {
   revoked_at: string | null;
 }
 
-export interface ShareLinkJson {
-  id: string;
-  role: ShareLinkRole;
-  uses: number;
-  max_uses: number | null;
-  expires_at: string | null;
-  created_at: string;
-  /** false once expired or used up. */
-  active: boolean;
-  /** Only in the creation response. */
-  token?: string;
-}
+/** A share link as answered: the documented output schema's type (`token` only in the create's answer). */
+export type ShareLinkJson = z.infer<typeof shareLinkOutput> & { token?: string };
 
 const shareTokenHash = (token: string): string => sha256Hex(token);
 
@@ -116,7 +107,7 @@ export class ShareLinks {
    * The signed-in user joins with the link's role. Someone who already holds that role or a
    * higher one keeps it, and that does not spend a use.
    */
-  use(principal: Principal, token: string): { workspace: WorkspaceJson; role: EffectiveRole; joined: boolean } {
+  use(principal: Principal, token: string): z.infer<typeof shareLinkUseOutput> {
     const { db, members, permissions, workspaces } = this.deps;
     if (token.length > 512) throw new NotFoundError("Share link not found");
     const found = db.query<ShareLinkRow, [string]>("SELECT * FROM share_links WHERE token_hash = ?").get(shareTokenHash(token));

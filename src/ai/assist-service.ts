@@ -2,7 +2,7 @@ import { InternalError, RateLimitedError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import { parseInput } from "../core/validate.ts";
 import { assistInstructions } from "./modes.ts";
-import { assistInput } from "./schemas.ts";
+import { assistInput, type AssistOutput } from "./schemas.ts";
 
 /** The configured model: an OpenAI-compatible chat completions endpoint (OpenAI, Ollama, llama.cpp, vLLM, …). */
 export interface AiConfig {
@@ -13,7 +13,8 @@ export interface AiConfig {
 }
 
 /** With a model: its answer. Without one: what to do, for the calling agent to carry out itself. */
-export type AssistResult = { text: string; model: string } | { instructions: string; text: string };
+/** The answer: the documented output schema's type. */
+export type AssistResult = AssistOutput;
 
 const TIMEOUT_MS = 60_000;
 /** Longest answer read from the model; a chat completion of a page section is far smaller. */

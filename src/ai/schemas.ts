@@ -24,3 +24,23 @@ export const assistInput = z.strictObject({
     .optional(),
 });
 export type AssistInput = z.infer<typeof assistInput>;
+
+// ---- outputs (the OpenAPI document is generated from these) ----
+
+/**
+ * POST /api/ai/assist: the configured model's rewrite, or — with no model configured — the
+ * instructions for the calling agent to apply to the text itself.
+ */
+export const assistOutput = z.union([
+  z.object({ text: z.string().describe("The rewritten text"), model: z.string().describe("The model that wrote it") }),
+  z.object({ instructions: z.string().describe("What to do with the text (no model is configured here)"), text: z.string().describe("The text as sent") }),
+]);
+export type AssistOutput = z.infer<typeof assistOutput>;
+
+/** GET /api/v1/mcp/client-config: how an agent reaches this server over MCP. */
+export const mcpClientConfigOutput = z.object({
+  command: z.string().describe("The executable that serves MCP over stdio (`quire mcp`)"),
+  args: z.array(z.string()),
+  http_url: z.string().describe("The Streamable HTTP endpoint (/mcp)"),
+});
+export type McpClientConfigOutput = z.infer<typeof mcpClientConfigOutput>;

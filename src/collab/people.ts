@@ -3,11 +3,11 @@ import type { Principal } from "../access/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { workspacePeople } from "./mentions.ts";
+import type { z } from "zod";
+import type { personListOutput, personOutput } from "./schemas.ts";
 
-export interface PersonJson {
-  id: string;
-  name: string;
-}
+/** A person as answered: the documented output schema's type. */
+export type PersonJson = z.infer<typeof personOutput>;
 
 /**
  * The people of a workspace as any reader sees them: ids and display names only (no email), for
@@ -19,7 +19,7 @@ const nameOrder = new Intl.Collator("en", { sensitivity: "base" });
 export class People {
   constructor(private readonly deps: { db: Db; permissions: Permissions }) {}
 
-  list(principal: Principal, ref: string): { items: PersonJson[]; next_cursor: null } {
+  list(principal: Principal, ref: string): z.infer<typeof personListOutput> {
     const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
     const items = workspacePeople(this.deps.db, workspace)
       .map((p) => ({ id: p.id, name: p.name }))

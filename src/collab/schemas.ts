@@ -49,3 +49,15 @@ export const activityOutput = z.object({
 
 /** GET /api/v1/workspaces/:id/activity and …/page-activity */
 export const activityListOutput = listOutput(activityOutput);
+
+/** A built-in page template as listed. */
+export const templateSummaryOutput = z.object({ id: z.string(), name: z.string(), description: z.string() });
+/** GET /api/v1/templates/:id: the template with its Markdown. */
+export const templateOutput = templateSummaryOutput.extend({ content: z.string().describe("The page body (Markdown) to start from") });
+/** GET /api/v1/templates: all of them (one page). */
+export const templateListOutput = z.object({ items: z.array(templateSummaryOutput), next_cursor: z.null() });
+
+/** Someone who can read the workspace: id and display name only (no email), for mentions and presence. */
+export const personOutput = z.object({ id: z.string(), name: z.string() });
+/** GET /api/v1/workspaces/:id/people: everyone (one page), by name. */
+export const personListOutput = z.object({ items: z.array(personOutput), next_cursor: z.null() });

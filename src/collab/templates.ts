@@ -1,4 +1,6 @@
+import type { z } from "zod";
 import { NotFoundError } from "../core/errors.ts";
+import type { templateOutput, templateSummaryOutput } from "./schemas.ts";
 import { parseYaml, splitFile } from "../content/frontmatter.ts";
 import howToGuide from "../../assets/templates/how-to-guide.md" with { type: "text" };
 import apiReference from "../../assets/templates/api-reference.md" with { type: "text" };
@@ -17,15 +19,9 @@ const SOURCES: Record<string, string> = {
   "meeting-notes": meetingNotes,
 };
 
-export interface TemplateSummary {
-  id: string;
-  name: string;
-  description: string;
-}
-
-export interface Template extends TemplateSummary {
-  content: string;
-}
+/** A template as listed, and with its content: the documented output schemas' types. */
+export type TemplateSummary = z.infer<typeof templateSummaryOutput>;
+export type Template = z.infer<typeof templateOutput>;
 
 /**
  * Built-in page templates. Each file's own frontmatter holds the template's name and

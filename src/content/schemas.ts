@@ -66,10 +66,15 @@ export const moveAliasInput = closedObject({ path: z.string().optional(), old_pa
   { message: "is required", path: ["path"] },
 );
 
-export const reorderInput = z.object({
+/**
+ * Reorder: closed like create, update and move (docs/decisions/page-request-unknown-fields.md), and
+ * so is each entry of `order` — a `path` sent for `id`, or `position` for `sort_order`, would
+ * otherwise answer 204 having reordered nothing the caller meant.
+ */
+export const reorderInput = closedObject({
   parent_path: z.string().max(512).optional().nullable(),
   order: z
-    .array(z.object({ id: z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, "must be a ULID"), sort_order: z.number().int().min(0).max(1_000_000) }))
+    .array(closedObject({ id: z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, "must be a ULID"), sort_order: z.number().int().min(0).max(1_000_000) }))
     .min(1, "must not be empty")
     .max(10_000),
 });
@@ -194,4 +199,12 @@ export const treeNodeOutput = z.object({
 export const treeOutput = z.object({
   items: z.array(treeNodeOutput),
   next_cursor: z.null().describe("Always null: the tree comes whole"),
+});
+
+/** POST /api/v1/content/:workspace/uploads: the stored file and the URL to link it with. */
+export const uploadOutput = z.object({
+  filename: z.string().describe("The stored name (content-addressed)"),
+  url: z.string().describe("Where the file is served; link to it from a page"),
+  content_type: z.string(),
+  size: z.number().int().min(0).describe("Bytes"),
 });

@@ -4,6 +4,8 @@ import { ulid } from "../core/ids.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 import type { ContentLedger } from "./ledger.ts";
 import { assertRight, type ContentAccess } from "./rights.ts";
+import type { z } from "zod";
+import type { uploadOutput } from "./schemas.ts";
 
 /**
  * Uploads live in the workspace under `assets/` so they travel with git (DESIGN.md §5). Nothing
@@ -73,12 +75,8 @@ export function typeForName(filename: string): UploadType | null {
   return TYPES[EXT_ALIASES[ext] ?? ext] ?? null;
 }
 
-export interface UploadJson {
-  filename: string;
-  url: string;
-  content_type: string;
-  size: number;
-}
+/** A stored upload as answered: the documented output schema's type. */
+export type UploadJson = z.infer<typeof uploadOutput>;
 
 export interface ServedUpload {
   bytes: Uint8Array;

@@ -5,15 +5,10 @@
 import type { Db } from "../db/database.ts";
 import { nowIso } from "../core/clock.ts";
 import { parseInput } from "../core/validate.ts";
-import { ONBOARDING_STEPS, updateOnboardingInput, type OnboardingStep } from "./onboarding-schemas.ts";
+import { ONBOARDING_STEPS, updateOnboardingInput, type OnboardingOutput, type OnboardingStep } from "./onboarding-schemas.ts";
 
-export interface OnboardingJson {
-  steps: Array<{ id: OnboardingStep; done: boolean; done_at: string | null }>;
-  completed: boolean;
-  dismissed: boolean;
-  dismissed_at: string | null;
-  updated_at: string | null;
-}
+/** The checklist as answered: the documented output schema's type. */
+export type OnboardingJson = OnboardingOutput;
 
 interface Row {
   steps: string;

@@ -5,7 +5,8 @@ import { checkPasswordRules, type PasswordHasher } from "./passwords.ts";
 import { NotFoundError, ValidationError } from "../core/errors.ts";
 import { parseInput } from "../core/validate.ts";
 import { cancelPendingResets } from "./password-resets.ts";
-import { changePasswordInput } from "./schemas.ts";
+import { changePasswordInput, type passwordChangedOutput } from "./schemas.ts";
+import type { z } from "zod";
 
 
 /**
@@ -18,7 +19,7 @@ import { changePasswordInput } from "./schemas.ts";
 export class PasswordChange {
   constructor(private readonly deps: { db: Db; users: Users; sessions: Sessions; passwords: PasswordHasher }) {}
 
-  async change(userId: string, body: unknown): Promise<{ revoked_sessions: number }> {
+  async change(userId: string, body: unknown): Promise<z.infer<typeof passwordChangedOutput>> {
     const input = parseInput(changePasswordInput, body);
     const user = this.deps.users.byId(userId);
     if (!user) throw new NotFoundError("Account not found");

@@ -137,3 +137,54 @@ export const apiKeySecretOutput = apiKeyOutput.extend({ key: z.string().describe
 
 /** GET /api/v1/api-keys */
 export const apiKeyListOutput = listOutput(apiKeyOutput);
+
+/** A signed-in device of the caller. */
+export const sessionOutput = z.object({
+  id: z.string(),
+  device: z.string().describe("The client's user agent, as recorded at sign-in"),
+  ip: z.string(),
+  created_at: z.iso.datetime(),
+  last_active_at: z.iso.datetime(),
+  current: z.boolean().describe("The session this request is made with"),
+});
+/** GET /api/auth/sessions: the caller's active sessions (one page). */
+export const sessionListOutput = z.object({ items: z.array(sessionOutput), next_cursor: z.null() });
+
+/** An external sign-in provider that is set up. */
+export const providerOutput = z.object({ id: z.string(), name: z.string() });
+/** GET /api/auth/providers */
+export const providerListOutput = z.object({ items: z.array(providerOutput) });
+
+/** GET /api/auth/config: what a sign-in screen needs before anyone is signed in. */
+export const authConfigOutput = z.object({
+  signup_enabled: z.boolean(),
+  email_enabled: z.boolean().describe("Without email, reset links and invitations are handed over by an administrator"),
+  providers: z.array(providerOutput),
+  passkeys: z.boolean().describe("Sign-in with a passkey is offered"),
+  ai_assist: z.boolean().describe("A writing model is configured: the editor offers Assist"),
+});
+export type AuthConfigOutput = z.infer<typeof authConfigOutput>;
+
+/** GET /api/auth/methods: the caller's ways to sign in. */
+export const signInMethodsOutput = z.object({
+  password: z.boolean(),
+  providers: z
+    .array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        linked: z.boolean(),
+        email: z.string().nullable(),
+        linked_at: z.iso.datetime().nullable(),
+        last_used_at: z.iso.datetime().nullable(),
+      }),
+    )
+    .describe("Every provider the instance enables, linked or not"),
+  passkeys: z.number().int().min(0),
+});
+
+/** POST /api/auth/forgot-password and /reset-password: what happened, in words. */
+export const messageOutput = z.object({ message: z.string() });
+
+/** POST /api/auth/change-password: every session of the account is signed out, the caller's too. */
+export const passwordChangedOutput = z.object({ revoked_sessions: z.number().int().min(0).describe("Sessions signed out (all of the account's)") });

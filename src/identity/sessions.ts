@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { sessionOutput } from "./schemas.ts";
 import type { Db } from "../db/database.ts";
 import { createHmac, randomBytes } from "node:crypto";
 import { sha256Hex } from "../core/crypto.ts";
@@ -29,14 +31,8 @@ export interface SessionRow {
   expires_at: number;
 }
 
-export interface SessionJson {
-  id: string;
-  device: string;
-  ip: string;
-  created_at: string;
-  last_active_at: string;
-  current: boolean;
-}
+/** A session as answered: the documented output schema's type. */
+export type SessionJson = z.infer<typeof sessionOutput>;
 
 export type RotateResult =
   | { kind: "rotated"; session: SessionRow; refreshToken: string }

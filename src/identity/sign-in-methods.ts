@@ -5,14 +5,11 @@ import { parseInput } from "../core/validate.ts";
 import { checkPasswordRules, type PasswordHasher } from "./passwords.ts";
 import type { Identities } from "./identities.ts";
 import type { Users } from "./users.ts";
-import { setPasswordInput } from "./schemas.ts";
+import type { z } from "zod";
+import { setPasswordInput, type signInMethodsOutput } from "./schemas.ts";
 
-export interface SignInMethodsJson {
-  password: boolean;
-  /** Every provider the instance enables, linked or not. */
-  providers: Array<{ id: string; name: string; linked: boolean; email: string | null; linked_at: string | null; last_used_at: string | null }>;
-  passkeys: number;
-}
+/** The sign-in methods as answered: the documented output schema's type. */
+export type SignInMethodsJson = z.infer<typeof signInMethodsOutput>;
 
 /**
  * The ways an account can sign in — a password, each linked provider, each passkey — and the

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { closedObject } from "../core/validate.ts";
+import type { Analytics } from "./analytics.ts";
 
 /** Windows the analytics screen offers; the API takes any whole number of days up to the longest. */
 export const ANALYTICS_WINDOWS = [7, 30, 90] as const;
@@ -26,3 +27,60 @@ export const consentInput = closedObject({
   workspace: z.string().min(1).max(64),
   granted: z.boolean({ error: "must be true or false" }),
 });
+
+// ---- outputs: what the analytics endpoints answer (the OpenAPI document is generated from these) ----
+
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe("A UTC day, YYYY-MM-DD");
+const count = z.number().int().min(0);
+/** Every report names its window: the workspace, the number of days and the first day counted. */
+const window = { workspace_id: z.string(), days: z.number().int(), since: day };
+const pageViews = z.object({ path: z.string(), views: count });
+const queryCount = z.object({ query: z.string(), searches: count });
+const searchCounts = z.object({ query: z.string(), searches: count, no_results: count.describe("How many of those searches found nothing") });
+
+/** POST /api/analytics/consent */
+export const consentOutput = z.object({ workspace_id: z.string(), consent: z.enum(["granted", "denied"]) });
+
+/** GET …/analytics/pages: the most viewed pages and referring hosts. */
+export const analyticsPagesOutput = z.object({
+  ...window,
+  total_views: count,
+  items: z.array(pageViews),
+  referrers: z.array(z.object({ host: z.string(), views: count })),
+});
+
+/** GET …/analytics/searches: the most frequent queries, and the queries that found nothing. */
+export const analyticsSearchesOutput = z.object({
+  ...window,
+  source: z.enum(["app", "site"]).nullable().describe("The source asked for; null: both"),
+  searches: count,
+  no_result_searches: count,
+  items: z.array(searchCounts),
+  no_results: z.array(queryCount).describe("Queries that found nothing, with how often"),
+});
+
+/** GET …/analytics/overview: totals, a day-by-day series and short top lists. */
+export const analyticsOverviewOutput = z.object({
+  ...window,
+  page_views: count,
+  visitors: count.describe("Consenting visitors"),
+  searches: count,
+  no_result_searches: count,
+  consents: z.object({ granted: count, denied: count }),
+  daily: z.array(z.object({ day, page_views: count, searches: count, visitors: count })),
+  top_pages: z.array(pageViews),
+  top_queries: z.array(searchCounts),
+  no_result_queries: z.array(queryCount),
+});
+
+/**
+ * The reports are built by plain functions whose types are inferred (src/ops/analytics-reports.ts);
+ * this fails to compile when one of their answers stops fitting its documented schema.
+ */
+type MustFit<Answer extends Documented, Documented> = Answer;
+export type AnalyticsAnswersFit = [
+  MustFit<ReturnType<Analytics["pages"]>, z.infer<typeof analyticsPagesOutput>>,
+  MustFit<ReturnType<Analytics["searches"]>, z.infer<typeof analyticsSearchesOutput>>,
+  MustFit<ReturnType<Analytics["overview"]>, z.infer<typeof analyticsOverviewOutput>>,
+  MustFit<Pick<ReturnType<Analytics["consent"]>, "workspace_id" | "consent">, z.infer<typeof consentOutput>>,
+];

@@ -19,7 +19,7 @@ import type { Permissions } from "../access/permissions.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { RemoteNetwork } from "../git/remote-network.ts";
 import { RemoteError } from "../git/remote-error.ts";
-import { WEBHOOK_EVENTS, createWebhookInput, updateWebhookInput } from "./webhook-schemas.ts";
+import { WEBHOOK_EVENTS, createWebhookInput, updateWebhookInput, type WebhookOutput } from "./webhook-schemas.ts";
 
 export const MAX_WEBHOOKS_PER_WORKSPACE = 25;
 export const WEBHOOK_SECRET_PREFIX = "whsec_";
@@ -36,17 +36,8 @@ interface WebhookRow {
   updated_at: string;
 }
 
-export interface WebhookJson {
-  id: string;
-  url: string;
-  events: string[];
-  active: boolean;
-  description: string;
-  created_at: string;
-  updated_at: string;
-  /** Only in the answer to the create. */
-  secret?: string;
-}
+/** A definition as answered: the documented output schema's type; `secret` only in the create's answer. */
+export type WebhookJson = WebhookOutput & { secret?: string };
 
 export class OutboundWebhooks {
   /** A field so a test can judge addresses differently; the rules are the git remotes' own. */
@@ -178,7 +169,7 @@ function toJson(row: WebhookRow): WebhookJson {
   return {
     id: row.id,
     url: row.url,
-    events: JSON.parse(row.events) as string[],
+    events: JSON.parse(row.events) as WebhookOutput["events"],
     active: row.active === 1,
     description: row.description,
     created_at: row.created_at,

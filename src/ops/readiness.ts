@@ -1,12 +1,8 @@
 import type { Db } from "../db/database.ts";
 import { WorkspaceProblems } from "../workspaces/workspace-problems.ts";
+import type { ReadinessChecksOutput } from "./schemas.ts";
 
 export type CheckStatus = "ok" | "warning" | "error";
-export interface Check {
-  status: CheckStatus;
-  message?: string;
-  [extra: string]: unknown;
-}
 
 /** An outbox message older than this means mail is not going out. */
 const OUTBOX_STALE_MS = 3600_000;
@@ -28,7 +24,8 @@ export function gitBinary(searchPath: string = process.env.PATH ?? ""): string |
 
 export interface Readiness {
   ready: boolean;
-  checks: { database: Check; git: Check; email_outbox: Check; workspaces: Check };
+  /** The documented answer's checks (readinessOutput), so the two cannot differ. */
+  checks: ReadinessChecksOutput;
 }
 
 /**
@@ -37,7 +34,7 @@ export interface Readiness {
  */
 export function readinessChecks(db: Db, opts: { findGit?: () => string | null; nowMs?: number } = {}): Readiness {
   const now = opts.nowMs ?? Date.now();
-  let database: Check;
+  let database: ReadinessChecksOutput["database"];
   try {
     db.query("SELECT 1").get();
     database = { status: "ok" };
@@ -48,7 +45,7 @@ export function readinessChecks(db: Db, opts: { findGit?: () => string | null; n
   const git = (opts.findGit ?? gitBinary)()
     ? { status: "ok" as const }
     : { status: "warning" as const, message: "git binary not found; SSH remotes are unavailable" };
-  let email_outbox: Check;
+  let email_outbox: ReadinessChecksOutput["email_outbox"];
   try {
     const row = db
       .query<{ n: number; oldest: number | null }, []>(
@@ -65,7 +62,7 @@ export function readinessChecks(db: Db, opts: { findGit?: () => string | null; n
   // A workspace whose reconciliation stopped (folder missing or emptied) still serves its pages:
   // a warning for the operator, not a reason to take the instance out of rotation. Only a count:
   // the endpoint is public and names no workspace (each workspace's JSON says which, to its members).
-  let workspaces: Check;
+  let workspaces: ReadinessChecksOutput["workspaces"];
   try {
     const stopped = new WorkspaceProblems(db).liveCount();
     workspaces =

@@ -44,3 +44,26 @@ export const updateWebhookInput = closedObject({
   active: z.boolean().optional(),
   description: description.optional(),
 });
+
+// ---- outputs (the OpenAPI document is generated from these) ----
+
+/** An outbound webhook definition; its secret appears only in the answer to the create. */
+export const webhookOutput = z.object({
+  id: z.string().describe("ULID"),
+  url: z.string(),
+  events: z.array(z.enum(WEBHOOK_EVENTS)),
+  active: z.boolean(),
+  description: z.string(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+export type WebhookOutput = z.infer<typeof webhookOutput>;
+
+/** POST …/webhooks: the definition and its signing secret, shown this once. */
+export const webhookWithSecretOutput = webhookOutput.extend({ secret: z.string().describe("Signs deliveries (whsec_…); shown only in this answer") });
+
+/** GET …/webhooks: every definition of the workspace (one page: at most 25 exist). */
+export const webhookListOutput = z.object({ items: z.array(webhookOutput), next_cursor: z.null() });
+
+/** GET …/webhooks/:wid/deliveries: delivery is not active, so the log is always empty. */
+export const webhookDeliveryListOutput = z.object({ items: z.array(z.never()).max(0), next_cursor: z.null() });

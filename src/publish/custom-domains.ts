@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { DOMAIN_STATUSES, customDomainOutput } from "./schemas.ts";
 /**
  * Custom domains (DESIGN.md §9): an admin names a host, Quire answers with a TXT record to create
  * (`_quire-challenge.{domain}` = a random token), and verification looks that record up. Only a
@@ -10,7 +12,7 @@ import { Resolver } from "node:dns/promises";
 import type { Db } from "../db/database.ts";
 import { nowIso } from "../core/clock.ts";
 
-export type DomainStatus = "pending" | "verified" | "failed";
+export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
 
 export interface DomainRow {
   workspace_id: string;
@@ -23,15 +25,8 @@ export interface DomainRow {
   created_at: string;
 }
 
-export interface CustomDomainJson {
-  domain: string;
-  status: DomainStatus;
-  verification: { type: "TXT"; name: string; value: string };
-  checked_at: string | null;
-  verified_at: string | null;
-  /** Why the last check failed, in words. */
-  error: string | null;
-}
+/** A custom domain as answered: the documented output schema's type. */
+export type CustomDomainJson = z.infer<typeof customDomainOutput>;
 
 export const CHALLENGE_PREFIX = "_quire-challenge.";
 const LOOKUP_TIMEOUT_MS = 3000;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { closedObject } from "../core/validate.ts";
 import { THEMES, VISIBILITIES, customDomain } from "../workspaces/workspace-schemas.ts";
+import type { QualityReport } from "./quality/quality-service.ts";
 
 /** Input schemas of the published site (HTTP routes and MCP tools validate with these). */
 
@@ -98,3 +99,75 @@ export type ExportInput = z.infer<typeof exportInput>;
 export const exportDownloadParams = z.object({
   token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "is not a download token"),
 });
+
+// ---- outputs: what the site endpoints answer (the OpenAPI document is generated from these) ----
+
+/** A named documentation version. */
+export const versionOutput = z.object({
+  slug: z.string(),
+  name: z.string(),
+  base_path: z.string().describe("The folder whose pages the version shows"),
+  is_default: z.boolean(),
+  created_at: z.iso.datetime(),
+});
+
+/** GET /api/v1/workspaces/:id/versions: every version (a short list, one page), the default first. */
+export const versionListOutput = z.object({ items: z.array(versionOutput) });
+
+export const DOMAIN_STATUSES = ["pending", "verified", "failed"] as const;
+
+/** The custom domain and the TXT record that proves it. */
+export const customDomainOutput = z.object({
+  domain: z.string(),
+  status: z.enum(DOMAIN_STATUSES),
+  verification: z.object({ type: z.literal("TXT"), name: z.string().describe("_quire-challenge.{domain}"), value: z.string() }),
+  checked_at: z.iso.datetime().nullable(),
+  verified_at: z.iso.datetime().nullable(),
+  error: z.string().nullable().describe("Why the last check failed, in words"),
+});
+
+/** GET /api/v1/workspaces/:id/site: everything the Site screen shows. */
+export const siteStatusOutput = z.object({
+  workspace_id: z.string(),
+  slug: z.string(),
+  published: z.boolean(),
+  visibility: z.enum(VISIBILITIES).describe("The stored setting"),
+  effective_visibility: z.enum(VISIBILITIES).describe("What readers get: authenticated whenever PUBLISH_REQUIRE_AUTH is on"),
+  require_auth: z.boolean(),
+  theme: z.enum(THEMES),
+  url: z.string(),
+  page_count: z.number().int(),
+  custom_domain: customDomainOutput.nullable(),
+  versions: z.array(versionOutput),
+  problems: z.array(z.string()).describe("Manifest problems (malformed .quire/*.yaml), which the site ignores"),
+});
+
+/** GET /api/v1/workspaces/:id/site/pages: which pages are live, and where. */
+export const livePagesOutput = z.object({
+  published: z.boolean(),
+  url: z.string(),
+  pages: z.array(z.object({ path: z.string(), url: z.string() })),
+});
+
+/** One problem the quality scan found on a page. */
+export const qualityFindingOutput = z.object({
+  path: z.string(),
+  kind: z.enum(["dead_link", "missing_title", "missing_description", "empty_page", "orphan_page", "image_without_alt", "heading_skip", "long_paragraph", "readability"]),
+  severity: z.enum(["error", "warning", "info"]),
+  message: z.string(),
+  line: z.number().int().min(1).optional().describe("1-based line in the page's body (after the frontmatter), when the finding has one"),
+});
+
+/** GET /api/v1/workspaces/:id/quality: the scores and findings (one page's with ?path=). */
+export const qualityReportOutput = z.object({
+  score: z.number().min(0).max(100).describe("The mean of the pages' scores (100 with no pages)"),
+  pages: z.array(z.object({ path: z.string(), score: z.number().min(0).max(100), findings: z.array(qualityFindingOutput) })),
+  findings: z.array(qualityFindingOutput),
+});
+
+/**
+ * The quality scan's report type is declared beside its code (src/publish/quality/); this fails to
+ * compile when it stops fitting the documented schema.
+ */
+type MustFit<Answer extends Documented, Documented> = Answer;
+export type QualityAnswerFits = MustFit<QualityReport, z.infer<typeof qualityReportOutput>>;

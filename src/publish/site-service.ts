@@ -5,6 +5,7 @@
  * moves, and the member pass for `/p/`. HTTP routes and MCP tools call these methods with
  * (principal, workspace, input); the site's request handling lives in site-server.ts.
  */
+import type { z } from "zod";
 import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
 import type { Config } from "../config.ts";
@@ -34,25 +35,13 @@ import {
   RESERVED_SITE_SEGMENTS,
   setCustomDomainInput,
   updateThemeInput,
+  type livePagesOutput,
+  type siteStatusOutput,
+  type versionListOutput,
 } from "./schemas.ts";
 
-export interface SiteStatus {
-  workspace_id: string;
-  slug: string;
-  published: boolean;
-  /** The stored setting. */
-  visibility: Visibility;
-  /** What readers get: `authenticated` whenever PUBLISH_REQUIRE_AUTH is on. */
-  effective_visibility: Visibility;
-  require_auth: boolean;
-  theme: Theme;
-  url: string;
-  page_count: number;
-  custom_domain: CustomDomainJson | null;
-  versions: SiteVersion[];
-  /** Manifest problems (malformed .quire/*.yaml), ignored by the site. */
-  problems: string[];
-}
+/** Everything the Site screen shows: the documented output schema's type. */
+export type SiteStatus = z.infer<typeof siteStatusOutput>;
 
 interface CachedModel {
   model: SiteModel;
@@ -312,7 +301,7 @@ export class SiteService {
   }
 
   /** Published state of each page path for the app (which pages are live on the site). */
-  livePages(principal: Principal, ref: string): { published: boolean; url: string; pages: Array<{ path: string; url: string }> } {
+  livePages(principal: Principal, ref: string): z.infer<typeof livePagesOutput> {
     const { workspace: ws } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
     const base = this.siteUrl(ws);
     const items: Array<{ path: string; url: string }> = [];
@@ -328,7 +317,7 @@ export class SiteService {
 
   // ---- versions ------------------------------------------------------------------------------
 
-  listVersions(principal: Principal, ref: string): { items: SiteVersion[] } {
+  listVersions(principal: Principal, ref: string): z.infer<typeof versionListOutput> {
     const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
     return { items: this.versions.list(workspace.id) };
   }

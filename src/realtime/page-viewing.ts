@@ -3,14 +3,12 @@ import type { Permissions } from "../access/permissions.ts";
 import type { EventBus } from "./event-bus.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { parseInput } from "../core/validate.ts";
-import { viewingInput } from "./schemas.ts";
+import { viewingInput, type viewingOutput } from "./schemas.ts";
+import type { z } from "zod";
 
 
-export interface ViewingJson {
-  user_id: string;
-  path: string;
-  since: string;
-}
+/** An open page as answered: the documented output schema's type. */
+export type ViewingJson = z.infer<typeof viewingOutput>;
 
 interface Entry {
   path: string;

@@ -15,3 +15,10 @@ export const clientMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("unsubscribe"), workspace_id: ulidString }),
 ]);
 export type ClientMessage = z.infer<typeof clientMessage>;
+
+// ---- outputs (the OpenAPI document is generated from these) ----
+
+/** Who has which page open, since when (this server's connected people). */
+export const viewingOutput = z.object({ user_id: z.string(), path: z.string(), since: z.iso.datetime() });
+/** GET /api/v1/workspaces/:id/viewing */
+export const viewingListOutput = z.object({ items: z.array(viewingOutput), next_cursor: z.null() });

@@ -6,12 +6,13 @@ import { parseInput } from "../core/validate.ts";
 import type { Principal } from "../access/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "./workspace-records.ts";
-import { SETTINGS_COLUMNS, workspaceOptionsJson, workspaceRef, type WorkspaceOptionsJson } from "./workspace-records.ts";
+import { SETTINGS_COLUMNS, workspaceOptionsJson, workspaceRef } from "./workspace-records.ts";
 import {
   READ_ONLY_SETTINGS,
   THEMES,
   VISIBILITIES,
   updateSettingsInput,
+  type SettingsOutput,
   type Theme,
   type Visibility,
 } from "./workspace-schemas.ts";
@@ -25,17 +26,8 @@ export interface StoredSettings {
   custom_domain: string | null;
 }
 
-export interface SettingsJson extends StoredSettings, WorkspaceOptionsJson {
-  id: string;
-  published: boolean;
-  slug: string;
-  name: string;
-  description: string;
-  webhook_secret: string;
-  webhook_url: string;
-  /** Whether an HTTPS token is stored for the remote; the token itself is never returned. */
-  git_token_set: boolean;
-}
+/** The settings as answered: the documented output schema's type, so the two cannot differ. */
+export type SettingsJson = SettingsOutput;
 
 const JSON_KEYS = ["theme", "visibility", "navigation", "custom_domain"] as const;
 const EDITABLE_KEYS: readonly string[] = [...SETTINGS_COLUMNS, ...JSON_KEYS, "git_token"];

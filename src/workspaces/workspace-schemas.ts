@@ -113,3 +113,27 @@ export type WorkspaceOutput = z.infer<typeof workspaceOutput>;
 
 /** GET /api/v1/workspaces */
 export const workspaceListOutput = listOutput(workspaceOutput);
+
+/** A workspace's admin settings (GET/PUT …/admin/settings and the webhook-secret regenerate). */
+export const settingsOutput = z.object({
+  id: z.string().describe("ULID"),
+  slug: z.string(),
+  name: z.string(),
+  description: z.string(),
+  published: z.boolean(),
+  git_remote: z.string().nullable().describe("Without credentials"),
+  git_branch: z.string(),
+  git_auto_commit: z.boolean(),
+  sync_interval: z.number().int(),
+  sync_status: z.string(),
+  editor_can_create_pages: z.boolean(),
+  editor_can_delete_pages: z.boolean(),
+  theme: z.enum(THEMES),
+  visibility: z.enum(VISIBILITIES),
+  navigation: z.record(z.string(), z.unknown()),
+  custom_domain: z.string().nullable(),
+  webhook_secret: z.string().describe("Inbound git webhook secret (admins only)"),
+  webhook_url: z.string().describe("Where the hosting provider posts pushes"),
+  git_token_set: z.boolean().describe("Whether an HTTPS token is stored for the remote; the token itself is never answered"),
+});
+export type SettingsOutput = z.infer<typeof settingsOutput>;

@@ -60,6 +60,29 @@ test("order within a level: sort_order, then nav_order, then title; reorder sets
   expect(shape((await docs()).children!)).toEqual(["Zeta", { Sub: ["Leaf"] }, "alpha", "Beta"]);
 });
 
+test("reorder refuses a field it does not have, at the top or in an entry (400 naming it), and changes nothing", async () => {
+  const o = await owner(server);
+  for (const [path, title] of [["docs/one", "One"], ["docs/two", "Two"]]) {
+    expect((await o.client.post(`${o.base}/${path}`, { title: title! })).status).toBe(201);
+  }
+  const rows = pageRows(server, o.wsId);
+  const id = (p: string) => rows.find((r) => r.path === p)!.id;
+  const order = [{ id: id("docs/two.md"), sort_order: 0 }, { id: id("docs/one.md"), sort_order: 1 }];
+  for (const [body, field] of [
+    [{ parent_path: "docs", order, folder: "docs" }, "folder"],
+    [{ parent_path: "docs", order: [order[0], { ...order[1], path: "docs/one.md" }] }, "order.1.path"],
+    [{ parent_path: "docs", order: [{ id: id("docs/two.md"), sort_order: 0, position: 5 }] }, "order.0.position"],
+  ] as const) {
+    const r = await o.client.post(`${o.base}/reorder`, body);
+    expect({ field, status: r.status, error: r.body.error, named: r.body.details?.field }).toEqual({ field, status: 400, error: "VALIDATION_ERROR", named: field });
+    expect(r.body.message).toContain("is not a known field");
+  }
+  expect(pageRows(server, o.wsId).filter((r) => r.path.startsWith("docs/")).map((r) => r.sort_order)).toEqual(rows.filter((r) => r.path.startsWith("docs/")).map((r) => r.sort_order));
+  // The documented body alone is accepted.
+  expect((await o.client.post(`${o.base}/reorder`, { parent_path: "docs", order })).status).toBe(204);
+  expect(pageRows(server, o.wsId).find((r) => r.path === "docs/two.md")!.sort_order).toBe(0);
+});
+
 test("nav_order from frontmatter orders pages that were not reordered", async () => {
   const o = await owner(server);
   const b = await o.client.post(`${o.base}/nav/b`, { title: "B" });

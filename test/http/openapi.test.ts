@@ -8,17 +8,37 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 // The JSON Schema 2020-12 validator the OpenAPI validator itself is built on (locked through it).
 import Ajv2020 from "ajv/dist/2020.js";
+import dns2 from "dns2";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { Client, type ApiResponse } from "../helpers/client.ts";
 import { registerUser } from "../helpers/factories.ts";
 import { createApp } from "../../src/app.ts";
 import { API_ROUTES, OUTPUTS, routeCoverage, routeKey } from "../../src/http/openapi.ts";
 
+// A custom domain is proved by a TXT record: a local DNS server answers the records set here.
+const txt = new Map<string, string>();
+type DnsServer = { listen(o: object): Promise<void>; addresses(): { udp: { port: number } }; close(): Promise<void> };
+let dns: DnsServer;
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  const { Packet } = dns2 as unknown as { Packet: any };
+  dns = (dns2 as unknown as { createServer(o: object): DnsServer }).createServer({
+    udp: true,
+    handle: (request: any, send: (r: unknown) => void) => {
+      const response = Packet.createResponseFromRequest(request);
+      const [q] = request.questions;
+      const value = txt.get(q.name);
+      if (value !== undefined && q.type === Packet.TYPE.TXT) response.answers.push({ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 0, data: value });
+      send(response);
+    },
+  });
+  await dns.listen({ udp: { port: 0, address: "127.0.0.1" } });
+  server = await startTestServer({ CUSTOM_DOMAIN_RESOLVER: `127.0.0.1:${dns.addresses().udp.port}` });
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server?.close();
+  await dns?.close();
+});
 
 describe("the OpenAPI document", () => {
   test("every /api route the app registers is in the route table (the failure names each missing one)", () => {
@@ -116,6 +136,17 @@ describe("the documented answers are the real answers", () => {
     expect(refreshed.status).toBe(200);
     expectDocumented("POST /api/auth/refresh", refreshed);
     expectDocumented("GET /api/auth/me", await new Client(server.url).get("/api/auth/me", { token: refreshed.body.access_token }));
+    // The sign-in screen's configuration, the providers, the caller's sessions and methods.
+    expectDocumented("GET /api/auth/config", await visitor.get("/api/auth/config"));
+    expectDocumented("GET /api/auth/providers", await visitor.get("/api/auth/providers"));
+    const sessions = await new Client(server.url).get("/api/auth/sessions", { token: refreshed.body.access_token });
+    expect(sessions.body.items.filter((s: { current: boolean }) => s.current).length).toBe(1);
+    expectDocumented("GET /api/auth/sessions", sessions);
+    const methods = await new Client(server.url).get("/api/auth/methods", { token: refreshed.body.access_token });
+    expect(methods.body.password).toBe(true);
+    expectDocumented("GET /api/auth/methods", methods);
+    // A reset link asked for (the same answer for every address).
+    expectDocumented("POST /api/auth/forgot-password", await visitor.post("/api/auth/forgot-password", { email }));
     expectDocumented("POST /api/auth/login", await new Client(server.url).post("/api/auth/login", { email, password: "not the password" }));
     // API keys: the secret once, then only the prefix.
     const signedIn = new Client(server.url).withToken(refreshed.body.access_token);
@@ -126,6 +157,10 @@ describe("the documented answers are the real answers", () => {
     const keys = await signedIn.get("/api/v1/api-keys");
     expect(keys.body.items.length).toBe(1);
     expectDocumented("GET /api/v1/api-keys", keys);
+    // The password changed: every session of the account is signed out, this one too.
+    const changedPassword = await new Client(server.url).post("/api/auth/change-password", { current_password: "a documented password", new_password: "another documented password" }, { token: refreshed.body.access_token });
+    expect([changedPassword.status, changedPassword.body.revoked_sessions]).toEqual([200, 2]);
+    expectDocumented("POST /api/auth/change-password", changedPassword);
 
     const owner = await registerUser(server.url);
     const c = owner.client;
@@ -150,6 +185,13 @@ describe("the documented answers are the real answers", () => {
     const aliased = await c.post(`/api/v1/content/${ws}/move`, { path: "guide/start.md", new_path: "guide/first.md" });
     expect(aliased.status).toBe(200);
     expectDocumented("POST /api/v1/content/:workspace/move", aliased);
+
+    // A file uploaded (multipart).
+    const form = new FormData();
+    form.append("file", new File([new TextEncoder().encode("plain notes\n")], "notes.txt", { type: "text/plain" }));
+    const uploaded = await c.request("POST", `/api/v1/content/${ws}/uploads`, { body: form });
+    expect(uploaded.status).toBe(201);
+    expectDocumented("POST /api/v1/content/:workspace/uploads", uploaded);
 
     // The tree (nested folders), the workspace and its list, a new workspace.
     const tree = await c.get(`/api/v1/content/${ws}/tree`);
@@ -208,11 +250,198 @@ describe("the documented answers are the real answers", () => {
     const badQuery = await c.get(`/api/v1/workspaces/${owner.workspaceId}/search`);
     expect(badQuery.status).toBe(400);
     expectDocumented("GET /api/v1/workspaces/:id/search", badQuery);
+  });
 
-    // Every route whose answer has a schema was checked here with its success status.
+  test("health, readiness, settings, invitations (and their acceptance), a role change, share links and outbound webhooks answer exactly as documented", async () => {
+    const visitor = new Client(server.url);
+    expectDocumented("GET /api/health", await visitor.get("/api/health"));
+    expectDocumented("GET /api/ready", await visitor.get("/api/ready"));
+
+    const owner = await registerUser(server.url);
+    const c = owner.client;
+    const ws = `/api/v1/workspaces/${owner.workspaceId}`;
+
+    // Settings: read, a merge that touches a stored (JSON) key and a column, the secret regenerated.
+    const settings = await c.get(`${ws}/admin/settings`);
+    expect(settings.status).toBe(200);
+    expectDocumented("GET /api/v1/workspaces/:id/admin/settings", settings);
+    const changed = await c.put(`${ws}/admin/settings`, { theme: "forest", navigation: { top: ["guide"] }, sync_interval: 600, custom_domain: `docs-${Date.now()}.example.com` });
+    expect([changed.status, changed.body.theme, changed.body.sync_interval]).toEqual([200, "forest", 600]);
+    expectDocumented("PUT /api/v1/workspaces/:id/admin/settings", changed);
+    const regenerated = await c.post(`${ws}/admin/settings/webhook-secret/regenerate`);
+    expect(regenerated.body.webhook_secret).not.toBe(settings.body.webhook_secret);
+    expectDocumented("POST /api/v1/workspaces/:id/admin/settings/webhook-secret/regenerate", regenerated);
+    expectDocumented("PUT /api/v1/workspaces/:id/admin/settings", await c.put(`${ws}/admin/settings`, { webhook_secret: "mine" }));
+
+    // Invitations: created (no email set up here, so the answer carries the link), then listed.
+    const invited = await c.post(`${ws}/invitations`, { email: `invitee.${Date.now()}@example.test`, role: "editor" });
+    expect(invited.status).toBe(201);
+    expect(typeof invited.body.url).toBe("string");
+    expectDocumented("POST /api/v1/workspaces/:id/invitations", invited);
+    const invitations = await c.get(`${ws}/invitations`);
+    expect(invitations.body.items.map((i: { id: string }) => i.id)).toEqual([invited.body.id]);
+    expectDocumented("GET /api/v1/workspaces/:id/invitations", invitations);
+    // Accepted by a new address (201: the account is made) and by an existing account (200).
+    const token = (url: string) => url.slice(url.lastIndexOf("/") + 1);
+    const accepted = await visitor.post("/api/auth/invitations/accept", { token: token(invited.body.url), name: "Invitee", password: "an invitee's password" });
+    expect([accepted.status, accepted.body.workspace.role, typeof accepted.body.access_token]).toEqual([201, "editor", "string"]);
+    expectDocumented("POST /api/auth/invitations/accept", accepted);
+    const existing = await registerUser(server.url);
+    const second = await c.post(`${ws}/invitations`, { email: existing.email, role: "viewer" });
+    const joinedExisting = await new Client(server.url).post("/api/auth/invitations/accept", { token: token(second.body.url), password: existing.password });
+    expect([joinedExisting.status, joinedExisting.body.user.id]).toEqual([200, existing.id]);
+    expectDocumented("POST /api/auth/invitations/accept", joinedExisting);
+    const spent = await new Client(server.url).post("/api/auth/invitations/accept", { token: token(second.body.url), password: existing.password });
+    expect(spent.status).toBeGreaterThanOrEqual(400);
+    expectDocumented("POST /api/auth/invitations/accept", spent);
+    // A member's role changed: the member as listed.
+    const promoted = await c.put(`${ws}/admin/members/${existing.id}/role`, { role: "commenter" });
+    expect([promoted.status, promoted.body.role]).toEqual([200, "commenter"]);
+    expectDocumented("PUT /api/v1/workspaces/:id/admin/members/:user_id/role", promoted);
+
+    // Share links: created with its token once, listed without it, used by another account.
+    const link = await c.post(`${ws}/share-links`, { role: "commenter", max_uses: 2 });
+    expect(link.status).toBe(201);
+    expectDocumented("POST /api/v1/workspaces/:id/share-links", link);
+    const joiner = await registerUser(server.url);
+    const used = await joiner.client.post(`/api/v1/share-links/${link.body.token}/use`);
+    expect([used.status, used.body.role, used.body.joined]).toEqual([200, "commenter", true]);
+    expectDocumented("POST /api/v1/share-links/:token/use", used);
+    const links = await c.get(`${ws}/share-links`);
+    expect(links.body.items[0].uses).toBe(1);
+    expect(links.body.items[0].token).toBeUndefined();
+    expectDocumented("GET /api/v1/workspaces/:id/share-links", links);
+
+    // Outbound webhooks: the secret once, then the definition, the list, a change, the empty log.
+    const hook = await c.post(`${ws}/webhooks`, { url: "https://8.8.4.4/quire", events: ["page-created"], description: "CI" });
+    expect(hook.status).toBe(201);
+    expect(hook.body.secret).toStartWith("whsec_");
+    expectDocumented("POST /api/v1/workspaces/:id/webhooks", hook);
+    expectDocumented("GET /api/v1/workspaces/:id/webhooks/:wid", await c.get(`${ws}/webhooks/${hook.body.id}`));
+    const hookChanged = await c.put(`${ws}/webhooks/${hook.body.id}`, { active: false });
+    expect(hookChanged.body.active).toBe(false);
+    expectDocumented("PUT /api/v1/workspaces/:id/webhooks/:wid", hookChanged);
+    const hooks = await c.get(`${ws}/webhooks`);
+    expect(hooks.body.items.length).toBe(1);
+    expectDocumented("GET /api/v1/workspaces/:id/webhooks", hooks);
+    expectDocumented("GET /api/v1/workspaces/:id/webhooks/:wid/deliveries", await c.get(`${ws}/webhooks/${hook.body.id}/deliveries`));
+    const privateHook = await c.post(`${ws}/webhooks`, { url: "http://10.0.0.5/hook" });
+    expect(privateHook.status).toBe(400);
+    expectDocumented("POST /api/v1/workspaces/:id/webhooks", privateHook);
+  });
+
+  test("the published site's status, live pages, versions, custom domain and quality scan answer exactly as documented", async () => {
+    const owner = await registerUser(server.url);
+    const c = owner.client;
+    const ws = `/api/v1/workspaces/${owner.workspaceId}`;
+    expect((await c.put(`${ws}/admin/settings`, { published: true, visibility: "public" })).status).toBe(200);
+    expect((await c.post(`/api/v1/content/${owner.workspaceSlug}/guide.md`, { title: "Guide", body: "# Guide\n" })).status).toBe(201);
+
+    // Versions: a snapshot, the list, one, a new default.
+    const v1 = await c.post(`${ws}/versions`, { slug: "v1", name: "Version 1", snapshot: true });
+    expect(v1.status).toBe(201);
+    expectDocumented("POST /api/v1/workspaces/:id/versions", v1);
+    expect((await c.post(`${ws}/versions`, { slug: "v2", name: "Version 2", snapshot: true })).status).toBe(201);
+    const versions = await c.get(`${ws}/versions`);
+    expect(versions.body.items.length).toBe(2);
+    expectDocumented("GET /api/v1/workspaces/:id/versions", versions);
+    expectDocumented("GET /api/v1/workspaces/:id/versions/:slug", await c.get(`${ws}/versions/v1`));
+    const made = await c.put(`${ws}/versions/v2/default`);
+    expect(made.body.is_default).toBe(true);
+    expectDocumented("PUT /api/v1/workspaces/:id/versions/:slug/default", made);
+
+    // The custom domain: set (its record not there yet: failed), then proved by its TXT record.
+    const domain = `docs-${Date.now()}.documented.example.test`;
+    const set = await c.put(`${ws}/custom-domain`, { domain });
+    expect(set.status).toBe(200);
+    expect(set.body.status).not.toBe("verified");
+    expectDocumented("PUT /api/v1/workspaces/:id/custom-domain", set);
+    txt.set(set.body.verification.name, set.body.verification.value);
+    const verified = await c.post(`${ws}/custom-domain/verify`);
+    expect(verified.body.status).toBe("verified");
+    expectDocumented("POST /api/v1/workspaces/:id/custom-domain/verify", verified);
+    expectDocumented("GET /api/v1/workspaces/:id/custom-domain", await c.get(`${ws}/custom-domain`));
+
+    // The Site screen's status (domain and versions in it) and the live pages across versions.
+    const status = await c.get(`${ws}/site`);
+    expect([status.body.published, status.body.custom_domain?.status, status.body.versions.length]).toEqual([true, "verified", 2]);
+    expectDocumented("GET /api/v1/workspaces/:id/site", status);
+    const live = await c.get(`${ws}/site/pages`);
+    expect(live.body.pages.length).toBeGreaterThan(0);
+    expectDocumented("GET /api/v1/workspaces/:id/site/pages", live);
+    // The quality scan: a page with a dead link and no description (findings with lines), then one page.
+    expect((await c.post(`/api/v1/content/${owner.workspaceSlug}/broken.md`, { title: "Broken", body: "See [the missing page](missing.md).\n" })).status).toBe(201);
+    const quality = await c.get(`${ws}/quality`);
+    expect(quality.body.findings.some((f: { kind: string; line?: number }) => f.kind === "dead_link" && f.line === 1)).toBe(true);
+    expectDocumented("GET /api/v1/workspaces/:id/quality", quality);
+    const onePage = await c.get(`${ws}/quality?path=broken.md`);
+    expect(onePage.body.pages.map((p: { path: string }) => p.path)).toEqual(["broken.md"]);
+    expectDocumented("GET /api/v1/workspaces/:id/quality", onePage);
+    const noSuchVersion = await c.get(`${ws}/versions/v9`);
+    expect(noSuchVersion.status).toBe(404);
+    expectDocumented("GET /api/v1/workspaces/:id/versions/:slug", noSuchVersion);
+  });
+
+  test("analytics: the consent answer and the three reports, with views, searches and a consent counted, answer exactly as documented", async () => {
+    const owner = await registerUser(server.url);
+    const c = owner.client;
+    const ws = `/api/v1/workspaces/${owner.workspaceId}`;
+    expect((await c.put(`${ws}/admin/settings`, { published: true, visibility: "public" })).status).toBe(200);
+    const consent = await new Client(server.url).post("/api/analytics/consent", { workspace: owner.workspaceSlug, granted: true });
+    expect(consent.status).toBe(200);
+    expectDocumented("POST /api/analytics/consent", consent);
+    // Page views as the published site records them; searches from the app, one finding nothing.
+    for (let i = 0; i < 3; i++) server.services.analytics.recordPageView({ workspaceId: owner.workspaceId, path: "/welcome", referrer: "https://news.example.org/item" });
+    await server.services.search.whenIndexed(owner.workspaceId);
+    for (const q of ["welcome", "zebraunicornxyz"]) expect((await c.get(`${ws}/search?q=${q}`)).status).toBe(200);
+
+    const pages = await c.get(`${ws}/analytics/pages?days=7`);
+    expect([pages.status, pages.body.total_views, pages.body.referrers.length]).toEqual([200, 3, 1]);
+    expectDocumented("GET /api/v1/workspaces/:id/analytics/pages", pages);
+    const searches = await c.get(`${ws}/analytics/searches?source=app`);
+    expect([searches.body.searches, searches.body.no_results.length]).toEqual([2, 1]);
+    expectDocumented("GET /api/v1/workspaces/:id/analytics/searches", searches);
+    expectDocumented("GET /api/v1/workspaces/:id/analytics/searches", await c.get(`${ws}/analytics/searches`));
+    const overview = await c.get(`${ws}/analytics/overview?days=7`);
+    expect([overview.body.daily.length, overview.body.consents.granted]).toEqual([7, 1]);
+    expectDocumented("GET /api/v1/workspaces/:id/analytics/overview", overview);
+    const tooLong = await c.get(`${ws}/analytics/overview?days=365`);
+    expect(tooLong.status).toBe(400);
+    expectDocumented("GET /api/v1/workspaces/:id/analytics/overview", tooLong);
+  });
+
+  test("onboarding, templates, the workspace's people, who is viewing what, writing assist and the MCP client configuration answer exactly as documented", async () => {
+    const owner = await registerUser(server.url);
+    const c = owner.client;
+    const ws = `/api/v1/workspaces/${owner.workspaceId}`;
+    expectDocumented("GET /api/v1/users/me/onboarding", await c.get("/api/v1/users/me/onboarding"));
+    const marked = await c.request("PATCH", "/api/v1/users/me/onboarding", { json: { steps: { create_page: true }, dismissed: true } });
+    expect([marked.status, marked.body.dismissed, marked.body.steps.find((s: { id: string }) => s.id === "create_page").done]).toEqual([200, true, true]);
+    expectDocumented("PATCH /api/v1/users/me/onboarding", marked);
+    const templates = await c.get("/api/v1/templates");
+    expect(templates.body.items.length).toBeGreaterThan(0);
+    expectDocumented("GET /api/v1/templates", templates);
+    const template = await c.get(`/api/v1/templates/${templates.body.items[0].id}`);
+    expect(template.body.content.length).toBeGreaterThan(0);
+    expectDocumented("GET /api/v1/templates/:id", template);
+    expectDocumented("GET /api/v1/workspaces/:id/people", await c.get(`${ws}/people`));
+    expect((await c.post(`${ws}/viewing`, { path: "welcome.md" })).status).toBe(204);
+    const viewing = await c.get(`${ws}/viewing`);
+    expect(viewing.body.items.map((v: { path: string }) => v.path)).toEqual(["welcome.md"]);
+    expectDocumented("GET /api/v1/workspaces/:id/viewing", viewing);
+    // Agents: writing assist with no model configured here (instructions for the agent), the MCP client configuration.
+    const assist = await c.post("/api/ai/assist", { text: "Teh quick fox.", mode: "fix_grammar" });
+    expect([assist.status, typeof assist.body.instructions, assist.body.text]).toEqual([200, "string", "Teh quick fox."]);
+    expectDocumented("POST /api/ai/assist", assist);
+    const mcp = await c.get("/api/v1/mcp/client-config");
+    expect(mcp.body.http_url).toBe(`${server.config.baseUrl}/mcp`);
+    expectDocumented("GET /api/v1/mcp/client-config", mcp);
+  });
+
+  test("every route whose answer has a schema was checked above with its success status", () => {
     const withSchema = Object.entries(API_ROUTES).filter(([, d]) => d.response).map(([k, d]) => [k, d.status ?? 200] as const);
     expect(withSchema.filter(([k, status]) => !checked.get(k)?.has(status)).map(([k]) => k)).toEqual([]);
-    expect(withSchema.length).toBeGreaterThanOrEqual(25);
+    expect(withSchema.length).toBeGreaterThanOrEqual(40);
   });
 
   test("the documented schemas are exact: a field the server does not send, or a missing one, fails", async () => {

@@ -1,9 +1,10 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 import { httpCore } from "../core.ts";
+import type { AuthConfigOutput } from "../../identity/schemas.ts";
 
 /** What a sign-in screen needs to know before anyone is signed in. */
-export function authConfigOf(services: Services) {
+export function authConfigOf(services: Services): AuthConfigOutput {
   return {
     signup_enabled: !services.config.disableSignup,
     /** Without email, reset links and invitations are handed over by an administrator. */

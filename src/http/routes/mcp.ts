@@ -1,3 +1,4 @@
+import type { McpClientConfigOutput } from "../../ai/schemas.ts";
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 import { httpCore } from "../core.ts";
@@ -46,7 +47,7 @@ export function mcpRoutes(services: Services, opts: McpHttpOptions) {
  * How an MCP client starts `quire mcp` on this machine: the absolute path of the running
  * executable (a source checkout runs as `bun /path/to/src/cli.ts`), and the HTTP endpoint.
  */
-export function mcpClientConfig(baseUrl: string): { command: string; args: string[]; http_url: string } {
+export function mcpClientConfig(baseUrl: string): McpClientConfigOutput {
   const runtime = basename(process.execPath).replace(/\.exe$/, "");
   const fromSource = runtime === "bun" && !Bun.main.startsWith("/$bunfs/");
   return { command: process.execPath, args: fromSource ? [Bun.main] : [], http_url: `${baseUrl.replace(/\/+$/, "")}/mcp` };

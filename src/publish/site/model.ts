@@ -10,17 +10,14 @@
  */
 import type { PageRow } from "../../content/page-records.ts";
 import { buildTree, type TreeNode } from "../../content/tree.ts";
+import type { z } from "zod";
+import type { versionOutput } from "../schemas.ts";
 import type { Theme, Visibility } from "../../workspaces/workspace-schemas.ts";
 import type { Manifests, NavSpec } from "./manifests.ts";
 import { redirectKey } from "./manifests.ts";
 
-export interface SiteVersion {
-  slug: string;
-  name: string;
-  base_path: string;
-  is_default: boolean;
-  created_at: string;
-}
+/** A version as answered and used by the site: the documented output schema's type. */
+export type SiteVersion = z.infer<typeof versionOutput>;
 
 export interface SitePage {
   id: string;
