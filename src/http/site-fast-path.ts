@@ -116,12 +116,16 @@ export function siteFastPath(services: Services, framework: (request: Request) =
 }
 
 function respond(site: SiteAnswer, requestId: string, limit: Limit): Response {
-  // A page's shared headers already hold nosniff.
-  const out = site.shared ? new Headers(site.shared) : new Headers({ "x-content-type-options": "nosniff" });
+  // The response takes the page's shared headers (which hold nosniff) in one native copy, and
+  // this response's own are added to its headers in place: no intermediate Headers to copy again.
+  const response = new Response(site.body as BodyInit | null, { status: site.status, headers: site.shared ?? NOSNIFF });
+  const out = response.headers;
   common(out, requestId, limit);
   for (const name in site.headers) out.set(name, site.headers[name]!);
-  return new Response(site.body as BodyInit | null, { status: site.status, headers: out });
+  return response;
 }
+
+const NOSNIFF = { "x-content-type-options": "nosniff" };
 
 /** What httpCore adds to every response: the request id and the rate-limit state (and nosniff, see callers). */
 function common(out: Headers, requestId: string, limit: Limit): void {
