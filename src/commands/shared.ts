@@ -38,5 +38,6 @@ function teeLogger(a: Logger, b: Logger): Logger {
     warn: (m, f) => (a.warn(m, f), b.warn(m, f)),
     error: (m, f) => (a.error(m, f), b.error(m, f)),
     child: (fields) => teeLogger(a.child(fields), b.child(fields)),
+    enabled: (level) => a.enabled(level) || b.enabled(level),
   };
 }

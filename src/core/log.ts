@@ -15,6 +15,11 @@ export interface Logger {
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
   child(fields: LogFields): Logger;
+  /**
+   * Whether a line of this level would be written. A caller whose fields cost work to build (the
+   * request log runs for every request) asks first, so a level that is off costs nothing.
+   */
+  enabled(level: LogLevel): boolean;
 }
 
 export interface LoggerOptions {
@@ -59,6 +64,7 @@ export function createLogger(options: LoggerOptions = {}, base: LogFields = {}):
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
     child: (fields) => createLogger(options, { ...base, ...fields }),
+    enabled: (level) => LEVELS[level] >= min,
   };
 }
 

@@ -169,43 +169,78 @@ export class RateLimiter {
      */
     refunds?: Array<() => void>,
   ): RateState | null {
-    let matched: Array<{ rule: RateRule; key: string; w: Window | undefined }> | null = null;
+    let matched: RateRule[] | null = null;
     for (const rule of this.rules) {
       if (rule.callers === "anonymous" && principal) continue;
       if (!rule.matches(method, path, credentialsPresented)) continue;
-      const key = `${rule.name}|${account && !principal && rule.keyBy === "user" ? `user:${account}` : bucketOf(rule, principal, ip)}`;
+      (matched ??= []).push(rule);
+    }
+    if (!matched) return null;
+    return this.count(matched, (rule) => (account && !principal && rule.keyBy === "user" ? `user:${account}` : bucketOf(rule, principal, ip)), nowMs, refunds);
+  }
+
+  /**
+   * The limiter of one route class for requests without credentials: the rules such a request
+   * meets on every path of the class are selected once, here, from `method` and a `sample` path,
+   * instead of trying every rule on every request. The caller answers for the class: each request
+   * it counts this way must be one `hit` would give the same rules (same method kind, a path the
+   * rules cannot tell from the sample, no credentials, no account). The published site's direct
+   * lane is the one user: every `/p/{slug}/…` read meets the "published" rule and nothing else.
+   * Rules that give places back (successOnly) need the caller's refunds and are refused here.
+   */
+  anonymousClass(method: string, sample: string): (ip: string, nowMs: number) => RateState | null {
+    const selected = this.rules.filter((rule) => rule.matches(method, sample, false));
+    if (selected.some((rule) => rule.successOnly)) throw new Error(`rate limits of ${method} ${sample} give places back: count them with hit()`);
+    if (selected.length === 0) return () => null;
+    // Anonymous callers are keyed by address under every rule (bucketOf).
+    const keyOf = (_rule: RateRule, ip: string) => `ip:${ipBucket(ip)}`;
+    return (ip, nowMs) => this.count(selected, (rule) => keyOf(rule, ip), nowMs);
+  }
+
+  /**
+   * Counts one request against the given rules (keys from `bucket`) and returns the tightest
+   * state, or throws RATE_LIMITED when any is exhausted (a refused request consumes nothing).
+   */
+  private count(rules: RateRule[], bucket: (rule: RateRule) => string, nowMs: number, refunds?: Array<() => void>): RateState {
+    const keys: string[] = new Array(rules.length);
+    const found: Array<Window | undefined> = new Array(rules.length);
+    for (let i = 0; i < rules.length; i++) {
+      const rule = rules[i]!;
+      const key = `${rule.name}|${bucket(rule)}`;
       let w = this.windows.get(key);
       if (w && w.resetAtMs <= nowMs) w = undefined;
       if (w && w.count >= rule.limit) {
         throw new RateLimitedError(rule.limit, Math.ceil(w.resetAtMs / 1000), Math.max(1, Math.ceil((w.resetAtMs - nowMs) / 1000)));
       }
-      (matched ??= []).push({ rule, key, w });
+      keys[i] = key;
+      found[i] = w;
     }
-    if (!matched) return null;
     this.sweep(nowMs);
     let tightest: RateState | null = null;
-    for (const m of matched) {
-      let w = m.w;
+    for (let i = 0; i < rules.length; i++) {
+      const rule = rules[i]!;
+      const key = keys[i]!;
+      let w = found[i];
       if (!w) {
-        w = { count: 0, resetAtMs: nowMs + m.rule.windowSec * 1000 };
-        this.windows.delete(m.key); // re-insert so Map order stays oldest-first for eviction
-        this.windows.set(m.key, w);
+        w = { count: 0, resetAtMs: nowMs + rule.windowSec * 1000 };
+        this.windows.delete(key); // re-insert so Map order stays oldest-first for eviction
+        this.windows.set(key, w);
       }
       w.count++;
-      if (m.rule.successOnly && refunds) {
+      if (rule.successOnly && refunds) {
         const taken = w;
         let given = false;
         refunds.push(() => {
           // Once, and only into the window it was taken from (a new window starts from zero anyway).
           if (given) return;
           given = true;
-          if (this.windows.get(m.key) === taken && taken.count > 0) taken.count--;
+          if (this.windows.get(key) === taken && taken.count > 0) taken.count--;
         });
       }
-      const state = { limit: m.rule.limit, remaining: m.rule.limit - w.count, resetAt: Math.ceil(w.resetAtMs / 1000) };
-      if (!tightest || state.remaining < tightest.remaining) tightest = state;
+      const remaining = rule.limit - w.count;
+      if (!tightest || remaining < tightest.remaining) tightest = { limit: rule.limit, remaining, resetAt: Math.ceil(w.resetAtMs / 1000) };
     }
-    return tightest;
+    return tightest!;
   }
 
   /** Forgets every count (tests that deliberately send many requests from one caller use it). */

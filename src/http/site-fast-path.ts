@@ -12,6 +12,11 @@ import { publishedPathAnswer } from "./routes/site.ts";
 /** The route template the published site's requests are counted under (the framework's route is `/p/*`). */
 const SITE_ROUTE = "/p/*";
 
+/** A path of the class the direct lane's rate limits are selected for (any `/p/{slug}/…`). */
+const SITE_SAMPLE = "/p/site/page";
+/** Distinct Host values remembered (a client may send any; beyond this the memory starts over). */
+const MAX_REMEMBERED_HOSTS = 64;
+
 type Limit = { limit: number; remaining: number; resetAt: number } | null;
 
 /**
@@ -35,6 +40,23 @@ type Limit = { limit: number; remaining: number; resetAt: number } | null;
 export function siteFastPath(services: Services, framework: (request: Request) => Response | Promise<Response>) {
   const { config, log, rateLimiter, site } = services;
   const answer = publishedPathAnswer(services);
+  // Every read of `/p/{slug}/…` without credentials meets the same rules (the site's 600 a minute
+  // per address, and not the anonymous floor): selected once here instead of on each request.
+  const readLimits = { GET: rateLimiter.anonymousClass("GET", SITE_SAMPLE), HEAD: rateLimiter.anonymousClass("HEAD", SITE_SAMPLE) };
+  // The Host header's normalized name, by its raw value: the same few values arrive on every
+  // request, and normalizing costs three regular expressions. Which domains are verified is asked
+  // of the site each time (a domain may be verified at any moment).
+  const hosts = new Map<string, string | null>();
+  const hostOf = (header: string | null): string | null => {
+    if (header === null) return null;
+    let host = hosts.get(header);
+    if (host === undefined) {
+      host = hostName(header);
+      if (hosts.size >= MAX_REMEMBERED_HOSTS) hosts.clear();
+      hosts.set(header, host);
+    }
+    return host;
+  };
 
   const failed = (error: unknown, requestId: string, limit: Limit): Response => {
     const { status, body, headers: extra } = toErrorResponse(error, undefined, requestId, log);
@@ -60,7 +82,7 @@ export function siteFastPath(services: Services, framework: (request: Request) =
     ) {
       return framework(request);
     }
-    const host = hostName(headers.get("host"));
+    const host = hostOf(headers.get("host"));
     if (host !== null && (site.workspaceForHost(host) !== null || site.isUnverifiedDomain(host))) return framework(request);
 
     const requestId = ulid();
@@ -75,7 +97,7 @@ export function siteFastPath(services: Services, framework: (request: Request) =
     let answered: SiteAnswer | Promise<SiteAnswer>;
     try {
       state.ip = clientIp(request, () => server.requestIP(request)?.address, config.trustProxy);
-      limit = rateLimiter.hit(method, path, null, state.ip, nowMs(), false, null);
+      limit = path.startsWith("/p/") ? readLimits[method](state.ip, nowMs()) : rateLimiter.hit(method, path, null, state.ip, nowMs(), false, null);
       route = SITE_ROUTE; // past the limit, as the framework would have matched its route
       answered = answer(request, null, state.ip);
     } catch (error) {
@@ -94,12 +116,16 @@ export function siteFastPath(services: Services, framework: (request: Request) =
 }
 
 function respond(site: SiteAnswer, requestId: string, limit: Limit): Response {
-  // A page's shared headers already hold nosniff.
-  const out = site.shared ? new Headers(site.shared) : new Headers({ "x-content-type-options": "nosniff" });
+  // The response takes the page's shared headers (which hold nosniff) in one native copy, and
+  // this response's own are added to its headers in place: no intermediate Headers to copy again.
+  const response = new Response(site.body as BodyInit | null, { status: site.status, headers: site.shared ?? NOSNIFF });
+  const out = response.headers;
   common(out, requestId, limit);
   for (const name in site.headers) out.set(name, site.headers[name]!);
-  return new Response(site.body as BodyInit | null, { status: site.status, headers: out });
+  return response;
 }
+
+const NOSNIFF = { "x-content-type-options": "nosniff" };
 
 /** What httpCore adds to every response: the request id and the rate-limit state (and nosniff, see callers). */
 function common(out: Headers, requestId: string, limit: Limit): void {

@@ -146,7 +146,8 @@ export class Analytics {
   recordPageView(input: PageViewInput): void {
     try {
       const day = this.today(this.now());
-      this.add({ table: "page_views", workspaceId: input.workspaceId, day, key: normalizePath(input.path), count: 1, noResults: 0 });
+      const path = normalizePath(input.path);
+      if (!this.viewedAgain(input.workspaceId, day, path)) this.add({ table: "page_views", workspaceId: input.workspaceId, day, key: path, count: 1, noResults: 0 });
       const host = referrerHost(input.referrer, this.ownHost);
       if (host) this.add({ table: "referrers", workspaceId: input.workspaceId, day, key: host, count: 1, noResults: 0 });
       if (input.consent && input.client) {
@@ -290,13 +291,18 @@ export class Analytics {
     this.versions.set(workspaceId, (this.versions.get(workspaceId) ?? 0) + 1);
   }
 
-  private add(p: Pending): void {
-    // A popular page viewed again before the next flush: the same pending row, counted directly.
+  /**
+   * A popular page viewed again before the next flush: its pending row is counted in place, before
+   * any event is built (a page view of a busy site allocates nothing). False: not the last page.
+   */
+  private viewedAgain(workspaceId: string, day: string, path: string): boolean {
     const last = this.lastView;
-    if (p.table === "page_views" && last !== null && last.flushes === this.flushes && last.workspaceId === p.workspaceId && last.day === p.day && last.path === p.key) {
-      last.row.count += p.count;
-      return;
-    }
+    if (last === null || last.flushes !== this.flushes || last.workspaceId !== workspaceId || last.day !== day || last.path !== path) return false;
+    last.row.count++;
+    return true;
+  }
+
+  private add(p: Pending): void {
     const path = p.key;
     const scope = `${p.table}|${p.workspaceId}|${p.day}|${p.source ?? ""}`;
     const kept = this.keysOf(scope, p);

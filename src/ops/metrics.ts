@@ -17,9 +17,16 @@ export const UNMATCHED_ROUTE = "unmatched";
 const SYNC_RESULTS = new Set(["completed", "conflict", "ignored", "failed"]);
 
 interface Histogram {
+  /** Observations per bucket, not cumulative (one increment per observation); summed when rendered. */
   counts: number[];
   sum: number;
   count: number;
+}
+
+interface Series {
+  labels: string;
+  requests: Map<unknown, { n: number }>;
+  histogram: Histogram;
 }
 
 export interface MetricGauges {
@@ -47,10 +54,11 @@ export function statusLabel(status: unknown): string {
 }
 
 export class Metrics {
-  private readonly requests = new Map<string, number>();
+  /** Requests by label set; a cell is shared with `series`, so counting one is an increment. */
+  private readonly requests = new Map<string, { n: number }>();
   private readonly durations = new Map<string, Histogram>();
-  /** Label strings by route template, method and status (see observeHttp). */
-  private readonly series = new Map<string, Map<string, { labels: string; requests: Map<unknown, string> }>>();
+  /** The cells of a route template and method, by status (see observeHttp). */
+  private readonly series = new Map<string, Map<string, Series>>();
   private searchQueries = 0;
   private readonly syncs = new Map<string, number>();
   private gauges: MetricGauges | null = null;
@@ -61,26 +69,26 @@ export class Metrics {
   }
 
   observeHttp(route: string | undefined | null, method: string, status: unknown, seconds: number): void {
-    // Series keys are built once per (route, method, status) and then looked up: this runs for every request.
-    const byStatus = this.seriesOf(route, method);
-    let key = byStatus.requests.get(status);
-    if (key === undefined) {
-      key = `${byStatus.labels},status="${statusLabel(status)}"`;
-      if (byStatus.requests.size < 100) byStatus.requests.set(status, key);
+    // Label sets and their cells are made once per (route, method, status) and then looked up:
+    // this runs for every request, and allocates nothing once a series exists.
+    const series = this.seriesOf(route, method);
+    let cell = series.requests.get(status);
+    if (cell === undefined) {
+      const key = `${series.labels},status="${statusLabel(status)}"`;
+      cell = this.requests.get(key);
+      if (!cell) this.requests.set(key, (cell = { n: 0 }));
+      if (series.requests.size < 100) series.requests.set(status, cell);
     }
-    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
-    const hkey = byStatus.labels;
-    let h = this.durations.get(hkey);
-    if (!h) {
-      h = { counts: new Array<number>(DURATION_BUCKETS.length).fill(0), sum: 0, count: 0 };
-      this.durations.set(hkey, h);
-    }
-    for (let i = 0; i < DURATION_BUCKETS.length; i++) if (seconds <= DURATION_BUCKETS[i]!) h.counts[i]!++;
+    cell.n++;
+    const h = series.histogram;
+    let i = 0;
+    while (i < DURATION_BUCKETS.length && !(seconds <= DURATION_BUCKETS[i]!)) i++;
+    if (i < DURATION_BUCKETS.length) h.counts[i]!++;
     h.sum += seconds;
     h.count++;
   }
 
-  private seriesOf(route: string | undefined | null, method: string): { labels: string; requests: Map<unknown, string> } {
+  private seriesOf(route: string | undefined | null, method: string): Series {
     const routeKey = route ?? "";
     let byMethod = this.series.get(routeKey);
     if (!byMethod) {
@@ -90,7 +98,10 @@ export class Metrics {
     }
     let hit = byMethod.get(method);
     if (!hit) {
-      hit = { labels: `route="${escapeLabel(routeLabel(route))}",method="${methodLabel(method)}"`, requests: new Map() };
+      const labels = `route="${escapeLabel(routeLabel(route))}",method="${methodLabel(method)}"`;
+      let histogram = this.durations.get(labels);
+      if (!histogram) this.durations.set(labels, (histogram = { counts: new Array<number>(DURATION_BUCKETS.length).fill(0), sum: 0, count: 0 }));
+      hit = { labels, requests: new Map(), histogram };
       if (byMethod.size < 20) byMethod.set(method, hit);
     }
     return hit;
@@ -139,11 +150,13 @@ export class Metrics {
     }
 
     metric("quire_http_requests_total", "counter", "HTTP requests answered, by route template, method and status.");
-    for (const [labels, n] of this.requests) out.push(`quire_http_requests_total{${labels}} ${n}`);
+    for (const [labels, cell] of this.requests) out.push(`quire_http_requests_total{${labels}} ${cell.n}`);
     metric("quire_http_request_duration_seconds", "histogram", "HTTP request duration in seconds, by route template and method.");
     for (const [labels, h] of this.durations) {
+      let below = 0; // Prometheus buckets are cumulative: each counts every observation up to its bound
       for (let i = 0; i < DURATION_BUCKETS.length; i++) {
-        out.push(`quire_http_request_duration_seconds_bucket{${labels},le="${DURATION_BUCKETS[i]}"} ${h.counts[i]}`);
+        below += h.counts[i]!;
+        out.push(`quire_http_request_duration_seconds_bucket{${labels},le="${DURATION_BUCKETS[i]}"} ${below}`);
       }
       out.push(`quire_http_request_duration_seconds_bucket{${labels},le="+Inf"} ${h.count}`);
       out.push(`quire_http_request_duration_seconds_sum{${labels}} ${h.sum}`);

@@ -128,6 +128,37 @@ describe("RateLimiter", () => {
   });
 });
 
+describe("a route class's limits, selected once", () => {
+  const reads = ["/p/acme/", "/p/acme/guide", "/p/acme/docs/deep/page.md", "/p/x/sitemap.xml", "/p/%E2%9C%93/a"];
+
+  test("a published read meets, through its class, exactly the rules and buckets a full hit gives it", () => {
+    for (const method of ["GET", "HEAD"] as const) {
+      const perPath = new RateLimiter();
+      const byClass = new RateLimiter();
+      const lane = byClass.anonymousClass(method, "/p/site/page");
+      for (const [i, path] of reads.entries()) {
+        const at = T0 + i;
+        expect(lane("203.0.113.7", at)).toEqual(perPath.hit(method, path, null, "203.0.113.7", at));
+      }
+      expect(byClass.size).toBe(perPath.size);
+    }
+  });
+
+  test("the class and a full hit share one bucket: 600 a minute per address, then RATE_LIMITED", () => {
+    const l = new RateLimiter();
+    const lane = l.anonymousClass("GET", "/p/site/page");
+    for (let i = 0; i < 599; i++) lane("198.51.100.1", T0);
+    expect(l.hit("GET", "/p/acme/guide", null, "198.51.100.1", T0)).toMatchObject({ limit: 600, remaining: 0 });
+    expect(refused(() => lane("198.51.100.1", T0)).limit).toBe(600);
+    expect(lane("198.51.100.2", T0)).toMatchObject({ limit: 600, remaining: 599 });
+    expect(lane("198.51.100.1", T0 + 60_000)).toMatchObject({ remaining: 599 });
+  });
+
+  test("a class whose rules give places back is refused (it needs the request's refunds)", () => {
+    expect(() => new RateLimiter().anonymousClass("GET", "/api/v1/users/me/export")).toThrow();
+  });
+});
+
 describe("the specification's rules", () => {
   const find = (method: string, path: string) => RATE_RULES.filter((r) => r.matches(method, path)).map((r) => `${r.name}:${r.limit}/${r.windowSec}`);
   test.each([

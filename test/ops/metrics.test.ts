@@ -172,3 +172,24 @@ test("serve with a METRICS_PORT already taken refuses to start (exit 1), naming 
     rmSync(dataDir, { recursive: true, force: true });
   }
 }, 60_000);
+
+test("the request histogram's buckets are cumulative, and each request is counted once under its status", async () => {
+  const { Metrics, DURATION_BUCKETS } = await import("../../src/ops/metrics.ts");
+  const m = new Metrics();
+  for (const seconds of [0.0005, 0.0005, 0.003, 0.2, 11]) m.observeHttp("/p/*", "GET", 200, seconds);
+  m.observeHttp("/p/*", "GET", 304, 0.0001);
+  m.observeHttp("/p/*", "GET", "404", 0.0001);
+  const text = m.render();
+  const bucket = (le: string) => Number(new RegExp(`quire_http_request_duration_seconds_bucket\\{route="/p/\\*",method="GET",le="${le.replace(/[.+]/g, "\\$&")}"\\} (\\d+)`).exec(text)?.[1]);
+  expect(bucket("0.001")).toBe(4);
+  expect(bucket("0.005")).toBe(5);
+  expect(bucket("0.1")).toBe(5);
+  expect(bucket("0.25")).toBe(6);
+  expect(bucket(String(DURATION_BUCKETS.at(-1)))).toBe(6);
+  expect(bucket("+Inf")).toBe(7);
+  expect(text).toContain('quire_http_request_duration_seconds_count{route="/p/*",method="GET"} 7');
+  expect(text).toContain('quire_http_requests_total{route="/p/*",method="GET",status="200"} 5');
+  expect(text).toContain('quire_http_requests_total{route="/p/*",method="GET",status="304"} 1');
+  expect(text).toContain('quire_http_requests_total{route="/p/*",method="GET",status="404"} 1');
+  expect(m.httpSeries).toBe(3);
+});
