@@ -74,8 +74,13 @@ export function plainBlocks(body: string, lines: string[], lexer: Lexer): Token[
       continue;
     }
     if (HEADING.test(line)) {
-      const [t, ...more] = lexer.blockTokens(line + "\n", []);
-      if (!t || t.type !== "heading" || more.length > 0) return null;
+      // Its text matters only for finding code spans: without a backtick none can be in it.
+      let t = { type: "heading", raw: line + "\n", text: "" } as Token;
+      if (line.includes("`")) {
+        const [lexed, ...more] = lexer.blockTokens(line + "\n", []);
+        if (!lexed || lexed.type !== "heading" || more.length > 0) return null;
+        t = lexed;
+      }
       list = null;
       tokens.push(t);
       prev = "heading";
@@ -103,10 +108,17 @@ export function plainBlocks(body: string, lines: string[], lexer: Lexer): Token[
       let j = i + 2;
       while (j < lines.length && lines[j]!.startsWith("|")) j++;
       if (j < lines.length && !BLANK.test(lines[j]!)) return null;
-      const isolated = lexer.blockTokens(lines.slice(i, j).join("\n") + "\n", []).filter((t) => t.type !== "space");
-      if (isolated.length !== 1 || isolated[0]!.type !== "table") return null;
+      const raw = lines.slice(i, j).join("\n") + "\n";
+      // Cells matter only for finding code spans. Without a backtick, what marked makes of these
+      // lines (a table, or a paragraph if the columns disagree) is prose over the same lines.
+      let table = { type: "table", raw, header: [], rows: [] } as unknown as Token;
+      if (raw.includes("`")) {
+        const isolated = lexer.blockTokens(raw, []).filter((t) => t.type !== "space");
+        if (isolated.length !== 1 || isolated[0]!.type !== "table") return null;
+        table = isolated[0]!;
+      }
       list = null;
-      tokens.push(isolated[0]!);
+      tokens.push(table);
       prev = "table";
       i = j;
       continue;
