@@ -5,7 +5,8 @@ import type { Lexer, Token } from "marked";
  * one pass over its lines instead of marked's block lexer (which tries a dozen regexes at every
  * block and made up most of the quality scan's time). The subset: blank lines, ATX headings,
  * fenced code at the margin, paragraphs whose lines start with a letter (or a link, image, quote or
- * code span), single-line `-`/`*`/`+` list items, and pipe tables. The tokens carry what
+ * code span), single-line list items (`-`/`*`/`+`, `1.`/`1)`), quotes of such paragraph lines, and
+ * pipe tables. The tokens carry what
  * link-regions.ts reads (type, raw, text; list items; tables as marked makes them) and nothing more.
  *
  * Anything outside the subset, or any neighbourhood where Markdown's rules get subtle (lazy
@@ -14,14 +15,17 @@ import type { Lexer, Token } from "marked";
  * as before. The subset is kept this narrow on purpose: test/content/link-regions-fast.test.ts
  * compares both paths over the spec examples, the starter pages and generated hostile pages.
  */
-type Kind = "start" | "blank" | "heading" | "code" | "para" | "list" | "table";
+type Kind = "start" | "blank" | "heading" | "code" | "para" | "list" | "table" | "quote";
 
 const BLANK = /^[ \t]*$/;
 const FENCE_OPEN = /^(`{3,}|~{3,})(.*)$/;
 const FENCE_CLOSE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
 const FENCE_LIKE = /^ {0,3}(?:`{3}|~{3})/;
 const HEADING = /^#{1,6}(?:[ \t]|$)/;
-const ITEM = /^([-*+]) (\S.*)$/;
+const ITEM = /^([-*+]|\d{1,9}[.)]) (\S.*)$/;
+const QUOTE = /^> (.*)$/;
+/** Items of one list share a bullet, or an ordered list's delimiter (`.` or `)`). */
+const markerOf = (m: string) => m.at(-1)!;
 const TABLE_DELIMITER = /^\|?(?: *:?-+:? *\|)+ *(?::?-+:? *)?$/;
 /**
  * How a paragraph line may begin: nothing here can open another block (emphasis is not a bullet
@@ -53,7 +57,7 @@ export function plainBlocks(body: string, lines: string[], lexer: Lexer): Token[
     if (afterList) {
       // Right after an item only another item of the same list may follow.
       const m = ITEM.exec(line);
-      if (!m || m[1] !== list!.marker || !ITEM_START.test(m[2]!)) return null;
+      if (!m || markerOf(m[1]!) !== list!.marker || !ITEM_START.test(m[2]!)) return null;
     }
     const fence = FENCE_OPEN.exec(line);
     if (fence) {
@@ -92,15 +96,36 @@ export function plainBlocks(body: string, lines: string[], lexer: Lexer): Token[
       if (prev === "para" || !ITEM_START.test(item[2]!)) return null;
       const text = item[2]!;
       const inner = { type: "text", raw: text, text } as Token;
-      if (list && list.marker === item[1] && (prev === "list" || prev === "blank")) {
+      const marker = markerOf(item[1]!);
+      if (list && list.marker === marker && (prev === "list" || prev === "blank")) {
         list.token.items.push({ tokens: [inner] });
       } else {
         if (list && prev === "blank") return null; // another marker after a gap: a new list, left to the lexer
-        list = { marker: item[1]!, token: { type: "list", raw: "", items: [{ tokens: [inner] }] } as never };
+        list = { marker, token: { type: "list", raw: "", items: [{ tokens: [inner] }] } as never };
         tokens.push(list.token);
       }
       prev = "list";
       i++;
+      continue;
+    }
+    const quote = QUOTE.exec(line);
+    if (quote) {
+      // A quote of paragraph lines, each marked, ended by a blank line (no lazy continuation).
+      if (prev === "para") return null;
+      const text: string[] = [];
+      let j = i;
+      for (; j < lines.length; j++) {
+        const q = QUOTE.exec(lines[j]!);
+        if (!q) break;
+        if (!PARA_START.test(q[1]!)) return null;
+        text.push(q[1]!);
+      }
+      if (j < lines.length && !BLANK.test(lines[j]!)) return null;
+      const inner = { type: "paragraph", raw: text.join("\n") + "\n", text: text.join("\n") } as Token;
+      list = null;
+      tokens.push({ type: "blockquote", raw: lines.slice(i, j).join("\n") + "\n", tokens: [inner] } as Token);
+      prev = "quote";
+      i = j;
       continue;
     }
     if (line.startsWith("|")) {

@@ -81,7 +81,8 @@ const PLAIN = [
   "```", "```ts", "~~~", "````", "[l](l.md) # `x`", "- item [a](a.md)", "- `item code` [x](y.md)", "- [[wiki]] item",
   "* star `s` item", "+ plus item", "| a | b |", "|---|---|", "| :-: | --: |", "| `x\\|y` | [l](l.md) |", "| `c` | d | e |",
   "| x |", "|-|", "| --- |", "Para | with pipe", "![alt](i.png) `c`", "**Bold** [b](b.md)", "_em_ `e`", "2024 `y`",
-  ":::callout[tip]", ":::", "::tab[x]", "\"Quoted\" `q`", "(Paren) [p](p.md)", "[bracket] `b`", "日本語 `j` [j](j.md)",
+  ":::callout[tip]", ":::", "::tab[x]", "1. one [o](o.md)", "2. two `t`", "3) paren", "10. ten", "1.  two spaces",
+  "> quote [q](q.md)", "> `code` quoted", "> # heading", "> - item", ">", "> ", "\"Quoted\" `q`", "(Paren) [p](p.md)", "[bracket] `b`", "日本語 `j` [j](j.md)",
 ];
 
 function plainHostile(count: number, seed: number): string[] {
@@ -120,6 +121,6 @@ describe("link regions from the line scanner equal those from marked's lexer", (
     const pages = hostile(6000, 9);
     const fast = compare(pages);
     expect(fast).toBeGreaterThan(100);
-    expect(compare(plainHostile(4000, 17))).toBeGreaterThan(700);
+    expect(compare(plainHostile(4000, 17))).toBeGreaterThan(450);
   });
 });
