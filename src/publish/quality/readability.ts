@@ -12,7 +12,8 @@ const COMMON = new Set(
 export function isEnglish(words: string[]): boolean {
   if (words.length === 0) return false;
   let common = 0;
-  for (const w of words) if (COMMON.has(w.toLowerCase())) common++;
+  // Most words are written in lower case already: look them up before lowering the rest.
+  for (const w of words) if (COMMON.has(w) || COMMON.has(w.toLowerCase())) common++;
   return common / words.length >= 0.2;
 }
 
