@@ -1,5 +1,6 @@
 import { Lexer, type Token } from "marked";
 import { splitFile } from "./frontmatter.ts";
+import { plainBlocks } from "./link-blocks.ts";
 
 /**
  * Where in a page file links may be edited, as Markdown itself reads the page. Regexes alone
@@ -31,6 +32,15 @@ interface Placed {
 }
 
 export function linkRegions(text: string): LinkRegions {
+  return regions(text, true);
+}
+
+/** The same regions from marked's block lexer alone: the reference the line scanner is tested against. */
+export function linkRegionsByLexer(text: string): LinkRegions {
+  return regions(text, false);
+}
+
+function regions(text: string, scan: boolean): LinkRegions {
   const split = splitFile(text);
   const head = split.bom.length + split.block.length + split.gap.length;
   const open = new Uint8Array(text.length);
@@ -129,9 +139,11 @@ export function linkRegions(text: string): LinkRegions {
     }
   };
   // Block structure only (half the cost of a full lex); inline lexing just where a code span may be.
+  // Pages in the plain subset link-blocks.ts reads get their blocks from one pass over the lines.
   const lexer = new Lexer();
   inline = (src) => (src.includes("`") ? lexer.inlineTokens(src) : []);
-  walk(lexer.blockTokens(text.slice(head).replace(/\r\n|\r/g, "\n"), []));
+  const body = text.slice(head);
+  walk((scan ? plainBlocks(body, lines, lexer) : null) ?? lexer.blockTokens(body.replace(/\r\n|\r/g, "\n"), []));
 
   const parts: string[] = [];
   for (let start = 0; start < text.length; ) {

@@ -12,11 +12,29 @@ const COMMON = new Set(
 export function isEnglish(words: string[]): boolean {
   if (words.length === 0) return false;
   let common = 0;
-  for (const w of words) if (COMMON.has(w.toLowerCase())) common++;
+  // Most words are written in lower case already: look them up before lowering the rest.
+  for (const w of words) if (COMMON.has(w) || COMMON.has(w.toLowerCase())) common++;
   return common / words.length >= 0.2;
 }
 
+/**
+ * Syllable counts by word, kept across pages: running text repeats its words, and the count is
+ * most of a scan's readability cost. Cleared when it grows past a bound, so memory stays flat.
+ */
+const SYLLABLES = new Map<string, number>();
+const SYLLABLE_CACHE_MAX = 50_000;
+
 export function syllables(word: string): number {
+  let n = SYLLABLES.get(word);
+  if (n === undefined) {
+    if (SYLLABLES.size >= SYLLABLE_CACHE_MAX) SYLLABLES.clear();
+    n = countSyllables(word);
+    SYLLABLES.set(word, n);
+  }
+  return n;
+}
+
+function countSyllables(word: string): number {
   let w = word.toLowerCase().replace(/[^a-z]/g, "");
   if (w.length <= 3) return 1;
   w = w.replace(/(?:[^laeiouy]es|ed|[^laeiouy]e)$/, "").replace(/^y/, "");
