@@ -32,7 +32,7 @@ test("PATCH moves a page keeping its id and rewrites every kind of link to it, e
   const nested = await o.client.post(`${o.base}/guides/deep/nested`, { title: "Nested", body: "Up [s](../setup.md) and [[guides/setup|s]].\n" });
   const untouched = await o.client.post(`${o.base}/plain`, { title: "Plain", body: "No links here.\n" });
 
-  const bus = recordBus(server);
+  const bus = recordBus(server, o.wsId);
   const moved = await o.client.patch(`${o.base}/guides/setup`, { new_path: "manual/install/setup" });
   bus.stop();
   expect(moved.status).toBe(200);

@@ -15,7 +15,7 @@ const sha = (text: string) => "sha256:" + createHash("sha256").update(text).dige
 
 test("create writes the file with id and title first, answers 201 with the page object, events after commit", async () => {
   const o = await owner(server);
-  const bus = recordBus(server);
+  const bus = recordBus(server, o.wsId);
   const r = await o.client.post(`${o.base}/notes/first`, { title: "First: note", body: "Hello *world*\n", tags: ["a", "b c"], description: "Short" });
   bus.stop();
   expect(r.status).toBe(201);
@@ -136,7 +136,7 @@ test("PUT updates the body and keeps the frontmatter bytes exactly; a stale hash
   expect(read.body.content).toBe("Body without a gap\n");
   expect(read.body.content_hash).toBe(sha(text));
 
-  const bus = recordBus(server);
+  const bus = recordBus(server, o.wsId);
   const put = await o.client.put(`${o.base}/hand`, { body: "New body\n", lastKnownHash: read.body.content_hash });
   bus.stop();
   expect(put.status).toBe(200);
@@ -250,7 +250,7 @@ test("safe upsert: POST, on 409 read, then PUT with the hash; PUT on a missing p
 test("DELETE removes the file and soft-deletes the record (204, page-deleted); the path can be created again", async () => {
   const o = await owner(server);
   const created = await o.client.post(`${o.base}/trash/bin`, { title: "Bin" });
-  const bus = recordBus(server);
+  const bus = recordBus(server, o.wsId);
   const del = await o.client.delete(`${o.base}/trash/bin`);
   bus.stop();
   expect(del.status).toBe(204);

@@ -27,7 +27,7 @@ test("new files get an id injected as one line (or a new block) and a record; no
   write(o, ".git/HEAD.md", "not a page");
   write(o, "assets/readme.md", "uploads folder");
   write(o, "disk/notes.txt", "not markdown");
-  const bus = recordBus(server);
+  const bus = recordBus(server, o.wsId);
   const r = await reconcile(o);
   bus.stop();
   expect(r).toMatchObject({ inserted: 2, updated: 0, orphaned: 0, recovered: 0, aborted: false, problems: [] });

@@ -38,7 +38,7 @@ test("a delete whose transaction fails leaves the file, its folder and the recor
   const before = state(["keep/only-page.md"]);
   admin.run(`CREATE TRIGGER refuse_delete BEFORE UPDATE OF deleted_at ON pages
     WHEN NEW.deleted_at IS NOT NULL AND OLD.id = '${page.body.page_id}' BEGIN SELECT RAISE(ABORT, 'refused by test'); END`);
-  const bus = recordBus(server);
+  const bus = recordBus(server, o.wsId);
   const r = await o.client.delete(`${o.base}/keep/only-page`);
   bus.stop();
   admin.run("DROP TRIGGER refuse_delete");
@@ -62,7 +62,7 @@ test("a move whose transaction fails part-way restores the old file, removes the
   // Fails on the last statement of the move's transaction, after the page's own record changed.
   admin.run(`CREATE TRIGGER refuse_link_update BEFORE INSERT ON activity
     WHEN NEW.action = 'page_updated' AND NEW.workspace_id = '${o.wsId}' BEGIN SELECT RAISE(ABORT, 'refused by test'); END`);
-  const bus = recordBus(server);
+  const bus = recordBus(server, o.wsId);
   const r = await o.client.patch(`${o.base}/src/one`, { new_path: "dst/deep/one" });
   bus.stop();
   admin.run("DROP TRIGGER refuse_link_update");
@@ -87,7 +87,7 @@ test("an update whose transaction fails leaves the file byte for byte, the recor
   const before = state(["keep/edited.md"]);
   admin.run(`CREATE TRIGGER refuse_update BEFORE UPDATE OF content_hash ON pages
     WHEN OLD.id = '${page.body.page_id}' BEGIN SELECT RAISE(ABORT, 'refused by test'); END`);
-  const bus = recordBus(server);
+  const bus = recordBus(server, o.wsId);
   const r = await o.client.put(`${o.base}/keep/edited`, { body: "Second text.\n", lastKnownHash: page.body.content_hash });
   bus.stop();
   admin.run("DROP TRIGGER refuse_update");

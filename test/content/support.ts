@@ -58,12 +58,20 @@ export function activityRows(server: TestServer, wsId: string) {
     .all(wsId);
 }
 
-/** Records what the ledger publishes on the bus from now on. */
-export function recordBus(server: TestServer) {
+/**
+ * Records, from now on, the events and ledger changes of one workspace. Only that one: the test server is shared
+ * by a file's tests, and another test's workspace may still be reconciling a file it wrote on disk
+ * (the watcher waits for the changes to settle), so its events can arrive at any moment.
+ */
+export function recordBus(server: TestServer, workspaceId: string) {
   const events: WorkspaceEvent[] = [];
   const changes: LedgerChange[] = [];
-  const offEvents = server.services.bus.onEvent((e) => events.push(e));
-  const offChanges = server.services.bus.onChange((c) => changes.push(c));
+  const offEvents = server.services.bus.onEvent((e) => {
+    if (e.workspace_id === workspaceId) events.push(e);
+  });
+  const offChanges = server.services.bus.onChange((c) => {
+    if (c.workspace_id === workspaceId) changes.push(c);
+  });
   return {
     events,
     changes,

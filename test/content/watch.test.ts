@@ -45,7 +45,7 @@ const put = (o: Owner, path: string, text: string) => {
 test("a file an editor writes into the folder is a page within a second: id injected, event, activity", async () => {
   const o = await owner(server);
   expect(server.services.watcher!.isWatching(o.wsId)).toBe(true);
-  const bus = recordBus(server);
+  const bus = recordBus(server, o.wsId);
   const started = Date.now();
   put(o, "notes/from-editor.md", "---\ntitle: From the editor\n---\n\nWritten on disk.\n");
   const row = await until("the record", () => livePage(server, o.wsId, "notes/from-editor.md"));
@@ -75,7 +75,7 @@ test("an edit on disk is a page-updated; a rename on disk is a page-moved keepin
   const o = await owner(server);
   const created = await o.client.post(`${o.base}/edit-me`, { title: "Edit me", body: "one\n" });
   await settled(o);
-  const bus = recordBus(server);
+  const bus = recordBus(server, o.wsId);
   const abs = join(o.dir, "edit-me.md");
   writeFileSync(abs, readFileSync(abs, "utf8") + "two\n");
   await until("the update", () => (bus.events.length > 0 ? true : null));
@@ -102,7 +102,7 @@ test("a file deleted on disk is soft-deleted; putting it back within 24 h recove
   await settled(o);
   const abs = join(o.dir, "keep/me.md");
   const text = readFileSync(abs, "utf8");
-  const bus = recordBus(server);
+  const bus = recordBus(server, o.wsId);
   rmSync(abs);
   await until("the soft delete", () => pageRows(server, o.wsId).find((r) => r.id === id && r.deleted_at !== null));
   expect((await o.client.get(`${o.base}/keep/me`)).status).toBe(404);
@@ -129,7 +129,7 @@ test("a 40-file drop is one reconcile and one bulk-sync event, with an activity 
   const o = await owner(server);
   await settled(o);
   const before = passes();
-  const bus = recordBus(server);
+  const bus = recordBus(server, o.wsId);
   mkdirSync(join(o.dir, "drop"));
   const paths = Array.from({ length: 40 }, (_, i) => `drop/file-${String(i).padStart(2, "0")}.md`);
   for (const p of paths) writeFileSync(join(o.dir, p), `# ${p}\n\nDropped.\n`);
@@ -150,7 +150,7 @@ test("the ledger's own writes never start a reconcile: API saves, moves, deletes
   const o = await owner(server);
   await settled(o);
   const before = passes();
-  const bus = recordBus(server);
+  const bus = recordBus(server, o.wsId);
   let hash = "";
   const a = await o.client.post(`${o.base}/own/a`, { title: "A", body: "links to [[own/b]]\n" });
   const b = await o.client.post(`${o.base}/own/b`, { title: "B", body: "b\n" });
@@ -209,7 +209,7 @@ test("reordering several pages is one bulk-sync event (clients refresh the tree)
   const o = await owner(server);
   const x = await o.client.post(`${o.base}/lvl/x`, { title: "X" });
   const y = await o.client.post(`${o.base}/lvl/y`, { title: "Y" });
-  const bus = recordBus(server);
+  const bus = recordBus(server, o.wsId);
   const r = await o.client.post(`${o.base}/reorder`, {
     parent_path: "lvl",
     order: [
