@@ -67,7 +67,7 @@ test("recorded as a conflict: local bytes kept, both sides stored and listed, ke
   // Uncommitted local bytes (auto-commit off): the pull is a fast-forward and leaves them uncommitted;
   // turning auto-commit back on commits them as the pending edit.
   await changeOnBothSides("assets/diagram.png", base, ours, theirs, false);
-  const events = recordEvents(server);
+  const events = recordEvents(server, ws.id);
   const result = await server.services.gitSync.trigger(ws.id, { reason: "manual" });
   await autoCommit(true);
   expect(result).toMatchObject({ status: "conflict", conflicts: 1 });

@@ -45,7 +45,7 @@ async function onlyConflict() {
 
 describe("conflicts", () => {
   test("detected, stored, listed and downloadable; kept_remote writes theirs as the caller and pushes it", async () => {
-    const events = recordEvents(server);
+    const events = recordEvents(server, ws.id);
     const local = await editBothSides("index.md", (t) => t.replace("Welcome to the remote.", "Welcome, from the IDE."), "Welcome, from the browser.\n");
     expect(row(server, ws.id).sync_status).toBe("conflict");
     expect(events.find((e) => e.type === "conflict-detected")?.payload).toEqual({ workspace_id: ws.id, path: "index.md" });

@@ -16,10 +16,16 @@ export async function waitFor<T>(probe: () => Promise<T | null | undefined | fal
   }
 }
 
-/** Records every event the bus publishes (what WebSocket clients of the workspace receive). */
-export function recordEvents(server: TestServer): WorkspaceEvent[] {
+/**
+ * Records the events the bus publishes for one workspace (what its WebSocket clients receive). Only
+ * that one: a file's tests share the server, and another workspace's pull or reconcile may publish
+ * at any moment.
+ */
+export function recordEvents(server: TestServer, workspaceId: string): WorkspaceEvent[] {
   const events: WorkspaceEvent[] = [];
-  server.services.bus.onEvent((e) => events.push(e));
+  server.services.bus.onEvent((e) => {
+    if (e.workspace_id === workspaceId) events.push(e);
+  });
   return events;
 }
 

@@ -73,7 +73,7 @@ describe("clone, outbound and inbound", () => {
     ide.writeFile("guide/getting-started.md", ide.readFile("guide/getting-started.md")!.replace("First steps.", "First steps, edited in an IDE."));
     await ide.commit("Edit guide");
     await ide.push();
-    const events = recordEvents(server);
+    const events = recordEvents(server, ws.id);
     const result = await server.services.gitSync.trigger(ws.id, { reason: "webhook", branch: "main" });
     expect(result).toMatchObject({ status: "completed", changes: { added: 0, updated: 1, deleted: 0 } });
     const page = await owner.client.get(`/api/v1/content/${ws.slug}/guide/getting-started.md`);
@@ -93,7 +93,7 @@ describe("clone, outbound and inbound", () => {
     for (let i = 0; i < 40; i++) ide.writeFile(`bulk/page-${String(i).padStart(2, "0")}.md`, `---\ntitle: Bulk ${i}\n---\n\nPage ${i}\n`);
     await ide.commit("Forty pages");
     await ide.push();
-    const events = recordEvents(server);
+    const events = recordEvents(server, ws.id);
     const sync = await owner.client.post(`/api/v1/workspaces/${ws.id}/sync`, {});
     expect(sync.status).toBe(200);
     expect(sync.body).toEqual({ status: "completed", changes: { added: 40, updated: 0, deleted: 0 }, conflicts: 0 });
@@ -116,7 +116,7 @@ describe("clone, outbound and inbound", () => {
     ide.rm("bulk/page-02.md");
     await ide.commit("Rename and delete");
     await ide.push();
-    const events = recordEvents(server);
+    const events = recordEvents(server, ws.id);
     const result = await server.services.gitSync.trigger(ws.id, { reason: "manual" });
     expect(result.changes).toEqual({ added: 0, updated: 1, deleted: 1 });
     const after = server.services.ledger.records.live(ws.id, "moved/renamed.md");
