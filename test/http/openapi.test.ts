@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 // The JSON Schema 2020-12 validator the OpenAPI validator itself is built on (locked through it).
 import Ajv2020 from "ajv/dist/2020.js";
-import dns2 from "dns2";
+import { startTxtDns, type TxtDns } from "../helpers/txt-dns.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { Client, type ApiResponse } from "../helpers/client.ts";
 import { registerUser } from "../helpers/factories.ts";
@@ -16,24 +16,11 @@ import { createApp } from "../../src/app.ts";
 import { API_ROUTES, OUTPUTS, routeCoverage, routeKey } from "../../src/http/openapi.ts";
 
 // A custom domain is proved by a TXT record: a local DNS server answers the records set here.
-const txt = new Map<string, string>();
-type DnsServer = { listen(o: object): Promise<void>; addresses(): { udp: { port: number } }; close(): Promise<void> };
-let dns: DnsServer;
+let dns: TxtDns;
 let server: TestServer;
 beforeAll(async () => {
-  const { Packet } = dns2 as unknown as { Packet: any };
-  dns = (dns2 as unknown as { createServer(o: object): DnsServer }).createServer({
-    udp: true,
-    handle: (request: any, send: (r: unknown) => void) => {
-      const response = Packet.createResponseFromRequest(request);
-      const [q] = request.questions;
-      const value = txt.get(q.name);
-      if (value !== undefined && q.type === Packet.TYPE.TXT) response.answers.push({ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 0, data: value });
-      send(response);
-    },
-  });
-  await dns.listen({ udp: { port: 0, address: "127.0.0.1" } });
-  server = await startTestServer({ CUSTOM_DOMAIN_RESOLVER: `127.0.0.1:${dns.addresses().udp.port}` });
+  dns = await startTxtDns();
+  server = await startTestServer({ CUSTOM_DOMAIN_RESOLVER: dns.resolver });
 });
 afterAll(async () => {
   await server?.close();
@@ -356,7 +343,7 @@ describe("the documented answers are the real answers", () => {
     expect(set.status).toBe(200);
     expect(set.body.status).not.toBe("verified");
     expectDocumented("PUT /api/v1/workspaces/:id/custom-domain", set);
-    txt.set(set.body.verification.name, set.body.verification.value);
+    dns.records.set(set.body.verification.name, set.body.verification.value);
     const verified = await c.post(`${ws}/custom-domain/verify`);
     expect(verified.body.status).toBe("verified");
     expectDocumented("POST /api/v1/workspaces/:id/custom-domain/verify", verified);

@@ -7,17 +7,15 @@
  * signal) is the browser's part: test/e2e/site-consent.e2e.test.ts.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import dns2 from "dns2";
+import { startTxtDns, type TxtDns } from "../../helpers/txt-dns.ts";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { registerUser, type TestUser } from "../../helpers/factories.ts";
 import { nextIp } from "../../helpers/client.ts";
 import { startPreview } from "../../../src/publish/preview/preview-server.ts";
 import { unzip } from "../export/support.ts";
-import { apiKey, get, publish, rawGet, writePage } from "./support.ts";
+import { apiKey, get, publish, rawGet, verifyDomain, writePage } from "./support.ts";
 
-const txt = new Map<string, string>();
-type DnsServer = { listen(o: object): Promise<void>; addresses(): { udp: { port: number } }; close(): Promise<void> };
-let dns: DnsServer;
+let dns: TxtDns;
 let server: TestServer;
 let owner: TestUser;
 let other: TestUser;
@@ -38,28 +36,14 @@ async function answer(body: unknown, host?: string): Promise<{ status: number; c
 }
 
 beforeAll(async () => {
-  const { Packet } = dns2 as unknown as { Packet: any };
-  dns = (dns2 as unknown as { createServer(o: object): DnsServer }).createServer({
-    udp: true,
-    handle: (request: any, send: (r: unknown) => void) => {
-      const response = Packet.createResponseFromRequest(request);
-      const [q] = request.questions;
-      const value = txt.get(q.name);
-      if (value !== undefined && q.type === Packet.TYPE.TXT) response.answers.push({ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 0, data: value });
-      send(response);
-    },
-  });
-  await dns.listen({ udp: { port: 0, address: "127.0.0.1" } });
-  server = await startTestServer({ CUSTOM_DOMAIN_RESOLVER: `127.0.0.1:${dns.addresses().udp.port}`, QUIRE_WATCH_FILES: "false" });
+  dns = await startTxtDns();
+  server = await startTestServer({ CUSTOM_DOMAIN_RESOLVER: dns.resolver, QUIRE_WATCH_FILES: "false" });
   owner = await registerUser(server.url);
   other = await registerUser(server.url);
   await publish(owner);
   await publish(other);
   await writePage(owner, "guide.md", { title: "Guide", body: "# Guide\n\nhow to begin\n" });
-  const set = await owner.client.put(`/api/v1/workspaces/${owner.workspaceId}/custom-domain`, { domain: DOMAIN });
-  txt.set(`_quire-challenge.${DOMAIN}`, set.body.verification.value);
-  const verified = await owner.client.post(`/api/v1/workspaces/${owner.workspaceId}/custom-domain/verify`);
-  if (verified.body.status !== "verified") throw new Error(JSON.stringify(verified.body));
+  await verifyDomain(owner, dns, DOMAIN);
 }, 30_000);
 afterAll(async () => {
   await server?.close();

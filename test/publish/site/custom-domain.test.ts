@@ -6,40 +6,24 @@
  * own cookie.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import dns2 from "dns2";
+import { startTxtDns, type TxtDns } from "../../helpers/txt-dns.ts";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { registerUser, type TestUser } from "../../helpers/factories.ts";
 import { nextIp } from "../../helpers/client.ts";
-import { publish, writePage } from "./support.ts";
+import { publish, verifyDomain, writePage } from "./support.ts";
 
-const txt = new Map<string, string>();
-type DnsServer = { listen(o: object): Promise<void>; addresses(): { udp: { port: number } }; close(): Promise<void> };
-let dns: DnsServer;
+let dns: TxtDns;
 let server: TestServer;
 let owner: TestUser;
 const DOMAIN = "docs.custom.example.test";
 
 beforeAll(async () => {
-  const { Packet } = dns2 as unknown as { Packet: any };
-  dns = (dns2 as unknown as { createServer(o: object): DnsServer }).createServer({
-    udp: true,
-    handle: (request: any, send: (r: unknown) => void) => {
-      const response = Packet.createResponseFromRequest(request);
-      const [q] = request.questions;
-      const value = txt.get(q.name);
-      if (value !== undefined && q.type === Packet.TYPE.TXT) response.answers.push({ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 0, data: value });
-      send(response);
-    },
-  });
-  await dns.listen({ udp: { port: 0, address: "127.0.0.1" } });
-  server = await startTestServer({ CUSTOM_DOMAIN_RESOLVER: `127.0.0.1:${dns.addresses().udp.port}`, QUIRE_WATCH_FILES: "false", FF_METRICS: "true" });
+  dns = await startTxtDns();
+  server = await startTestServer({ CUSTOM_DOMAIN_RESOLVER: dns.resolver, QUIRE_WATCH_FILES: "false", FF_METRICS: "true" });
   owner = await registerUser(server.url);
   await publish(owner);
   await writePage(owner, "guide.md", { title: "Guide", body: "# Guide\n\nhow to begin\n" });
-  const set = await owner.client.put(`/api/v1/workspaces/${owner.workspaceId}/custom-domain`, { domain: DOMAIN });
-  txt.set(`_quire-challenge.${DOMAIN}`, set.body.verification.value);
-  const verified = await owner.client.post(`/api/v1/workspaces/${owner.workspaceId}/custom-domain/verify`);
-  if (verified.body.status !== "verified") throw new Error(JSON.stringify(verified.body));
+  await verifyDomain(owner, dns, DOMAIN);
 }, 30_000);
 afterAll(async () => {
   await server?.close();

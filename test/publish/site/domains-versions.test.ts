@@ -1,32 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import dns2 from "dns2";
+import { startTxtDns, type TxtDns } from "../../helpers/txt-dns.ts";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { registerUser, type TestUser } from "../../helpers/factories.ts";
 import { get, publish, rawGet, writePage } from "./support.ts";
 
-/** TXT records the loopback DNS server answers with; tests add to it. */
-const txt = new Map<string, string>();
-type DnsServer = { listen(o: object): Promise<void>; addresses(): { udp: { port: number } }; close(): Promise<void> };
-let dns: DnsServer;
+let dns: TxtDns;
 let server: TestServer;
 let owner: TestUser;
 
 beforeAll(async () => {
-  const { Packet } = dns2 as unknown as { Packet: any };
-  dns = (dns2 as unknown as { createServer(o: object): DnsServer }).createServer({
-    udp: true,
-    handle: (request: any, send: (r: unknown) => void) => {
-      const response = Packet.createResponseFromRequest(request);
-      const [q] = request.questions;
-      const value = txt.get(q.name);
-      if (value !== undefined && q.type === Packet.TYPE.TXT) {
-        response.answers.push({ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 0, data: value });
-      }
-      send(response);
-    },
-  });
-  await dns.listen({ udp: { port: 0, address: "127.0.0.1" } });
-  server = await startTestServer({ CUSTOM_DOMAIN_RESOLVER: `127.0.0.1:${dns.addresses().udp.port}` });
+  dns = await startTxtDns();
+  server = await startTestServer({ CUSTOM_DOMAIN_RESOLVER: dns.resolver });
   owner = await registerUser(server.url);
   await publish(owner);
   await writePage(owner, "index.md", { title: "Docs home", body: "# Docs home\n\nhello from the custom domain\n" });
@@ -48,9 +32,9 @@ describe("custom domains", () => {
     for (const path of ["/", "/guide", `/p/${owner.workspaceSlug}/guide`]) {
       expect((await rawGet(server, path, { host: domain })).status).toBe(404);
     }
-    txt.set(`_quire-challenge.${domain}`, "wrong value");
+    dns.records.set(`_quire-challenge.${domain}`, "wrong value");
     expect((await owner.client.post(`/api/v1/workspaces/${owner.workspaceId}/custom-domain/verify`)).body.status).toBe("failed");
-    txt.set(`_quire-challenge.${domain}`, token);
+    dns.records.set(`_quire-challenge.${domain}`, token);
     const verified = await owner.client.post(`/api/v1/workspaces/${owner.workspaceId}/custom-domain/verify`);
     if (verified.body.status !== "verified") throw new Error(JSON.stringify(verified.body));
     const home = await rawGet(server, "/", { host: `${domain}:443` });

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { nextIp } from "../../helpers/client.ts";
 import type { TestServer } from "../../helpers/server.ts";
 import type { TestUser } from "../../helpers/factories.ts";
+import type { TxtDns } from "../../helpers/txt-dns.ts";
 
 export async function publish(user: TestUser, settings: Record<string, unknown> = {}): Promise<void> {
   const r = await user.client.put(`/api/v1/workspaces/${user.workspaceId}/admin/settings`, { published: true, visibility: "public", ...settings });
@@ -17,6 +18,14 @@ export async function writePage(user: TestUser, path: string, fields: { title: s
 }
 
 /** Writes a `.quire/` manifest straight into the workspace folder (as git or an editor would). */
+/** Sets `domain` as the user's site domain, answers its TXT challenge on `dns` and verifies it. */
+export async function verifyDomain(user: TestUser, dns: TxtDns, domain: string): Promise<void> {
+  const set = await user.client.put(`/api/v1/workspaces/${user.workspaceId}/custom-domain`, { domain });
+  dns.records.set(`_quire-challenge.${domain}`, set.body.verification.value);
+  const verified = await user.client.post(`/api/v1/workspaces/${user.workspaceId}/custom-domain/verify`);
+  if (verified.body.status !== "verified") throw new Error(JSON.stringify(verified.body));
+}
+
 export function writeManifest(server: TestServer, user: TestUser, name: string, text: string): void {
   const dir = join(server.dataDir, "workspaces", user.workspaceId, ".quire");
   mkdirSync(dir, { recursive: true });
