@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { unzipSync } from "fflate";
 import { writeCorpus } from "./corpus.ts";
 import { CLI } from "./harness.ts";
+import { openQualityService } from "./quality-service.ts";
 
 interface Result {
   tool: string;
@@ -114,16 +115,7 @@ function quire(pages: number): Build {
 }
 
 async function qualityScanIn(dataDir: string, id: string): Promise<void> {
-  const { openDatabase } = await import("../src/db/database.ts");
-  const { EventBus } = await import("../src/realtime/event-bus.ts");
-  const { ContentLedger } = await import("../src/content/ledger.ts");
-  const { silentLogger } = await import("../src/core/log.ts");
-  const { WorkspaceRecords } = await import("../src/workspaces/workspace-records.ts");
-  const { Permissions } = await import("../src/access/permissions.ts");
-  const { QualityService } = await import("../src/publish/quality/quality-service.ts");
-  const db = openDatabase(join(dataDir, "quire.db"));
-  const ledger = new ContentLedger({ db, dataDir, bus: new EventBus(), log: silentLogger });
-  const quality = new QualityService({ permissions: new Permissions(db, new WorkspaceRecords(db)), ledger });
+  const { db, quality } = await openQualityService(dataDir);
   const times: number[] = [];
   let findings = 0;
   for (let i = 0; i < 6; i++) {

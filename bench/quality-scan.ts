@@ -13,20 +13,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pageText, writeCorpus } from "./corpus.ts";
 import { CLI, percentile } from "./harness.ts";
+import { openQualityService } from "./quality-service.ts";
 
 const PAGES = 1000;
 
 async function scanOnce(dataDir: string, id: string): Promise<{ first: number; cached: number }> {
-  const { openDatabase } = await import("../src/db/database.ts");
-  const { EventBus } = await import("../src/realtime/event-bus.ts");
-  const { ContentLedger } = await import("../src/content/ledger.ts");
-  const { silentLogger } = await import("../src/core/log.ts");
-  const { WorkspaceRecords } = await import("../src/workspaces/workspace-records.ts");
-  const { Permissions } = await import("../src/access/permissions.ts");
-  const { QualityService } = await import("../src/publish/quality/quality-service.ts");
-  const db = openDatabase(join(dataDir, "quire.db"));
-  const ledger = new ContentLedger({ db, dataDir, bus: new EventBus(), log: silentLogger });
-  const quality = new QualityService({ permissions: new Permissions(db, new WorkspaceRecords(db)), ledger });
+  const { db, quality } = await openQualityService(dataDir);
   let t0 = performance.now();
   quality.scanWorkspace(id);
   const first = performance.now() - t0;

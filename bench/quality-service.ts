@@ -1,0 +1,18 @@
+import { join } from "node:path";
+
+/**
+ * The quality scan over a data directory, built from the real services the way the server builds
+ * them (imported on call, so a benchmark's own start-up does not pay for them). Close `db` after.
+ */
+export async function openQualityService(dataDir: string) {
+  const { openDatabase } = await import("../src/db/database.ts");
+  const { EventBus } = await import("../src/realtime/event-bus.ts");
+  const { ContentLedger } = await import("../src/content/ledger.ts");
+  const { silentLogger } = await import("../src/core/log.ts");
+  const { WorkspaceRecords } = await import("../src/workspaces/workspace-records.ts");
+  const { Permissions } = await import("../src/access/permissions.ts");
+  const { QualityService } = await import("../src/publish/quality/quality-service.ts");
+  const db = openDatabase(join(dataDir, "quire.db"));
+  const ledger = new ContentLedger({ db, dataDir, bus: new EventBus(), log: silentLogger });
+  return { db, quality: new QualityService({ permissions: new Permissions(db, new WorkspaceRecords(db)), ledger }) };
+}
