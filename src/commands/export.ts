@@ -52,12 +52,8 @@ export const exportCommand = defineCommand({
       threads: args.threads,
       progress: !args.json && process.stderr.isTTY === true,
     });
-    const { workerPages, ...summary } = result;
-    if (args.threads !== undefined && Number(args.threads) > 0 && summary.pages > 0 && workerPages === 0) {
-      process.stderr.write("warning: no worker thread could start; every page was rendered on the main thread (the ZIP is the same)\n");
-    }
-    if (args.json) process.stdout.write(JSON.stringify(summary) + "\n");
-    else process.stdout.write(`Exported ${summary.pages} page(s) to ${summary.file} (${formatBytes(summary.bytes)}) in ${summary.ms} ms\n`);
+    if (args.json) process.stdout.write(JSON.stringify(result) + "\n");
+    else process.stdout.write(`Exported ${result.pages} page(s) to ${result.file} (${formatBytes(result.bytes)}) in ${result.ms} ms\n`);
   },
 });
 
@@ -68,7 +64,7 @@ export async function runExport(opts: {
   dataDir?: string | undefined;
   threads?: string | undefined;
   progress?: boolean;
-}): Promise<{ file: string; pages: number; bytes: number; ms: number; workerPages: number }> {
+}): Promise<{ file: string; pages: number; bytes: number; ms: number }> {
   if (!isUlid(opts.workspaceId)) throw new CommandError(`--workspace must be a workspace id (ULID), got "${opts.workspaceId}"`, 2);
   const threads = opts.threads === undefined ? undefined : Number(opts.threads);
   if (threads !== undefined && !(Number.isInteger(threads) && threads >= 0 && threads <= 64)) {
@@ -107,11 +103,18 @@ export async function runExport(opts: {
     const exporter = new SiteExporter({ ledger, site: siteSourceOf(storeModelProvider({ db, ledger }), workspaces) });
     const service = new ExportService({ permissions: new Permissions(db, workspaces), exporter, baseUrl: "" });
     const progress = opts.progress ? progressLine() : null;
+    let result;
     try {
-      return await service.toFile(workspace.id, output, { baseUrl, threads, onProgress: progress?.update });
+      result = await service.toFile(workspace.id, output, { baseUrl, threads, onProgress: progress?.update });
     } finally {
       progress?.done();
     }
+    const { workerPages, ...summary } = result;
+    // Workers asked for and none started (the same ZIP, made on this thread): said, not hidden.
+    if (threads && summary.pages > 0 && workerPages === 0) {
+      process.stderr.write("warning: no worker thread could start; every page was rendered on the main thread (the ZIP is the same)\n");
+    }
+    return summary;
   } finally {
     db.close();
     lock?.release();
