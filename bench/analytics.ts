@@ -15,8 +15,8 @@ import { join } from "node:path";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/core/log.ts";
 import { buildServices } from "../src/services.ts";
-import { dayOf, MAX_PATHS_PER_DAY, MAX_QUERIES_PER_DAY, MAX_REFERRERS_PER_DAY, RETENTION_DAYS } from "../src/ops/analytics.ts";
-import type { Principal } from "../src/access/principal.ts";
+import { dayOf, MAX_PATHS_PER_DAY, MAX_QUERIES_PER_DAY, MAX_REFERRERS_PER_DAY, RETENTION_DAYS } from "../src/analytics/analytics.ts";
+import type { Principal } from "../src/core/principal.ts";
 import { percentile, printTable, type Row } from "./harness.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "quire-bench-analytics-"));

@@ -20,7 +20,7 @@ import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/core/log.ts";
 import { startServer } from "../src/server.ts";
 import { openDatabase, migrate } from "../src/db/database.ts";
-import { EventBus } from "../src/realtime/event-bus.ts";
+import { EventBus } from "../src/core/event-bus.ts";
 import { ContentLedger } from "../src/content/ledger.ts";
 import { Reconciler } from "../src/content/reconcile.ts";
 import { WorkspaceRecords } from "../src/workspaces/workspace-records.ts";

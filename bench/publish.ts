@@ -18,7 +18,7 @@ import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/core/log.ts";
 import { startServer as startInProcess } from "../src/server.ts";
 import { contentAccess } from "../src/content/access.ts";
-import type { Principal } from "../src/access/principal.ts";
+import type { Principal } from "../src/core/principal.ts";
 import { buildSiteModel } from "../src/publish/site/model.ts";
 import { rssXml } from "../src/publish/site/feeds.ts";
 import { servedSiteUrls } from "../src/publish/site/urls.ts";

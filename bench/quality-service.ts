@@ -6,7 +6,7 @@ import { join } from "node:path";
  */
 export async function openQualityService(dataDir: string) {
   const { openDatabase } = await import("../src/db/database.ts");
-  const { EventBus } = await import("../src/realtime/event-bus.ts");
+  const { EventBus } = await import("../src/core/event-bus.ts");
   const { ContentLedger } = await import("../src/content/ledger.ts");
   const { silentLogger } = await import("../src/core/log.ts");
   const { WorkspaceRecords } = await import("../src/workspaces/workspace-records.ts");

@@ -20,7 +20,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { openDatabase, migrate } from "../src/db/database.ts";
-import { EventBus } from "../src/realtime/event-bus.ts";
+import { EventBus } from "../src/core/event-bus.ts";
 import { SearchService } from "../src/search/search-service.ts";
 import { WorkspaceRecords } from "../src/workspaces/workspace-records.ts";
 import { Permissions } from "../src/access/permissions.ts";

@@ -1,8 +1,7 @@
-import type { OutgoingEmail } from "../ops/email-outbox.ts";
+import { escapeHtml } from "../core/escape.ts";
+import type { OutgoingEmail } from "../mail/email-outbox.ts";
 import type { WorkspaceRole } from "./roles.ts";
 
-const escapeHtml = (s: string): string =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
 /** The invitation message: plain text for every client, and a simple HTML part with the same words. */
 export function invitationEmail(m: {

@@ -1,6 +1,6 @@
 import type { Db } from "../db/database.ts";
 import { ForbiddenError, NotFoundError } from "../core/errors.ts";
-import type { Principal } from "./principal.ts";
+import type { Principal } from "../core/principal.ts";
 import { atLeast, type EffectiveRole, type WorkspaceRole } from "./roles.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-records.ts";
 

@@ -5,7 +5,7 @@ import type { Users } from "../identity/users.ts";
 import type { Organizations } from "../identity/organizations.ts";
 import type { PasswordHasher } from "../identity/passwords.ts";
 import type { AuthService } from "../identity/auth-service.ts";
-import type { EmailOutbox } from "../ops/email-outbox.ts";
+import type { EmailOutbox } from "../mail/email-outbox.ts";
 import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
 import { WorkspaceService } from "../workspaces/workspace-service.ts";
 import { WorkspaceSettings } from "../workspaces/settings.ts";

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Db } from "../db/database.ts";
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { parseInput } from "../core/validate.ts";

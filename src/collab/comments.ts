@@ -1,9 +1,9 @@
 import type { z } from "zod";
 import type { Db } from "../db/database.ts";
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-records.ts";
-import type { EventBus } from "../realtime/event-bus.ts";
+import type { EventBus } from "../core/event-bus.ts";
 import type { Users } from "../identity/users.ts";
 import { atLeast, type EffectiveRole } from "../access/roles.ts";
 import { ForbiddenError, NotFoundError, ValidationError } from "../core/errors.ts";

@@ -1,5 +1,5 @@
 import type { Db } from "../db/database.ts";
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { workspacePeople } from "./mentions.ts";

@@ -22,7 +22,7 @@ import { parseInput } from "../core/validate.ts";
 import { openDatabase, migrate, type Db } from "../db/database.ts";
 import { migrations } from "../db/migrations/index.ts";
 import { Permissions } from "../access/permissions.ts";
-import { EventBus } from "../realtime/event-bus.ts";
+import { EventBus } from "../core/event-bus.ts";
 import { ContentLedger } from "../content/ledger.ts";
 import { WorkspaceRecords } from "../workspaces/workspace-records.ts";
 import { acquireLock, InstanceLockedError, type InstanceLock } from "../ops/instance-lock.ts";

@@ -20,7 +20,7 @@ import { openDatabase, migrate } from "../db/database.ts";
 import { loadOrCreateSigningKey } from "../identity/signing-key.ts";
 import { Organizations } from "../identity/organizations.ts";
 import { WorkspaceRecords, type WorkspaceRow } from "../workspaces/workspace-records.ts";
-import { EventBus } from "../realtime/event-bus.ts";
+import { EventBus } from "../core/event-bus.ts";
 import { ContentLedger } from "../content/ledger.ts";
 import { Reconciler, type ReconcileResult } from "../content/reconcile.ts";
 import { acquireLock } from "../ops/instance-lock.ts";

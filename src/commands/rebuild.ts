@@ -11,7 +11,7 @@ import { silentLogger } from "../core/log.ts";
 import { openDatabase, migrate } from "../db/database.ts";
 import { WorkspaceRecords } from "../workspaces/workspace-records.ts";
 import { Permissions } from "../access/permissions.ts";
-import { EventBus } from "../realtime/event-bus.ts";
+import { EventBus } from "../core/event-bus.ts";
 import { ContentLedger } from "../content/ledger.ts";
 import { Reconciler, type ReconcileResult } from "../content/reconcile.ts";
 import { SearchService } from "../search/search-service.ts";

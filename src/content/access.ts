@@ -1,4 +1,4 @@
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { Users } from "../identity/users.ts";
 import type { ContentAccess, Origin } from "./rights.ts";

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError } from "../core/errors.ts";
-import { decodeCursor, encodeCursor } from "../access/pagination.ts";
+import { decodeCursor, encodeCursor } from "../core/pagination.ts";
 import type { ContentLedger } from "./ledger.ts";
 import { linkedPaths } from "./links.ts";
 import { titleFromPath } from "./page-file.ts";

@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from "../core/errors.ts
 import { ulid } from "../core/ids.ts";
 import { nowIso } from "../core/clock.ts";
 import { parseInput } from "../core/validate.ts";
-import type { EventBus, PageSnapshot } from "../realtime/event-bus.ts";
+import type { EventBus, PageSnapshot } from "../core/event-bus.ts";
 import { ActivityLog } from "./activity-log.ts";
 import { flushDirSyncs, writeFileAtomic, writeFilesAtomic } from "./atomic-write.ts";
 import { FileUndo, removeEmptyParents } from "./file-undo.ts";
@@ -18,7 +18,7 @@ import { normalizePagePath, WorkspaceDir } from "./paths.ts";
 import { assertRight, type Actor, type ContentAccess, type Origin } from "./rights.ts";
 import { createPageInput, movePageInput, updatePageInput, type CreatePageInput } from "./schemas.ts";
 import { buildTree, reorderPages, type TreeNode } from "./tree.ts";
-import { KeyedQueue } from "./write-queue.ts";
+import { KeyedQueue } from "../core/write-queue.ts";
 import { OwnWrites } from "./own-writes.ts";
 import { pageProblems, type PageProblem } from "./page-problems.ts";
 

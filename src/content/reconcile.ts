@@ -4,7 +4,7 @@ import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
 import { isoFromMs, nowMs } from "../core/clock.ts";
 import { ulid } from "../core/ids.ts";
-import type { EventBus, PageSnapshot } from "../realtime/event-bus.ts";
+import type { EventBus, PageSnapshot } from "../core/event-bus.ts";
 import { isAtomicTemp } from "./atomic-write.ts";
 import { injectId } from "./page-ids.ts";
 import type { ContentLedger } from "./ledger.ts";

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../core/log.ts";
-import { KeyedQueue } from "../content/write-queue.ts";
+import { KeyedQueue } from "../core/write-queue.ts";
 import type { Author, FileContent, Repo } from "./repo.ts";
 
 /**

@@ -1,9 +1,9 @@
 import { isAbsolute } from "node:path";
 import { ValidationError } from "../core/errors.ts";
-import { RemoteError } from "./remote-error.ts";
-import { RemoteNetwork } from "./remote-network.ts";
+import { RemoteError } from "../core/net/remote-error.ts";
+import { RemoteNetwork } from "../core/net/remote-network.ts";
 
-export { isPrivateAddress } from "./address-class.ts";
+export { isPrivateAddress } from "../core/net/address-class.ts";
 
 /**
  * A workspace's git remote, taken apart once: which engine speaks it, which host it reaches, and

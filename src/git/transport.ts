@@ -2,11 +2,11 @@ import * as fs from "node:fs";
 import { loadGit } from "./repo.ts";
 import { runGit, type SshOptions } from "./native-git.ts";
 import { scrub, type RemoteSpec } from "./remote-url.ts";
-import { RemoteError } from "./remote-error.ts";
-import { RemoteNetwork } from "./remote-network.ts";
-import { guardedHttpClient } from "./guarded-http.ts";
+import { RemoteError } from "../core/net/remote-error.ts";
+import { RemoteNetwork } from "../core/net/remote-network.ts";
+import { guardedHttpClient } from "../core/net/guarded-http.ts";
 
-export { RemoteError } from "./remote-error.ts";
+export { RemoteError } from "../core/net/remote-error.ts";
 
 /**
  * Moving commits between the work tree's repository and its remote. HTTP(S) goes through

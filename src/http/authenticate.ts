@@ -1,5 +1,5 @@
 import { decodeJwt } from "jose";
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 import { API_KEY_PREFIX } from "../identity/api-keys.ts";
 import type { Services } from "../app.ts";
 

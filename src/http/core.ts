@@ -5,7 +5,7 @@ import { toErrorResponse } from "./error-response.ts";
 import { clientIp } from "./client-ip.ts";
 import { credentialResolver } from "./authenticate.ts";
 import { MAX_BODY_BYTES, SERVER_BODY_LIMIT, bufferChunkedBody, tooLarge } from "./body-limit.ts";
-import { methodClass, scopesAllow, type Principal } from "../access/principal.ts";
+import { methodClass, scopesAllow, type Principal } from "../core/principal.ts";
 import { ForbiddenError, ValidationError } from "../core/errors.ts";
 import type { Services } from "../app.ts";
 

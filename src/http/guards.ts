@@ -1,5 +1,5 @@
 import { UnauthorizedError } from "../core/errors.ts";
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 
 /** The caller, or 401 when the request carried no usable credential. */
 export function requirePrincipal(principal: Principal | null): Principal {

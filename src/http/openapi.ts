@@ -88,10 +88,10 @@ import {
   analyticsPagesOutput,
   analyticsSearchesOutput,
   analyticsOverviewOutput,
-} from "../ops/analytics-schemas.ts";
-import { createWebhookInput, updateWebhookInput, webhookOutput, webhookWithSecretOutput, webhookListOutput, webhookDeliveryListOutput } from "../ops/webhook-schemas.ts";
+} from "../analytics/schemas.ts";
+import { createWebhookInput, updateWebhookInput, webhookOutput, webhookWithSecretOutput, webhookListOutput, webhookDeliveryListOutput } from "../webhooks/schemas.ts";
 import { healthOutput, readinessOutput } from "../ops/schemas.ts";
-import { checkoutInput, portalInput, stripeEvent } from "../ops/billing-schemas.ts";
+import { checkoutInput, portalInput, stripeEvent } from "../billing/schemas.ts";
 import {
   createVersionInput,
   setCustomDomainInput,

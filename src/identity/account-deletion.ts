@@ -18,7 +18,7 @@ import type { Db } from "../db/database.ts";
 import type { Users } from "./users.ts";
 import type { Sessions } from "./sessions.ts";
 import type { PasswordHasher } from "./passwords.ts";
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 import type { WorkspaceService } from "../workspaces/workspace-service.ts";
 import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
 import type { Logger } from "../core/log.ts";

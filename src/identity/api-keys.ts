@@ -4,7 +4,7 @@ import { hmacSha256Hex } from "../core/crypto.ts";
 import { randomBase62, ulid } from "../core/ids.ts";
 import { NotFoundError, ValidationError } from "../core/errors.ts";
 import { parseInput } from "../core/validate.ts";
-import type { ApiKeyScope, Principal } from "../access/principal.ts";
+import type { ApiKeyScope, Principal } from "../core/principal.ts";
 import { createApiKeyInput, type apiKeyOutput } from "./schemas.ts";
 
 export const API_KEY_PREFIX = "quire_live_";

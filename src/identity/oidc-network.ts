@@ -1,5 +1,5 @@
-import { RemoteNetwork } from "../git/remote-network.ts";
-import { RemoteError } from "../git/remote-error.ts";
+import { RemoteNetwork } from "../core/net/remote-network.ts";
+import { RemoteError } from "../core/net/remote-error.ts";
 
 /** Why talking to an identity provider failed; never carries a token or secret. */
 export class ProviderError extends Error {

@@ -1,3 +1,4 @@
+import { escapeHtml } from "../core/escape.ts";
 import type { Db } from "../db/database.ts";
 import { ValidationError } from "../core/errors.ts";
 import { sha256Hex } from "../core/crypto.ts";
@@ -8,7 +9,7 @@ import { checkPasswordRules, type PasswordHasher } from "./passwords.ts";
 import { forgotPasswordInput, resetPasswordInput } from "./schemas.ts";
 import type { Users, UserRow } from "./users.ts";
 import type { Sessions } from "./sessions.ts";
-import type { OutgoingEmail } from "../ops/email-outbox.ts";
+import type { OutgoingEmail } from "../mail/email-outbox.ts";
 
 /** A reset token is good for one hour and one use. */
 export const RESET_TTL_MS = 3600 * 1000;
@@ -163,6 +164,3 @@ function resetEmail(user: UserRow, issued: IssuedReset): OutgoingEmail {
   return { to: user.email, subject: "Reset your Quire password", text, html };
 }
 
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { closedObject, displayName, emailAddress, ulidString } from "../core/validate.ts";
-import { API_KEY_SCOPES } from "../access/principal.ts";
+import { API_KEY_SCOPES } from "../core/principal.ts";
 import { listOutput } from "../core/schemas.ts";
 
 /** Input schemas of the identity endpoints, shared by every transport. */

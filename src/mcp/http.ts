@@ -1,5 +1,5 @@
 import { createMcpHandler } from "@modelcontextprotocol/server";
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 import { nowMs } from "../core/clock.ts";
 import { MAX_BODY_BYTES } from "../http/body-limit.ts";
 import type { Services } from "../services.ts";

@@ -1,4 +1,4 @@
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 import type { Services } from "../services.ts";
 import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
 

@@ -3,7 +3,7 @@ import { jsonKey, withCachedJson } from "./schema-cache.ts";
 import { z } from "zod";
 import type { Services } from "../services.ts";
 import type { Logger } from "../core/log.ts";
-import { scopesAllow, type Principal } from "../access/principal.ts";
+import { scopesAllow, type Principal } from "../core/principal.ts";
 import { contentAccess } from "../content/access.ts";
 import type { ContentAccess } from "../content/rights.ts";
 import { agentPagePath } from "../content/paths.ts";

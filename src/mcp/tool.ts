@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Services } from "../services.ts";
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 import type { ContentAccess } from "../content/rights.ts";
 
 /**

@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import type { Db } from "../db/database.ts";
 import { constantTimeEqual, hmacSha256Hex, sha256Hex } from "../core/crypto.ts";
 import type { Sessions } from "../identity/sessions.ts";
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 
 export const SITE_COOKIE = "quire_site";
 /** Matches the refresh window of a session (7 days); the app renews it on every start. */

@@ -8,7 +8,7 @@
  */
 import type { Config } from "../config.ts";
 import type { Logger } from "../core/log.ts";
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 import { atLeast } from "../access/roles.ts";
 import type { SearchService } from "../search/search-service.ts";
 import type { Uploads } from "../content/uploads.ts";

@@ -3,7 +3,7 @@ import type { Logger } from "../core/log.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
 import type { Sessions } from "../identity/sessions.ts";
-import type { EventBus, WorkspaceEvent } from "./event-bus.ts";
+import type { EventBus, WorkspaceEvent } from "../core/event-bus.ts";
 import { NotFoundError, ValidationError } from "../core/errors.ts";
 import { parseInput } from "../core/validate.ts";
 import { envelope, errorFrame, MAX_CLIENT_FRAME_BYTES } from "./messages.ts";

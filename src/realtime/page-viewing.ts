@@ -1,6 +1,6 @@
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
-import type { EventBus } from "./event-bus.ts";
+import type { EventBus } from "../core/event-bus.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { parseInput } from "../core/validate.ts";
 import { viewingInput, type viewingOutput } from "./schemas.ts";

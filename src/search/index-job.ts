@@ -1,5 +1,5 @@
 import type { Db } from "../db/database.ts";
-import type { PageSnapshot } from "../realtime/event-bus.ts";
+import type { PageSnapshot } from "../core/event-bus.ts";
 import type { WorkspaceIndex } from "./workspace-index.ts";
 import type { PageSource } from "./page-source.ts";
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import type { Db } from "../db/database.ts";
-import type { PageSnapshot } from "../realtime/event-bus.ts";
+import type { PageSnapshot } from "../core/event-bus.ts";
 import { splitFile } from "../content/frontmatter.ts";
 
 interface PageRow {

@@ -1,10 +1,10 @@
 import type { z } from "zod";
 import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
-import type { EventBus, LedgerChange } from "../realtime/event-bus.ts";
+import type { EventBus, LedgerChange } from "../core/event-bus.ts";
 import { isUlid } from "../core/ids.ts";
 import { parseInput } from "../core/validate.ts";
 import { WorkspaceIndex, type RankedRow } from "./workspace-index.ts";

@@ -1,7 +1,6 @@
-import type { PageSnapshot } from "../realtime/event-bus.ts";
+import { escapeHtml } from "../core/escape.ts";
+import type { PageSnapshot } from "../core/event-bus.ts";
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 /** The private-use characters FTS5's snippet() is told to put around matches. */
 export const MARK_OPEN = "\uE000";

@@ -1,5 +1,5 @@
 import type { Db } from "../db/database.ts";
-import type { PageSnapshot } from "../realtime/event-bus.ts";
+import type { PageSnapshot } from "../core/event-bus.ts";
 import { isUlid } from "../core/ids.ts";
 import { sha256Hex } from "../core/crypto.ts";
 import { indexedText, MARK_CLOSE, MARK_OPEN } from "./snippet.ts";

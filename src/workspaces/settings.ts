@@ -3,7 +3,7 @@ import type { Db } from "../db/database.ts";
 import { ConflictError, ValidationError } from "../core/errors.ts";
 import { nowIso } from "../core/clock.ts";
 import { parseInput } from "../core/validate.ts";
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "./workspace-records.ts";
 import { SETTINGS_COLUMNS, workspaceOptionsJson, workspaceRef } from "./workspace-records.ts";

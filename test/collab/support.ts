@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { TestServer } from "../helpers/server.ts";
-import type { PageSnapshot } from "../../src/realtime/event-bus.ts";
+import type { PageSnapshot } from "../../src/core/event-bus.ts";
 import { ulid } from "../../src/core/ids.ts";
 import { sha256Hex } from "../../src/core/crypto.ts";
 

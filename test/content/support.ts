@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { existsSync, readFileSync } from "node:fs";
 import type { TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
-import type { LedgerChange, WorkspaceEvent } from "../../src/realtime/event-bus.ts";
+import type { LedgerChange, WorkspaceEvent } from "../../src/core/event-bus.ts";
 
 export interface Owner extends TestUser {
   slug: string;

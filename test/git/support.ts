@@ -1,4 +1,4 @@
-import type { WorkspaceEvent } from "../../src/realtime/event-bus.ts";
+import type { WorkspaceEvent } from "../../src/core/event-bus.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { IdeClone, startGitHttpRemote, type GitHttpRemote } from "../helpers/git-remote.ts";

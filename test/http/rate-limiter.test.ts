@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { RateLimiter, RATE_RULES, ipBucket, type RateRule } from "../../src/http/rate-limit.ts";
 import { clientIp } from "../../src/http/client-ip.ts";
 import { RateLimitedError } from "../../src/core/errors.ts";
-import type { Principal } from "../../src/access/principal.ts";
+import type { Principal } from "../../src/core/principal.ts";
 
 const T0 = 1_800_000_000_000;
 const rule = (over: Partial<RateRule> = {}): RateRule => ({

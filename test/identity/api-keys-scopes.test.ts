@@ -3,7 +3,7 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { Client } from "../helpers/client.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { createApp } from "../../src/app.ts";
-import type { ApiKeyScope } from "../../src/access/principal.ts";
+import type { ApiKeyScope } from "../../src/core/principal.ts";
 import { expectError } from "../http/support.ts";
 
 let server: TestServer;

@@ -3,7 +3,7 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { Client } from "../helpers/client.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { addMember, starterWorkspace } from "../collab/support.ts";
-import type { WorkspaceEvent } from "../../src/realtime/event-bus.ts";
+import type { WorkspaceEvent } from "../../src/core/event-bus.ts";
 
 let server: TestServer;
 let owner: TestUser;

@@ -2,7 +2,7 @@ import { afterEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { openDatabase, migrate, type Db } from "../../src/db/database.ts";
-import { EventBus, type PageSnapshot } from "../../src/realtime/event-bus.ts";
+import { EventBus, type PageSnapshot } from "../../src/core/event-bus.ts";
 import { SearchService, type SearchOptions } from "../../src/search/search-service.ts";
 import { WorkspaceIndex } from "../../src/search/workspace-index.ts";
 import { WorkspaceRecords } from "../../src/workspaces/workspace-records.ts";

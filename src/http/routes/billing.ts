@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 import { httpCore } from "../core.ts";
 import { requirePrincipal, requireSession } from "../guards.ts";
-import { organizationExport, personalDataExport } from "../../ops/personal-data.ts";
+import { organizationExport, personalDataExport } from "../../billing/personal-data.ts";
 
 /**
  * Billing and the other Cloud-only routes of SPEC.md. They are registered in both editions (so

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 import { httpCore } from "../core.ts";
 import { requirePrincipal } from "../guards.ts";
-import type { Principal } from "../../access/principal.ts";
+import type { Principal } from "../../core/principal.ts";
 import { contentAccess } from "../../content/access.ts";
 import { decodeUrlPath } from "../../content/paths.ts";
 import { parseInput } from "../../core/validate.ts";

@@ -18,7 +18,7 @@ export const MCP_CHALLENGE = 'Bearer realm="quire", error="invalid_token", error
 export function mcpRoutes(services: Services, opts: McpHttpOptions) {
   const mcp = mcpHttp(services, opts);
   services.closers.push(() => mcp.close());
-  const serve = ({ request, principal, ip, set }: { request: Request; principal: import("../../access/principal.ts").Principal | null; ip: string; set: { headers: Record<string, string | number> } }) => {
+  const serve = ({ request, principal, ip, set }: { request: Request; principal: import("../../core/principal.ts").Principal | null; ip: string; set: { headers: Record<string, string | number> } }) => {
     if (!mcp.originOk(request)) throw new ForbiddenError("This Origin may not call the MCP endpoint; add it to the server's MCP CORS origins");
     if (principal === null || principal.kind !== "api_key") {
       set.headers["www-authenticate"] = MCP_CHALLENGE;

@@ -5,7 +5,7 @@ import { requireSession } from "../guards.ts";
 import { hostName } from "../../publish/custom-domains.ts";
 import type { SiteAnswer, SiteRequest } from "../../publish/site-server.ts";
 import { NOT_FOUND_HTML } from "../../publish/site/layout.ts";
-import type { Principal } from "../../access/principal.ts";
+import type { Principal } from "../../core/principal.ts";
 
 const CONSENT_PATH = "/api/analytics/consent";
 /** The route template a custom domain's requests are counted under (the `/p/` site's is `/p/*`). */

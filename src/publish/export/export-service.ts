@@ -5,7 +5,7 @@ import { dirname, join, resolve } from "node:path";
 import { NotFoundError, RateLimitedError, ValidationError } from "../../core/errors.ts";
 import { isUlid } from "../../core/ids.ts";
 import { parseInput } from "../../core/validate.ts";
-import type { Principal } from "../../access/principal.ts";
+import type { Principal } from "../../core/principal.ts";
 import type { Permissions } from "../../access/permissions.ts";
 import type { WorkspaceRow } from "../../workspaces/workspace-records.ts";
 import { exportInput } from "../schemas.ts";

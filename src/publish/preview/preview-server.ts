@@ -18,7 +18,7 @@ import { RenderCache } from "../render/cache.ts";
 import { renderSitePage } from "../site/render-page.ts";
 import { renderLayout } from "../site/layout.ts";
 import { llmsTxt, manifestJson, robotsTxt, rssXml, sitemapXml } from "../site/feeds.ts";
-import { escapeHtml as h } from "../site/escape.ts";
+import { escapeHtml as h } from "../../core/escape.ts";
 import type { SiteModel, SitePage } from "../site/model.ts";
 import { readSiteAsset, siteAssetType } from "../site/site-assets.ts";
 import { siteCsp } from "../site-server.ts";

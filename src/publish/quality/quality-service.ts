@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { NotFoundError } from "../../core/errors.ts";
 import { isUlid } from "../../core/ids.ts";
 import { parseInput } from "../../core/validate.ts";
-import type { Principal } from "../../access/principal.ts";
+import type { Principal } from "../../core/principal.ts";
 import type { Permissions } from "../../access/permissions.ts";
 import type { ContentLedger } from "../../content/ledger.ts";
 import { hashOf } from "../../content/page-file.ts";

@@ -1,4 +1,4 @@
-import type { EventBus } from "../../realtime/event-bus.ts";
+import type { EventBus } from "../../core/event-bus.ts";
 import { renderMarkdown } from "./index.ts";
 import type { RenderOptions, RenderResult } from "./types.ts";
 

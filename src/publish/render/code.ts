@@ -1,5 +1,5 @@
 import Prism from "prismjs";
-import { escapeHtml } from "./escape.ts";
+import { escapeHtml } from "../../core/escape.ts";
 import { PRISM_ALIASES, PRISM_LANGUAGES } from "./prism-languages.ts";
 
 /**

@@ -3,7 +3,7 @@ import { classifyHref, classifyWikiTarget } from "./links.ts";
 import { fromClassified, hrefFor } from "./resolve.ts";
 import type { DirectiveErrorToken, DirectiveToken, InlineDirectiveToken } from "./directives.ts";
 import { embedFor } from "./embed.ts";
-import { escapeHtml } from "./escape.ts";
+import { escapeHtml } from "../../core/escape.ts";
 import { renderMath } from "./math.ts";
 import { current, notice, trust } from "./state.ts";
 

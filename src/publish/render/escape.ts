@@ -1,12 +1,5 @@
 import { decodeHTMLStrict } from "entities";
 
-/** HTML escaping for text and attribute values (the five characters that matter in either place). */
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
-
 /**
  * Decodes character references as CommonMark reads them (named ones need their semicolon). The
  * table is the `entities` package's, the one sanitize-html's parser (htmlparser2) decodes with.

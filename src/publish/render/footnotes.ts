@@ -1,5 +1,5 @@
 import type { Lexer, Parser, Token, TokenizerExtension } from "marked";
-import { escapeHtml } from "./escape.ts";
+import { escapeHtml } from "../../core/escape.ts";
 import { current, trust } from "./state.ts";
 
 /**

@@ -5,7 +5,8 @@
  * its headings (ids unique per page), whether it holds diagrams, math or code (so the site loads
  * Mermaid or the KaTeX stylesheet only where needed), and notices for components written wrong.
  */
-import { escapeHtml, textOf } from "./escape.ts";
+import { escapeHtml } from "../../core/escape.ts";
+import { textOf } from "./escape.ts";
 import { fillTocs } from "./components.ts";
 import { createMarked } from "./markdown.ts";
 import { sanitizePage, stripPlaceholderMarks } from "./sanitize.ts";

@@ -4,7 +4,8 @@ import { mermaid, renderDirective, renderDirectiveError, renderInlineDirective }
 import { blockDirective, blockMath, inlineDirective, inlineMath, type DirectiveErrorToken, type DirectiveToken, type InlineDirectiveToken } from "./directives.ts";
 import { footnoteDefinition, footnoteReference, renderFootnoteRef, renderFootnotes } from "./footnotes.ts";
 import { renderMath } from "./math.ts";
-import { decodeEntities, escapeHtml } from "./escape.ts";
+import { escapeHtml } from "../../core/escape.ts";
+import { decodeEntities } from "./escape.ts";
 import { classifyWikiTarget } from "./links.ts";
 import { brokenLink, fromClassified, hrefFor } from "./resolve.ts";
 import { current, trust } from "./state.ts";

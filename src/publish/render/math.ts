@@ -1,5 +1,5 @@
 import katex from "katex";
-import { escapeHtml } from "./escape.ts";
+import { escapeHtml } from "../../core/escape.ts";
 import { current, notice, trust } from "./state.ts";
 
 /**

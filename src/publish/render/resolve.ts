@@ -1,4 +1,4 @@
-import { escapeHtml } from "./escape.ts";
+import { escapeHtml } from "../../core/escape.ts";
 import { classifyHref, schemeOf, SAFE_SCHEMES, type Classified } from "./links.ts";
 import { current } from "./state.ts";
 

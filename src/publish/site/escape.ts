@@ -5,28 +5,16 @@
  * format cannot carry at all: a lone UTF-16 surrogate (from a broken title) would make the XML
  * ill-formed and the JSON unparseable by strict readers, so it becomes U+FFFD.
  */
-const HTML: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+import { wellFormed } from "../../core/escape.ts";
 
-/** Lone surrogates → U+FFFD (String.prototype.toWellFormed). */
-export function wellFormed(text: string): string {
-  return text.toWellFormed();
-}
-
-/** HTML text and attribute values (double- or single-quoted). */
-const HTML_SPECIAL = /[&<>"']/;
-
-export function escapeHtml(text: string): string {
-  // Most strings (titles, relative URLs) need nothing: skip the copies.
-  if (!HTML_SPECIAL.test(text) && text.isWellFormed()) return text;
-  return wellFormed(text).replace(/[&<>"']/g, (c) => HTML[c]!);
-}
+const XML: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" };
 
 // XML 1.0 forbids C0 controls other than tab, newline and carriage return, and U+FFFE/U+FFFF.
 const XML_INVALID = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
 
 /** XML text and attribute values. */
 export function escapeXml(text: string): string {
-  return wellFormed(text).replace(XML_INVALID, "").replace(/[&<>"']/g, (c) => (c === "'" ? "&apos;" : HTML[c]!));
+  return wellFormed(text).replace(XML_INVALID, "").replace(/[&<>"']/g, (c) => XML[c]!);
 }
 
 /** JSON text safe to embed anywhere, including inside an HTML <script>: no `<`, no lone surrogates. */

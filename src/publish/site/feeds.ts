@@ -3,7 +3,8 @@
  * manifest.json. Pure functions of the site model and a SiteUrls strategy, so the /p/ site and
  * the static export write the same files. Every user string is escaped for its format.
  */
-import { escapeXml as x, markdownInline, safeJson, wellFormed } from "./escape.ts";
+import { wellFormed } from "../../core/escape.ts";
+import { escapeXml as x, markdownInline, safeJson } from "./escape.ts";
 import type { SiteModel, SitePage } from "./model.ts";
 import type { SiteUrls } from "./urls.ts";
 

@@ -3,7 +3,8 @@
  * SiteUrls strategy. The /p/ site, the static export and the preview all call this; only the
  * URLs and a few options differ (mode, nonce, the member's edit link).
  */
-import { escapeHtml as h, safeJson } from "./escape.ts";
+import { escapeHtml as h } from "../../core/escape.ts";
+import { safeJson } from "./escape.ts";
 import { neighbours, type NavItem, type SiteModel, type SitePage } from "./model.ts";
 import type { SiteUrls } from "./urls.ts";
 import type { RenderResult } from "../render/index.ts";

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { registerUser, type TestUser } from "../../helpers/factories.ts";
-import type { Principal } from "../../../src/access/principal.ts";
+import type { Principal } from "../../../src/core/principal.ts";
 import { get } from "./support.ts";
 
 let server: TestServer;

@@ -1,4 +1,4 @@
-import { ValidationError } from "../core/errors.ts";
+import { ValidationError } from "./errors.ts";
 
 
 export interface Page<T> {

@@ -4,7 +4,7 @@
  * definitions are kept so integrations can be set up now.
  *
  * A URL must be http(s), carry no credentials, and lead only to public addresses: it is checked
- * with the same rules as git remotes (src/git/address-class.ts, remote-network.ts) — every IPv4
+ * with the same rules as git remotes (src/core/net/address-class.ts, remote-network.ts) — every IPv4
  * and IPv6 spelling of a private, loopback or link-local address, `localhost` names, and names
  * that resolve to such an address (any one of their records) are refused, unless the operator sets
  * WEBHOOK_ALLOWLIST_PRIVATE. The secret signs deliveries; it is shown once, at creation.
@@ -14,12 +14,12 @@ import { NotFoundError, ValidationError, ConflictError } from "../core/errors.ts
 import { isUlid, randomToken, ulid } from "../core/ids.ts";
 import { nowIso } from "../core/clock.ts";
 import { parseInput } from "../core/validate.ts";
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
-import { RemoteNetwork } from "../git/remote-network.ts";
-import { RemoteError } from "../git/remote-error.ts";
-import { WEBHOOK_EVENTS, createWebhookInput, updateWebhookInput, type WebhookOutput } from "./webhook-schemas.ts";
+import { RemoteNetwork } from "../core/net/remote-network.ts";
+import { RemoteError } from "../core/net/remote-error.ts";
+import { WEBHOOK_EVENTS, createWebhookInput, updateWebhookInput, type WebhookOutput } from "./schemas.ts";
 
 export const MAX_WEBHOOKS_PER_WORKSPACE = 25;
 export const WEBHOOK_SECRET_PREFIX = "whsec_";

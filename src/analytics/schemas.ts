@@ -74,7 +74,7 @@ export const analyticsOverviewOutput = z.object({
 });
 
 /**
- * The reports are built by plain functions whose types are inferred (src/ops/analytics-reports.ts);
+ * The reports are built by plain functions whose types are inferred (src/analytics/reports.ts);
  * this fails to compile when one of their answers stops fitting its documented schema.
  */
 type MustFit<Answer extends Documented, Documented> = Answer;

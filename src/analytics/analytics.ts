@@ -1,7 +1,7 @@
 /**
  * Analytics: page views of published sites and search queries (the app's and the sites'), as
- * daily aggregates in analytics.db (see analytics-db.ts and docs/decisions/analytics.md). What is
- * taken from a request is in analytics-input.ts, the report queries in analytics-reports.ts.
+ * daily aggregates in analytics.db (see database.ts and docs/decisions/analytics.md). What is
+ * taken from a request is in input.ts, the report queries in reports.ts.
  *
  * Writes cost the caller a Map update: events are summed in memory and written in one
  * transaction every second (or at once when many distinct keys pile up), so a page view or a
@@ -17,14 +17,14 @@ import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
 import { NotFoundError } from "../core/errors.ts";
 import { parseInput } from "../core/validate.ts";
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-records.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
-import type { Plans } from "./plans.ts";
-import { analyticsQuery, consentInput, type AnalyticsQuery } from "./analytics-schemas.ts";
-import { dayOf, overviewReport, pagesReport, searchesReport } from "./analytics-reports.ts";
-import { consentOf, isAutomated, normalizePath, normalizeQuery, referrerHost, CONSENT_COOKIE } from "./analytics-input.ts";
+import type { Plans } from "../billing/plans.ts";
+import { analyticsQuery, consentInput, type AnalyticsQuery } from "./schemas.ts";
+import { dayOf, overviewReport, pagesReport, searchesReport } from "./reports.ts";
+import { consentOf, isAutomated, normalizePath, normalizeQuery, referrerHost, CONSENT_COOKIE } from "./input.ts";
 
 export { dayOf, consentOf, isAutomated, normalizePath, normalizeQuery, referrerHost, CONSENT_COOKIE };
 

@@ -3,7 +3,7 @@
  * Plain functions over the database; permissions, plans and reuse are the Analytics service's.
  */
 import type { Db } from "../db/database.ts";
-import type { AnalyticsQuery } from "./analytics-schemas.ts";
+import type { AnalyticsQuery } from "./schemas.ts";
 
 const DAY_MS = 86_400_000;
 

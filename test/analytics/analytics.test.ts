@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
 import { Client } from "../helpers/client.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { openAnalyticsDb } from "../../src/ops/analytics-db.ts";
-import { Analytics, MAX_PATHS_PER_DAY, MAX_QUERIES_PER_DAY, OTHER } from "../../src/ops/analytics.ts";
+import { openAnalyticsDb } from "../../src/analytics/database.ts";
+import { Analytics, MAX_PATHS_PER_DAY, MAX_QUERIES_PER_DAY, OTHER } from "../../src/analytics/analytics.ts";
 import { silentLogger } from "../helpers/server.ts";
 
 let server: TestServer;

@@ -6,12 +6,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { startGitHttpRemote, type GitHttpRemote } from "../helpers/git-remote.ts";
-import { isPrivateAddress } from "../../src/git/remote-url.ts";
-import { RemoteNetwork } from "../../src/git/remote-network.ts";
-import { GIT_ENV, createFromRemote, row, settled } from "./support.ts";
+import { startTestServer, type TestServer } from "../../helpers/server.ts";
+import { registerUser, type TestUser } from "../../helpers/factories.ts";
+import { startGitHttpRemote, type GitHttpRemote } from "../../helpers/git-remote.ts";
+import { isPrivateAddress } from "../../../src/git/remote-url.ts";
+import { RemoteNetwork } from "../../../src/core/net/remote-network.ts";
+import { GIT_ENV, createFromRemote, row, settled } from "../../git/support.ts";
 
 let remote: GitHttpRemote;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
 import { openDatabase, migrate, type Db } from "../../src/db/database.ts";
-import { EmailOutbox, type OutboxTiming } from "../../src/ops/email-outbox.ts";
+import { EmailOutbox, type OutboxTiming } from "../../src/mail/email-outbox.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import type { SmtpConfig } from "../../src/config.ts";
 import { tempDir } from "../helpers/server.ts";
@@ -170,7 +170,7 @@ test("mail queued before a restart is delivered after it: refused before, pendin
 });
 
 test("the production schedule: 5 s after the first failure, doubling, capped at 30 minutes, 8 attempts", async () => {
-  const { DEFAULT_OUTBOX_TIMING: t } = await import("../../src/ops/email-outbox.ts");
+  const { DEFAULT_OUTBOX_TIMING: t } = await import("../../src/mail/email-outbox.ts");
   expect(t.maxAttempts).toBe(8);
   expect([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20].map((n) => t.backoffMs(n))).toEqual([
     5_000, 10_000, 20_000, 40_000, 80_000, 160_000, 320_000, 640_000, 1_280_000, 1_800_000, 1_800_000,

@@ -6,7 +6,7 @@
  * and the payment provider's (Stripe's) events — signature-verified with STRIPE_WEBHOOK_SECRET
  * (Stripe's documented `Stripe-Signature: t=…,v1=…` HMAC-SHA256 over `t.payload`, five-minute
  * tolerance), applied once per event id, older events never overwriting newer ones. Checkout and
- * customer-portal sessions are created through Stripe's REST API (src/ops/stripe-api.ts); without
+ * customer-portal sessions are created through Stripe's REST API (src/billing/stripe-api.ts); without
  * STRIPE_SECRET_KEY (or the plan's price id) they answer 503 SERVICE_UNAVAILABLE saying what is
  * missing (docs/decisions/editions.md).
  */
@@ -15,10 +15,10 @@ import { ForbiddenError, NotFoundError, ServiceUnavailableError, ValidationError
 import { constantTimeEqual, hmacSha256Hex } from "../core/crypto.ts";
 import { nowIso } from "../core/clock.ts";
 import { parseInput } from "../core/validate.ts";
-import type { Principal } from "../access/principal.ts";
+import type { Principal } from "../core/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import { PLANS, type PlanId, type Plans } from "./plans.ts";
-import { checkoutInput, portalInput, stripeEvent } from "./billing-schemas.ts";
+import { checkoutInput, portalInput, stripeEvent } from "./schemas.ts";
 import type { StripeConfig } from "../config.ts";
 import { StripeApi } from "./stripe-api.ts";
 

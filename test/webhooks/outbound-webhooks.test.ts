@@ -1,7 +1,7 @@
 /**
  * Outbound webhook definitions: admins manage them, the secret is shown once, deliveries are
  * always empty, and a URL never leads to the server's own network — every address spelling the git
- * remote tests refuse (test/git/remote-ssrf.test.ts) is refused here too, with nothing stored.
+ * remote tests refuse (test/core/net/remote-ssrf.test.ts) is refused here too, with nothing stored.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
