@@ -8,7 +8,8 @@ import { Elysia } from "elysia";
 import { rmSync } from "node:fs";
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/core/log.ts";
-import { buildServices, createApp } from "../src/app.ts";
+import { createApp } from "../src/app.ts";
+import { buildServices } from "../src/services.ts";
 import { tempDir, TEST_ENV } from "../test/helpers/server.ts";
 
 const N = 20_000;

@@ -37,9 +37,6 @@ import { oidcRoutes, signInMethodRoutes } from "./http/routes/oidc.ts";
 import { passkeyRoutes } from "./http/routes/passkeys.ts";
 import type { Services } from "./services.ts";
 
-// Services are built in services.ts; both names stay importable from here for routes, tests and commands.
-export { buildServices, type Services } from "./services.ts";
-
 /** The Elysia application with every route; the caller decides where it listens. */
 export function createApp(services: Services) {
   // development: Elysia would pass `development: true` to Bun.serve unless NODE_ENV=production,

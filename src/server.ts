@@ -1,6 +1,7 @@
 import type { Config } from "./config.ts";
 import type { Logger } from "./core/log.ts";
-import { buildServices, createApp, type Services } from "./app.ts";
+import { createApp } from "./app.ts";
+import { buildServices, type Services } from "./services.ts";
 import { acquireIdleRelease, type IdleRelease } from "./ops/idle-release.ts";
 import { MetricsListenError, startMetricsListener } from "./ops/metrics-listener.ts";
 

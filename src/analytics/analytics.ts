@@ -22,7 +22,16 @@ import type { Permissions } from "../access/permissions.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-records.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
 import type { Plans } from "../billing/plans.ts";
-import { analyticsQuery, consentInput, type AnalyticsQuery } from "./schemas.ts";
+import type { z } from "zod";
+import {
+  analyticsQuery,
+  consentInput,
+  type AnalyticsQuery,
+  type analyticsOverviewOutput,
+  type analyticsPagesOutput,
+  type analyticsSearchesOutput,
+  type consentOutput,
+} from "./schemas.ts";
 import { dayOf, overviewReport, pagesReport, searchesReport } from "./reports.ts";
 import { consentOf, isAutomated, normalizePath, normalizeQuery, referrerHost, CONSENT_COOKIE } from "./input.ts";
 
@@ -403,3 +412,15 @@ export class Analytics {
     }
   }
 }
+
+/**
+ * The reports are built by plain functions whose types are inferred (src/analytics/reports.ts);
+ * this fails to compile when one of their answers stops fitting its documented schema.
+ */
+type MustFit<Answer extends Documented, Documented> = Answer;
+export type AnalyticsAnswersFit = [
+  MustFit<ReturnType<Analytics["pages"]>, z.infer<typeof analyticsPagesOutput>>,
+  MustFit<ReturnType<Analytics["searches"]>, z.infer<typeof analyticsSearchesOutput>>,
+  MustFit<ReturnType<Analytics["overview"]>, z.infer<typeof analyticsOverviewOutput>>,
+  MustFit<Pick<ReturnType<Analytics["consent"]>, "workspace_id" | "consent">, z.infer<typeof consentOutput>>,
+];

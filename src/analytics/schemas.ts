@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { closedObject } from "../core/validate.ts";
-import type { Analytics } from "./analytics.ts";
 
 /** Windows the analytics screen offers; the API takes any whole number of days up to the longest. */
 export const ANALYTICS_WINDOWS = [7, 30, 90] as const;
@@ -72,15 +71,3 @@ export const analyticsOverviewOutput = z.object({
   top_queries: z.array(searchCounts),
   no_result_queries: z.array(queryCount),
 });
-
-/**
- * The reports are built by plain functions whose types are inferred (src/analytics/reports.ts);
- * this fails to compile when one of their answers stops fitting its documented schema.
- */
-type MustFit<Answer extends Documented, Documented> = Answer;
-export type AnalyticsAnswersFit = [
-  MustFit<ReturnType<Analytics["pages"]>, z.infer<typeof analyticsPagesOutput>>,
-  MustFit<ReturnType<Analytics["searches"]>, z.infer<typeof analyticsSearchesOutput>>,
-  MustFit<ReturnType<Analytics["overview"]>, z.infer<typeof analyticsOverviewOutput>>,
-  MustFit<Pick<ReturnType<Analytics["consent"]>, "workspace_id" | "consent">, z.infer<typeof consentOutput>>,
-];

@@ -1,7 +1,8 @@
 import type { Principal } from "../core/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { Users } from "../identity/users.ts";
-import type { ContentAccess, Origin } from "./rights.ts";
+import type { ContentAccess } from "./rights.ts";
+import type { Origin } from "./committed-write.ts";
 
 /**
  * Turns a caller into a ContentAccess: the workspace (by slug), the caller's role in it (404 when

@@ -15,46 +15,13 @@ import { injectId } from "./page-ids.ts";
 import { readPageFile, type PageFile } from "./page-file.ts";
 import { PageRecords, pageJson, type PageJson, type PageRow } from "./page-records.ts";
 import { normalizePagePath, WorkspaceDir } from "./paths.ts";
-import { assertRight, type Actor, type ContentAccess, type Origin } from "./rights.ts";
+import { assertRight, type ContentAccess } from "./rights.ts";
+import { WriteGroup, type Actor, type CommittedWrite } from "./committed-write.ts";
 import { createPageInput, movePageInput, updatePageInput, type CreatePageInput } from "./schemas.ts";
 import { buildTree, reorderPages, type TreeNode } from "./tree.ts";
 import { KeyedQueue } from "../core/write-queue.ts";
 import { OwnWrites } from "./own-writes.ts";
 import { pageProblems, type PageProblem } from "./page-problems.ts";
-
-/** What a committed write did, for listeners that act on files afterwards (git commits). */
-export interface CommittedWrite {
-  workspace_id: string;
-  kind: "create" | "update" | "delete" | "move" | "upload" | "batch";
-  /** The page's path (its new path for a move). */
-  path: string;
-  old_path?: string;
-  /** Every file the write touched: a move includes the pages whose links were rewritten; an upload its `assets/` file. */
-  files: string[];
-  /**
-   * What the write left in each of `files`: the exact text or bytes written, null for a removed
-   * file. Git commits these bytes, so a commit never depends on reading the work tree later.
-   */
-  contents: Array<{ path: string; data: string | Uint8Array | null }>;
-  actor: Actor;
-  origin: Origin;
-  /** A batch's own commit message (a write group names what it did as a whole). */
-  message?: string;
-}
-
-/**
- * Writes that history records as one commit (a version snapshot copying many pages). Each write
- * still goes through the ledger on its own (new id, record, activity, search, events, right
- * away); only its notice to `onCommitted` listeners is held, and `endGroup` sends them all as one
- * `batch` write with the group's message, so git makes exactly one commit of every file written.
- * Meant for creates and updates (a move's redirect bookkeeping listens for `move` notices).
- */
-export class WriteGroup {
-  readonly writes: CommittedWrite[] = [];
-  /** Called when the group ends (listeners of `onGroupOpened` that keep a crash marker up meanwhile). */
-  readonly onEnd: Array<() => void> = [];
-  constructor(readonly message: string) {}
-}
 
 export interface PageResult {
   page: PageJson;

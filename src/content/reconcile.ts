@@ -11,7 +11,7 @@ import type { ContentLedger } from "./ledger.ts";
 import { readPageFile, type PageFile } from "./page-file.ts";
 import { SOFT_DELETE_KEEP_MS, type PageRow } from "./page-records.ts";
 import { normalizePagePath } from "./paths.ts";
-import type { Actor } from "./rights.ts";
+import type { Actor } from "./committed-write.ts";
 import { WorkspaceProblems } from "../workspaces/workspace-problems.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { ForbiddenError } from "../core/errors.ts";
 import { atLeast, type EffectiveRole } from "../access/roles.ts";
 import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
-import type { WriteGroup } from "./ledger.ts";
+import type { Actor, Origin, WriteGroup } from "./committed-write.ts";
 
 /**
  * Who may do what with pages (DESIGN.md §7): viewers and commenters read; editors edit existing
@@ -12,21 +12,13 @@ import type { WriteGroup } from "./ledger.ts";
  */
 export type ContentRight = "read" | "edit" | "create" | "delete" | "move";
 
-export interface Actor {
-  id: string | null;
-  name: string;
-}
-
-/** Where a write came from; the git commit message says `via <origin>` (DESIGN.md §6). */
-export type Origin = "web editor" | "API" | "MCP" | "git" | "reconcile" | "starter";
-
 /** The caller of a ledger operation, after the workspace-level permission check. */
 export interface ContentAccess {
   workspace: WorkspaceRow;
   role: EffectiveRole;
   actor: Actor;
   origin: Origin;
-  /** Set while the writes belong to one group that history records as a single commit (ledger.ts WriteGroup). */
+  /** Set while the writes belong to one group that history records as a single commit (committed-write.ts). */
   group?: WriteGroup;
 }
 

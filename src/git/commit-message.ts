@@ -1,11 +1,15 @@
-import type { Author } from "./repo.ts";
-
 /**
  * User text that ends up in a commit: paths in messages and the author's name and email in the
  * commit header. A commit message is free text, but a path holding a line break (a file created
  * on disk may be named anything) would forge message lines such as trailers; a name or email
  * holding `<`, `>` or a line break would corrupt the author line (`git fsck` refuses such commits).
  */
+
+/** Who a commit is by (the acting person, or Quire itself). */
+export interface Author {
+  name: string;
+  email: string;
+}
 
 /** Control characters and bidi overrides, which could hide or forge what a message line says. */
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;

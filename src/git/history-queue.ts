@@ -2,7 +2,8 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../core/log.ts";
 import { KeyedQueue } from "../core/write-queue.ts";
-import type { Author, FileContent, Repo } from "./repo.ts";
+import type { FileContent, Repo } from "./repo.ts";
+import type { Author } from "./commit-message.ts";
 
 /**
  * The git worker: one queue per workspace for everything that changes `.git/` (commits, merges,

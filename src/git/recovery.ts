@@ -1,6 +1,7 @@
 import type { Db } from "../db/database.ts";
 import { isoFromMs } from "../core/clock.ts";
-import { SYSTEM_AUTHOR, type Author } from "./repo.ts";
+import { SYSTEM_AUTHOR } from "./repo.ts";
+import type { Author } from "./commit-message.ts";
 import { commitPath } from "./commit-message.ts";
 
 /**

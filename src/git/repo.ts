@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { MAX_PACK_BYTES, writeBlobPack } from "./blob-pack.ts";
-import { gitIdent } from "./commit-message.ts";
+import { gitIdent, type Author } from "./commit-message.ts";
 import { editTree, type EntryChange, type TreeEntry, type TreeStore } from "./tree-edit.ts";
 
 /**
@@ -11,10 +11,6 @@ import { editTree, type EntryChange, type TreeEntry, type TreeStore } from "./tr
  * save). Everything here touches `.git/`: callers serialize it per workspace (GitSync's history
  * queue; anything that also reads the work tree holds the ledger's writer too).
  */
-export interface Author {
-  name: string;
-  email: string;
-}
 
 export const SYSTEM_AUTHOR: Author = { name: "Quire", email: "quire@localhost" };
 /** The last commit both sides agreed on (the merge base of the next pull). */

@@ -7,11 +7,12 @@ import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
 import { nowIso } from "../core/clock.ts";
 import { ValidationError } from "../core/errors.ts";
-import type { ContentLedger, CommittedWrite } from "../content/ledger.ts";
+import type { ContentLedger } from "../content/ledger.ts";
+import type { CommittedWrite } from "../content/committed-write.ts";
 import type { ReconciledPass, Reconciler } from "../content/reconcile.ts";
 import { KeyedQueue } from "../core/write-queue.ts";
 import { HistoryQueue } from "./history-queue.ts";
-import type { Actor, Origin } from "../content/rights.ts";
+import type { Actor, Origin } from "../content/committed-write.ts";
 import type { EventBus } from "../core/event-bus.ts";
 import type { Users } from "../identity/users.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-records.ts";
@@ -24,7 +25,8 @@ import { diskFilesMessage, historyFile, MAX_DISK_FILE_BYTES, outsideHistory, sca
 import { ConflictStore } from "./conflict-store.ts";
 import { applyUpstream, type PullPlan } from "./pull.ts";
 import { assertRemoteAllowed, parseRemote, scrub, type RemoteSpec } from "./remote-url.ts";
-import { loadGit, Repo, SYSTEM_AUTHOR, type Author, type FileContent } from "./repo.ts";
+import { loadGit, Repo, SYSTEM_AUTHOR, type FileContent } from "./repo.ts";
+import type { Author } from "./commit-message.ts";
 import { RemoteError, Transport, trackingRef } from "./transport.ts";
 import { readGitToken } from "./remote-token.ts";
 

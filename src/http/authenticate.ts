@@ -1,7 +1,7 @@
 import { decodeJwt } from "jose";
 import type { Principal } from "../core/principal.ts";
 import { API_KEY_PREFIX } from "../identity/api-keys.ts";
-import type { Services } from "../app.ts";
+import type { Services } from "../services.ts";
 
 /** Longest Authorization credential looked at; anything longer is garbage by construction. */
 const MAX_CREDENTIAL_LENGTH = 8192;

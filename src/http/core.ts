@@ -7,7 +7,7 @@ import { credentialResolver } from "./authenticate.ts";
 import { MAX_BODY_BYTES, SERVER_BODY_LIMIT, bufferChunkedBody, tooLarge } from "./body-limit.ts";
 import { methodClass, scopesAllow, type Principal } from "../core/principal.ts";
 import { ForbiddenError, ValidationError } from "../core/errors.ts";
-import type { Services } from "../app.ts";
+import type { Services } from "../services.ts";
 
 export { MAX_BODY_BYTES, SERVER_BODY_LIMIT };
 

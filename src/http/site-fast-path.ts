@@ -1,5 +1,5 @@
 import type { Server } from "bun";
-import type { Services } from "../app.ts";
+import type { Services } from "../services.ts";
 import { ulid } from "../core/ids.ts";
 import { nowMs } from "../core/clock.ts";
 import { hostName } from "../publish/custom-domains.ts";

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { closedObject } from "../core/validate.ts";
 import { THEMES, VISIBILITIES, customDomain } from "../workspaces/workspace-schemas.ts";
-import type { QualityReport } from "./quality/quality-service.ts";
 
 /** Input schemas of the published site (HTTP routes and MCP tools validate with these). */
 
@@ -164,10 +163,3 @@ export const qualityReportOutput = z.object({
   pages: z.array(z.object({ path: z.string(), score: z.number().min(0).max(100), findings: z.array(qualityFindingOutput) })),
   findings: z.array(qualityFindingOutput),
 });
-
-/**
- * The quality scan's report type is declared beside its code (src/publish/quality/); this fails to
- * compile when it stops fitting the documented schema.
- */
-type MustFit<Answer extends Documented, Documented> = Answer;
-export type QualityAnswerFits = MustFit<QualityReport, z.infer<typeof qualityReportOutput>>;

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { join } from "node:path";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { activityRows, livePage, owner, pageRows, recordBus, type Owner } from "./support.ts";
-import type { CommittedWrite } from "../../src/content/ledger.ts";
+import type { CommittedWrite } from "../../src/content/committed-write.ts";
 import { loadConfig, ConfigError } from "../../src/config.ts";
 import { TEST_ENV, tempDir } from "../helpers/server.ts";
 

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { Services } from "../../app.ts";
+import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import type { IssuedTokens } from "../../identity/auth-service.ts";
 import { REFRESH_TTL_MS } from "../../identity/sessions.ts";

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { Services } from "../../app.ts";
+import type { Services } from "../../services.ts";
 import { parseInput } from "../../core/validate.ts";
 import { exportDownloadParams } from "../../publish/schemas.ts";
 import { httpCore } from "../core.ts";

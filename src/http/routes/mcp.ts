@@ -1,6 +1,6 @@
 import type { McpClientConfigOutput } from "../../ai/schemas.ts";
 import { Elysia } from "elysia";
-import type { Services } from "../../app.ts";
+import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import { ForbiddenError, UnauthorizedError } from "../../core/errors.ts";
 import { requireSession } from "../guards.ts";

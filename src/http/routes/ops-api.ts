@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { Services } from "../../app.ts";
+import type { Services } from "../../services.ts";
 import { analyticsRoutes } from "./analytics.ts";
 import { outboundWebhookRoutes } from "./outbound-webhooks.ts";
 import { onboardingRoutes } from "./onboarding.ts";

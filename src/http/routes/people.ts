@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { Services } from "../../app.ts";
+import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import { requirePrincipal } from "../guards.ts";
 

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { Services } from "../../app.ts";
+import type { Services } from "../../services.ts";
 import { finishEarlyResponse, httpCore, requestState, routerPath } from "../core.ts";
 import { requireSession } from "../guards.ts";
 import { hostName } from "../../publish/custom-domains.ts";

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { randomBytes } from "node:crypto";
-import type { Services } from "../../app.ts";
+import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import { NotFoundError } from "../../core/errors.ts";
 import { ASSET_PREFIX, loadWebApp, type WebFile } from "../../web/build-web.ts";

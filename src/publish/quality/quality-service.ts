@@ -8,7 +8,8 @@ import type { ContentLedger } from "../../content/ledger.ts";
 import { hashOf } from "../../content/page-file.ts";
 import { normalizePagePath } from "../../content/paths.ts";
 import { resolveWikiTarget } from "../../content/links.ts";
-import { qualityQuery } from "../schemas.ts";
+import type { z } from "zod";
+import { qualityQuery, type qualityReportOutput } from "../schemas.ts";
 import { analyzePage, anchorSlug, type Finding, type PageAnalysis, type PageLink, type Severity } from "./page-analysis.ts";
 
 /**
@@ -202,3 +203,10 @@ export class QualityService {
     return null;
   }
 }
+
+/**
+ * The report type is declared here, beside its code; this fails to compile when it stops fitting
+ * the documented schema (src/publish/schemas.ts).
+ */
+type MustFit<Answer extends Documented, Documented> = Answer;
+export type QualityAnswerFits = MustFit<QualityReport, z.infer<typeof qualityReportOutput>>;

@@ -11,14 +11,6 @@ import { current, trust } from "./state.ts";
  * marked lexes every block before any inline text, so all definitions are known when the first
  * reference is read.
  */
-export interface FootnoteDefinition {
-  label: string;
-  tokens: Token[];
-  /** Number in order of first reference; 0 while unreferenced. */
-  number: number;
-  refs: number;
-  id: string;
-}
 
 interface FootnoteRefToken {
   type: "footnoteRef";

@@ -1,6 +1,5 @@
 import GithubSlugger from "github-slugger";
-import type { FootnoteDefinition } from "./footnotes.ts";
-import type { Heading, RenderNotice, RenderOptions } from "./types.ts";
+import type { FootnoteDefinition, Heading, RenderNotice, RenderOptions } from "./types.ts";
 
 /**
  * What one render collects while marked walks the page. marked's extensions are plain functions

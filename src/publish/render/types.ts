@@ -1,3 +1,4 @@
+import type { Token } from "marked";
 /** The renderer's public shapes (re-exported by ./index.ts; keep them stable: the site, the export and the preview build on them). */
 
 /** Something a page links to, inside the workspace. */
@@ -44,4 +45,14 @@ export interface RenderResult {
   hasMath: boolean;
   hasCode: boolean;
   notices: RenderNotice[];
+}
+
+/** A footnote's definition, collected while a page is lexed (footnotes.ts). */
+export interface FootnoteDefinition {
+  label: string;
+  tokens: Token[];
+  /** Number in order of first reference; 0 while unreferenced. */
+  number: number;
+  refs: number;
+  id: string;
 }

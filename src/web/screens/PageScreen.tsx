@@ -15,7 +15,7 @@ import { uploadImage } from "../editor/image-upload.ts";
 import type { PickablePage } from "../editor/PagePicker.tsx";
 import { normalizeTree } from "../app/workspace-data.ts";
 import { pagePathOf } from "../tree/tree-ops.ts";
-import { canWrite } from "./Shell.tsx";
+import { canWrite } from "../app/rights.ts";
 import { FrontmatterForm } from "./FrontmatterForm.tsx";
 import { useLivePage } from "../app/site-live.ts";
 import { ConflictBanner, type ConflictState } from "./ConflictBanner.tsx";

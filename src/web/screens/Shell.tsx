@@ -14,7 +14,8 @@ import { Notice, Spinner } from "../ui/controls.tsx";
 import { NewPageDialog } from "./NewPageDialog.tsx";
 import { JoinScreen } from "./InviteScreens.tsx";
 import { NewWorkspaceDialog } from "./NewWorkspaceDialog.tsx";
-import { PageTree, type TreeRights } from "./PageTree.tsx";
+import { PageTree } from "./PageTree.tsx";
+import { treeRights } from "../app/rights.ts";
 import { LiveProvider } from "../live/LiveContext.tsx";
 import { PresenceBar } from "../live/PresenceBar.tsx";
 import { onPageChange } from "../live/page-events.ts";
@@ -88,21 +89,6 @@ function WorkspaceHome({ workspace, empty, onNewPage }: { workspace: Workspace; 
       )}
     </div>
   );
-}
-
-export function canWrite(ws: Workspace | undefined): boolean {
-  return !!ws && ["editor", "admin", "super_admin"].includes(ws.role ?? "");
-}
-
-export function isAdmin(ws: Workspace | undefined): boolean {
-  return !!ws && (ws.role === "admin" || ws.role === "super_admin");
-}
-
-/** What the person may do with pages here (DESIGN.md §7: editors create/delete when the workspace allows it). */
-export function treeRights(ws: Workspace | undefined): TreeRights {
-  const edit = canWrite(ws);
-  const create = isAdmin(ws) || (edit && ws?.editor_can_create_pages !== false);
-  return { edit, create, delete: isAdmin(ws) || (edit && ws?.editor_can_delete_pages === true), move: create };
 }
 
 export function Shell() {
