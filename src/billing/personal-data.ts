@@ -6,9 +6,15 @@
 import type { Db } from "../db/database.ts";
 import { nowIso } from "../core/clock.ts";
 import { NotFoundError } from "../core/errors.ts";
-import type { Services } from "../services.ts";
+import type { AuthService } from "../identity/auth-service.ts";
+import type { ApiKeys } from "../identity/api-keys.ts";
+import type { Sessions } from "../identity/sessions.ts";
+import type { Onboarding } from "../identity/onboarding.ts";
 
-export function personalDataExport(services: Pick<Services, "db" | "auth" | "apiKeys" | "sessions" | "onboarding">, userId: string) {
+export function personalDataExport(
+  services: { db: Db; auth: AuthService; apiKeys: ApiKeys; sessions: Sessions; onboarding: Onboarding },
+  userId: string,
+) {
   const db: Db = services.db;
   return {
     exported_at: nowIso(),
