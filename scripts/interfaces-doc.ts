@@ -24,7 +24,7 @@ import { allTools, toolInput } from "../src/mcp/server.ts";
 import { MAX_RESULT_TOKENS } from "../src/mcp/budget.ts";
 import { ACCESS_TOKEN_TTL_SEC, WS_TOKEN_TTL_SEC } from "../src/identity/access-tokens.ts";
 import { REFRESH_TTL_MS, REFRESH_GRACE_MS } from "../src/identity/sessions.ts";
-import { PASSWORD_MIN, PASSWORD_MAX } from "../src/identity/passwords.ts";
+import { PASSWORD_MIN, PASSWORD_MAX, ARGON2_DEFAULTS } from "../src/identity/passwords.ts";
 import { RESET_TTL_MS } from "../src/identity/password-resets.ts";
 import { FLOW_TTL_MS, CLAIM_TTL_MS } from "../src/identity/oidc-service.ts";
 import { CHALLENGE_TTL_MS } from "../src/identity/passkeys.ts";
@@ -407,8 +407,9 @@ docs/decisions/.
 ## 2. Authentication
 
 - \`Authorization: Bearer <access token or API key>\` on every route not marked \`none\` below.
-- Email and password (argon2id). Sign-in failures, unknown emails and locked accounts all get the
-  same 401. \`QUIRE_DISABLE_SIGNUP=true\` turns on invite-only mode: registration and a first
+- Email and password: argon2id (${ARGON2_DEFAULTS.memoryKiB / 1024} MiB, ${ARGON2_DEFAULTS.iterations} passes,
+  parallelism ${ARGON2_DEFAULTS.parallelism}; \`ARGON2_MEMORY\`, \`ARGON2_TIME\`, \`ARGON2_THREADS\` tune it).
+  Sign-in failures, unknown emails and locked accounts all get the same 401. \`QUIRE_DISABLE_SIGNUP=true\` turns on invite-only mode: registration and a first
   external sign-in answer 403 \`SIGNUP_DISABLED\`; accepting an invitation and joining through a
   share link still work.
 - External sign-in: \`google\` (any OpenID Connect issuer) and \`github\`, each enabled when its
