@@ -28,19 +28,20 @@ describe("references to documents and repository paths", () => {
   test("the same function flags a missing document, section, anchor, file and folder, and passes good ones", () => {
     // Built from pieces so this file's own text holds no bad reference.
     const doc = (name: string) => `${name}.md`;
+    const ARCH = "docs/" + "architecture";
     const text = [
-      `// see ${doc("DES" + "IGN")} §5 and ${doc("docs/architecture")} §99`,
-      `// and ${doc("docs/architecture")}#no-such-heading, ${doc("docs/decisions/" + "nope")}`,
+      `// see ${doc("DES" + "IGN")} §5 and ${doc(ARCH)} §99`,
+      `// and ${doc(ARCH)}#no-such-heading, ${doc("docs/decisions/" + "nope")}`,
       `// code in ${"src/content/" + "no-such-file.ts"} and ${"test/no-such-" + "folder/"}`,
-      `// fine: ${doc("docs/architecture")} §5, ${doc("docs/architecture")}#5-the-content-ledger, ${doc("README")}, src/content/ledger.ts, src/core/net/, src/identity/oidc-*.ts`,
+      `// fine: ${doc(ARCH)} §5, ${doc(ARCH)}#5-the-content-ledger, ${doc("README")}, src/content/ledger.ts, src/core/net/, src/identity/oidc-*.ts`,
       `const s = "${"src/" + "not/a/reference.ts"}"; // a string in code is data`,
     ].join("\n");
     const refs = referencesIn("src/example.ts", commentsOnly(text));
     const problems = refs.filter((r) => r.problem).map((r) => `${r.line}: ${r.text}`);
     expect(problems).toEqual([
       `1: ${doc("DES" + "IGN")} §5`,
-      `1: ${doc("docs/architecture")} §99`,
-      `2: ${doc("docs/architecture")}#no-such-heading`,
+      `1: ${doc(ARCH)} §99`,
+      `2: ${doc(ARCH)}#no-such-heading`,
       `2: ${doc("docs/decisions/" + "nope")}`,
       `2: ${doc("docs/decisions/" + "nope")}`,
       `3: ${"src/content/" + "no-such-file.ts"}`,
