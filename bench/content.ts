@@ -1,5 +1,5 @@
 /**
- * `bun bench/content.ts`: the content ledger against DESIGN.md §11's budgets. A script, not a test.
+ * `bun bench/content.ts`: the content ledger against docs/architecture.md §11's budgets. A script, not a test.
  *   - page save through the API (PUT with hash, no git): p50/p99
  *   - page read through the API: p50/p99
  *   - reconcile of 1,000 and 10,000 generated files (first run with ids, steady run, id injection)
@@ -73,7 +73,7 @@ async function apiLatency(): Promise<void> {
       hashes.set(u.slug, r.content_hash);
     }
     // Half the workspaces commit every save to their local git history (the default), half have
-    // auto-commit off (the ledger alone, DESIGN.md §11's "no git push" budget); requests alternate
+    // auto-commit off (the ledger alone, docs/architecture.md §11's "no git push" budget); requests alternate
     // between the halves, so load from elsewhere on the machine hits both alike.
     const extra = users.splice(24);
     const users_ = users.map((u, i) => ({ ...u, autoCommit: i % 2 === 0 }));
@@ -198,7 +198,7 @@ async function reconcileTimes(count: number, withIds: boolean): Promise<void> {
 }
 
 /**
- * DESIGN.md §11's "reconcile 1,000 files < 1 s" where every file needs an id (a folder of Markdown
+ * docs/architecture.md §11's "reconcile 1,000 files < 1 s" where every file needs an id (a folder of Markdown
  * copied in, the first clone of a repository without ids): `rounds` fresh workspaces, each
  * reconciled once. Also the longest the event loop went without running a 1 ms timer during the
  * pass (what a request arriving meanwhile would wait, at most). With `compare`, the rounds

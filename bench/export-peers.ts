@@ -1,7 +1,7 @@
 /**
  * `bun bench/export-peers.ts [--runs N] [1000] [10000]`: `quire export` side by side with Hugo (bare templates),
  * MkDocs (default theme with search) and VitePress (default theme with local search) on the same
- * generated corpus, in one run (DESIGN.md §11: 1,000 pages < 2 s; within 5× of Hugo, ≥ 20× faster
+ * generated corpus, in one run (docs/architecture.md §11: 1,000 pages < 2 s; within 5× of Hugo, ≥ 20× faster
  * than VitePress, faster than MkDocs). The 10,000-page corpus is built by Quire and Hugo only.
  * Also: the quality scan of the 1,000-page workspace, cold and cached.
  *

@@ -1,5 +1,5 @@
 /**
- * `bun bench/git.ts`: git sync against DESIGN.md §11 ("git push → visible in the API after
+ * `bun bench/git.ts`: git sync against docs/architecture.md §11 ("git push → visible in the API after
  * webhook < 1 s on loopback"). A script, not a test; numbers vary by machine.
  *   1. webhook-triggered push → page readable through the API: an IDE clone pushes a new page to
  *      a smart-HTTP remote on loopback, a signed GitHub push webhook is sent, and the clock stops

@@ -12,7 +12,7 @@ export const CLI = join(REPO, "src/cli.ts");
 export interface Row {
   measure: string;
   value: string;
-  /** The budget from DESIGN.md §11, or a note. */
+  /** The budget from docs/architecture.md §11, or a note. */
   note?: string;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The MCP server's cost (DESIGN.md §11: compiled `quire mcp` start → tools/list answered < 300 ms;
+ * The MCP server's cost (docs/architecture.md §11: compiled `quire mcp` start → tools/list answered < 300 ms;
  * a tool call adds < 1 ms p50 over the service it calls):
  * - start → tools/list of the compiled binary over stdio (a fresh process each time), with a bare
  *   JSON-RPC client on the pipes (what the server costs: the honest figure), with the SDK's 1.x

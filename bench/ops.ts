@@ -2,7 +2,7 @@
  * Operations on a 1,000-page workspace: `quire status` and `quire doctor` as real processes
  * beside a running server (median and p99 over several runs, with `quire version` as the floor
  * any command pays to start), the cost of a `/metrics` scrape over HTTP after some traffic,
- * and `quire backup`'s time and size. Budgets (DESIGN.md §11): status < 200 ms, doctor < 2 s,
+ * and `quire backup`'s time and size. Budgets (docs/architecture.md §11): status < 200 ms, doctor < 2 s,
  * scrape < 10 ms.
  *
  *   bun bench/ops.ts [pages=1000] [runs=15]

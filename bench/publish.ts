@@ -1,5 +1,5 @@
 /**
- * `bun bench/publish.ts`: the published site against DESIGN.md §11. A script, not a test.
+ * `bun bench/publish.ts`: the published site against docs/architecture.md §11. A script, not a test.
  *   - a cached published page (`GET /p/{slug}/page`): p50/p99 (budget p99 < 2 ms)
  *   - the first render of a page with code and math (caches dropped before each request): p50/p99 (budget p99 < 15 ms)
  *   - requests/s of one published page, 10 concurrent clients, side by side with nginx serving the
@@ -398,5 +398,5 @@ async function sideBySide(): Promise<void> {
 
 if (on("cached") || on("first") || on("rss")) await inProcess();
 if (on("throughput")) await sideBySide();
-printTable("Published site (DESIGN.md §11)", rows);
+printTable("Published site (docs/architecture.md §11)", rows);
 process.exit(0);

@@ -1,6 +1,6 @@
 /**
  * `bun run bench`: measures a real `quire serve` child (production argon2 parameters) and prints
- * one table. Not a test: numbers vary by machine; compare them with DESIGN.md §11 by hand.
+ * one table. Not a test: numbers vary by machine; compare them with docs/architecture.md §11 by hand.
  *
  * Adding a section: write `async function mySection(ctx: Ctx): Promise<Row[]>` and append it to
  * SECTIONS. Sections run in order against the same server; `ctx.user` is a registered account.
@@ -115,7 +115,7 @@ async function main() {
 }
 
 /**
- * The footprint budgets of DESIGN.md §11 on a data directory holding a 1,000-page workspace, for
+ * The footprint budgets of docs/architecture.md §11 on a data directory holding a 1,000-page workspace, for
  * each way of running the server (`bun src/cli.ts serve` and the compiled `dist/quire serve`),
  * over several fresh processes (median and max):
  *   - cold start: spawn → first 200 from /api/health (polled every 2 ms on a port chosen up front);

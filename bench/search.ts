@@ -6,7 +6,7 @@
  * SearchService as ledger changes, then measures query latency (the service call a request
  * makes: query plan, FTS5 ranking, snippets) over a mix of one- to three-word queries, some with
  * typos; the process memory the index adds; the index file's size; and a restart: a new service
- * over the same data directory answering its first query. Budgets (DESIGN.md §11): p99 < 3 ms at
+ * over the same data directory answering its first query. Budgets (docs/architecture.md §11): p99 < 3 ms at
  * 1,000 pages, < 10 ms at 10,000.
  *
  * Then a build from scratch, as on the first start after `search/` is deleted (or after an index

@@ -1,5 +1,5 @@
 /**
- * DESIGN.md §10's team measurement, in real time: ten people of one workspace behind one office
+ * docs/architecture.md §10's team measurement, in real time: ten people of one workspace behind one office
  * address edit for a minute at the app's own cadence (an autosave every 2 s, a reload every
  * 20 s, each reload being the app's boot requests), while one API-key script of the same
  * organization writes 60 times and reads 300 times in that minute. Prints the requests sent,
@@ -51,10 +51,10 @@ try {
   const all = tally.requests + saveTally.requests;
   printTable(`ten people editing for ${seconds} s behind one address, plus one API-key script`, [
     { measure: "app requests (boots + autosaves)", value: String(all), note: `${saveTally.requests} saves, ${tally.requests} boot requests` },
-    { measure: "429s seen by the people", value: String(tally.limited.length + saveTally.limited.length), note: "DESIGN.md §10: must be 0" },
+    { measure: "429s seen by the people", value: String(tally.limited.length + saveTally.limited.length), note: "docs/architecture.md §10: must be 0" },
     { measure: "other errors seen by the people", value: String([...tally.byStatus, ...saveTally.byStatus].filter(([s]) => s >= 400 && s !== 429).reduce((a, [, n]) => a + n, 0)) },
     { measure: "save p50 / p99", value: `${ms(percentile(saveTally.latencies, 50))} / ${ms(percentile(saveTally.latencies, 99))}` },
-    { measure: "API-key script: answered / 429", value: `${scriptTally.ok} / ${scriptTally.limited}`, note: "60 writes + 300 reads a minute: within SPEC.md's figures" },
+    { measure: "API-key script: answered / 429", value: `${scriptTally.ok} / ${scriptTally.limited}`, note: "60 writes + 300 reads a minute: within the figures of docs/interfaces.md §8" },
   ]);
 } finally {
   await server.stop();

@@ -12,7 +12,7 @@ export interface SmtpConfig {
   from: string;
 }
 
-/** An external sign-in provider (DESIGN.md §14); present only when its client id and secret are both set. */
+/** An external sign-in provider (docs/architecture.md §14); present only when its client id and secret are both set. */
 export interface OidcProviderConfig {
   clientId: string;
   clientSecret: string;

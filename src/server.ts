@@ -60,7 +60,7 @@ export async function startServer(opts: {
       stopped ??= (async () => {
         idle.dispose();
         metricsListener?.stop();
-        // SPEC's order: the WebSocket hub first. Bun's stop(false) waits for every open socket, and
+        // docs/interfaces.md §3's order: the WebSocket hub first. Bun's stop(false) waits for every open socket, and
         // a live stream never ends on its own, so one connected browser would hold the whole drain.
         // Closing them first (1001 "going away") leaves the drain to the requests in flight.
         services.realtime.stop();

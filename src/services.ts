@@ -102,7 +102,7 @@ export interface Services extends AccessServices {
   watcher: FileWatcher | null;
   /** Inbound git push webhooks; the sync engine subscribes with `webhooks.onPush`. */
   webhooks: WebhookReceiver;
-  /** Git sync: commits, pushes, pulls, polling (DESIGN.md §6). */
+  /** Git sync: commits, pushes, pulls, polling (docs/architecture.md §6). */
   gitSync: GitSync;
   /** Sync conflicts and the manual sync, for the routes. */
   conflictService: ConflictService;
@@ -135,7 +135,7 @@ export interface Services extends AccessServices {
   agentPages: AgentPages;
   /** Writing assist: the configured model, or instructions for the calling agent. */
   assist: AssistService;
-  /** The quality scan of DESIGN.md §9 (dead links, missing titles, readability, …). */
+  /** The quality scan of docs/architecture.md §9 (dead links, missing titles, readability, …). */
   quality: QualityService;
   /** The static export (GET|POST …/export, quire export, MCP quire_export's download URL). */
   exporter: ExportService;

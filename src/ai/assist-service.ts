@@ -21,7 +21,7 @@ const TIMEOUT_MS = 60_000;
 const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
 
 /**
- * Writing assist (DESIGN.md §12): one service behind the editor's Assist menu, `POST /api/ai/assist`
+ * Writing assist (docs/architecture.md §12): one service behind the editor's Assist menu, `POST /api/ai/assist`
  * and the MCP tool `quire_writing_assist`. The endpoint is the operator's own configuration, so it
  * may be on loopback or the local network (a local model is the common case); redirects are never
  * followed, so the request (and its key) cannot be bounced elsewhere (docs/decisions/mcp.md).

@@ -1,5 +1,5 @@
 /**
- * The Cloud edition's billing (SPEC.md's Billing table). In Community every billing and Cloud-only
+ * The Cloud edition's billing (the billing routes of docs/interfaces.md §3). In Community every billing and Cloud-only
  * route answers 404 NOT_FOUND, exactly like a route that does not exist (`requireCloud`).
  *
  * What works in Cloud: plans and prices, the organization's limits and usage, its subscription,

@@ -1,7 +1,7 @@
 /**
  * Editions and plans. Community (the default) has no plans: every feature, no limits, and no
  * billing routes at all. Cloud gives each organization a plan (Free until a subscription says
- * otherwise) whose limits the services enforce. SPEC.md fixes the errors (PLAN_LIMIT_REACHED for
+ * otherwise) whose limits the services enforce. docs/interfaces.md §7 fixes the errors (PLAN_LIMIT_REACHED for
  * seats, PLAN_LIMIT for analytics) but not the figures; they are decided in
  * docs/decisions/editions.md and listed here once.
  */
@@ -28,7 +28,7 @@ export const PLANS: Record<PlanId, Plan> = {
   business: { id: "business", name: "Business", seats: null, features: ["analytics"], price_monthly_cents: 19900 },
 };
 
-/** Roles that take a seat (SPEC.md: inviting an Editor or Admin counts against the seat limit). */
+/** Roles that take a seat (docs/interfaces.md §3: inviting an Editor or Admin counts against the seat limit). */
 export const SEAT_ROLES = ["editor", "admin"] as const;
 
 export class Plans {

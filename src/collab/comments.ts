@@ -68,7 +68,7 @@ function toJson(row: CommentRow): CommentJson {
 }
 
 /**
- * Comments on pages (DESIGN.md §8). Rules:
+ * Comments on pages (docs/architecture.md §8). Rules:
  * - reading needs read access to the workspace (404 otherwise); writing needs commenter or higher;
  * - a comment is on a live page (404 otherwise) and stays with it across moves (see SELECT);
  * - threads are one level deep: a reply to a reply is attached to the thread's root, and its page

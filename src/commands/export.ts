@@ -1,9 +1,9 @@
 /**
  * `quire export -w <workspace id> [-o file] [--base-url url] [--threads n] [--json]`: the workspace's published
- * site as a static ZIP (DESIGN.md §9), made by the same service as GET /api/v1/workspaces/:id/export.
+ * site as a static ZIP (docs/architecture.md §9), made by the same service as GET /api/v1/workspaces/:id/export.
  *
  * An export only reads the data directory, so it runs with or without a server
- * (docs/decisions/export.md): with none running it takes the single-writer lock for its duration
+ * (docs/decisions/export-preview-quality.md): with none running it takes the single-writer lock for its duration
  * (so a server starting meanwhile waits for a consistent data directory, and migrations may run);
  * beside a running server it opens the database read-only (SQLite's WAL lets readers and the
  * server's writer work side by side) and reads the page files, which the server only ever replaces

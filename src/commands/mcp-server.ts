@@ -14,7 +14,7 @@ import { VERSION } from "../version.ts";
 import { CommandError } from "./exit.ts";
 import { commandLogger, dataDirArg, dataDirFrom } from "./shared.ts";
 
-/** The two browser-based AI clients allowed by default (SPEC.md: "a built-in list of two"). */
+/** The two browser-based AI clients allowed by default (docs/interfaces.md §4: "a built-in list of two"). */
 export const DEFAULT_MCP_ORIGINS = ["https://claude.ai", "https://chatgpt.com"];
 
 export const mcpServerCommand = defineCommand({

@@ -3,7 +3,7 @@
  * local agents (Claude Desktop, Claude Code, Cursor, VS Code). stdout carries JSON-RPC only; logs
  * go to stderr. Alone on its data directory it takes the instance lock and runs the services
  * itself; beside a running `serve` it sends every call to that server's `/mcp` over loopback
- * (DESIGN.md §4: one writer per data directory). Exit 0 when the client closes stdin; 1 when the
+ * (docs/architecture.md §4: one writer per data directory). Exit 0 when the client closes stdin; 1 when the
  * key or workspace is refused or the data directory is busy; 2 on bad usage or configuration.
  */
 import { defineCommand } from "citty";

@@ -4,7 +4,7 @@ import { createLogger, type Logger } from "../core/log.ts";
 import { resolveDataDir, type ResolvedDataDir } from "../core/data-dir.ts";
 import type { LogFile } from "../ops/log-file.ts";
 
-/** Spread into a command's `args`: every command accepts `--data-dir` (DESIGN.md §4). */
+/** Spread into a command's `args`: every command accepts `--data-dir` (docs/architecture.md §4). */
 export const dataDirArg = {
   "data-dir": {
     type: "string",

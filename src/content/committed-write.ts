@@ -4,7 +4,7 @@ export interface Actor {
   name: string;
 }
 
-/** Where a write came from; the git commit message says `via <origin>` (DESIGN.md §6). */
+/** Where a write came from; the git commit message says `via <origin>` (docs/architecture.md §6). */
 export type Origin = "web editor" | "API" | "MCP" | "git" | "reconcile" | "starter";
 
 /** What a committed write did, for listeners that act on files afterwards (git commits). */

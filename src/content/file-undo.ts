@@ -6,7 +6,7 @@ import type { OwnWrites } from "./own-writes.ts";
 /**
  * The files a ledger write is about to change, as they were, so a write whose transaction fails
  * (or whose later file write fails) can put every file back: a rejected request changes nothing
- * (DESIGN.md §10). Bytes are kept exactly as read, so a restored file is byte-identical.
+ * (docs/architecture.md §10). Bytes are kept exactly as read, so a restored file is byte-identical.
  */
 export class FileUndo {
   private readonly before = new Map<string, Buffer | null>();

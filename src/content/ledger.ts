@@ -33,7 +33,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * The content ledger: every change to a page goes through here, one writer per workspace
- * (DESIGN.md §5): validate → compare hashes → write the file atomically → one transaction for the
+ * (docs/architecture.md §5): validate → compare hashes → write the file atomically → one transaction for the
  * record and the activity row → after the commit, events on the bus and `committed` listeners.
  */
 export class ContentLedger {

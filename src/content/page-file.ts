@@ -67,7 +67,7 @@ function scalarText(v: unknown): string | null {
   return null;
 }
 
-/** Tags are a YAML list or a comma-separated string (DESIGN.md §5). */
+/** Tags are a YAML list or a comma-separated string (docs/architecture.md §5). */
 export function tagsFrom(v: unknown): string[] {
   const raw = Array.isArray(v) ? v.map((t) => scalarText(t) ?? (typeof t === "string" ? t : "")) : typeof v === "string" ? v.split(",") : [];
   const seen = new Set<string>();

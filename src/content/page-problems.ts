@@ -1,7 +1,7 @@
 import type { FrontmatterData } from "./frontmatter.ts";
 import type { PageFile } from "./page-file.ts";
 
-/** A reason a page's file cannot be taken at face value; the page still loads (DESIGN.md §5). */
+/** A reason a page's file cannot be taken at face value; the page still loads (docs/architecture.md §5). */
 export interface PageProblem {
   kind: "invalid_yaml";
   message: string;

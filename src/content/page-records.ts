@@ -25,7 +25,7 @@ export interface PageRow {
   deleted_at: string | null;
 }
 
-/** SPEC.md's page object without its problems (the ledger adds them): the documented output schema's type. */
+/** The page object of docs/interfaces.md §9 without its problems (the ledger adds them): the documented output schema's type. */
 export type PageJson = Omit<z.infer<typeof pageOutput>, "problems">;
 
 export const SOFT_DELETE_KEEP_MS = 24 * 60 * 60 * 1000;

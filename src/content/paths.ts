@@ -4,7 +4,7 @@ import { ValidationError } from "../core/errors.ts";
 import { CONTROL } from "../core/validate.ts";
 
 /**
- * Page paths as DESIGN.md §5 fixes them: relative, `/`-separated, ending in `.md` (added when
+ * Page paths as docs/architecture.md §5 fixes them: relative, `/`-separated, ending in `.md` (added when
  * omitted). Everything that could reach outside the workspace, or into `.git/` and `.quire/`, is
  * refused with 400 VALIDATION_ERROR naming `field` (default "path").
  *

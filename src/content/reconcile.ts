@@ -15,7 +15,7 @@ import type { Actor } from "./committed-write.ts";
 import { WorkspaceProblems } from "../workspaces/workspace-problems.ts";
 
 /**
- * Files → database (DESIGN.md §5). Matches every `.md` file to a page record in three tiers:
+ * Files → database (docs/architecture.md §5). Matches every `.md` file to a page record in three tiers:
  * 1. the frontmatter `id`; 2. the path; 3. the content hash against records without a file
  * (deleted in the last 24 h, or live ones whose file vanished: a file moved outside Quire).
  * Files without an id get one injected as a single inserted line (or a new frontmatter block).

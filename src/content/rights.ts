@@ -4,7 +4,7 @@ import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
 import type { Actor, Origin, WriteGroup } from "./committed-write.ts";
 
 /**
- * Who may do what with pages (DESIGN.md §7): viewers and commenters read; editors edit existing
+ * Who may do what with pages (docs/architecture.md §7): viewers and commenters read; editors edit existing
  * pages, upload and reorder, create when the workspace's `editor_can_create_pages` is on, delete
  * when `editor_can_delete_pages` is on, and move when they may create (a move puts the page at a
  * path where none was; it deletes nothing — same id, history and comments:

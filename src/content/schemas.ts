@@ -52,7 +52,7 @@ export const frontmatterPatch = z
 /** Closed like the create request: `content` sent for `body` must not answer 200 having changed nothing. */
 export const updatePageInput = closedObject({
   body: pageBody.optional(),
-  // SPEC.md spells it lastKnownHash; DESIGN.md §8 accepts the snake_case form too.
+  // docs/interfaces.md §1 spells it lastKnownHash; docs/architecture.md §8 accepts the snake_case form too.
   lastKnownHash: hash.optional(),
   last_known_hash: hash.optional(),
   frontmatter: frontmatterPatch.optional(),
@@ -154,10 +154,10 @@ export const treeInput = z.strictObject({ folder: z.string().max(512, "must be a
 
 const contentHash = z.string().regex(/^sha256:[0-9a-f]{64}$/).describe("sha256:<hex>; send it back as lastKnownHash");
 
-/** Why a page's file cannot be taken at face value; the page still loads (DESIGN.md §5). */
+/** Why a page's file cannot be taken at face value; the page still loads (docs/architecture.md §5). */
 export const pageProblemOutput = z.object({ kind: z.enum(["invalid_yaml"]), message: z.string() });
 
-/** SPEC.md's page object, as read, created, updated or moved. */
+/** The page object of docs/interfaces.md §9, as read, created, updated or moved. */
 export const pageOutput = z.object({
   page_id: z.string().describe("ULID, stable across moves"),
   path: z.string().describe("File path inside the workspace, ending in .md"),

@@ -8,7 +8,7 @@ import { normalizeFolderPath, parentOf } from "./paths.ts";
 import { reorderInput, type treeNodeOutput } from "./schemas.ts";
 
 /**
- * The page tree (DESIGN.md §5): nested by folder; within a level ordered by `sort_order` (set by
+ * The page tree (docs/architecture.md §5): nested by folder; within a level ordered by `sort_order` (set by
  * reorder), then `nav_order` (frontmatter), then title. A folder's `index.md` is the folder's page:
  * it gives the folder its title, id and order and is not listed again among the children. A node's
  * type is the documented output schema's (`treeNodeOutput`), so the two cannot differ.

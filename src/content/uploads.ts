@@ -8,7 +8,7 @@ import type { z } from "zod";
 import type { uploadOutput } from "./schemas.ts";
 
 /**
- * Uploads live in the workspace under `assets/` so they travel with git (DESIGN.md §5). Nothing
+ * Uploads live in the workspace under `assets/` so they travel with git (docs/architecture.md §5). Nothing
  * the client says is trusted: the type is sniffed from the bytes (a PNG named .svg is a PNG; an
  * HTML file is refused), and the stored name is generated.
  */

@@ -1,5 +1,5 @@
 /**
- * One error class per machine code of the specification's error table. Services throw these;
+ * One error class per machine code of the error table (docs/interfaces.md §7). Services throw these;
  * each transport maps them in exactly one place (HTTP: src/http/error-response.ts,
  * CLI: src/commands/exit.ts).
  */

@@ -1,7 +1,7 @@
 /**
  * In-process publish/subscribe between domains, so the ledger never imports the WebSocket hub or
  * the search index. Two channels:
- * - `events`: the events of SPEC.md's Events table (page-created, ..., bulk-sync), fanned out to
+ * - `events`: the events of docs/interfaces.md §6 (page-created, ..., bulk-sync), fanned out to
  *   WebSocket clients of the workspace;
  * - `changes`: what the ledger committed, with the page's text, for the search index.
  * Listeners run after the database commit; a failing listener is logged, never breaks the write.
@@ -16,17 +16,17 @@ export type EventType =
   | "sync-status"
   | "conflict-detected"
   | "bulk-sync"
-  // Comments (not in SPEC.md's table; payload {workspace_id, comment_id, parent_id, page_path, resolved, actor})
+  // Comments (payload {workspace_id, comment_id, parent_id, page_path, resolved, actor})
   | "comment-added"
   | "comment-updated"
   | "comment-deleted"
-  // The page a person has open (not in SPEC.md's table; payload {workspace_id, user_id, path|null})
+  // The page a person has open (payload {workspace_id, user_id, path|null})
   | "page-viewing";
 
 export interface WorkspaceEvent {
   type: EventType;
   workspace_id: string;
-  /** The payload fields of SPEC.md's Events table (workspace_id included). */
+  /** The payload fields of the events table of docs/interfaces.md §6 (workspace_id included). */
   payload: Record<string, unknown>;
 }
 

@@ -2,14 +2,14 @@ import { z } from "zod";
 import { ERROR_CODES } from "./errors.ts";
 
 /**
- * Output schemas shared by every domain: the error body of SPEC.md and the list envelope. Like the
+ * Output schemas shared by every domain: the error body of docs/interfaces.md §7 and the list envelope. Like the
  * domains' output schemas, they describe what the API answers; the OpenAPI document is generated
  * from them and test/http/openapi.test.ts checks real answers against it.
  */
 
 const hash = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 
-/** SPEC.md's Error object; a page update's 409 adds the four conflict fields beside it. */
+/** The error object of docs/interfaces.md §7; a page update's 409 adds the four conflict fields beside it. */
 export const errorOutput = z
   .object({
     error: z.enum(ERROR_CODES).describe("Machine code"),

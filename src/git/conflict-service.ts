@@ -209,7 +209,7 @@ export class ConflictService {
 
   /**
    * A resolution is committed (author = the caller) and pushed when auto-commit is on. With it
-   * off it stays an uncommitted edit in the work tree like any save (git-commits.md §8, §10).
+   * off it stays an uncommitted edit in the work tree like any save (docs/decisions/git-commits.md §8, §10).
    */
   private async commitResolution(workspaceId: string, files: FileContent[], message: string, access: ContentAccess): Promise<void> {
     const { gitSync, db } = this.deps;

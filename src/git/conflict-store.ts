@@ -4,7 +4,7 @@ import { NotFoundError, ValidationError } from "../core/errors.ts";
 import { sha256Hex } from "../core/crypto.ts";
 
 /**
- * Conflict artifacts on disk (DESIGN.md §4/§6): `{DATA_DIR}/conflicts/{page_id}/{timestamp}/`
+ * Conflict artifacts on disk (docs/architecture.md §4 and §6): `{DATA_DIR}/conflicts/{page_id}/{timestamp}/`
  * holds `ours.md` (the local file, kept in the work tree), `theirs.md` (the remote version),
  * `base.md` (the last version both sides agreed on; empty when the page is new on both sides)
  * and `meta.json` (workspace, path, hashes). The timestamp is `YYYYMMDDTHHMMSSZ`.
@@ -73,7 +73,7 @@ export class ConflictStore {
 
   /**
    * Creates the occurrence's folder, never reusing one: `{page_id}/{timestamp}` is the conflict's
-   * public key (SPEC's routes), so a second conflict of the same id in the same second (another
+   * public key (the routes of docs/interfaces.md §3), so a second conflict of the same id in the same second (another
    * pull, or a same-named id in another workspace) takes the next free second instead of
    * overwriting the first. The folder is made with a plain mkdir, which fails when it exists.
    */

@@ -13,7 +13,7 @@ import type { Author } from "./commit-message.ts";
  * work tree (a pull, a merge) takes the ledger's writer first and then this queue, which drains
  * the commits queued before it; nothing here ever waits for the ledger, so the two cannot deadlock.
  *
- * Saves queued while the worker is busy share commits (git-commits.md §13): when the worker gets
+ * Saves queued while the worker is busy share commits (docs/decisions/git-commits.md §13): when the worker gets
  * to them it takes every waiting save at once and, when `SHARE_FROM` or more wait, makes one commit per author, a save joining its
  * author's commit only when no other author's waiting save before it touches one of its files (so
  * each file's versions keep their order and a commit never carries another author's change). A

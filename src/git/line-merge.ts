@@ -1,5 +1,5 @@
 /**
- * Line-wise three-way merge for the `.quire/*.yaml` manifests (DESIGN.md §6): both sides' edits
+ * Line-wise three-way merge for the `.quire/*.yaml` manifests (docs/architecture.md §6): both sides' edits
  * are kept when they touch different lines of the base; edits that overlap or touch each other
  * are a conflict (null), as git's own merge treats them. Markdown pages never come here.
  */

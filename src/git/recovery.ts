@@ -5,7 +5,7 @@ import type { Author } from "./commit-message.ts";
 import { commitPath } from "./commit-message.ts";
 
 /**
- * What a recovery commits after an unclean stop (git-commits.md §14): the files that differ from
+ * What a recovery commits after an unclean stop (docs/decisions/git-commits.md §14): the files that differ from
  * HEAD, split by who saved them since HEAD was made, as the activity feed records it. A file
  * saved by exactly one person since then goes into that person's recovery commit; a file saved by
  * several people (one commit would carry another author's change), or with no save recorded (an

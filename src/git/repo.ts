@@ -33,7 +33,7 @@ export interface FileContent {
  * promise interface it expects. Each of a commit's small reads and writes (refs, the commit, a
  * few trees, a loose blob) then completes at once instead of waiting for the event loop to come
  * round again; under a burst of saves (each holding the loop for its own file write and fsync)
- * those waits made a commit of twenty saves take a second (git-commits.md §13). Large work (the
+ * those waits made a commit of twenty saves take a second (docs/decisions/git-commits.md §13). Large work (the
  * blobs of a batch: blob-pack.ts) stays asynchronous.
  */
 const quickFs: Git.PromiseFsClient = {

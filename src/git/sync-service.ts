@@ -31,7 +31,7 @@ import { RemoteError, Transport, trackingRef } from "./transport.ts";
 import { readGitToken } from "./remote-token.ts";
 
 /**
- * Git sync (DESIGN.md §6). Every workspace is a git work tree:
+ * Git sync (docs/architecture.md §6). Every workspace is a git work tree:
  * - outbound: each committed ledger write becomes a commit (author = the acting user) when
  *   `git_auto_commit` is on; commits are pushed after a short debounce so quick saves share a push;
  *   a rejected push (remote moved on) pulls, reconciles and pushes again, never forced;
@@ -701,7 +701,7 @@ export class GitSync {
    *
    * With auto-commit off, Quire's commits hold only what the pull brought (`pulled`, ids injected
    * into those files included): the user's uncommitted edits, conflicting local versions among
-   * them, stay uncommitted in the work tree (git-commits.md §8).
+   * them, stay uncommitted in the work tree (docs/decisions/git-commits.md §8).
    */
   private async recordMerge(ws: WorkspaceRow, repo: Repo, remoteOid: string, reconciled: boolean, conflicted: string[], pulled: Set<string>, autoCommit: boolean): Promise<void> {
     const head = await repo.head();
@@ -733,7 +733,7 @@ export class GitSync {
    * Auto-commit switched on: edits made while it was off (saves, conflict resolutions, files
    * changed on disk) are committed now, as one commit by Quire, and pushed. One commit because
    * git has one author per commit and these edits may come from several people over days; who
-   * changed what is in the activity log (git-commits.md §8).
+   * changed what is in the activity log (docs/decisions/git-commits.md §8).
    */
   private commitPending(ws: WorkspaceRow): void {
     const job = this.withTree(ws.id, async () => {

@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 document of every /api route, generated from the zod schemas the routes (or the
- * services they call) validate with: one schema per input, written once (DESIGN.md §3), turned
+ * services they call) validate with: one schema per input, written once (docs/architecture.md §3), turned
  * into JSON Schema 2020-12 with `z.toJSONSchema` (input side: what a client sends). Answers are
  * described the same way, from the output schemas in the domains' schemas files (OUTPUTS below,
  * published under components.schemas); test/http/openapi.test.ts validates real answers of those

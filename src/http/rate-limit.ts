@@ -5,11 +5,11 @@ import type { Principal } from "../core/principal.ts";
  * Fixed-window counters per (rule, key), in memory. The key is the caller's organization when
  * authenticated and the client IP otherwise; requests with garbage credentials count as
  * unauthenticated, so they share the IP's bucket instead of minting new ones. Besides the
- * specification's categories, one per-IP floor (ANONYMOUS_FLOOR) counts every unauthenticated
+ * categories of docs/interfaces.md §8, one per-IP floor (ANONYMOUS_FLOOR) counts every unauthenticated
  * request on every path.
  *
  * A dedicated library was weighed: elysia-rate-limit keeps one limit per plugin instance and keys
- * before our authentication runs, so expressing the specification's categories (several rules per
+ * before our authentication runs, so expressing those categories (several rules per
  * request, per-org vs per-IP keys) took more glue than this file.
  */
 export interface RateRule {
@@ -18,8 +18,8 @@ export interface RateRule {
   windowSec: number;
   /**
    * "caller": per person for a signed-in web session (each person of an organization has the
-   * organization's figures to themselves), per organization for an API key (the specification's
-   * rule), per IP otherwise — docs/decisions/rate-limits.md, "Who shares a bucket".
+   * organization's figures to themselves), per organization for an API key (as docs/interfaces.md §8
+   * says), per IP otherwise — docs/decisions/rate-limits.md, "Who shares a bucket".
    * "user": per user when authenticated, per IP otherwise. "ip": always per IP.
    */
   keyBy: "caller" | "user" | "ip";
@@ -45,7 +45,7 @@ const isRead = (m: string) => m === "GET" || m === "HEAD";
 const AUTH_READS = new Set(["/api/auth/me", "/api/auth/sessions", "/api/auth/config", "/api/auth/providers", "/api/auth/methods", "/api/auth/webauthn/credentials"]);
 export const isAuthRead = (m: string, p: string) => isRead(m) && AUTH_READS.has(p.replace(/\/+$/, ""));
 
-/** SPEC.md's Limits table. Paths are matched as the router sees them (raw, before any decoding). */
+/** The limits table of docs/interfaces.md §8. Paths are matched as the router sees them (raw, before any decoding). */
 export const RATE_RULES: RateRule[] = [
   { name: "register", limit: 5, windowSec: 3600, keyBy: "ip", matches: (m, p) => m === "POST" && p === "/api/auth/register" },
   {
@@ -73,7 +73,7 @@ export const RATE_RULES: RateRule[] = [
     keyBy: "caller",
     matches: (m, p) => isRead(m) && /^\/api\/v1\/workspaces\/[^/]+\/search\/?$/.test(p),
   },
-  // Not in SPEC.md's table: each call costs a model completion (docs/decisions/mcp.md).
+  // Not one of the original categories: each call costs a model completion (docs/decisions/mcp.md).
   { name: "ai_assist", limit: 30, windowSec: 60, keyBy: "caller", matches: (m, p) => m === "POST" && p === "/api/ai/assist" },
   { name: "git_webhook", limit: 30, windowSec: 60, keyBy: "ip", matches: (m, p) => m === "POST" && p.startsWith("/api/git/webhook/") },
   // A site visitor's consent answer is part of reading the published site, and shares its allowance.

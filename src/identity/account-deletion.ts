@@ -1,5 +1,5 @@
 /**
- * Deleting one's own account (SPEC.md: `DELETE /api/v1/users/me`, Cloud, password-gated;
+ * Deleting one's own account (docs/interfaces.md §3: `DELETE /api/v1/users/me`, Cloud, password-gated;
  * docs/decisions/account-deletion.md).
  *
  * Proof: the current password; an account without one (passkeys or external sign-in only) types

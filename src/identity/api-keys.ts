@@ -57,7 +57,7 @@ export class ApiKeys {
   }
 
   private static newSecret(): string {
-    // 43 base62 characters carry 256 bits, the 32 random bytes DESIGN.md asks for
+    // 43 base62 characters carry 256 bits, the 32 random bytes docs/architecture.md §7 asks for
     return API_KEY_PREFIX + randomBase62(43);
   }
 

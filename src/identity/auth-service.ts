@@ -63,13 +63,13 @@ export class AuthService {
     try {
       tokens = await this.signIn(user, client);
     } catch {
-      tokens = null; // SPEC: the account exists; the client signs in separately
+      tokens = null; // docs/interfaces.md §2: the account exists; the client signs in separately
     }
     return { user: toUserJson(user), tokens };
   }
 
   /**
-   * Creates an account with its own organization (SPEC.md): registration and a first external
+   * Creates an account with its own organization (docs/interfaces.md §3): registration and a first external
    * sign-in both come here. `starter`: also a starter workspace with example pages (an account
    * made to join invited workspaces gets none, as an accepted invitation does). `inside` runs in
    * the same transaction, after the user row exists (an external identity is linked there).

@@ -21,7 +21,7 @@ export interface InvitationHooks {
 }
 
 /**
- * Which account an external identity signs in to (DESIGN.md §14):
+ * Which account an external identity signs in to (docs/architecture.md §14):
  * - a known (provider, subject) signs in to its account;
  * - linking from the profile adds the identity to the signed-in account;
  * - an unknown identity whose verified email matches an account is linked to it; an unverified

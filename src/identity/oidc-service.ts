@@ -34,7 +34,7 @@ export interface CallbackOutcome {
 }
 
 /**
- * External sign-in (DESIGN.md §14): start → the provider → callback → claim.
+ * External sign-in (docs/architecture.md §14): start → the provider → callback → claim.
  *
  * - start: state, nonce and a PKCE verifier are drawn, stored (state hashed) with the hash of a
  *   random browser secret that goes to the browser as an HttpOnly cookie; the flow is good for

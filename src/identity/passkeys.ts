@@ -57,7 +57,7 @@ const PASSKEY_FAILED = "Passkey sign-in failed";
 const toJson = (r: CredentialRow): PasskeyJson => ({ id: r.id, name: r.name, created_at: r.created_at, last_used_at: r.last_used_at, sign_count: r.sign_count });
 
 /**
- * Passkeys (WebAuthn) with @simplewebauthn/server, as DESIGN.md §14 decides: begin answers the
+ * Passkeys (WebAuthn) with @simplewebauthn/server, as docs/architecture.md §14 decides: begin answers the
  * options JSON itself, finish takes `{response}`; challenges are stored here, single use, 5
  * minutes; only the public key is kept, with the sign count, and a count that does not move
  * forward refuses the sign-in (a cloned authenticator). Passkey sign-ins do not meet the password
@@ -168,7 +168,7 @@ export class Passkeys {
   /**
    * A stable stand-in credential id for an email that has no passkey (or no account): the answer
    * for such an email looks like one for an account with a passkey, so begin does not tell who
-   * has an account (DESIGN.md §7: sign-in failures are indistinguishable).
+   * has an account (docs/architecture.md §7: sign-in failures are indistinguishable).
    */
   private decoyCredentialId(email: string): string {
     const row = this.deps.db.query<{ value: string }, []>("SELECT value FROM instance WHERE key = 'webauthn_decoy_key'").get();

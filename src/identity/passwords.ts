@@ -6,7 +6,7 @@ import { randomToken } from "../core/ids.ts";
 /** @node-rs/argon2 `Algorithm.Argon2id` (a const enum, which isolated modules cannot import). */
 const ARGON2ID = 2;
 
-/** The specification's argon2id cost (64 MiB, 3 passes, 2 lanes); ARGON2_* may tune it. */
+/** The argon2id cost of docs/interfaces.md §2 (64 MiB, 3 passes, 2 lanes); ARGON2_* may tune it. */
 export const ARGON2_DEFAULTS = { memoryKiB: 65536, iterations: 3, parallelism: 2 } as const;
 
 export const PASSWORD_MIN = 8;

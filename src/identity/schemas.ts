@@ -104,7 +104,7 @@ export const userOutput = z.object({
 /** GET /api/auth/me */
 export const meOutput = z.object({ user: userOutput });
 
-/** SPEC.md's token pair: login, refresh, passkey and external sign-in. */
+/** The token pair of docs/interfaces.md §9: login, refresh, passkey and external sign-in. */
 export const tokenPairOutput = z.object({
   access_token: z.string().describe("RS256 JWT, 15 minutes"),
   refresh_token: z.string().describe("7 days, rotated on use (also set as an HttpOnly cookie)"),

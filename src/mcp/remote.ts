@@ -7,7 +7,7 @@ import { allTools, toolInput, toolOutput } from "./server.ts";
 import type { ToolDef } from "./tool.ts";
 
 /**
- * `quire mcp` beside a running `serve` on the same data directory (DESIGN.md §4: only one process
+ * `quire mcp` beside a running `serve` on the same data directory (docs/architecture.md §4: only one process
  * writes): the tools, their schemas and the prompts are the same as in-process, but every call is
  * sent to the running server's `POST /mcp` over loopback with the same API key, where the server's
  * own services run it. Each forwarded message is a plain stateless JSON-RPC POST (the 2025 era,

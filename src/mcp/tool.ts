@@ -17,7 +17,7 @@ export interface ToolDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = 
   workspace: boolean;
   /** The API-key scope the call needs, as the REST equivalent's method would (GET read, POST/PUT write, DELETE delete). */
   scope: "read" | "write" | "delete";
-  /** The SPEC.md rate-limit category of the REST equivalent, when it has one. */
+  /** The docs/interfaces.md §8 rate-limit category of the REST equivalent, when it has one. */
   rate?: "content_read" | "content_write" | "search" | "ai_assist";
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
   /** The result is checked against `output` on every call (the SDK validates structured content). */

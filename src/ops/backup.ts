@@ -1,5 +1,5 @@
 /**
- * Online backups (DESIGN.md §13): consistent copies of quire.db and, when present, analytics.db
+ * Online backups (docs/architecture.md §13): consistent copies of quire.db and, when present, analytics.db
  * into `{DATA_DIR}/backups/`, made with SQLite's `VACUUM INTO` from a separate read-only
  * connection — never a file copy of a live database. VACUUM INTO reads inside one read
  * transaction, so the copy is the database as of one instant even while a server keeps writing

@@ -1,5 +1,5 @@
 /**
- * The control endpoint (DESIGN.md §13): a tiny HTTP listener on 127.0.0.1 and an ephemeral port,
+ * The control endpoint (docs/architecture.md §13): a tiny HTTP listener on 127.0.0.1 and an ephemeral port,
  * through which `quire stop` asks a running `serve` to shut down and `quire status` can confirm
  * who is running. It is not part of the public app (no Elysia, no routes of the API): two
  * requests, each carrying the per-boot `control.token` as a bearer token.

@@ -1,5 +1,5 @@
 /**
- * `quire doctor`: SPEC.md's ten checks, by name and in order, each `pass`, `warn` or `fail` with a
+ * `quire doctor`: the ten checks of docs/architecture.md §13, by name and in order, each `pass`, `warn` or `fail` with a
  * message and a hint. Read-only: the databases are opened read-only, files are only read, and a
  * running server is left alone (it may hold the lock; doctor never takes it). Messages name
  * counts, workspace ids and file names of the instance, never page text, so the same results go

@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics (DESIGN.md §13), kept in memory and rendered in the text exposition format
+ * Prometheus metrics (docs/architecture.md §13), kept in memory and rendered in the text exposition format
  * (version 0.0.4) on each scrape. Counters are fed by hooks (the HTTP core, search, git sync);
  * gauges that the database or a service already knows (pages, pending mail, WebSocket
  * connections) are read at scrape time through `gauges`, so nothing has to be kept in step.

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { DOMAIN_STATUSES, customDomainOutput } from "./schemas.ts";
 /**
- * Custom domains (DESIGN.md §9): an admin names a host, Quire answers with a TXT record to create
+ * Custom domains (docs/architecture.md §9): an admin names a host, Quire answers with a TXT record to create
  * (`_quire-challenge.{domain}` = a random token), and verification looks that record up. Only a
  * verified domain is served; a request whose Host names anything else gets nothing from it.
  * The DNS server asked is the system's, or CUSTOM_DOMAIN_RESOLVER (tests point it at a DNS

@@ -1,6 +1,6 @@
 /**
  * The members' pass to published sites: a signed-in member who opens a `/p/` URL in the same
- * browser sees a members-only site without signing in again (DESIGN.md §9). The app (which holds
+ * browser sees a members-only site without signing in again (docs/architecture.md §9). The app (which holds
  * the access token in memory only) asks `POST /api/v1/site-session` after sign-in; the answer sets
  * an HttpOnly cookie scoped to `/p/` that names the session and is signed with a per-instance key.
  * Each site request checks the signature, the expiry and that the session is still active, so

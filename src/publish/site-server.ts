@@ -1,5 +1,5 @@
 /**
- * Answers requests to published sites (DESIGN.md §9), whatever the transport: the /p/{slug}/…
+ * Answers requests to published sites (docs/architecture.md §9), whatever the transport: the /p/{slug}/…
  * routes and custom domains both come here with the path inside the site. The order of checks:
  * the site exists and is published → the reader may see it (visibility) → the version → the
  * site's own files (search, feeds, `_quire/` assets, uploads) → the page (HTML, or Markdown for

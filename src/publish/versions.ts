@@ -18,7 +18,7 @@ const toVersion = (r: VersionRow): SiteVersion => ({
   created_at: r.created_at,
 });
 
-/** Named documentation versions (DESIGN.md §9): plain SQL; SiteService decides who may do what. */
+/** Named documentation versions (docs/architecture.md §9): plain SQL; SiteService decides who may do what. */
 export class DocVersions {
   constructor(private readonly db: Db) {}
 

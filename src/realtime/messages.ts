@@ -1,6 +1,6 @@
 import { AppError } from "../core/errors.ts";
 
-/** Every frame the server sends: one JSON text frame per event (DESIGN.md §8). */
+/** Every frame the server sends: one JSON text frame per event (docs/architecture.md §8). */
 export interface Envelope {
   type: string;
   payload: Record<string, unknown>;

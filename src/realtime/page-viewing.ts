@@ -19,7 +19,7 @@ interface Entry {
 /**
  * Which page each person has open, per workspace — the page-level half of presence (the live
  * stream's presence says who is in the workspace). Browsers report the open page and repeat it
- * while it stays open; an entry not repeated within the timeout (90 s, SPEC's presence timeout)
+ * while it stays open; an entry not repeated within the timeout (90 s, the presence timeout of docs/interfaces.md §8)
  * lapses. Changes go out on the live stream as `page-viewing` {user_id, path|null}. Kept in
  * memory: it describes this server's connected people and means nothing after a restart.
  */

@@ -11,7 +11,7 @@ export const INDEX_FORMAT = 3;
 
 /**
  * `{DATA_DIR}/search/index.db`: one SQLite file (WAL) holding every workspace's FTS5 index.
- * Kept out of quire.db so `search/` stays what DESIGN.md says it is, derived data that can be
+ * Kept out of quire.db so `search/` stays what docs/architecture.md §4 says it is, derived data that can be
  * deleted at any time and is rebuilt from the files, and so index writes never queue behind
  * (or bloat the backups of) the ledger's database.
  */

@@ -1,5 +1,5 @@
 /**
- * Outbound webhook definitions (SPEC.md): admins list, create, read, change and delete them.
+ * Outbound webhook definitions (docs/interfaces.md §3): admins list, create, read, change and delete them.
  * Delivery is not active, so no event is ever sent and every delivery log is empty; the
  * definitions are kept so integrations can be set up now.
  *
@@ -106,7 +106,7 @@ export class OutboundWebhooks {
     this.deps.db.query("DELETE FROM outbound_webhooks WHERE id = ?").run(id);
   }
 
-  /** Delivery is not active (SPEC.md): nothing is ever sent, so the log is always empty. */
+  /** Delivery is not active (docs/interfaces.md §6): nothing is ever sent, so the log is always empty. */
   deliveries(principal: Principal, ref: string, id: string): { items: never[]; next_cursor: null } {
     const ws = this.admin(principal, ref);
     this.found(ws, id);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CONTROL, closedObject } from "../core/validate.ts";
 
-/** The events SPEC.md names that a webhook may subscribe to (presence is not a change worth a call). */
+/** The events docs/interfaces.md §6 names that a webhook may subscribe to (presence is not a change worth a call). */
 export const WEBHOOK_EVENTS = [
   "page-created",
   "page-updated",

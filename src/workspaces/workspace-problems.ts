@@ -1,7 +1,7 @@
 import type { Db } from "../db/database.ts";
 
 /**
- * Problems a workspace reports while they hold (DESIGN.md §5: after a reconcile safety stop "the
+ * Problems a workspace reports while they hold (docs/architecture.md §5: after a reconcile safety stop "the
  * workspace reports the error"). Kept in the database, not in the reconciler's memory, so the
  * workspace JSON and /api/ready show them wherever they are read, after a restart too, and a stop
  * met by `quire rebuild` is seen by the next server. Rows live in the `instance` key/value table

@@ -58,7 +58,7 @@ export const updateSettingsInput = z.object({
   sync_interval: z.number().int("must be a whole number of seconds").min(10, "must be at least 10 seconds").max(604800, "must be at most 604800 seconds (7 days)").optional(),
   editor_can_create_pages: z.boolean().optional(),
   editor_can_delete_pages: z.boolean().optional(),
-  /** The workspace's site is live at /p/{slug}/ (DESIGN.md §9). */
+  /** The workspace's site is live at /p/{slug}/ (docs/architecture.md §9). */
   published: z.boolean().optional(),
   theme: z.enum(THEMES).optional(),
   visibility: z.enum(VISIBILITIES).optional(),

@@ -35,7 +35,7 @@ export class WorkspaceService {
   readonly createdHooks: WorkspaceHook[] = [];
   /**
    * Set by git sync: clones a remote into a staging folder before the row exists, so creation
-   * from a remote is all-or-nothing (git-commits.md §11).
+   * from a remote is all-or-nothing (docs/decisions/git-commits.md §11).
    */
   prepareRemote: PrepareRemote | null = null;
   /** Slugs whose creation is under way (a clone): a second create with one of them is a CONFLICT. */

@@ -45,7 +45,7 @@ const activityRows = (action: string) =>
     .all(ws.id, action);
 
 describe("creating", () => {
-  test("a commenter comments on a page by path: 201 with the DESIGN record, a row, and a comment_added activity row", async () => {
+  test("a commenter comments on a page by path: 201 with the documented record, a row, and a comment_added activity row", async () => {
     const r = await post(commenter, { page_path: "guides/setup", body: "Step 3 is unclear.", anchor: "run the installer" });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({

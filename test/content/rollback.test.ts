@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { owner, recordBus, type Owner } from "./support.ts";
 
 /**
- * An update, delete or move whose transaction fails changes nothing (DESIGN.md §10): the failure is made
+ * An update, delete or move whose transaction fails changes nothing (docs/architecture.md §10): the failure is made
  * honestly, by a trigger installed on the real database file through a second connection.
  */
 let server: TestServer;

@@ -1,5 +1,5 @@
 /**
- * DESIGN.md §5: a workspace folder that is missing or holds no Markdown while pages exist stops
+ * docs/architecture.md §5: a workspace folder that is missing or holds no Markdown while pages exist stops
  * reconciliation "and the workspace reports the error": the workspace JSON carries a `problems`
  * entry and /api/ready warns while the stop holds; a completed pass clears both. Seen over HTTP
  * across restarts (the start-up pass is the reconcile that meets the folder).

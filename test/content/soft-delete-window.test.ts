@@ -6,7 +6,7 @@ import { SOFT_DELETE_KEEP_MS } from "../../src/content/page-records.ts";
 import { fileOf, owner, type Owner } from "./support.ts";
 
 /**
- * Deleted pages stay recoverable for 24 hours (DESIGN.md §5), then reconciliation forgets them.
+ * Deleted pages stay recoverable for 24 hours (docs/architecture.md §5), then reconciliation forgets them.
  * Time moves with bun:test's setSystemTime, which sets the Date that src/core/clock.ts reads; the
  * reconciler is driven by hand (no file watcher) so each pass runs at the chosen moment.
  */

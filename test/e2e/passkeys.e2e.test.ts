@@ -130,7 +130,7 @@ describe.skipIf(!hasChromium)("passkeys in a real browser", () => {
     await page.unroute("**/api/auth/webauthn/login/finish");
     setSystemTime();
 
-    // Five wrong passwords lock the password (SPEC.md); the passkey still signs in.
+    // Five wrong passwords lock the password (docs/interfaces.md §2); the passkey still signs in.
     const attacker = new Client(server.url);
     for (let i = 0; i < 5; i++) expect((await attacker.post("/api/auth/login", { email: user.email, password: "wrong guess " + i })).status).toBe(401);
     expect((await attacker.post("/api/auth/login", { email: user.email, password: user.password })).status).toBe(401);

@@ -112,7 +112,7 @@ describe.skipIf(!hasChromium)("the rich editor's toolbar and the shell's remaini
     await page.keyboard.press("Control+i");
     await page.keyboard.type(" words.");
     await page.keyboard.press("Enter");
-    // Bold that ends in punctuation with text straight after it (see test/web/markdown-emphasis).
+    // Bold that ends in punctuation with text straight after it (see test/web/markdown-emphasis.test.ts).
     await page.keyboard.press("Control+b");
     await page.keyboard.type("Note:");
     await page.keyboard.press("Control+b");

@@ -39,7 +39,7 @@ const autoCommit = async (on: boolean) => expect((await owner.client.put(`/api/v
 
 /**
  * The image reaches both sides, then the IDE pushes `theirs` while the folder gets `ours` on disk.
- * A file changed on disk is committed by itself a moment later (git-commits.md §7) unless
+ * A file changed on disk is committed by itself a moment later (docs/decisions/git-commits.md §7) unless
  * auto-commit is off: `committed` says which of the two histories the pull meets.
  */
 async function changeOnBothSides(path: string, base: Uint8Array, ours: Uint8Array, theirs: Uint8Array, committed: boolean) {

@@ -36,7 +36,7 @@ const filesOf = async (sha: string) => (await git(["show", "--name-only", "--for
 const onDisk = (path: string) => readFileSync(join(dir, path), "utf8");
 /**
  * Paths `git status` reports in the work tree (uncommitted, staged or not), once the index has
- * caught up with commits made from bytes (git-commits.md §1).
+ * caught up with commits made from bytes (docs/decisions/git-commits.md §1).
  */
 const uncommitted = async () => {
   await waitFor(() => server.services.gitSync.repo(ws.id).indexLag === 0, 5000, "the index to catch up");
@@ -80,7 +80,7 @@ test("a pulled change to a page with an uncommitted edit is a conflict: the edit
   await ideCommit("index.md", (t) => t!.replace("Welcome to the remote.", "Welcome, from the IDE."), "IDE edit of index.md");
   const ideHead = await remote.head();
   const sync = await owner.client.post(`/api/v1/workspaces/${ws.id}/sync`, {});
-  // SPEC: the manual sync answers 200 with the sync result; the outcome is in the body.
+  // docs/interfaces.md §3: the manual sync answers 200 with the sync result; the outcome is in the body.
   expect(sync.status).toBe(200);
   expect(sync.body).toMatchObject({ status: "conflict", conflicts: 1 });
   await settled(server);

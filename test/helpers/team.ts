@@ -1,5 +1,5 @@
 /**
- * A team of one workspace using the web app as the app itself does (DESIGN.md §10): every boot
+ * A team of one workspace using the web app as the app itself does (docs/architecture.md §10): every boot
  * of the app trades the refresh cookie, reads /me, takes a WebSocket cookie, lists workspaces and
  * reads the tree and a page; editing autosaves 2 s after the last keystroke (AUTOSAVE_MS), so a
  * person typing steadily saves about once every 2 s. Used by the rate-limit test (a minute's

@@ -1,7 +1,7 @@
 /**
  * The per-IP floor: every request without a verified caller (no credentials, or credentials that
  * do not verify) counts against one bucket per client address, on every path, on top of the
- * category rules of SPEC.md's Limits table.
+ * category rules of the limits table of docs/interfaces.md §8.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

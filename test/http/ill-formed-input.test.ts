@@ -1,7 +1,7 @@
 /**
  * Input that is not well-formed text, sent as bytes (not as JavaScript strings, which would already
  * have been repaired): a lone surrogate in any JSON string, a query value or a request path that
- * is not UTF-8, a chunked body whose encoding is broken. Each is a 400 VALIDATION_ERROR in SPEC's
+ * is not UTF-8, a chunked body whose encoding is broken. Each is a 400 VALIDATION_ERROR in docs/interfaces.md §7's
  * error shape naming what was wrong, logged as a client error (no `level=error` line, no 500 in
  * the request log), and changes nothing.
  */

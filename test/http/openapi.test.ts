@@ -217,7 +217,7 @@ describe("the documented answers are the real answers", () => {
     expectDocumented("GET /api/v1/workspaces/:id/page-activity", await c.get(`/api/v1/workspaces/${owner.workspaceId}/page-activity?page=guide/first.md`));
     expectDocumented("GET /api/v1/workspaces/:id/admin/members", await c.get(`/api/v1/workspaces/${owner.workspaceId}/admin/members`));
 
-    // The error shape of SPEC.md, with its codes: 400, 401, 404, 409 (and a page update's conflict fields).
+    // The error shape of docs/interfaces.md §7, with its codes: 400, 401, 404, 409 (and a page update's conflict fields).
     const invalid = await c.post(`/api/v1/content/${ws}/untitled.md`, { body: "no title" });
     expect(invalid.body.error).toBe("VALIDATION_ERROR");
     expectDocumented("POST /api/v1/content/:workspace/*", invalid);

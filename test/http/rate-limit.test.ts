@@ -50,7 +50,7 @@ async function exhaust(c: Client, req: Req, limit: number, windowSec: number): P
   return [...seen, over];
 }
 
-describe("SPEC.md's Limits table, over HTTP", () => {
+describe("the limits table of docs/interfaces.md §8, over HTTP", () => {
   test("auth endpoints: 20 per minute", async () => {
     const c = new Client(server.url);
     const seen = await exhaust(c, { method: "POST", path: "/api/auth/login", json: { email: "nobody@example.test", password: "wrong password" } }, 20, 60);

@@ -3,7 +3,7 @@ import type { ApiResponse } from "../helpers/client.ts";
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
-/** Asserts SPEC.md's error shape: machine code, message, request id echoed in X-Request-Id. */
+/** Asserts the error shape of docs/interfaces.md §7: machine code, message, request id echoed in X-Request-Id. */
 export function expectError(r: ApiResponse, status: number, code: string): ApiResponse {
   expect({ status: r.status, error: r.body?.error }).toEqual({ status, error: code });
   expect(r.headers.get("content-type")).toContain("application/json");

@@ -4,8 +4,8 @@ import { Client } from "../helpers/client.ts";
 import { boot, buildTeam, newTally, save, type Team } from "../helpers/team.ts";
 
 /**
- * DESIGN.md §10: ten people of one workspace editing at once in the web app never see a 429,
- * while one script with an API key still gets SPEC.md's figures (and no more). A full minute of
+ * docs/architecture.md §10: ten people of one workspace editing at once in the web app never see a 429,
+ * while one script with an API key still gets the figures of docs/interfaces.md §8 (and no more). A full minute of
  * the app's own traffic is sent inside one rate-limit window, as fast as the server answers: a
  * harder test than the same minute in real time (bench/team-editing.ts measures that one).
  */
@@ -34,7 +34,7 @@ describe("a team of ten editing at once, behind one office address", () => {
     expect([...tally.byStatus.keys()].filter((s) => s >= 400)).toEqual([]);
   }, 60_000);
 
-  test("meanwhile one API-key script of the organization gets SPEC.md's 60 writes and 300 reads a minute, then 429", async () => {
+  test("meanwhile one API-key script of the organization gets the 60 writes and 300 reads a minute of docs/interfaces.md §8, then 429", async () => {
     const key = (await team.owner.client.post("/api/v1/api-keys", { name: "sync script" })).body.key as string;
     const script = new Client(server.url, "198.51.100.9").withToken(key);
     const path = `/api/v1/content/${team.slug}/script-page.md`;

@@ -99,7 +99,7 @@ test("init then serve: the first user to register owns the default organization 
   const starter = (await first.client.get("/api/v1/workspaces")).body.items.find((w: { slug: string }) => w.slug !== "handbook");
   expect(starter.org_id).toBe(org.id);
 
-  // Everyone after the first registers into an organization of their own (SPEC: nobody joins
+  // Everyone after the first registers into an organization of their own (docs/interfaces.md §3: nobody joins
   // another organization except by invitation or share link).
   const second = await registerUser(s.base);
   const theirs = await second.client.get("/api/v1/workspaces");

@@ -9,7 +9,7 @@ import { setCookie } from "./support.ts";
  * Registration creates the account first and signs it in afterwards. When the sign-in fails (here:
  * the database refuses new sessions, as a trigger added by an operator's maintenance script or a
  * storage fault would) the account still exists, so the answer is 201 with the user only and the
- * client signs in separately (SPEC).
+ * client signs in separately (docs/interfaces.md §2).
  */
 let server: TestServer;
 let outside: Database;

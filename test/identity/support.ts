@@ -70,7 +70,7 @@ export async function logIn(baseUrl: string, email: string, password: string, us
   return { client, accessToken: r.body.access_token as string, refreshToken: r.body.refresh_token as string };
 }
 
-/** Expects SPEC's error shape with this status and machine code; returns the body. */
+/** Expects the error shape of docs/interfaces.md §7 with this status and machine code; returns the body. */
 export function errorOf(r: { status: number; body: any }, status: number, code: string) {
   if (r.status !== status || r.body?.error !== code) {
     throw new Error(`expected ${status} ${code}, got ${r.status} ${JSON.stringify(r.body)}`);

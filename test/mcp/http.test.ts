@@ -67,7 +67,7 @@ describe("both protocol eras on one endpoint", () => {
     const current = JSON.stringify(tools, null, 2) + "\n";
     if (process.env.UPDATE_MCP_SNAPSHOT === "1") writeFileSync(SNAPSHOT, current);
     expect(current).toBe(readFileSync(SNAPSHOT, "utf8"));
-    // DESIGN.md §12: the whole list is measured in tokens (characters / 4); it must stay small.
+    // docs/architecture.md §12: the whole list is measured in tokens (characters / 4); it must stay small.
     expect(JSON.stringify(tools).length / 4).toBeLessThan(8_500);
   });
 });

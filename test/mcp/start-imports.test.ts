@@ -1,6 +1,6 @@
 /**
  * `quire mcp` answers the handshake and tools/list before it loads what no tool has needed yet
- * (DESIGN.md §11: start → tools/list < 300 ms). The real command runs from source with a preload
+ * (docs/architecture.md §11: start → tools/list < 300 ms). The real command runs from source with a preload
  * that lists every module it loaded; the list after tools/list must hold none of the heavy parts
  * (the services, HTTP, git, search, publishing, sign-in), and after a tool call it must hold them,
  * which shows the list sees lazily loaded modules at all. Services that cannot be built end the

@@ -1,6 +1,6 @@
 /**
- * Editions. Community answers 404 NOT_FOUND, in SPEC.md's error shape, for every billing and
- * Cloud-only route (listed here from SPEC.md, route by route, with and without credentials).
+ * Editions. Community answers 404 NOT_FOUND, in the error shape of docs/interfaces.md §7, for every billing and
+ * Cloud-only route (listed here from docs/interfaces.md §3, route by route, with and without credentials).
  * Cloud turns on plan limits: seats (PLAN_LIMIT_REACHED), analytics on Free (PLAN_LIMIT), and the
  * payment provider's signed events that change an organization's plan.
  */
@@ -11,7 +11,7 @@ import { Client } from "../helpers/client.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { API_ROUTES } from "../../src/http/openapi.ts";
 
-/** SPEC.md: the Billing table ("Cloud edition only; 404 in Community") and the GDPR rows marked "Cloud". */
+/** docs/interfaces.md §3: the Billing table ("Cloud edition only; 404 in Community") and the GDPR rows marked "Cloud". */
 const CLOUD_ONLY: Array<[method: string, path: string, specPath: string]> = [
   ["POST", "/api/v1/billing/checkout", "/api/v1/billing/checkout"],
   ["POST", "/api/v1/billing/portal", "/api/v1/billing/portal"],

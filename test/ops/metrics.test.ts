@@ -1,5 +1,5 @@
 /**
- * /metrics: Prometheus text with DESIGN.md §13's series, only for a platform owner's admin or
+ * /metrics: Prometheus text with docs/architecture.md §13's series, only for a platform owner's admin or
  * admin:read key on the main port (FF_METRICS), unauthenticated on 127.0.0.1 with METRICS_PORT;
  * route labels are templates, so 10,000 distinct URLs add no series and no URL reaches a scrape.
  */
@@ -93,7 +93,7 @@ test("without FF_METRICS the path is a 404 (not the web app), and METRICS_PORT s
   expect((await fetch(`http://127.0.0.1:${s.metricsPort}/other`)).status).toBe(404);
   // Bound to 127.0.0.1: another loopback address reaches nothing.
   await expect(fetch(`http://127.0.0.2:${s.metricsPort}/metrics`, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
-  // SPEC: the listener serves it instead of the main port.
+  // docs/interfaces.md §3: the listener serves it instead of the main port.
   expect((await fetch(`${base(s)}/metrics`)).status).toBe(404);
 }, 60_000);
 

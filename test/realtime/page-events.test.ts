@@ -1,7 +1,7 @@
 /**
  * Page events on a real WebSocket, each caused by a real API call: page-updated, page-moved, the
  * linking page's page-updated after a move rewrote its link, and page-deleted, with the payload
- * fields SPEC.md names, in the `{type, payload, ts}` envelope; members receive them, strangers do not.
+ * fields docs/interfaces.md §6 names, in the `{type, payload, ts}` envelope; members receive them, strangers do not.
  */
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -23,7 +23,7 @@ const PAGE_EVENTS = new Set(["page-created", "page-updated", "page-deleted", "pa
 const pageFrames = (c: WsClient): Frame[] => c.frames.filter((f) => PAGE_EVENTS.has(f.type));
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
-test("update, move (with the linking page rewritten) and delete reach every member's socket with SPEC's payloads", async () => {
+test("update, move (with the linking page rewritten) and delete reach every member's socket with the payloads of docs/interfaces.md §6", async () => {
   const owner: TestUser = await registerUser(server.url);
   const ws = starterWorkspace(server, owner.id);
   const viewer = await registerUser(server.url);
@@ -66,7 +66,7 @@ test("update, move (with the linking page rewritten) and delete reach every memb
   const d = await mine.next((f) => f.type === "page-deleted");
   expect(d.payload).toEqual({ workspace_id: ws.id, path: "manual/setup.md", actor });
 
-  // The whole sequence, in order, in the envelope DESIGN.md §8 fixes; the viewer saw the same.
+  // The whole sequence, in order, in the envelope docs/architecture.md §8 fixes; the viewer saw the same.
   const expected = [
     ["page-updated", "guides/setup.md"],
     ["page-moved", "manual/setup.md"],

@@ -1,5 +1,5 @@
 /**
- * External sign-in (OpenID Connect / GitHub) and passkeys (DESIGN.md §14). Flows, claim codes and
+ * External sign-in (OpenID Connect / GitHub) and passkeys (docs/architecture.md §14). Flows, claim codes and
  * challenges are short-lived single-use rows: kept in the database rather than in memory so a
  * sign-in started before a restart still completes, and so "used" is decided by one UPDATE.
  */

@@ -1,5 +1,5 @@
 /**
- * Outbound webhook definitions (delivery is not active: SPEC.md), each person's onboarding state,
+ * Outbound webhook definitions (delivery is not active: docs/interfaces.md §6), each person's onboarding state,
  * and the Cloud edition's subscriptions and processed payment-provider events.
  */
 export const sql = /* sql */ `

@@ -8,7 +8,7 @@ import { hostName } from "../../publish/custom-domains.ts";
 type CookieJar = Record<string, { set(o: Record<string, unknown>): void }>;
 
 /**
- * Analytics (SPEC.md): the public consent answer of a published site's visitor, and the three
+ * Analytics (docs/interfaces.md §3): the public consent answer of a published site's visitor, and the three
  * reports for a workspace's editors (`days` 1–90, default 30).
  */
 export function analyticsRoutes(services: Services) {

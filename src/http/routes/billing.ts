@@ -5,7 +5,7 @@ import { requirePrincipal, requireSession } from "../guards.ts";
 import { organizationExport, personalDataExport } from "../../billing/personal-data.ts";
 
 /**
- * Billing and the other Cloud-only routes of SPEC.md. They are registered in both editions (so
+ * Billing and the other Cloud-only routes of docs/interfaces.md §3. They are registered in both editions (so
  * the OpenAPI document and the route list are the same everywhere); in Community each one answers
  * 404 NOT_FOUND before looking at credentials or the body, exactly as a route that does not exist.
  */

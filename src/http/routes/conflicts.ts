@@ -4,7 +4,7 @@ import { httpCore } from "../core.ts";
 import { requirePrincipal } from "../guards.ts";
 
 /**
- * Conflict artifacts as SPEC.md lists them: the list per workspace, the raw ours/theirs file
+ * Conflict artifacts as docs/interfaces.md §3 lists them: the list per workspace, the raw ours/theirs file
  * (exact bytes: text/markdown for a page, a download otherwise) and the resolve that removes the artifacts (the local version stays).
  */
 export function conflictRoutes(services: Services) {

@@ -9,7 +9,7 @@ import { parseInput } from "../../core/validate.ts";
 import { moveAliasInput } from "../../content/schemas.ts";
 
 /**
- * Pages by workspace slug and file path (SPEC.md's Content table):
+ * Pages by workspace slug and file path (the content routes of docs/interfaces.md §3):
  *   GET|POST|PUT|DELETE|PATCH /api/v1/content/:workspace/*path
  *   POST /api/v1/content/:workspace/move     alias of PATCH; body {path (or old_path), new_path}
  *   GET  /api/v1/content/:workspace/tree

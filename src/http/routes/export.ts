@@ -13,7 +13,7 @@ const zipHeaders = (filename: string, size?: number): Record<string, string> => 
 });
 
 /**
- * The static export, synchronous as SPEC.md says: GET (or POST, the compatibility alias) renders
+ * The static export, synchronous as docs/interfaces.md §3 says: GET (or POST, the compatibility alias) renders
  * the published site and streams the ZIP in the same response. Admins only; one per workspace per
  * 24 hours. `/api/v1/exports/:token` serves an export prepared for MCP's quire_export (15 minutes).
  */

@@ -7,7 +7,7 @@ import { isPlatformOwner } from "../../identity/platform-owner.ts";
 import { METRICS_CONTENT_TYPE } from "../../ops/metrics.ts";
 
 /**
- * `GET /metrics` on the main port: only with FF_METRICS=true and no METRICS_PORT (SPEC.md: the
+ * `GET /metrics` on the main port: only with FF_METRICS=true and no METRICS_PORT (docs/interfaces.md §3: the
  * loopback listener serves it *instead*), and only to a platform owner's API key with the
  * `admin` or `admin:read` scope. Registered even when off so the path answers 404 rather than
  * the web app's page.

@@ -14,7 +14,7 @@ export const OIDC_COOKIE = "quire_oidc";
 type CookieJar = Record<string, { value: unknown; set(o: Record<string, unknown>): void }>;
 
 /**
- * External sign-in (DESIGN.md §14): GET /api/auth/providers, POST /api/auth/oidc/:provider → {url},
+ * External sign-in (docs/architecture.md §14): GET /api/auth/providers, POST /api/auth/oidc/:provider → {url},
  * GET /api/auth/oidc/:provider/callback → 303 to the app, POST /api/auth/oidc/claim {code} → token pair.
  */
 export function oidcRoutes(services: Services) {

@@ -8,7 +8,7 @@ import { REFRESH_TTL_MS } from "../../identity/sessions.ts";
 type CookieJar = Record<string, { set(o: Record<string, unknown>): void }>;
 
 /**
- * Passkeys (DESIGN.md §14): register begin/finish (signed in), login begin/finish (public; the
+ * Passkeys (docs/architecture.md §14): register begin/finish (signed in), login begin/finish (public; the
  * token pair of a login, refresh cookie included), and the account's list, rename and delete.
  */
 export function passkeyRoutes(services: Services) {

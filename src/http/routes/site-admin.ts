@@ -5,7 +5,7 @@ import { requirePrincipal } from "../guards.ts";
 
 /**
  * Managing a workspace's site: its status (the Site screen), which pages are live, named
- * versions (SPEC.md's `/versions` routes) and the custom domain. Publishing, visibility and the
+ * versions (the `/versions` routes of docs/interfaces.md §3) and the custom domain. Publishing, visibility and the
  * theme are workspace settings (`PUT …/admin/settings`); SiteService holds all of it.
  */
 export function siteAdminRoutes(services: Services) {

@@ -12,7 +12,7 @@ const CONSENT_PATH = "/api/analytics/consent";
 export const CUSTOM_DOMAIN_ROUTE = "/* (custom domain)";
 
 /**
- * Published sites (DESIGN.md §9): `/p/{slug}/…` on the instance's own address, and every path of
+ * Published sites (docs/architecture.md §9): `/p/{slug}/…` on the instance's own address, and every path of
  * a verified custom domain. A request whose Host is a registered but unverified domain is served
  * nothing (404 on every path). `POST /api/v1/site-session` gives a signed-in member's browser the
  * cookie that opens members-only sites; `DELETE` removes it (sign-out).

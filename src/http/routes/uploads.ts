@@ -5,7 +5,7 @@ import { requirePrincipal } from "../guards.ts";
 import { contentAccess } from "../../content/access.ts";
 
 /**
- * Uploads (SPEC.md's Content table): POST /api/v1/content/:workspace/uploads (multipart field
+ * Uploads (the content routes of docs/interfaces.md §3): POST /api/v1/content/:workspace/uploads (multipart field
  * `file`, editor) → 201 {filename, url, content_type, size}; GET .../uploads/:filename (readers).
  * Files are served with their real type and nosniff; an SVG additionally gets a sandboxing CSP and
  * is sent as an attachment, so opening it can never run script in the app's origin.
@@ -25,7 +25,7 @@ export function uploadRoutes(services: Services) {
       return stored;
     })
     .get("/:workspace/uploads/:filename", ({ principal, params, set }) => {
-      // Files referenced by the published pages of a public site are readable by anyone (SPEC.md).
+      // Files referenced by the published pages of a public site are readable by anyone (docs/interfaces.md §3).
       const ws = services.workspaces.bySlug(params.workspace);
       const member = ws !== null && principal !== null && services.permissions.principalRole(principal, ws) !== null;
       const file =

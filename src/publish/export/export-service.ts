@@ -14,7 +14,7 @@ import type { ExportOptions, ExportSummary, SiteExporter } from "./exporter.ts";
 /**
  * The export as a capability: the HTTP route, the CLI and the MCP tool all come here.
  * - `open`: an admin's export streamed as it is made (GET|POST /api/v1/workspaces/:id/export),
- *   at most one per workspace per 24 hours (SPEC.md's limit row for exports);
+ *   at most one per workspace per 24 hours (the export limit of docs/interfaces.md §8);
  * - `toFile`: the CLI's export into a file (written beside it under a temporary name, renamed when
  *   complete, so a failed export never leaves a truncated ZIP under the requested name);
  * - `prepareDownload`: MCP's quire_export — the ZIP is made now (its size is part of the answer)

@@ -1,5 +1,5 @@
 /**
- * The static export (DESIGN.md §9 "Export ZIP layout"): a workspace's published site as a ZIP that
+ * The static export (docs/architecture.md §9 "Export ZIP layout"): a workspace's published site as a ZIP that
  * works from file://, from a sub-path and from any static host. The same renderer, layout, themes
  * and feeds as the /p/ site; only the URLs differ (relative, naming `.html` files: see
  * export-urls.ts). Written as a stream: pages are rendered and compressed one at a time and the

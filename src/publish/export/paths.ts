@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 
 /**
- * Where things live inside an export (DESIGN.md §9 "Export ZIP layout") and how one exported file
+ * Where things live inside an export (docs/architecture.md §9 "Export ZIP layout") and how one exported file
  * names another. Every link is relative and names a file (`../guide/intro.html`, never `/p/…`,
  * never a folder URL that needs a server's index lookup), so the site works from file://, from a
  * sub-path and from any static host.

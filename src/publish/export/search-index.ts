@@ -1,5 +1,5 @@
 /**
- * The export's own site search (DESIGN.md §2: "an export ships its own prebuilt JavaScript index
+ * The export's own site search (docs/architecture.md §2: "an export ships its own prebuilt JavaScript index
  * that works from file://"). A browser opening a page from file:// may not fetch() other files, but
  * it may load scripts, so the index is a set of scripts that call `window.__quireSearchLoad(name,
  * data)`: `_quire/search/docs.js` (per page: url, title, snippet) and one shard per first character

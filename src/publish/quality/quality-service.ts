@@ -13,7 +13,7 @@ import { qualityQuery, type qualityReportOutput } from "../schemas.ts";
 import { analyzePage, anchorSlug, type Finding, type PageAnalysis, type PageLink, type Severity } from "./page-analysis.ts";
 
 /**
- * The quality scan of DESIGN.md §9: what is broken or weak in a workspace's pages, before readers
+ * The quality scan of docs/architecture.md §9: what is broken or weak in a workspace's pages, before readers
  * find it. Each page is analysed on its own (cached by path and content hash, so a re-scan reads
  * the files and re-analyses only those that changed); what needs the whole workspace — dead links,
  * missing headings in other pages, pages nothing links to — is decided from those analyses on each

@@ -8,7 +8,7 @@ import { renderMath } from "./math.ts";
 import { current, notice, trust } from "./state.ts";
 
 /**
- * The components of DESIGN.md §9. Each works without JavaScript (accordion = <details>, tabs =
+ * The components of docs/architecture.md §9. Each works without JavaScript (accordion = <details>, tabs =
  * radio inputs and labels styled by the theme), so they work in a static export opened from
  * file:// as well. Chrome the renderer builds (classes, inputs, iframes) is trusted markup; what
  * the author wrote inside a component is rendered Markdown and goes through the sanitizer like

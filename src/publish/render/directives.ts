@@ -2,7 +2,7 @@ import type { Lexer, Token, TokenizerExtension } from "marked";
 import { current, lineOf } from "./state.ts";
 
 /**
- * The directive syntax of DESIGN.md §9, read by our own marked extensions:
+ * The directive syntax of docs/architecture.md §9, read by our own marked extensions:
  * - containers `:::name[argument]{attributes}` … `:::` (one space after the colons is allowed, as
  *   VuePress writes `::: warning`; any run of two or more colons; the block
  *   closes at a line of exactly as many colons, nested openers of the same length counted, fenced

@@ -8,7 +8,7 @@ import { escapeXml as x, markdownInline, safeJson } from "./escape.ts";
 import type { SiteModel, SitePage } from "./model.ts";
 import type { SiteUrls } from "./urls.ts";
 
-/** llms-full.txt carries at most this many pages (DESIGN.md §9). */
+/** llms-full.txt carries at most this many pages (docs/architecture.md §9). */
 export const LLMS_FULL_MAX_PAGES = 200;
 const RSS_ITEMS = 50;
 

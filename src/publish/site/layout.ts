@@ -62,7 +62,7 @@ function nonceAttr(options: LayoutOptions): string {
   return options.nonce ? ` nonce="${h(options.nonce)}"` : "";
 }
 
-/** Where the site's consent prompt sends the reader's answer (SPEC.md; same origin). */
+/** Where the site's consent prompt sends the reader's answer (docs/interfaces.md §3; same origin). */
 export const CONSENT_URL = "/api/analytics/consent";
 
 /**

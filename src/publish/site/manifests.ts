@@ -1,5 +1,5 @@
 /**
- * The site's three manifests under `.quire/` (DESIGN.md §9): `publish.yaml` (which pages are on
+ * The site's three manifests under `.quire/` (docs/architecture.md §9): `publish.yaml` (which pages are on
  * the site, winning over frontmatter), `nav.yaml` (the navigation) and `redirects.yaml` (old
  * paths → new). Each is optional. A malformed one is reported as a problem and ignored as a
  * whole — the site stays up with the pages' own frontmatter, the page tree and no redirects —

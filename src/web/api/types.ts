@@ -1,4 +1,4 @@
-/** Shapes of the API's JSON as DESIGN.md §8 and SPEC.md describe them (snake_case). */
+/** Shapes of the API's JSON as docs/architecture.md §8 and docs/interfaces.md §3 describe them (snake_case). */
 export interface User {
   id: string;
   name: string;

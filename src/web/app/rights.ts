@@ -10,7 +10,7 @@ export function isAdmin(ws: Workspace | undefined): boolean {
   return !!ws && (ws.role === "admin" || ws.role === "super_admin");
 }
 
-/** What the person may do with pages here (DESIGN.md §7: editors create/delete when the workspace allows it). */
+/** What the person may do with pages here (docs/architecture.md §7: editors create/delete when the workspace allows it). */
 export function treeRights(ws: Workspace | undefined): TreeRights {
   const edit = canWrite(ws);
   const create = isAdmin(ws) || (edit && ws?.editor_can_create_pages !== false);

@@ -40,7 +40,7 @@ async function exportAgainAsService(baseUrl: string | null = null, threads?: num
 }
 
 describe("static export", () => {
-  test("holds the DESIGN.md layout: pages as .html with .md copies, theme files, uploads, sitemap, robots, llms, search", () => {
+  test("holds the layout of docs/architecture.md §9: pages as .html with .md copies, theme files, uploads, sitemap, robots, llms, search", () => {
     for (const name of [
       "index.html",
       "index.md",

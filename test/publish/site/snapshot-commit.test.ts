@@ -1,5 +1,5 @@
 /**
- * A version snapshot is one git commit (DESIGN.md §9 "new ids, one commit"): every published page
+ * A version snapshot is one git commit (docs/architecture.md §9 "new ids, one commit"): every published page
  * is copied through the ledger (new ids, records, search) and history gets exactly one commit
  * holding all the copies, named after the version and authored by the admin. A copy that fails
  * stops the snapshot without losing what was already written: those copies are in the one commit.
