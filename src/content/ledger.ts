@@ -10,7 +10,6 @@ import { ActivityLog } from "./activity-log.ts";
 import { flushDirSyncs, writeFileAtomic, writeFilesAtomic } from "./atomic-write.ts";
 import { FileUndo, removeEmptyParents } from "./file-undo.ts";
 import { joinFile, parseYaml, setKeys, withYaml, yamlValue } from "./frontmatter.ts";
-import { rewriteLinks } from "./links.ts";
 import { injectId } from "./page-ids.ts";
 import { readPageFile, type PageFile } from "./page-file.ts";
 import { PageRecords, pageJson, type PageJson, type PageRow } from "./page-records.ts";
@@ -22,6 +21,7 @@ import { buildTree, reorderPages, type TreeNode } from "./tree.ts";
 import { KeyedQueue } from "../core/write-queue.ts";
 import { OwnWrites } from "./own-writes.ts";
 import { pageProblems, type PageProblem } from "./page-problems.ts";
+import { movedWrite, planMove, recordMove, type MovePlan } from "./page-move.ts";
 
 export interface PageResult {
   page: PageJson;
@@ -238,82 +238,37 @@ export class ContentLedger {
     const newPath = normalizePagePath(input.new_path, field);
     if (newPath === oldPath) throw new ValidationError("new_path: is the page's current path", field);
     return this.exclusive(access.workspace.id, () => {
-      const ws = access.workspace;
-      const dir = this.dir(ws.id);
-      const row = this.records.live(ws.id, oldPath);
-      const file = row ? this.readFile(ws.id, oldPath) : null;
-      if (!row || !file) throw new NotFoundError("Page not found");
-      const newAbs = dir.resolveInside(newPath);
-      if (this.records.live(ws.id, newPath) || existsSync(newAbs)) {
-        throw new ConflictError("A page already exists at the new path", undefined, { field });
-      }
-      const live = this.records.liveIn(ws.id);
-      const paths = new Set(live.map((r) => r.path));
-      paths.delete(oldPath);
-      paths.add(newPath);
-      const exists = (p: string) => paths.has(p);
-      const movedText = rewriteLinks(file.text, { fromPath: newPath, oldPath, newPath, exists, selfMovedFrom: oldPath });
-      // Other pages: rewrite links, collecting the new texts before touching anything.
-      const rewrites: Array<{ row: PageRow; file: PageFile }> = [];
-      for (const other of live) {
-        if (other.id === row.id) continue;
-        const current = this.readFile(ws.id, other.path);
-        if (!current || !current.text.includes("]")) continue;
-        const text = rewriteLinks(current.text, { fromPath: other.path, oldPath, newPath, exists });
-        if (text !== current.text) rewrites.push({ row: other, file: readPageFile(text, other.path) });
-      }
-      const moved = readPageFile(movedText, newPath);
-      const oldAbs = dir.resolveInside(oldPath);
-      const undo = new FileUndo(this.ownWrites, dir.root);
-      for (const abs of [newAbs, oldAbs, ...rewrites.map((r) => dir.resolveInside(r.row.path))]) undo.remember(abs);
-      const now = nowIso();
-      const { actor } = access;
-      this.undoOnFailure(undo, () => {
-        this.writeFile(newAbs, movedText);
-        this.removeFile(oldAbs);
-        for (const r of rewrites) this.writeFile(dir.resolveInside(r.row.path), r.file.text);
-        this.deps.db.transaction(() => {
-          this.records.update(row.id, this.recordWrite(newPath, moved, actor, now));
-          this.activity.record({
-            workspaceId: ws.id,
-            action: "page_moved",
-            actorId: actor.id,
-            actorName: actor.name,
-            pageId: row.id,
-            pagePath: newPath,
-            details: { old_path: oldPath, new_path: newPath, origin: access.origin, links_rewritten: rewrites.length },
-            now,
-          });
-          for (const r of rewrites) {
-            this.records.update(r.row.id, this.recordWrite(r.row.path, r.file, actor, now));
-            this.activity.record({
-              workspaceId: ws.id,
-              action: "page_updated",
-              actorId: actor.id,
-              actorName: actor.name,
-              pageId: r.row.id,
-              pagePath: r.row.path,
-              details: { content_hash: r.file.contentHash, origin: access.origin, reason: "links", moved_from: oldPath, moved_to: newPath },
-              now,
-            });
-          }
-        })();
-      });
-      removeEmptyParents(oldAbs, dir.root);
-      const saved = this.records.byId(row.id)!;
-      this.afterCommit(access, "page-moved", { old_path: oldPath, new_path: newPath }, [this.snapshot(saved, moved)], {
-        kind: "move",
-        path: newPath,
-        old_path: oldPath,
-        files: [oldPath, newPath, ...rewrites.map((r) => r.row.path)],
-        contents: [{ path: oldPath, data: null }, { path: newPath, data: movedText }, ...rewrites.map((r) => ({ path: r.row.path, data: r.file.text }))],
-      });
-      for (const r of rewrites) {
-        this.publishEvent(access, "page-updated", { path: r.row.path });
-        this.deps.bus.publishChange({ kind: "upsert", workspace_id: ws.id, page: this.snapshot(this.records.byId(r.row.id)!, r.file) });
-      }
-      return this.toJson(saved, moved);
+      const dir = this.dir(access.workspace.id);
+      const plan = planMove(this, dir, oldPath, newPath, field);
+      this.writeMove(access, dir, plan);
+      removeEmptyParents(plan.oldAbs, dir.root);
+      return this.announceMove(access, plan);
     });
+  }
+
+  /** A move's files and its transaction; on failure every file is put back as it was. */
+  private writeMove(access: ContentAccess, dir: WorkspaceDir, plan: MovePlan): void {
+    const undo = new FileUndo(this.ownWrites, dir.root);
+    for (const abs of [plan.newAbs, plan.oldAbs, ...plan.rewrites.map((r) => dir.resolveInside(r.row.path))]) undo.remember(abs);
+    const now = nowIso();
+    this.undoOnFailure(undo, () => {
+      this.writeFile(plan.newAbs, plan.movedText);
+      this.removeFile(plan.oldAbs);
+      for (const r of plan.rewrites) this.writeFile(dir.resolveInside(r.row.path), r.file.text);
+      this.deps.db.transaction(() => recordMove(this, access, plan, now))();
+    });
+  }
+
+  /** After a move's commit: its event and git's write, then each rewritten page's own event. */
+  private announceMove(access: ContentAccess, plan: MovePlan): PageJson {
+    const { row, oldPath, newPath, moved } = plan;
+    const saved = this.records.byId(row.id)!;
+    this.afterCommit(access, "page-moved", { old_path: oldPath, new_path: newPath }, [this.snapshot(saved, moved)], movedWrite(plan));
+    for (const r of plan.rewrites) {
+      this.publishEvent(access, "page-updated", { path: r.row.path });
+      this.deps.bus.publishChange({ kind: "upsert", workspace_id: access.workspace.id, page: this.snapshot(this.records.byId(r.row.id)!, r.file) });
+    }
+    return this.toJson(saved, moved);
   }
 
   /**

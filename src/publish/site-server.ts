@@ -5,81 +5,37 @@
  * site's own files (search, feeds, `_quire/` assets, uploads) → the page (HTML, or Markdown for
  * `.md` and `Accept: text/markdown`) → redirects → 404. Every "no" a reader may not learn about
  * is the same 404 with the same body as a page that does not exist.
+ *
+ * This file is the dispatch; what it answers with lives beside the site's pure parts: the
+ * per-model caches (site/page-cache.ts), the CSP and its nonce (site/csp-nonce.ts), ETags
+ * (site/etag.ts), the path rules (site/request-path.ts) and the custom domain's sign-in
+ * hand-off (site/sign-in-handoff.ts).
  */
 import type { Config } from "../config.ts";
 import type { Logger } from "../core/log.ts";
-import type { Principal } from "../core/principal.ts";
 import { atLeast } from "../access/roles.ts";
 import type { SearchService } from "../search/search-service.ts";
 import type { Uploads } from "../content/uploads.ts";
 import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
-import { renderLayout, NOT_FOUND_HTML } from "./site/layout.ts";
+import { renderLayout } from "./site/layout.ts";
 import { llmsFullTxt, llmsTxt, manifestJson, robotsTxt, rssXml, sitemapXml } from "./site/feeds.ts";
 import { resolveRedirect, type SiteModel, type SitePage } from "./site/model.ts";
-import { servedSiteUrls, type SiteUrls } from "./site/urls.ts";
+import type { SiteUrls } from "./site/urls.ts";
 import { renderSitePage } from "./site/render-page.ts";
 import { readSiteAsset, siteAssetType, siteAssetVersion } from "./site/site-assets.ts";
 import { safeJson } from "./site/escape.ts";
+import { NONCE_MARK, nextNonce, siteCsp, withNonce } from "./site/csp-nonce.ts";
+import { bytesEtag, etagMatches, etagOf } from "./site/etag.ts";
+import { cachedDoc, sharedHeaders, SitePageCache } from "./site/page-cache.ts";
+import { splitPath, wantsMarkdown } from "./site/request-path.ts";
+import { signInHandoff } from "./site/sign-in-handoff.ts";
+import { NOT_FOUND, type SiteAnswer, type SiteRequest, type SiteSearch, type SiteView } from "./site/site-answer.ts";
 import { siteSearchQuery } from "./schemas.ts";
 import type { SiteService } from "./site-service.ts";
-import { HANDOFF_STATE_COOKIE, SiteCookies, readCookie } from "./site-cookie.ts";
 
-export interface SiteRequest {
-  method: string;
-  /** The raw (still percent-encoded) path inside the site, starting with `/`. */
-  tail: string;
-  query: URLSearchParams;
-  headers: Headers;
-  /** The caller from `Authorization` (an API key or access token), if any. */
-  principal: Principal | null;
-  /** Where the site is mounted: `/p/{slug}` or `` on a custom domain. */
-  prefix: string;
-  /** Absolute origin for canonical URLs (BASE_URL, or https://{custom domain}). */
-  origin: string;
-  /** The request's own URL path (for `/login?next=`). */
-  fullPath: string;
-  /** The client's address (for the day's salted visitor hash, with consent only; never stored). */
-  ip?: string;
-}
+export type { SiteAnswer, SiteRequest, SiteSearch, SiteView } from "./site/site-answer.ts";
 
-/** A page served to a reader (a 200 or a 304 of a GET), for analytics. */
-export interface SiteView {
-  workspaceId: string;
-  path: string;
-  headers: Headers;
-  ip: string | undefined;
-}
-
-/** A site search, for analytics. */
-export interface SiteSearch {
-  workspaceId: string;
-  query: string;
-  results: number;
-}
-
-export interface SiteAnswer {
-  status: number;
-  /** This response's own headers (for a page: its CSP with the fresh nonce). */
-  headers: Record<string, string>;
-  /**
-   * Headers shared by every response of one cached page version (type, caching, ETag, referrer
-   * policy, vary, nosniff), built once; never modified (copy them: `new Headers(shared)`). Sent
-   * together with `headers`.
-   */
-  shared?: Headers;
-  body: string | Uint8Array | Blob | null;
-}
-
-const NONCE_MARK = "\u0000quire-nonce\u0000";
-const NOT_FOUND: SiteAnswer = {
-  status: 404,
-  headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
-  body: NOT_FOUND_HTML,
-};
 const SITE_FILES = new Set(["sitemap.xml", "robots.txt", "rss.xml", "llms.txt", "llms-full.txt", "manifest.json", "search"]);
-const MAX_SEGMENTS = 32;
-/** A path of unreserved ASCII characters and slashes: its segments decode to themselves. */
-const PLAIN_PATH = /^[A-Za-z0-9._~\/-]*$/;
 /** The site's machine-readable files and their content types. */
 const FEEDS: Record<string, string> = {
   "sitemap.xml": "application/xml; charset=utf-8",
@@ -90,45 +46,11 @@ const FEEDS: Record<string, string> = {
   "manifest.json": "application/manifest+json; charset=utf-8",
 };
 
-/** The published site's Content-Security-Policy: scripts only by nonce; KaTeX's inline styles only as attributes. */
-export function siteCsp(nonce: string): string {
-  return `${CSP_HEAD}${nonce}${CSP_MIDDLE}${nonce}${CSP_TAIL}`;
-}
-const CSP_HEAD = "default-src 'none'; script-src 'nonce-";
-const CSP_MIDDLE = "'; style-src 'self' 'nonce-";
-const CSP_TAIL =
-  "'; " +
-  [
-    "style-src-attr 'unsafe-inline'",
-    "img-src 'self' data: https:",
-    "font-src 'self'",
-    "connect-src 'self'",
-    "manifest-src 'self'",
-    "frame-src https://www.youtube-nocookie.com https://www.youtube.com https://player.vimeo.com https://codepen.io https://codesandbox.io https://stackblitz.com https://www.loom.com https://www.figma.com https://gist.github.com",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'self'",
-    "object-src 'none'",
-  ].join("; ");
-
-interface CachedDoc {
-  /** The document's UTF-8 bytes with NONCE_LENGTH placeholder bytes wherever the nonce goes. */
-  template: Uint8Array;
-  /** Byte offsets of the nonce placeholders in `template`. */
-  nonceAt: number[];
-  etag: string;
-  /** The headers every response of this version shares, by Cache-Control value (public or private). */
-  shared: Map<string, Headers>;
-}
-
-const utf8 = new TextEncoder();
 /** How long an organization's plan answer (analytics reported or not) is reused by the site. */
 const REPORTED_MS = 10_000;
 
 export class SiteServer {
-  private docs = new WeakMap<SiteModel, Map<string, CachedDoc>>();
-  private readonly urls = new WeakMap<SiteModel, Map<string, SiteUrls>>();
-  private readonly texts = new WeakMap<SiteModel, Map<string, { body: string; etag: string }>>();
+  private readonly cache = new SitePageCache();
   private readonly assetTags = new Map<string, string>();
   private assetVersion: Promise<string> | undefined;
   private assetVersionText: string | undefined;
@@ -173,7 +95,7 @@ export class SiteServer {
 
   /** Forgets every finished document (benchmarks measuring a first render; the site model stays). */
   forgetRendered(): void {
-    this.docs = new WeakMap();
+    this.cache.forgetDocs();
     this.deps.site.renders.clear();
   }
 
@@ -194,7 +116,7 @@ export class SiteServer {
     const domain = req.prefix === "" ? req.origin.replace(/^https?:\/\//, "") : undefined;
     const principal = req.principal ?? site.cookies.principal(req.headers.get("cookie"), Date.now(), domain);
     const role = site.roleOf(principal, ws);
-    if (segments.length === 2 && segments[0] === "_quire" && segments[1] === "sign-in") return this.signIn(ws, req, principal, role, domain);
+    if (segments.length === 2 && segments[0] === "_quire" && segments[1] === "sign-in") return signInHandoff(this.deps, ws, req, principal, role, domain);
     const visibility = site.effectiveVisibility(ws);
     if (visibility === "authenticated" && role === null) {
       if (principal === null && req.prefix !== "") {
@@ -229,10 +151,7 @@ export class SiteServer {
       });
     }
     const urlsKey = `${req.prefix}|${req.origin}|${model.version?.slug ?? ""}`;
-    let byModel = this.urls.get(model);
-    if (!byModel) this.urls.set(model, (byModel = new Map()));
-    let urls = byModel.get(urlsKey);
-    if (!urls) byModel.set(urlsKey, (urls = servedSiteUrls(model, { prefix: req.prefix, origin: req.origin, assetVersion })));
+    const urls = this.cache.urlsFor(model, urlsKey, req.prefix, req.origin, assetVersion);
     const cacheControl = isPrivate || role !== null ? "private, max-age=300" : "public, max-age=300";
 
     // Site files at the root of the (version's) site.
@@ -269,8 +188,7 @@ export class SiteServer {
     const canEdit = role !== null && atLeast(role, "editor");
     const asksConsent = this.asksConsent(ws);
     const key = `${urlsKey}|${page.path}|${canEdit ? "e" : ""}|${asksConsent ? "c" : ""}`;
-    let byModel = this.docs.get(model);
-    if (!byModel) this.docs.set(model, (byModel = new Map()));
+    const byModel = this.cache.docsOf(model);
     let doc = byModel.get(key);
     if (!doc) {
       const markdown = this.deps.site.pageMarkdown(ws.id, page.path);
@@ -278,23 +196,12 @@ export class SiteServer {
       const body = renderSitePage(this.deps.site.renders, model, page, markdown, urls, urlsKey);
       const editUrl = canEdit ? `${this.deps.config.baseUrl}/w/${encodeURIComponent(ws.slug)}/p/${page.path.split("/").map(encodeURIComponent).join("/")}` : null;
       const html = renderLayout(model, page, body, urls, { mode: "site", nonce: NONCE_MARK, editUrl, searchUrl: urls.file("search"), asksConsent });
-      doc = { ...nonceTemplate(html), etag: etagOf(html), shared: new Map() };
+      doc = cachedDoc(html);
       byModel.set(key, doc);
     }
-    let shared = doc.shared.get(cacheControl);
-    if (!shared) {
-      shared = new Headers({
-        "content-type": "text/html; charset=utf-8",
-        "cache-control": cacheControl,
-        etag: doc.etag,
-        "referrer-policy": "strict-origin-when-cross-origin",
-        vary: "Accept, Cookie, Authorization",
-        "x-content-type-options": "nosniff",
-      });
-      doc.shared.set(cacheControl, shared);
-    }
+    const shared = sharedHeaders(doc, cacheControl);
     if (req.method === "GET") this.notify(this.viewedHooks, { workspaceId: ws.id, path: `/${page.path}`, headers: req.headers, ip: req.ip });
-    if (matches(req.headers.get("if-none-match"), doc.etag)) {
+    if (etagMatches(req.headers.get("if-none-match"), doc.etag)) {
       // A 304's headers replace the cached ones, and the cached body carries the nonce of the
       // response that delivered it: a new policy here would block every script of that body.
       return { status: 304, headers: {}, shared, body: null };
@@ -308,70 +215,16 @@ export class SiteServer {
     };
   }
 
-  /**
-   * The sign-in hand-off to a custom domain (docs/decisions/published-sites.md). On the instance,
-   * `/p/{slug}/_quire/sign-in?next=/path` turns the member's cookie into a one-time token and sends
-   * the browser to `https://{domain}/_quire/sign-in?token=…&next=/path`; there the token is
-   * exchanged, once, for the domain's own cookie. Every refusal a stranger could probe is the
-   * missing page's 404.
-   */
-  private signIn(ws: WorkspaceRow, req: SiteRequest, principal: Principal | null, role: ReturnType<SiteService["roleOf"]>, domain: string | undefined): SiteAnswer {
-    const { site } = this.deps;
-    const now = Date.now();
-    // The token travels in the URL: no Referer may carry it on, and nothing may cache the answer.
-    const noStore = { "cache-control": "no-store", "referrer-policy": "no-referrer" };
-    const next = localPath(req.query.get("next"));
-    if (domain !== undefined) {
-      const token = req.query.get("token");
-      if (token === null) {
-        // The start, on the domain: a state cookie for this browser, then the instance.
-        const { state, cookie } = site.cookies.newHandoffState();
-        const start = `${this.deps.config.baseUrl}/p/${encodeURIComponent(ws.slug)}/_quire/sign-in?next=${encodeURIComponent(next)}&state=${state}`;
-        return { status: 302, headers: { location: start, "set-cookie": cookie, ...noStore }, body: null };
-      }
-      const cookie = site.cookies.redeemHandoff(token, readCookie(req.headers.get("cookie"), HANDOFF_STATE_COOKIE), ws.id, domain, now);
-      if (!cookie) return NOT_FOUND;
-      // The state cookie is left to expire (minutes, only under /_quire/): its token is spent.
-      return { status: 302, headers: { location: next, "set-cookie": cookie, ...noStore }, body: null };
-    }
-    const custom = site.domains.of(ws.id);
-    if (!custom || custom.status !== "verified") return NOT_FOUND;
-    const state = req.query.get("state");
-    // Without the domain's state (a link straight to the instance), the domain starts the hand-off.
-    if (!SiteCookies.isState(state)) return { status: 302, headers: { location: `https://${custom.domain}/_quire/sign-in?next=${encodeURIComponent(next)}`, ...noStore }, body: null };
-    if (principal === null) {
-      const query = req.query.toString();
-      return { status: 302, headers: { location: `/login?next=${encodeURIComponent(query ? `${req.fullPath}?${query}` : req.fullPath)}`, ...noStore }, body: null };
-    }
-    if (principal.kind !== "session" || role === null) return NOT_FOUND;
-    const token = site.cookies.issueHandoff(principal.sessionId, ws.id, custom.domain, state, now);
-    return { status: 302, headers: { location: `https://${custom.domain}/_quire/sign-in?token=${token}&next=${encodeURIComponent(next)}`, ...noStore }, body: null };
-  }
-
   private markdown(ws: WorkspaceRow, model: SiteModel, page: SitePage, cacheControl: string, req: SiteRequest, negotiated = false): SiteAnswer {
-    const md = this.cachedText(model, `md|${page.path}`, () => this.deps.site.pageMarkdown(ws.id, page.path));
+    const md = this.cache.text(model, `md|${page.path}`, () => this.deps.site.pageMarkdown(ws.id, page.path));
     if (md === null) return NOT_FOUND;
     return this.text(md.body, "text/markdown; charset=utf-8", cacheControl, req, negotiated ? { vary: "Accept, Cookie, Authorization" } : {}, md.etag);
-  }
-
-  /** A text answer made once per site model (feeds, Markdown twins), then served from memory. */
-  private cachedText(model: SiteModel, key: string, make: () => string | null): { body: string; etag: string } | null {
-    let byModel = this.texts.get(model);
-    if (!byModel) this.texts.set(model, (byModel = new Map()));
-    let hit = byModel.get(key);
-    if (!hit) {
-      const body = make();
-      if (body === null) return null;
-      hit = { body, etag: etagOf(body) };
-      byModel.set(key, hit);
-    }
-    return hit;
   }
 
   private text(body: string, type: string, cacheControl: string, req: SiteRequest, extra: Record<string, string> = {}, knownEtag?: string): SiteAnswer {
     const etag = knownEtag ?? etagOf(body);
     const headers = { "content-type": type, "cache-control": cacheControl, etag, ...extra };
-    if (matches(req.headers.get("if-none-match"), etag)) return { status: 304, headers, body: null };
+    if (etagMatches(req.headers.get("if-none-match"), etag)) return { status: 304, headers, body: null };
     return { status: 200, headers, body: req.method === "HEAD" ? null : body };
   }
 
@@ -387,7 +240,7 @@ export class SiteServer {
     if (name === "search") return this.searchAnswer(ws, model, urls, req);
     const feed = FEEDS[name];
     if (!feed) return NOT_FOUND;
-    const made = this.cachedText(model, `${name}|${ctx.urlsKey}|${ctx.isPrivate}`, () => {
+    const made = this.cache.text(model, `${name}|${ctx.urlsKey}|${ctx.isPrivate}`, () => {
       switch (name) {
         case "sitemap.xml":
           return sitemapXml(model, urls);
@@ -442,14 +295,14 @@ export class SiteServer {
     const bytes = await readSiteAsset(name);
     if (!bytes) return NOT_FOUND;
     let etag = this.assetTags.get(name);
-    if (!etag) this.assetTags.set(name, (etag = `"${Bun.hash(bytes).toString(16)}"`));
+    if (!etag) this.assetTags.set(name, (etag = bytesEtag(bytes)));
     const headers = {
       "content-type": siteAssetType(name),
       // URLs carry ?v=<hash of the files>: a new build is a new URL.
       "cache-control": "public, max-age=31536000, immutable",
       etag,
     };
-    if (matches(req.headers.get("if-none-match"), etag)) return { status: 304, headers, body: null };
+    if (etagMatches(req.headers.get("if-none-match"), etag)) return { status: 304, headers, body: null };
     return { status: 200, headers, body: req.method === "HEAD" ? null : bytes };
   }
 
@@ -459,7 +312,7 @@ export class SiteServer {
     try {
       const file = this.deps.uploads.openIn(ws.id, filename);
       const svg = file.type.ext === "svg";
-      const etag = `"${Bun.hash(file.bytes).toString(16)}"`;
+      const etag = bytesEtag(file.bytes);
       const headers = {
         "content-type": file.type.mime,
         "cache-control": cacheControl,
@@ -467,7 +320,7 @@ export class SiteServer {
         "content-security-policy": svg ? "sandbox; default-src 'none'; style-src 'unsafe-inline'" : "default-src 'none'; frame-ancestors 'none'",
         "content-disposition": `inline; filename="${file.filename}"`,
       };
-      if (matches(req.headers.get("if-none-match"), etag)) return { status: 304, headers, body: null };
+      if (etagMatches(req.headers.get("if-none-match"), etag)) return { status: 304, headers, body: null };
       return { status: 200, headers, body: req.method === "HEAD" ? null : file.bytes };
     } catch {
       return NOT_FOUND;
@@ -484,106 +337,4 @@ export class SiteServer {
     }
     return NOT_FOUND;
   }
-}
-
-/**
- * Splits the raw path into decoded segments; null for anything that is not a plain path:
- * malformed escapes, encoded slashes or backslashes, dot segments, control characters, hidden
- * (dot-first) segments, empty inner segments.
- */
-export function splitPath(raw: string): string[] | null {
-  const trimmed = raw.replace(/^\//, "");
-  if (trimmed === "") return [];
-  const parts = trimmed.replace(/\/$/, "").split("/");
-  if (parts.length > MAX_SEGMENTS) return null;
-  // The usual path: unreserved ASCII only, so nothing to decode or normalize; the same checks.
-  if (PLAIN_PATH.test(trimmed)) {
-    for (const part of parts) if (part === "" || part.startsWith(".")) return null;
-    return parts;
-  }
-  const out: string[] = [];
-  for (const part of parts) {
-    if (part === "") return null;
-    let seg: string;
-    try {
-      seg = decodeURIComponent(part);
-    } catch {
-      return null;
-    }
-    if (seg === "." || seg === ".." || seg.startsWith(".") || /[\/\\\u0000-\u001f\u007f]/.test(seg) || /%[0-9a-f]{2}/i.test(seg)) return null;
-    if (seg !== seg.normalize("NFC") && seg.normalize("NFC") === "") return null;
-    out.push(seg.normalize("NFC"));
-  }
-  return out;
-}
-
-/**
- * CSP nonces: 144 random bits each (18 bytes, exactly 24 base64 characters, no padding), drawn
- * from the system's CSPRNG a batch at a time and each used once. A batch of 256 costs one random
- * fill and one base64 encoding instead of both per response.
- */
-const NONCE_BYTES = 18;
-const NONCE_LENGTH = 24;
-const NONCE_BATCH = 256;
-let nonceText = "";
-let nonceAscii = new Uint8Array(0);
-let nonceNext = NONCE_BATCH;
-
-/** A fresh nonce: its text (for the header) and the same characters as bytes (for the body). */
-function nextNonce(): { text: string; ascii: Uint8Array } {
-  if (nonceNext >= NONCE_BATCH) {
-    const random = Buffer.alloc(NONCE_BYTES * NONCE_BATCH);
-    crypto.getRandomValues(random);
-    nonceText = random.toString("base64");
-    nonceAscii = utf8.encode(nonceText);
-    nonceNext = 0;
-  }
-  const at = nonceNext++ * NONCE_LENGTH;
-  return { text: nonceText.slice(at, at + NONCE_LENGTH), ascii: nonceAscii.subarray(at, at + NONCE_LENGTH) };
-}
-
-/** The document as UTF-8 bytes with a NONCE_LENGTH gap at each nonce mark, and where the gaps are. */
-function nonceTemplate(html: string): { template: Uint8Array; nonceAt: number[] } {
-  const parts = html.split(NONCE_MARK).map((p) => utf8.encode(p));
-  let size = 0;
-  for (const p of parts) size += p.byteLength;
-  const template = new Uint8Array(size + NONCE_LENGTH * (parts.length - 1));
-  const nonceAt: number[] = [];
-  let at = 0;
-  for (let i = 0; i < parts.length; i++) {
-    if (i > 0) {
-      nonceAt.push(at);
-      at += NONCE_LENGTH;
-    }
-    template.set(parts[i]!, at);
-    at += parts[i]!.byteLength;
-  }
-  return { template, nonceAt };
-}
-
-/** This response's body: one copy of the template with the nonce written into its gaps. */
-function withNonce(doc: CachedDoc, nonce: Uint8Array): Uint8Array {
-  const out = doc.template.slice();
-  for (const at of doc.nonceAt) out.set(nonce, at);
-  return out;
-}
-
-/** Where a hand-off may land: a path on the same site (never `//host`, a scheme or a backslash trick); else the root. */
-function localPath(next: string | null): string {
-  if (!next || next.length > 2000 || !next.startsWith("/") || next.startsWith("//") || /[\\\u0000-\u001f\u007f]/.test(next)) return "/";
-  return next;
-}
-
-function wantsMarkdown(accept: string | null): boolean {
-  if (!accept || !/markdown/i.test(accept)) return false;
-  return /(^|,)\s*text\/markdown\s*(;|,|$)/i.test(accept) && !/(^|,)\s*text\/html\s*(;|,|$)/i.test(accept.split(/text\/markdown/i)[0] ?? "");
-}
-
-function etagOf(text: string): string {
-  return `"${new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 32)}"`;
-}
-
-function matches(ifNoneMatch: string | null, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(",").some((t) => t.trim().replace(/^W\//, "") === etag || t.trim() === "*");
 }

@@ -21,7 +21,7 @@ import { llmsTxt, manifestJson, robotsTxt, rssXml, sitemapXml } from "../site/fe
 import { escapeHtml as h } from "../../core/escape.ts";
 import type { SiteModel, SitePage } from "../site/model.ts";
 import { readSiteAsset, siteAssetType } from "../site/site-assets.ts";
-import { siteCsp } from "../site-server.ts";
+import { siteCsp } from "../site/csp-nonce.ts";
 import { anchorSuffix, encodePath, type SiteUrls } from "../site/urls.ts";
 import { fileModel } from "./file-model.ts";
 

@@ -1,0 +1,56 @@
+import type { Principal } from "../../core/principal.ts";
+import { NOT_FOUND_HTML } from "./layout.ts";
+
+/** A request to a published site, whatever the transport (the /p/{slug}/… route or a custom domain). */
+export interface SiteRequest {
+  method: string;
+  /** The raw (still percent-encoded) path inside the site, starting with `/`. */
+  tail: string;
+  query: URLSearchParams;
+  headers: Headers;
+  /** The caller from `Authorization` (an API key or access token), if any. */
+  principal: Principal | null;
+  /** Where the site is mounted: `/p/{slug}` or `` on a custom domain. */
+  prefix: string;
+  /** Absolute origin for canonical URLs (BASE_URL, or https://{custom domain}). */
+  origin: string;
+  /** The request's own URL path (for `/login?next=`). */
+  fullPath: string;
+  /** The client's address (for the day's salted visitor hash, with consent only; never stored). */
+  ip?: string;
+}
+
+/** A page served to a reader (a 200 or a 304 of a GET), for analytics. */
+export interface SiteView {
+  workspaceId: string;
+  path: string;
+  headers: Headers;
+  ip: string | undefined;
+}
+
+/** A site search, for analytics. */
+export interface SiteSearch {
+  workspaceId: string;
+  query: string;
+  results: number;
+}
+
+export interface SiteAnswer {
+  status: number;
+  /** This response's own headers (for a page: its CSP with the fresh nonce). */
+  headers: Record<string, string>;
+  /**
+   * Headers shared by every response of one cached page version (type, caching, ETag, referrer
+   * policy, vary, nosniff), built once; never modified (copy them: `new Headers(shared)`). Sent
+   * together with `headers`.
+   */
+  shared?: Headers;
+  body: string | Uint8Array | Blob | null;
+}
+
+/** Every "no" a reader may not learn about: the same answer as a page that does not exist. */
+export const NOT_FOUND: SiteAnswer = {
+  status: 404,
+  headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
+  body: NOT_FOUND_HTML,
+};
