@@ -6,6 +6,7 @@ import { hostName } from "../../publish/custom-domains.ts";
 import type { SiteAnswer, SiteRequest } from "../../publish/site-server.ts";
 import { NOT_FOUND_HTML } from "../../publish/site/layout.ts";
 import type { Principal } from "../../core/principal.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 const CONSENT_PATH = "/api/analytics/consent";
 /** The route template a custom domain's requests are counted under (the `/p/` site's is `/p/*`). */
@@ -120,3 +121,9 @@ export function siteRoutes(services: Services) {
       return null;
     });
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const siteDocs: RouteDocs = {
+  "POST /api/v1/site-session": { summary: "Give the browser the members' site cookie (signed-in session)", tag: "sites", status: 204 },
+  "DELETE /api/v1/site-session": { summary: "Remove the members' site cookie", tag: "sites", auth: "public", status: 204 },
+};
