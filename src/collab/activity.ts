@@ -7,8 +7,6 @@ import { parseInput } from "../core/validate.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { normalizePagePath } from "../content/paths.ts";
 import { type activityOutput, activityQuery, pageActivityQuery } from "./schemas.ts";
-/** Also exported here: the agent tools import it from this module. */
-export { activityToolInput } from "./schemas.ts";
 
 interface ActivityRow {
   id: string;

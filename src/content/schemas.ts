@@ -143,7 +143,6 @@ export const editPageInput = z
 export type EditPageInput = z.infer<typeof editPageInput>;
 
 export const pagePathInput = z.strictObject({ path: pagePath });
-export const movePageToolInput = z.strictObject({ path: pagePath, new_path: pagePath });
 export const manifestInput = z.strictObject({
   limit: z.number().int("must be an integer").min(1, "must be between 1 and 500").max(500, "must be between 1 and 500").default(200),
   cursor: cursor.optional(),

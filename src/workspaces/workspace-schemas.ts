@@ -73,11 +73,6 @@ export type UpdateSettingsInput = z.infer<typeof updateSettingsInput>;
 /** Keys the settings GET shows but PUT cannot change (each has its own endpoint or is derived). */
 export const READ_ONLY_SETTINGS = ["id", "slug", "git_remote", "sync_status", "webhook_secret", "webhook_url"] as const;
 
-export const listWorkspacesToolInput = z.strictObject({
-  limit: z.number().int("must be an integer").min(1, "must be between 1 and 100").max(100, "must be between 1 and 100").default(50),
-  cursor: z.string().max(512, "must be at most 512 characters").optional(),
-});
-
 // ---- outputs: what the workspace endpoints answer (the OpenAPI document is generated from these) ----
 
 /** A problem the workspace reports while it holds (a reconcile safety stop). */
