@@ -20,7 +20,7 @@ interface ActivityRow {
 }
 
 /** An activity entry as answered: the documented output schema's type. */
-export type ActivityJson = z.infer<typeof activityOutput>;
+type ActivityJson = z.infer<typeof activityOutput>;
 
 function toJson(row: ActivityRow): ActivityJson {
   let details: Record<string, unknown> = {};

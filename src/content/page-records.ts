@@ -60,7 +60,7 @@ function parseTags(json: string): string[] {
   }
 }
 
-export interface RecordWrite {
+interface RecordWrite {
   meta: PageMeta;
   path: string;
   contentHash: string;

@@ -12,7 +12,7 @@ import { CONTROL } from "../core/validate.ts";
  * `reorder`, `move` and `uploads` directly under a workspace are endpoints, so a page there must be
  * addressed with its `.md` suffix (`tree.md`).
  */
-export const MAX_PATH_LENGTH = 512;
+const MAX_PATH_LENGTH = 512;
 const MAX_SEGMENT_BYTES = 200;
 // A percent sequence that survived decoding: a double-encoded trick like %252e%252e.
 const ENCODED = /%[0-9a-f]{2}/i;

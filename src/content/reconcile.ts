@@ -22,15 +22,15 @@ import { WorkspaceProblems } from "../workspaces/workspace-problems.ts";
  * Records without a file are soft-deleted. A workspace folder that is missing or holds no Markdown
  * while records exist stops the run before anything is deleted.
  */
-export type ProblemKind = "safety_stop" | "invalid_yaml" | "not_utf8" | "vanished" | "unreadable" | "bad_path" | "duplicate_id";
+type ProblemKind = "safety_stop" | "invalid_yaml" | "not_utf8" | "vanished" | "unreadable" | "bad_path" | "duplicate_id";
 
-export interface ReconcileProblem {
+interface ReconcileProblem {
   kind: ProblemKind;
   path: string | null;
   message: string;
 }
 
-export interface ReconcileOptions {
+interface ReconcileOptions {
   /** Publish a search `reset` even when nothing changed. */
   announce?: boolean;
   source?: ReconcileSource;
@@ -39,7 +39,7 @@ export interface ReconcileOptions {
 }
 
 /** What started a pass; written into each activity row's details as `source`. */
-export type ReconcileSource = "filesystem" | "git" | "startup" | "cli";
+type ReconcileSource = "filesystem" | "git" | "startup" | "cli";
 
 /**
  * A pass that changed pages, told after its database commit (like the ledger's `onCommitted`):

@@ -14,8 +14,8 @@ const line = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .refine((s) => !CONTROL.test(s), "must not contain control characters");
 
-export const pageTitle = line(200);
-export const pageTags = z.array(line(64)).max(50, "at most 50 tags");
+const pageTitle = line(200);
+const pageTags = z.array(line(64)).max(50, "at most 50 tags");
 const pageDescription = z
   .string()
   .max(1000, "must be at most 1000 characters")
@@ -38,7 +38,7 @@ export const createPageInput = closedObject({
 export type CreatePageInput = z.infer<typeof createPageInput>;
 
 /** Frontmatter keys an update may set; each edits only its own lines of the YAML. */
-export const frontmatterPatch = z
+const frontmatterPatch = z
   .object({
     title: pageTitle.optional(),
     tags: pageTags.optional(),
@@ -85,7 +85,7 @@ export type ReorderInput = z.infer<typeof reorderInput>;
 /** A page path as an agent writes it: a leading `/` and a missing `.md` are fine (paths.ts decides the rest). */
 export const pagePath = z.string({ error: "is required" }).min(1, "must not be empty").max(520, "must be at most 512 characters");
 /** Longest page text a tool accepts in one argument (well under the 10 MB request limit). */
-export const MAX_PAGE_CHARS = 2_000_000;
+const MAX_PAGE_CHARS = 2_000_000;
 const pageText = pageBody.refine((s) => s.length <= MAX_PAGE_CHARS, `must be at most ${MAX_PAGE_CHARS} characters`);
 const cursor = z.string().max(512, "must be at most 512 characters");
 
@@ -97,7 +97,7 @@ export const listPagesInput = z.strictObject({
 export type ListPagesInput = z.infer<typeof listPagesInput>;
 
 /** Default and largest slice of a page's content one read returns (about 5,000 tokens). */
-export const DEFAULT_READ_CHARS = 20_000;
+const DEFAULT_READ_CHARS = 20_000;
 export const readPageInput = z.strictObject({
   path: pagePath,
   offset: z.number().int("must be an integer").min(0, "must not be negative").default(0),
@@ -121,7 +121,7 @@ export const writePageInput = z.strictObject({
 export type WritePageInput = z.infer<typeof writePageInput>;
 
 /** One exact-text replacement; `find` must occur exactly once in the page's content. */
-export const pageEdit = z.strictObject({
+const pageEdit = z.strictObject({
   find: z.string().min(1, "must not be empty").max(100_000, "must be at most 100000 characters"),
   replace: z.string().max(MAX_PAGE_CHARS, `must be at most ${MAX_PAGE_CHARS} characters`).refine((s) => !s.includes("\u0000"), "must not contain NUL characters"),
 });
@@ -154,7 +154,7 @@ export const treeInput = z.strictObject({ folder: z.string().max(512, "must be a
 const contentHash = z.string().regex(/^sha256:[0-9a-f]{64}$/).describe("sha256:<hex>; send it back as lastKnownHash");
 
 /** Why a page's file cannot be taken at face value; the page still loads (DESIGN.md §5). */
-export const pageProblemOutput = z.object({ kind: z.enum(["invalid_yaml"]), message: z.string() });
+const pageProblemOutput = z.object({ kind: z.enum(["invalid_yaml"]), message: z.string() });
 
 /** SPEC.md's page object, as read, created, updated or moved. */
 export const pageOutput = z.object({

@@ -44,7 +44,7 @@ import { readGitToken } from "./remote-token.ts";
  * sees every commit queued before it and never interleaves with a save; network transfers run in
  * this service's own queue, so an unreachable remote never holds up local editing.
  */
-export type SyncStatus = "disabled" | "synced" | "syncing" | "ahead" | "behind" | "conflict" | "error";
+type SyncStatus = "disabled" | "synced" | "syncing" | "ahead" | "behind" | "conflict" | "error";
 
 export interface SyncResult {
   /** `completed`; `conflict` when conflicts are open after the pull; `ignored` for another branch; `failed` when the remote could not be used. */
@@ -54,7 +54,7 @@ export interface SyncResult {
   error?: string;
 }
 
-export type TriggerReason = "manual" | "webhook" | "poll" | "push-rejected" | "start";
+type TriggerReason = "manual" | "webhook" | "poll" | "push-rejected" | "start";
 
 const GIT_ACTOR: Actor = { id: null, name: "git sync" };
 const ORIGIN_LABEL: Partial<Record<Origin, string>> = { "web editor": "web editor", API: "API", MCP: "MCP" };

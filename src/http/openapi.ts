@@ -75,7 +75,7 @@ import { searchOutput } from "../search/schemas.ts";
 
 type Auth = "bearer" | "public" | "webhook-signature" | "ws-cookie";
 
-export interface RouteDoc {
+interface RouteDoc {
   summary: string;
   tag: string;
   /** Who may call it: bearer (access token or API key, the default), public, or a signed payload. */

@@ -9,8 +9,8 @@ const ARGON2ID = 2;
 /** The specification's argon2id cost (64 MiB, 3 passes, 2 lanes); ARGON2_* may tune it. */
 export const ARGON2_DEFAULTS = { memoryKiB: 65536, iterations: 3, parallelism: 2 } as const;
 
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 1024;
+const PASSWORD_MIN = 8;
+const PASSWORD_MAX = 1024;
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
@@ -22,7 +22,7 @@ export interface PasswordHasher {
 }
 
 /** Where the dummy hash outlives the process (so it never has to be made on a login path). */
-export interface DummyHashStore {
+interface DummyHashStore {
   load(): string | null;
   save(hash: string): void;
 }

@@ -22,7 +22,7 @@ export function gitBinary(searchPath: string = process.env.PATH ?? ""): string |
   return found;
 }
 
-export interface Readiness {
+interface Readiness {
   ready: boolean;
   /** The documented answer's checks (readinessOutput), so the two cannot differ. */
   checks: ReadinessChecksOutput;

@@ -8,9 +8,9 @@ import { lockHeld, probeInstance, signalTarget, lockHolder } from "./instance-pr
 import { controlStatus, requestStop } from "./control-client.ts";
 import type { RunState } from "./runstate.ts";
 
-export const STOP_WAIT_MS = 30_000;
+const STOP_WAIT_MS = 30_000;
 
-export type StopOutcome =
+type StopOutcome =
   | { result: "not_running"; message: string }
   | { result: "stopped"; message: string; via: "control" | "sigterm" | "sigkill" }
   | { result: "refused"; message: string }

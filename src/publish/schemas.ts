@@ -4,7 +4,7 @@ import { THEMES, VISIBILITIES, customDomain } from "../workspaces/workspace-sche
 
 /** Input schemas of the published site (HTTP routes and MCP tools validate with these). */
 
-export const themeName = z.enum(THEMES);
+const themeName = z.enum(THEMES);
 
 export const updateThemeInput = closedObject({ theme: themeName });
 export type UpdateThemeInput = z.infer<typeof updateThemeInput>;
@@ -16,7 +16,7 @@ export const publishWorkspaceInput = closedObject({
 export type PublishWorkspaceInput = z.infer<typeof publishWorkspaceInput>;
 
 /** A version slug: one URL segment, lowercase (v1, 2.0, next). */
-export const versionSlug = z
+const versionSlug = z
   .string()
   .trim()
   .min(1, "must not be empty")
@@ -38,7 +38,7 @@ export const RESERVED_SITE_SEGMENTS = new Set([
 ]);
 
 /** A folder inside the workspace: relative, `/`-separated, no dot segments. */
-export const basePath = z
+const basePath = z
   .string()
   .trim()
   .max(200, "must be at most 200 characters")

@@ -43,7 +43,7 @@ export interface SiteRequest {
 }
 
 /** A page served to a reader (a 200 or a 304 of a GET), for analytics. */
-export interface SiteView {
+interface SiteView {
   workspaceId: string;
   path: string;
   headers: Headers;
@@ -51,7 +51,7 @@ export interface SiteView {
 }
 
 /** A site search, for analytics. */
-export interface SiteSearch {
+interface SiteSearch {
   workspaceId: string;
   query: string;
   results: number;
@@ -491,7 +491,7 @@ export class SiteServer {
  * malformed escapes, encoded slashes or backslashes, dot segments, control characters, hidden
  * (dot-first) segments, empty inner segments.
  */
-export function splitPath(raw: string): string[] | null {
+function splitPath(raw: string): string[] | null {
   const trimmed = raw.replace(/^\//, "");
   if (trimmed === "") return [];
   const parts = trimmed.replace(/\/$/, "").split("/");

@@ -7,7 +7,7 @@ import { listOutput } from "../core/schemas.ts";
 
 /** Input schemas of the workspace endpoints, shared by every transport (HTTP, MCP, CLI). */
 
-export const workspaceDescription = z
+const workspaceDescription = z
   .string()
   .max(2000, "must be at most 2000 characters")
   .refine((s) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s), "must not contain control characters");
@@ -76,7 +76,7 @@ export const READ_ONLY_SETTINGS = ["id", "slug", "git_remote", "sync_status", "w
 // ---- outputs: what the workspace endpoints answer (the OpenAPI document is generated from these) ----
 
 /** A problem the workspace reports while it holds (a reconcile safety stop). */
-export const workspaceProblemOutput = z.object({
+const workspaceProblemOutput = z.object({
   kind: z.enum(["safety_stop"]),
   message: z.string(),
   since: z.iso.datetime(),

@@ -10,7 +10,7 @@ import { mcpClientConfigOutput } from "../../ai/schemas.ts";
 import type { RouteDocs } from "../openapi.ts";
 
 /** The challenge of a 401 at /mcp: a Bearer API key (no OAuth authorization server to discover). */
-export const MCP_CHALLENGE = 'Bearer realm="quire", error="invalid_token", error_description="an API key (quire_live_...) is required"';
+const MCP_CHALLENGE = 'Bearer realm="quire", error="invalid_token", error_description="an API key (quire_live_...) is required"';
 
 /**
  * `POST /mcp` (and GET/DELETE for the 2025 era's session operations, which the stateless endpoint
@@ -49,7 +49,7 @@ export function mcpRoutes(services: Services, opts: McpHttpOptions) {
  * How an MCP client starts `quire mcp` on this machine: the absolute path of the running
  * executable (a source checkout runs as `bun /path/to/src/cli.ts`), and the HTTP endpoint.
  */
-export function mcpClientConfig(baseUrl: string): McpClientConfigOutput {
+function mcpClientConfig(baseUrl: string): McpClientConfigOutput {
   const runtime = basename(process.execPath).replace(/\.exe$/, "");
   const fromSource = runtime === "bun" && !Bun.main.startsWith("/$bunfs/");
   return { command: process.execPath, args: fromSource ? [Bun.main] : [], http_url: `${baseUrl.replace(/\/+$/, "")}/mcp` };

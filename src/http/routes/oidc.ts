@@ -10,7 +10,7 @@ import { REFRESH_TTL_MS } from "../../identity/sessions.ts";
 import type { RouteDocs } from "../openapi.ts";
 
 /** The browser secret that binds a sign-in flow (and its claim code) to the browser that started it. */
-export const OIDC_COOKIE = "quire_oidc";
+const OIDC_COOKIE = "quire_oidc";
 
 type CookieJar = Record<string, { value: unknown; set(o: Record<string, unknown>): void }>;
 

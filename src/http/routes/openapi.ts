@@ -85,7 +85,7 @@ export const API_ROUTES: RouteDocs = {
 };
 
 /** The OpenAPI 3.1 document of every /api route. */
-export function apiDocument(opts: { version: string; baseUrl: string }): Record<string, unknown> {
+function apiDocument(opts: { version: string; baseUrl: string }): Record<string, unknown> {
   return openApiDocument(API_ROUTES, opts);
 }
 

@@ -10,7 +10,7 @@ import type { RouteDocs } from "../openapi.ts";
 
 const CONSENT_PATH = "/api/analytics/consent";
 /** The route template a custom domain's requests are counted under (the `/p/` site's is `/p/*`). */
-export const CUSTOM_DOMAIN_ROUTE = "/* (custom domain)";
+const CUSTOM_DOMAIN_ROUTE = "/* (custom domain)";
 
 /**
  * Published sites (DESIGN.md §9): `/p/{slug}/…` on the instance's own address, and every path of

@@ -5,7 +5,7 @@
  * nothing but the provider's player can be framed. Any other URL is an ordinary link.
  * The site's CSP must allow these origins in `frame-src` (EMBED_FRAME_ORIGINS).
  */
-export interface Embed {
+interface Embed {
   provider: string;
   src: string;
   title: string;

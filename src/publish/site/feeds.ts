@@ -9,7 +9,7 @@ import type { SiteModel, SitePage } from "./model.ts";
 import type { SiteUrls } from "./urls.ts";
 
 /** llms-full.txt carries at most this many pages (DESIGN.md §9). */
-export const LLMS_FULL_MAX_PAGES = 200;
+const LLMS_FULL_MAX_PAGES = 200;
 const RSS_ITEMS = 50;
 
 const abs = (urls: SiteUrls, url: string) => urls.absolute(url) ?? url;

@@ -104,7 +104,7 @@ export function refreshSession(): Promise<boolean> {
   return refreshing;
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   method?: string;
   json?: unknown;
   body?: BodyInit;
