@@ -57,7 +57,6 @@ export const updatePageInput = closedObject({
   last_known_hash: hash.optional(),
   frontmatter: frontmatterPatch.optional(),
 }).transform(({ last_known_hash, lastKnownHash, ...rest }) => ({ ...rest, lastKnownHash: lastKnownHash ?? last_known_hash }));
-export type UpdatePageInput = z.infer<typeof updatePageInput>;
 
 /** Move: `new_path`; the POST alias names the page with `path` (or `old_path`). */
 export const movePageInput = closedObject({ new_path: z.string() });
@@ -78,7 +77,6 @@ export const reorderInput = closedObject({
     .min(1, "must not be empty")
     .max(10_000),
 });
-export type ReorderInput = z.infer<typeof reorderInput>;
 
 // ---- inputs of the agent tools (MCP): the same rules, shaped for a caller without URLs ----------
 
@@ -176,7 +174,6 @@ export const pageOutput = z.object({
   updated_by: z.object({ id: z.string().nullable(), name: z.string() }).nullable().describe("Who saved it last (name \"Deleted user\" once their account is gone)"),
   problems: z.array(pageProblemOutput),
 });
-export type PageOutput = z.infer<typeof pageOutput>;
 
 /** One node of the page tree: a page, or a folder with its children (its index.md gives it title and id). */
 export const treeNodeOutput = z.object({

@@ -14,7 +14,6 @@ export const resolveConflictInput = closedObject({
     ctx.addIssue({ code: "custom", path: ["content"], message: "is only accepted with resolution custom" });
   }
 });
-export type ResolveConflictInput = z.infer<typeof resolveConflictInput>;
 
 /**
  * The write-only HTTPS token of a workspace's git remote (GitHub/GitLab personal or project

@@ -14,7 +14,6 @@ export const searchQuery = z.object({
     .max(100, "must be between 1 and 100")
     .default(20),
 });
-export type SearchQuery = z.infer<typeof searchQuery>;
 
 // ---- outputs (the OpenAPI document is generated from these) ----
 

@@ -21,7 +21,6 @@ export const createWorkspaceInput = closedObject({
   /** Write-only HTTPS token for the remote (see src/git/remote-token.ts). */
   git_token: gitTokenInput.optional(),
 });
-export type CreateWorkspaceInput = z.infer<typeof createWorkspaceInput>;
 
 /** `quire init`: the workspace's name, slug and branch (its remote is checked on its own, before cloning). */
 export const initWorkspaceInput = z.object({ name: displayName(100), slug, branch: gitBranch });
@@ -68,7 +67,6 @@ export const updateSettingsInput = z.object({
     .optional(),
   custom_domain: customDomain.nullable().optional(),
 });
-export type UpdateSettingsInput = z.infer<typeof updateSettingsInput>;
 
 /** Keys the settings GET shows but PUT cannot change (each has its own endpoint or is derived). */
 export const READ_ONLY_SETTINGS = ["id", "slug", "git_remote", "sync_status", "webhook_secret", "webhook_url"] as const;
@@ -104,7 +102,6 @@ export const workspaceOutput = z.object({
   deleted_at: z.iso.datetime().nullable(),
   problems: z.array(workspaceProblemOutput),
 });
-export type WorkspaceOutput = z.infer<typeof workspaceOutput>;
 
 /** GET /api/v1/workspaces */
 export const workspaceListOutput = listOutput(workspaceOutput);

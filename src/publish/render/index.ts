@@ -13,7 +13,7 @@ import { sanitizePage, stripPlaceholderMarks } from "./sanitize.ts";
 import { beginRender, endRender, notice, trust } from "./state.ts";
 import type { RenderOptions, RenderResult } from "./types.ts";
 
-export type { Heading, LinkTarget, RenderNotice, RenderOptions, RenderResult } from "./types.ts";
+export type { LinkTarget, RenderOptions, RenderResult } from "./types.ts";
 
 /**
  * Markdown longer than this is not parsed: the page shows a notice and its whole text, escaped,
