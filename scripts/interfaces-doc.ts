@@ -13,7 +13,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CommandDef } from "citty";
-import { openApiDocument } from "../src/http/openapi.ts";
+import { apiDocument } from "../src/http/routes/openapi.ts";
 import { HTTP_STATUS } from "../src/http/error-response.ts";
 import * as errors from "../src/core/errors.ts";
 import { ERROR_CODES, type ErrorCode } from "../src/core/errors.ts";
@@ -216,8 +216,8 @@ const EVENTS: Record<string, [payload: string, when: string]> = {
 /** The members of `export type EventType` in src/core/event-bus.ts, read from its source. */
 export function eventTypesInCode(): string[] {
   const source = readFileSync(join(ROOT, "src/core/event-bus.ts"), "utf8").replace(/\/\/.*$/gm, "");
-  const block = /export type EventType =([\s\S]*?);/.exec(source)?.[1];
-  if (!block) throw new Error("src/core/event-bus.ts: no `export type EventType` union");
+  const block = /(?:export )?type EventType =([\s\S]*?);/.exec(source)?.[1];
+  if (!block) throw new Error("src/core/event-bus.ts: no `type EventType` union");
   return [...block.matchAll(/\|\s*"([a-z-]+)"/g)].map((m) => m[1]!);
 }
 
@@ -365,7 +365,7 @@ function recordsSection(doc: Json): string {
 // ---------------------------------------------------------------- the document
 
 export async function interfacesDoc(): Promise<string> {
-  const doc = openApiDocument({ version: "v0.0.0", baseUrl: "http://localhost:3000" });
+  const doc = apiDocument({ version: "v0.0.0", baseUrl: "http://localhost:3000" });
   const apiKeyScopes = table(
     ["Scope", "Allows"],
     [

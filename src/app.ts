@@ -115,5 +115,3 @@ function agentRoutes(services: Services) {
     .use(aiRoutes(services))
     .use(mcpRoutes(services, { origins: services.config.mcpCorsOrigins, selfOrigin: new URL(services.config.baseUrl).origin }));
 }
-
-export type App = ReturnType<typeof createApp>;

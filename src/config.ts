@@ -13,12 +13,12 @@ export interface SmtpConfig {
 }
 
 /** An external sign-in provider (docs/architecture.md §14); present only when its client id and secret are both set. */
-export interface OidcProviderConfig {
+interface OidcProviderConfig {
   clientId: string;
   clientSecret: string;
 }
 
-export interface ExternalSignInConfig {
+interface ExternalSignInConfig {
   /** provider_a: any OpenID Connect issuer with discovery (Google by default). */
   google?: OidcProviderConfig & { issuer: string; name: string };
   /** provider_b: GitHub or GitHub Enterprise Server (OAuth 2 + the REST user/emails endpoints). */

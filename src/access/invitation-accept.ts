@@ -15,7 +15,7 @@ import type { z } from "zod";
 import { acceptInvitationInput, type acceptedWorkspaceOutput } from "./schemas.ts";
 import { invitationStatus, invitationTokenHash, type InvitationRow } from "./invitations.ts";
 
-export interface AcceptedInvitation {
+interface AcceptedInvitation {
   user: UserJson;
   /** null when the account exists but signing in failed (the client signs in separately). */
   tokens: IssuedTokens | null;

@@ -17,7 +17,7 @@ import { invitationEmail } from "./invitation-email.ts";
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
+type InvitationStatus = (typeof INVITATION_STATUSES)[number];
 
 export interface InvitationRow {
   id: string;
@@ -34,7 +34,7 @@ export interface InvitationRow {
 }
 
 /** An invitation as answered: the documented output schema's type (`url` only in the create's answer). */
-export type InvitationJson = z.infer<typeof invitationOutput>;
+type InvitationJson = z.infer<typeof invitationOutput>;
 
 /** A pending invitation past its expiry reads as expired; nothing needs to rewrite the row. */
 export function invitationStatus(row: Pick<InvitationRow, "status" | "expires_at">, now = nowMs()): InvitationStatus {

@@ -12,7 +12,7 @@ import { listQuery, type memberOutput, setMemberRoleInput } from "./schemas.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
 
 /** A member as answered: the documented output schema's type. */
-export type MemberJson = z.infer<typeof memberOutput>;
+type MemberJson = z.infer<typeof memberOutput>;
 
 interface MemberRow {
   user_id: string;
@@ -23,7 +23,7 @@ interface MemberRow {
 }
 
 /** What changed in a workspace's membership; the activity feed listens for these. */
-export interface MembershipChange {
+interface MembershipChange {
   kind: "joined" | "role_changed" | "left";
   workspace_id: string;
   user_id: string;

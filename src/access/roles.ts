@@ -13,6 +13,3 @@ export const ROLE_LEVEL: Record<EffectiveRole, number> = {
 
 export const atLeast = (role: EffectiveRole | null, min: EffectiveRole): boolean =>
   role !== null && ROLE_LEVEL[role] >= ROLE_LEVEL[min];
-
-export const isWorkspaceRole = (v: unknown): v is WorkspaceRole =>
-  typeof v === "string" && (WORKSPACE_ROLES as readonly string[]).includes(v);

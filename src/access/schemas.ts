@@ -42,7 +42,6 @@ export const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(512).optional(),
 });
-export type ListQuery = z.infer<typeof listQuery>;
 
 // ---- outputs (the OpenAPI document is generated from these) ----
 

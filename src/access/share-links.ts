@@ -35,7 +35,7 @@ interface ShareLinkRow {
 }
 
 /** A share link as answered: the documented output schema's type (`token` only in the create's answer). */
-export type ShareLinkJson = z.infer<typeof shareLinkOutput> & { token?: string };
+type ShareLinkJson = z.infer<typeof shareLinkOutput> & { token?: string };
 
 const shareTokenHash = (token: string): string => sha256Hex(token);
 

@@ -5,7 +5,7 @@ import { assistInstructions } from "./modes.ts";
 import { assistInput, type AssistOutput } from "./schemas.ts";
 
 /** The configured model: an OpenAI-compatible chat completions endpoint (OpenAI, Ollama, llama.cpp, vLLM, …). */
-export interface AiConfig {
+interface AiConfig {
   /** Base URL without a trailing slash, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. */
   baseUrl: string;
   apiKey?: string;
@@ -14,7 +14,7 @@ export interface AiConfig {
 
 /** With a model: its answer. Without one: what to do, for the calling agent to carry out itself. */
 /** The answer: the documented output schema's type. */
-export type AssistResult = AssistOutput;
+type AssistResult = AssistOutput;
 
 const TIMEOUT_MS = 60_000;
 /** Longest answer read from the model; a chat completion of a page section is far smaller. */

@@ -23,7 +23,6 @@ export const assistInput = z.strictObject({
     .regex(/^[\p{L}\p{M} ()\-]+$/u, "must be a language name such as French")
     .optional(),
 });
-export type AssistInput = z.infer<typeof assistInput>;
 
 // ---- outputs (the OpenAPI document is generated from these) ----
 

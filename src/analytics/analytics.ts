@@ -35,12 +35,12 @@ import {
 import { dayOf, overviewReport, pagesReport, searchesReport } from "./reports.ts";
 import { consentOf, isAutomated, normalizePath, normalizeQuery, referrerHost, CONSENT_COOKIE } from "./input.ts";
 
-export { dayOf, consentOf, isAutomated, normalizePath, normalizeQuery, referrerHost, CONSENT_COOKIE };
+export { dayOf, consentOf, isAutomated, CONSENT_COOKIE };
 
 export const MAX_PATHS_PER_DAY = 1000;
 export const MAX_QUERIES_PER_DAY = 1000;
 export const MAX_REFERRERS_PER_DAY = 100;
-export const MAX_VISITORS_PER_DAY = 10_000;
+const MAX_VISITORS_PER_DAY = 10_000;
 export const RETENTION_DAYS = 90;
 export const OTHER = "(other)";
 
@@ -54,7 +54,7 @@ const capOf = (table: Pending["table"]): number =>
 const MAX_PENDING = 2000;
 const DAY_MS = 86_400_000;
 
-export interface PageViewInput {
+interface PageViewInput {
   workspaceId: string;
   /** The page path inside the site (query string and fragment are dropped). */
   path: string;
@@ -66,7 +66,7 @@ export interface PageViewInput {
   client?: { ip: string; userAgent: string };
 }
 
-export interface SearchInput {
+interface SearchInput {
   workspaceId: string;
   query: string;
   results: number;

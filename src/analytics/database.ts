@@ -64,7 +64,7 @@ CREATE TABLE consents (
 `;
 
 /** analytics.db's own ordered migrations (its schema_migrations table is its own). */
-export const ANALYTICS_MIGRATIONS: Migration[] = [{ version: 1, name: "analytics-daily-aggregates", sql: schema }];
+const ANALYTICS_MIGRATIONS: Migration[] = [{ version: 1, name: "analytics-daily-aggregates", sql: schema }];
 
 export function openAnalyticsDb(path: string): Db {
   const db = openDatabase(path);

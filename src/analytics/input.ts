@@ -5,8 +5,8 @@
  */
 
 /** Longest path and query kept; longer ones are cut (a real page path or query is far shorter). */
-export const MAX_PATH_LENGTH = 300;
-export const MAX_QUERY_LENGTH = 100;
+const MAX_PATH_LENGTH = 300;
+const MAX_QUERY_LENGTH = 100;
 
 /** What a search query is counted as: trimmed, lower case, runs of white space as one space, cut to length. */
 export function normalizeQuery(q: string): string {
@@ -38,7 +38,7 @@ export function referrerHost(referrer: string | null | undefined, ownHost: strin
 }
 
 /** Whether a request carries a "do not track me" signal (Global Privacy Control, Do Not Track). */
-export function optedOut(headers: Headers): boolean {
+function optedOut(headers: Headers): boolean {
   return headers.get("sec-gpc") === "1" || headers.get("dnt") === "1";
 }
 

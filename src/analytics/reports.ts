@@ -9,7 +9,7 @@ const DAY_MS = 86_400_000;
 
 export const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
-export interface SearchRow {
+interface SearchRow {
   query: string;
   searches: number;
   no_results: number;
@@ -18,7 +18,7 @@ export interface SearchRow {
 const sum = <K extends string>(rows: Record<K, number>[], key: K): number => rows.reduce((n, r) => n + r[key], 0);
 
 /** The searches report from the grouped rows (already sorted by searches): top queries, empty ones, totals. */
-export function searchReport(rows: SearchRow[], limit: number) {
+function searchReport(rows: SearchRow[], limit: number) {
   const noResults = rows
     .filter((r) => r.no_results > 0)
     .sort((a, b) => b.no_results - a.no_results || (a.query < b.query ? -1 : a.query > b.query ? 1 : 0))
@@ -29,7 +29,7 @@ export function searchReport(rows: SearchRow[], limit: number) {
 
 
 /** Views per path over the window, most viewed first. */
-export function pageRows(db: Db, workspaceId: string, since: string): { path: string; views: number }[] {
+function pageRows(db: Db, workspaceId: string, since: string): { path: string; views: number }[] {
   return db
     .query<{ path: string; views: number }, [string, string]>(
       "SELECT path, SUM(views) AS views FROM page_views WHERE workspace_id = ? AND day >= ? GROUP BY path ORDER BY views DESC, path",
@@ -38,7 +38,7 @@ export function pageRows(db: Db, workspaceId: string, since: string): { path: st
 }
 
 /** Searches and empty results per query over the window (one source or both), most searched first. */
-export function searchRows(db: Db, workspaceId: string, since: string, source: string | null): SearchRow[] {
+function searchRows(db: Db, workspaceId: string, since: string, source: string | null): SearchRow[] {
   const select = "SELECT query, SUM(searches) AS searches, SUM(no_results) AS no_results FROM searches WHERE workspace_id = ? AND day >= ?";
   const order = "GROUP BY query ORDER BY searches DESC, query";
   return source === null
@@ -47,7 +47,7 @@ export function searchRows(db: Db, workspaceId: string, since: string, source: s
 }
 
 /** Consenting visitors per day: folded counts of past days plus today's hashes. */
-export function visitorsByDay(db: Db, workspaceId: string, since: string): Map<string, number> {
+function visitorsByDay(db: Db, workspaceId: string, since: string): Map<string, number> {
   const rows = db
     .query<{ day: string; n: number }, [string, string, string, string]>(
       `SELECT day, visitors AS n FROM visitor_days WHERE workspace_id = ? AND day >= ?

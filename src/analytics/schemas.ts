@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { closedObject } from "../core/validate.ts";
 
-/** Windows the analytics screen offers; the API takes any whole number of days up to the longest. */
-export const ANALYTICS_WINDOWS = [7, 30, 90] as const;
-export const MAX_ANALYTICS_DAYS = 90;
+/** The API takes any whole number of days up to this (the analytics screen offers 7, 30 and 90). */
+const MAX_ANALYTICS_DAYS = 90;
 
 /** Query of GET /api/v1/workspaces/:id/analytics/{pages,searches,overview}. */
 export const analyticsQuery = z.object({

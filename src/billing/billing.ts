@@ -22,7 +22,7 @@ import { checkoutInput, portalInput, stripeEvent } from "./schemas.ts";
 import type { StripeConfig } from "../config.ts";
 import { StripeApi } from "./stripe-api.ts";
 
-export const STRIPE_TOLERANCE_SEC = 300;
+const STRIPE_TOLERANCE_SEC = 300;
 
 export class Billing {
   constructor(

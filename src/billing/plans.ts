@@ -8,11 +8,11 @@
 import type { Db } from "../db/database.ts";
 import { PlanLimitError, PlanLimitReachedError } from "../core/errors.ts";
 
-export type Edition = "community" | "cloud";
+type Edition = "community" | "cloud";
 export type PlanId = "free" | "team" | "business";
-export type PlanFeature = "analytics";
+type PlanFeature = "analytics";
 
-export interface Plan {
+interface Plan {
   id: PlanId;
   name: string;
   /** People who may edit (editors and admins of any workspace, plus the organization's super admins); null: unlimited. */
@@ -29,7 +29,7 @@ export const PLANS: Record<PlanId, Plan> = {
 };
 
 /** Roles that take a seat (docs/interfaces.md §3: inviting an Editor or Admin counts against the seat limit). */
-export const SEAT_ROLES = ["editor", "admin"] as const;
+const SEAT_ROLES = ["editor", "admin"] as const;
 
 export class Plans {
   constructor(private readonly deps: { db: Db; edition: Edition }) {}
@@ -138,4 +138,4 @@ export class Plans {
 }
 
 /** Subscription states (the payment provider's) in which the paid plan applies. */
-export const ACTIVE_STATUSES = new Set(["active", "trialing", "past_due"]);
+const ACTIVE_STATUSES = new Set(["active", "trialing", "past_due"]);

@@ -7,8 +7,6 @@ import { parseInput } from "../core/validate.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { normalizePagePath } from "../content/paths.ts";
 import { type activityOutput, activityQuery, pageActivityQuery } from "./schemas.ts";
-/** Also exported here: the agent tools import it from this module. */
-export { activityToolInput } from "./schemas.ts";
 
 interface ActivityRow {
   id: string;
@@ -22,7 +20,7 @@ interface ActivityRow {
 }
 
 /** An activity entry as answered: the documented output schema's type. */
-export type ActivityJson = z.infer<typeof activityOutput>;
+type ActivityJson = z.infer<typeof activityOutput>;
 
 function toJson(row: ActivityRow): ActivityJson {
   let details: Record<string, unknown> = {};

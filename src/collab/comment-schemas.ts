@@ -23,20 +23,6 @@ export const listCommentsQuery = z.object({
   cursor: z.string().max(200).optional(),
 });
 
-/** The agent tools' comment inputs (MCP): pages are named `path` as everywhere else in the tools. */
-export const listCommentsToolInput = z.strictObject({
-  path: z.string().max(520, "must be at most 512 characters").optional(),
-  resolved: z.boolean().optional(),
-  limit: z.number().int("must be an integer").min(1, "must be between 1 and 100").max(100, "must be between 1 and 100").default(25),
-  cursor: z.string().max(200).optional(),
-});
-export const addCommentToolInput = z.strictObject({
-  path: z.string({ error: "is required" }).min(1, "must not be empty").max(520, "must be at most 512 characters"),
-  body,
-  parent_id: ulidString.optional(),
-  anchor: z.string().max(500, "must be at most 500 characters").optional(),
-});
-
 // ---- outputs (the OpenAPI document is generated from these) ----
 
 /** A comment or reply; `page_path` follows the page when it moves. */

@@ -36,7 +36,7 @@ interface CommentRow {
 }
 
 /** A comment as answered: the documented output schema's type, so the two cannot differ. */
-export type CommentJson = z.infer<typeof commentOutput>;
+type CommentJson = z.infer<typeof commentOutput>;
 
 /**
  * Comments belong to a page by its id, so they follow the page when it moves (by the API, a git

@@ -1,7 +1,7 @@
 import type { Db } from "../db/database.ts";
 import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
 
-export interface MemberRef {
+interface MemberRef {
   id: string;
   name: string;
   email: string;

@@ -4,10 +4,7 @@ import type { Permissions } from "../access/permissions.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { workspacePeople } from "./mentions.ts";
 import type { z } from "zod";
-import type { personListOutput, personOutput } from "./schemas.ts";
-
-/** A person as answered: the documented output schema's type. */
-export type PersonJson = z.infer<typeof personOutput>;
+import type { personListOutput } from "./schemas.ts";
 
 /**
  * The people of a workspace as any reader sees them: ids and display names only (no email), for

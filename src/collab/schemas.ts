@@ -2,8 +2,8 @@ import { z } from "zod";
 import { listOutput } from "../core/schemas.ts";
 
 /**
- * Input schemas of the activity endpoints and tool, shared by every transport (HTTP, MCP). The
- * comment inputs are in comment-schemas.ts.
+ * Input schemas of the activity endpoints, shared by every transport (HTTP; MCP derives its tool's
+ * in src/mcp/tool-inputs.ts). The comment inputs are in comment-schemas.ts.
  */
 
 const limit = z.coerce
@@ -16,13 +16,6 @@ const limit = z.coerce
 /** GET /api/v1/workspaces/:id/activity query. */
 export const activityQuery = z.object({
   limit,
-  action: z.string().regex(/^[a-z][a-z_]{0,63}$/, "must be an action name such as page_created").optional(),
-  cursor: z.string().max(200).optional(),
-});
-
-/** The agent tool's activity input (MCP `quire_get_activity`): JSON numbers, a smaller default page. */
-export const activityToolInput = z.strictObject({
-  limit: z.number().int("must be an integer").min(1, "must be between 1 and 100").max(100, "must be between 1 and 100").default(25),
   action: z.string().regex(/^[a-z][a-z_]{0,63}$/, "must be an action name such as page_created").optional(),
   cursor: z.string().max(200).optional(),
 });

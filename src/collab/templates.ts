@@ -20,8 +20,8 @@ const SOURCES: Record<string, string> = {
 };
 
 /** A template as listed, and with its content: the documented output schemas' types. */
-export type TemplateSummary = z.infer<typeof templateSummaryOutput>;
-export type Template = z.infer<typeof templateOutput>;
+type TemplateSummary = z.infer<typeof templateSummaryOutput>;
+type Template = z.infer<typeof templateOutput>;
 
 /**
  * Built-in page templates. Each file's own frontmatter holds the template's name and

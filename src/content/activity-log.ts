@@ -6,14 +6,14 @@ import { ulid } from "../core/ids.ts";
  * records, so the feed never shows a change that did not happen (or misses one that did).
  * Reading the feed belongs to src/collab/.
  */
-export type ActivityAction =
+type ActivityAction =
   | "page_created"
   | "page_updated"
   | "page_deleted"
   | "page_moved"
   | (string & {});
 
-export interface ActivityEntry {
+interface ActivityEntry {
   workspaceId: string;
   action: ActivityAction;
   actorId: string | null;

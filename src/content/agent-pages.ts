@@ -15,14 +15,11 @@ import { levelOf } from "./tree.ts";
  * find/replace edits, listings with cursors and a page's neighbourhood without bodies.
  */
 
-// Lives with the other path rules; re-exported here for the callers that found it here.
-export { agentPagePath } from "./paths.ts";
-
 /**
  * Applies exact-text replacements in order, each to the result of the previous one. A `find` that
  * occurs zero times or more than once is refused, naming the edit, and nothing is applied.
  */
-export function applyEdits(content: string, edits: PageEdit[]): string {
+function applyEdits(content: string, edits: PageEdit[]): string {
   let text = content;
   edits.forEach((edit, i) => {
     const first = text.indexOf(edit.find);
@@ -43,7 +40,7 @@ export function applyEdits(content: string, edits: PageEdit[]): string {
   return text;
 }
 
-export interface PageSlice extends PageJson {
+interface PageSlice extends PageJson {
   offset: number;
   total_chars: number;
   truncated: boolean;
@@ -51,7 +48,7 @@ export interface PageSlice extends PageJson {
 }
 
 /** Cuts `content` at [offset, offset + maxChars), never between the two halves of a surrogate pair. */
-export function sliceContent(page: PageJson, offset: number, maxChars: number): PageSlice {
+function sliceContent(page: PageJson, offset: number, maxChars: number): PageSlice {
   const content = page.content ?? "";
   const start = Math.min(offset, content.length);
   let end = Math.min(start + maxChars, content.length);
@@ -62,7 +59,7 @@ export function sliceContent(page: PageJson, offset: number, maxChars: number): 
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
-export interface PageSummary {
+interface PageSummary {
   path: string;
   title: string;
   page_id: string;

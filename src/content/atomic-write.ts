@@ -275,7 +275,7 @@ async function writeTempAsync(path: string, data: string | Uint8Array, flush: bo
   return tmp;
 }
 
-export function syncDir(dir: string): void {
+function syncDir(dir: string): void {
   try {
     const fd = openSync(dir, constants.O_RDONLY);
     try {
@@ -293,7 +293,7 @@ let flushTimer: ReturnType<typeof setTimeout> | null = null;
 let inFlight: Promise<void> = Promise.resolve();
 
 /** Queues an fsync of `dir`; many writes to one folder within the delay share one fsync. */
-export function syncDirSoon(dir: string): void {
+function syncDirSoon(dir: string): void {
   dirtyDirs.add(dir);
   flushTimer ??= setTimeout(() => void flushDirSyncs(), DIR_SYNC_DELAY_MS);
 }

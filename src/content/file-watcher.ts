@@ -22,7 +22,7 @@ import type { Reconciler } from "./reconcile.ts";
  * docs/decisions/git-commits.md §7). Only `.git/` and transient names (see `transientName`) are
  * left out here; which of the rest really changed, and what .gitignore says, is for the listener.
  */
-export interface FileWatcherOptions {
+interface FileWatcherOptions {
   ledger: ContentLedger;
   reconciler: Reconciler;
   log: Logger;
@@ -31,7 +31,7 @@ export interface FileWatcherOptions {
 }
 
 /** Told, after the debounce, of paths outside the pages that changed (relative, `/`-separated; may be folders). */
-export type FilesListener = (workspaceId: string, paths: string[]) => void;
+type FilesListener = (workspaceId: string, paths: string[]) => void;
 
 interface Watched {
   watcher: FSWatcher;
@@ -185,7 +185,7 @@ export class FileWatcher {
 }
 
 /** Whether a changed relative path can matter to the pages of a workspace. */
-export function relevant(rel: string): boolean {
+function relevant(rel: string): boolean {
   const parts = rel.split("/");
   if (parts.some((p) => p.startsWith("."))) return false;
   if (parts[0] === "assets") return false;
@@ -199,7 +199,7 @@ export function relevant(rel: string): boolean {
  * outside `.git/` except transient names and Markdown pages. Folder-like names count for both
  * (a folder may hold pages and images alike).
  */
-export function nonPageFile(rel: string): boolean {
+function nonPageFile(rel: string): boolean {
   if (rel === "") return true;
   const parts = rel.split("/");
   if (parts.some((p) => p === ".git")) return false;

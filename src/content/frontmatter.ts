@@ -92,7 +92,7 @@ export function parseYaml(yaml: string): FrontmatterData {
 // ---- minimal text edits --------------------------------------------------------------------
 
 /** A YAML scalar for a string: plain when unambiguous, otherwise double-quoted (JSON is valid YAML). */
-export function yamlString(value: string): string {
+function yamlString(value: string): string {
   const plain =
     /^[\p{L}\p{N}][\p{L}\p{N} _.,'()/&+!?-]*$/u.test(value) &&
     !value.endsWith(" ") &&

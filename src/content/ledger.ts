@@ -23,7 +23,7 @@ import { OwnWrites } from "./own-writes.ts";
 import { pageProblems, type PageProblem } from "./page-problems.ts";
 import { movedWrite, planMove, recordMove, type MovePlan } from "./page-move.ts";
 
-export interface PageResult {
+interface PageResult {
   page: PageJson;
   /** True when the call created the page (PUT on a missing page without a hash). */
   created: boolean;
@@ -535,7 +535,7 @@ export class ContentLedger {
 }
 
 /** The text of a new page: `id` first, then the given keys, then the body after one blank line. */
-export function newPageText(id: string, input: CreatePageInput): string {
+function newPageText(id: string, input: CreatePageInput): string {
   const lines = [`id: ${id}`, `title: ${yamlValue(input.title)}`];
   if (input.description !== undefined && input.description !== "") lines.push(`description: ${yamlValue(input.description)}`);
   if (input.tags !== undefined && input.tags.length > 0) lines.push(`tags: ${yamlValue(input.tags)}`);

@@ -126,11 +126,6 @@ export function rewriteLinks(
   return out;
 }
 
-/** Every page path the text links to (wikilinks and relative Markdown links), for quick filtering. */
-export function mentionsPath(text: string, path: string): boolean {
-  const stem = posix.basename(path).replace(/\.md$/, "");
-  return text.includes(stem);
-}
 
 /**
  * The page paths a page links to (wikilinks and relative Markdown links), in order of first

@@ -46,7 +46,7 @@ export function readPageFile(text: string, path: string): PageFile {
   };
 }
 
-export function metaFrom(data: FrontmatterData, path: string): PageMeta {
+function metaFrom(data: FrontmatterData, path: string): PageMeta {
   const title = typeof data.title === "string" && data.title.trim() !== "" ? data.title.trim() : scalarText(data.title) ?? titleFromPath(path);
   const status = typeof data.status === "string" && ["draft", "published", "archived"].includes(data.status) ? data.status : "draft";
   const nav = typeof data.nav_order === "number" && Number.isFinite(data.nav_order) ? Math.trunc(data.nav_order) : null;
@@ -68,7 +68,7 @@ function scalarText(v: unknown): string | null {
 }
 
 /** Tags are a YAML list or a comma-separated string (docs/architecture.md §5). */
-export function tagsFrom(v: unknown): string[] {
+function tagsFrom(v: unknown): string[] {
   const raw = Array.isArray(v) ? v.map((t) => scalarText(t) ?? (typeof t === "string" ? t : "")) : typeof v === "string" ? v.split(",") : [];
   const seen = new Set<string>();
   for (const t of raw) {

@@ -16,7 +16,7 @@ import type { ContentAccess } from "./rights.ts";
  */
 
 /** Another page whose links to the moved page were rewritten: its record and new text. */
-export interface LinkRewrite {
+interface LinkRewrite {
   row: PageRow;
   file: PageFile;
 }

@@ -11,7 +11,7 @@ export interface PageProblem {
  * Frontmatter is a handful of keys; past this many values (counted as they would be written out,
  * every alias expanded) it is an alias bomb, not metadata.
  */
-export const MAX_FRONTMATTER_VALUES = 10_000;
+const MAX_FRONTMATTER_VALUES = 10_000;
 
 /**
  * The page's problems and the frontmatter safe to show with it. Bun's YAML parser refuses the

@@ -4,7 +4,7 @@ import type { PageRow } from "./page-records.ts";
 
 /** The shapes of one reconcile pass (reconcile.ts), shared by its phases. */
 
-export type ProblemKind = "safety_stop" | "invalid_yaml" | "not_utf8" | "vanished" | "unreadable" | "bad_path" | "duplicate_id";
+type ProblemKind = "safety_stop" | "invalid_yaml" | "not_utf8" | "vanished" | "unreadable" | "bad_path" | "duplicate_id";
 
 export interface ReconcileProblem {
   kind: ProblemKind;

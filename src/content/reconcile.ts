@@ -13,7 +13,7 @@ import { matchFiles } from "./reconcile-match.ts";
 import { injectMissingIds, recordChanges } from "./reconcile-apply.ts";
 import { announceChanges, reconciledPass } from "./reconcile-report.ts";
 
-export type { ProblemKind, ReconcileProblem, ReconcileOptions, ReconcileSource, ReconciledPass, ReconcileResult } from "./reconcile-pass.ts";
+export type { ReconciledPass, ReconcileResult } from "./reconcile-pass.ts";
 
 /**
  * Files → database (docs/architecture.md §5). Matches every `.md` file to a page record in three tiers:

@@ -10,7 +10,7 @@ import type { Actor, Origin, WriteGroup } from "./committed-write.ts";
  * path where none was; it deletes nothing — same id, history and comments:
  * docs/decisions/page-moves.md); admins (and the Super Admin) do everything.
  */
-export type ContentRight = "read" | "edit" | "create" | "delete" | "move";
+type ContentRight = "read" | "edit" | "create" | "delete" | "move";
 
 /** The caller of a ledger operation, after the workspace-level permission check. */
 export interface ContentAccess {
@@ -22,7 +22,7 @@ export interface ContentAccess {
   group?: WriteGroup;
 }
 
-export function hasRight(access: Pick<ContentAccess, "workspace" | "role">, right: ContentRight): boolean {
+function hasRight(access: Pick<ContentAccess, "workspace" | "role">, right: ContentRight): boolean {
   const { role, workspace } = access;
   if (right === "read") return atLeast(role, "viewer");
   if (atLeast(role, "admin")) return true;

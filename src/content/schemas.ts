@@ -14,8 +14,8 @@ const line = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .refine((s) => !CONTROL.test(s), "must not contain control characters");
 
-export const pageTitle = line(200);
-export const pageTags = z.array(line(64)).max(50, "at most 50 tags");
+const pageTitle = line(200);
+const pageTags = z.array(line(64)).max(50, "at most 50 tags");
 const pageDescription = z
   .string()
   .max(1000, "must be at most 1000 characters")
@@ -38,7 +38,7 @@ export const createPageInput = closedObject({
 export type CreatePageInput = z.infer<typeof createPageInput>;
 
 /** Frontmatter keys an update may set; each edits only its own lines of the YAML. */
-export const frontmatterPatch = z
+const frontmatterPatch = z
   .object({
     title: pageTitle.optional(),
     tags: pageTags.optional(),
@@ -57,7 +57,6 @@ export const updatePageInput = closedObject({
   last_known_hash: hash.optional(),
   frontmatter: frontmatterPatch.optional(),
 }).transform(({ last_known_hash, lastKnownHash, ...rest }) => ({ ...rest, lastKnownHash: lastKnownHash ?? last_known_hash }));
-export type UpdatePageInput = z.infer<typeof updatePageInput>;
 
 /** Move: `new_path`; the POST alias names the page with `path` (or `old_path`). */
 export const movePageInput = closedObject({ new_path: z.string() });
@@ -78,7 +77,6 @@ export const reorderInput = closedObject({
     .min(1, "must not be empty")
     .max(10_000),
 });
-export type ReorderInput = z.infer<typeof reorderInput>;
 
 // ---- inputs of the agent tools (MCP): the same rules, shaped for a caller without URLs ----------
 
@@ -121,7 +119,7 @@ export const writePageInput = z.strictObject({
 export type WritePageInput = z.infer<typeof writePageInput>;
 
 /** One exact-text replacement; `find` must occur exactly once in the page's content. */
-export const pageEdit = z.strictObject({
+const pageEdit = z.strictObject({
   find: z.string().min(1, "must not be empty").max(100_000, "must be at most 100000 characters"),
   replace: z.string().max(MAX_PAGE_CHARS, `must be at most ${MAX_PAGE_CHARS} characters`).refine((s) => !s.includes("\u0000"), "must not contain NUL characters"),
 });
@@ -143,7 +141,6 @@ export const editPageInput = z
 export type EditPageInput = z.infer<typeof editPageInput>;
 
 export const pagePathInput = z.strictObject({ path: pagePath });
-export const movePageToolInput = z.strictObject({ path: pagePath, new_path: pagePath });
 export const manifestInput = z.strictObject({
   limit: z.number().int("must be an integer").min(1, "must be between 1 and 500").max(500, "must be between 1 and 500").default(200),
   cursor: cursor.optional(),
@@ -155,7 +152,7 @@ export const treeInput = z.strictObject({ folder: z.string().max(512, "must be a
 const contentHash = z.string().regex(/^sha256:[0-9a-f]{64}$/).describe("sha256:<hex>; send it back as lastKnownHash");
 
 /** Why a page's file cannot be taken at face value; the page still loads (docs/architecture.md §5). */
-export const pageProblemOutput = z.object({ kind: z.enum(["invalid_yaml"]), message: z.string() });
+const pageProblemOutput = z.object({ kind: z.enum(["invalid_yaml"]), message: z.string() });
 
 /** The page object of docs/interfaces.md §9, as read, created, updated or moved. */
 export const pageOutput = z.object({
@@ -177,7 +174,6 @@ export const pageOutput = z.object({
   updated_by: z.object({ id: z.string().nullable(), name: z.string() }).nullable().describe("Who saved it last (name \"Deleted user\" once their account is gone)"),
   problems: z.array(pageProblemOutput),
 });
-export type PageOutput = z.infer<typeof pageOutput>;
 
 /** One node of the page tree: a page, or a folder with its children (its index.md gives it title and id). */
 export const treeNodeOutput = z.object({

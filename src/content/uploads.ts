@@ -14,7 +14,7 @@ import type { uploadOutput } from "./schemas.ts";
  */
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 
-export interface UploadType {
+interface UploadType {
   mime: string;
   ext: string;
 }
@@ -37,7 +37,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 const MARKUP = /<\s*(!doctype|html|head|body|script|iframe|object|embed|svg|math|meta|link|style|form|img|a\s)/i;
 
 /** The type of a file from its first bytes, or null when it is not one we accept. */
-export function sniff(bytes: Uint8Array): UploadType | null {
+function sniff(bytes: Uint8Array): UploadType | null {
   if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return TYPES.png!;
   if (startsWith(bytes, [0xff, 0xd8, 0xff])) return TYPES.jpg!;
   if (startsWith(bytes, ascii("GIF87a")) || startsWith(bytes, ascii("GIF89a"))) return TYPES.gif!;
@@ -76,9 +76,9 @@ export function typeForName(filename: string): UploadType | null {
 }
 
 /** A stored upload as answered: the documented output schema's type. */
-export type UploadJson = z.infer<typeof uploadOutput>;
+type UploadJson = z.infer<typeof uploadOutput>;
 
-export interface ServedUpload {
+interface ServedUpload {
   bytes: Uint8Array;
   type: UploadType;
   filename: string;

@@ -13,7 +13,7 @@ type Hook = (workspace: WorkspaceRow, actorUserId: string) => Promise<void> | vo
  *   this with a clone or `git init`; when it replaces the folder it should call `watcher.rewatch`.)
  * - deleted (soft): the watch stops; the files stay in place so the workspace can be recovered.
  */
-export function workspaceFolderHooks(ledger: ContentLedger, watcher: FileWatcher | null): { created: Hook; deleted: Hook } {
+function workspaceFolderHooks(ledger: ContentLedger, watcher: FileWatcher | null): { created: Hook; deleted: Hook } {
   return {
     created: (workspace) => {
       ledger.dir(workspace.id).ensure();

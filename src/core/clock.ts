@@ -1,5 +1,4 @@
-/** Current time in milliseconds, seconds and ISO form; one place so every record agrees. */
+/** Current time in milliseconds and ISO form; one place so every record agrees. */
 export const nowMs = (): number => Date.now();
-export const nowSec = (): number => Math.floor(Date.now() / 1000);
 export const nowIso = (): string => new Date().toISOString();
 export const isoFromMs = (ms: number): string => new Date(ms).toISOString();

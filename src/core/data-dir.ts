@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 
-export type DataDirRule = "flag" | "env" | "legacy" | "os-default";
+type DataDirRule = "flag" | "env" | "legacy" | "os-default";
 export interface ResolvedDataDir {
   path: string;
   rule: DataDirRule;

@@ -19,7 +19,7 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export type ErrorDetails = Record<string, unknown>;
+type ErrorDetails = Record<string, unknown>;
 
 export abstract class AppError extends Error {
   abstract readonly code: ErrorCode;

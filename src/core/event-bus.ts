@@ -6,7 +6,7 @@
  * - `changes`: what the ledger committed, with the page's text, for the search index.
  * Listeners run after the database commit; a failing listener is logged, never breaks the write.
  */
-export type EventType =
+type EventType =
   | "page-created"
   | "page-updated"
   | "page-deleted"

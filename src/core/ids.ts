@@ -26,7 +26,7 @@ export function ulid(now: number = Date.now()): string {
 }
 
 /** 80 bits → 16 five-bit digits, most significant first. */
-export function randomDigits(bytes: Uint8Array, into: Uint8Array): void {
+function randomDigits(bytes: Uint8Array, into: Uint8Array): void {
   for (let i = 0; i < 16; i++) {
     const bit = i * 5;
     const byte = bit >> 3;

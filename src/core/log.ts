@@ -3,8 +3,8 @@
  * Fields whose names look secret are replaced before anything is written, so a careless call
  * site cannot leak a password, token or key.
  */
-export type LogLevel = "debug" | "info" | "warn" | "error";
-export type LogFields = Record<string, unknown>;
+type LogLevel = "debug" | "info" | "warn" | "error";
+type LogFields = Record<string, unknown>;
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const SECRET_KEY = /pass(word)?|secret|token|authorization|cookie|api[_-]?key|pepper|private|credential/i;
@@ -22,7 +22,7 @@ export interface Logger {
   enabled(level: LogLevel): boolean;
 }
 
-export interface LoggerOptions {
+interface LoggerOptions {
   level?: LogLevel;
   pretty?: boolean;
   write?: (line: string) => void;

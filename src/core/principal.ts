@@ -17,7 +17,7 @@ export type Principal =
       workspaceId: string | null;
     };
 
-export type HttpMethodClass = "read" | "write" | "delete";
+type HttpMethodClass = "read" | "write" | "delete";
 
 export function methodClass(method: string): HttpMethodClass {
   const m = method.toUpperCase();

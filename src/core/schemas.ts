@@ -22,10 +22,6 @@ export const errorOutput = z
     modified_at: z.string().optional().describe("409 on a page update: when it changed last"),
   })
   .describe("Every error answer: error, message, optional details, request_id");
-export type ErrorOutput = z.infer<typeof errorOutput>;
-
-/** An ISO 8601 UTC timestamp as the API writes it. */
-export const timestamp = z.iso.datetime();
 
 /** A page of a list: the items and the cursor of the next page (null on the last). */
 export function listOutput<T extends z.ZodType>(item: T) {

@@ -7,7 +7,7 @@ import { ValidationError } from "./errors.ts";
  * Such a string cannot be written as UTF-8: YAML parsers refuse it (a page would lose its id and
  * title) and encoders silently turn it into U+FFFD. Checked before any schema, for every input.
  */
-export function illFormedAt(value: unknown): string | null {
+function illFormedAt(value: unknown): string | null {
   const stack: Array<[unknown, string]> = [[value, ""]];
   const at = (path: string, key: string) => (path === "" ? key : `${path}.${key}`);
   while (stack.length > 0) {

@@ -21,7 +21,7 @@ export function commitPath(path: string): string {
 }
 
 /** A name or email git can put in a header: no angle brackets, no control characters, trimmed. */
-export function identPart(value: string): string {
+function identPart(value: string): string {
   return value.replace(/[<>\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "").trim();
 }
 

@@ -35,7 +35,7 @@ const isUtf8 = (bytes: Buffer) => {
   }
 };
 
-export interface ConflictFile {
+interface ConflictFile {
   bytes: Buffer;
   contentType: string;
   /** File name to download it as; null for a page (served as Markdown text). */
@@ -44,7 +44,7 @@ export interface ConflictFile {
 
 const originLabel = (access: ContentAccess) => (access.origin === "API" ? "API" : "web editor");
 
-export type ConflictJson = { id: string } & Omit<ConflictMeta, "workspace_id" | "remote_commit">;
+type ConflictJson = { id: string } & Omit<ConflictMeta, "workspace_id" | "remote_commit">;
 
 export class ConflictService {
   constructor(

@@ -48,7 +48,7 @@ function nextSecond(stamp: string): string {
   return compactTimestamp(new Date(ms + 1000));
 }
 
-export const hashOf = (bytes: Uint8Array | string) => `sha256:${sha256Hex(typeof bytes === "string" ? bytes : Buffer.from(bytes))}`;
+const hashOf = (bytes: Uint8Array | string) => `sha256:${sha256Hex(typeof bytes === "string" ? bytes : Buffer.from(bytes))}`;
 
 export class ConflictStore {
   readonly root: string;

@@ -20,9 +20,9 @@ import type { FileContent, Repo } from "./repo.ts";
 /** Same limit as an upload: a file that could not be uploaded is not committed by surprise either. */
 export const MAX_DISK_FILE_BYTES = MAX_UPLOAD_BYTES;
 
-export type DiskFileAction = "create" | "update" | "delete";
+type DiskFileAction = "create" | "update" | "delete";
 
-export interface DiskFileChange extends FileContent {
+interface DiskFileChange extends FileContent {
   action: DiskFileAction;
 }
 
@@ -32,7 +32,7 @@ export interface SkippedFile {
   size: number;
 }
 
-export interface DiskFileScan {
+interface DiskFileScan {
   changes: DiskFileChange[];
   skipped: SkippedFile[];
 }

@@ -27,10 +27,10 @@ import type { Author } from "./commit-message.ts";
  * The index is brought up to date off the save path, a moment after the last commit
  * (`INDEX_SYNC_DELAY_MS`), in chunks so a large commit never holds the queue for long.
  */
-export const INDEX_SYNC_DELAY_MS = 1000;
+const INDEX_SYNC_DELAY_MS = 1000;
 const INDEX_SYNC_CHUNK = 200;
 /** From this many saves waiting when the worker gets to them, an author's saves share a commit. */
-export const SHARE_FROM = 10;
+const SHARE_FROM = 10;
 /** In a work tree's `.git/`: saves were handed to the worker and not yet all committed and staged. */
 export const PENDING_MARKER = "quire-pending";
 const MARKER_SLACK_MS = 1000;

@@ -10,13 +10,13 @@ export interface SshOptions {
   knownHosts?: string | undefined;
 }
 
-export class GitMissingError extends Error {
+class GitMissingError extends Error {
   constructor() {
     super("the git command is not installed on this server; SSH and local-path remotes need it (install git, e.g. apt-get install git)");
   }
 }
 
-export interface NativeResult {
+interface NativeResult {
   code: number;
   stdout: string;
   stderr: string;

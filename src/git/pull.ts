@@ -14,9 +14,9 @@ import type { Repo } from "./repo.ts";
  * and any other file alike: binaries are never merged). Runs as
  * the workspace's single writer; records and events follow (reconcile, then the sync service).
  */
-export const MANIFESTS = new Set([".quire/workspace.yaml", ".quire/publish.yaml", ".quire/redirects.yaml"]);
+const MANIFESTS = new Set([".quire/workspace.yaml", ".quire/publish.yaml", ".quire/redirects.yaml"]);
 
-export interface AppliedChange {
+interface AppliedChange {
   path: string;
   kind: "added" | "updated" | "deleted";
   /** The page id the path had locally before the pull (to recognise moves afterwards). */
@@ -34,7 +34,7 @@ export interface PullPlan {
 }
 
 /** Paths a remote may not write however its tree is made: git internals, escapes, odd bytes. */
-export function unsafeRepoPath(path: string): boolean {
+function unsafeRepoPath(path: string): boolean {
   if (path.length === 0 || path.length > 1024 || path.includes("\\") || /[\u0000-\u001f]/.test(path)) return true;
   return path.split("/").some((seg) => seg === "" || seg === "." || seg === ".." || seg.toLowerCase() === ".git");
 }
@@ -126,7 +126,7 @@ function conflictPageId(workspaceId: string, path: string, ours: Buffer | null, 
  * Writes (atomically) or removes one file of the work tree. Every existing folder on the way must
  * be a real folder inside the work tree: a symlink planted earlier never redirects a write.
  */
-export type WriteNote = (abs: string, text: string | null) => void;
+type WriteNote = (abs: string, text: string | null) => void;
 
 export function writeOrRemove(root: string, path: string, bytes: Uint8Array | null, note?: WriteNote): void {
   const abs = resolve(root, path);

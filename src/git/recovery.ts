@@ -13,7 +13,7 @@ import { commitPath } from "./commit-message.ts";
  * "Since" is the time the git worker recorded in its pending marker, not HEAD's commit time: a
  * worker that lagged made HEAD's commit after saves it did not include.
  */
-export interface RecoveryGroup {
+interface RecoveryGroup {
   author: Author;
   /** The person's user id, null for the group Quire authors. */
   userId: string | null;

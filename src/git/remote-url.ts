@@ -25,7 +25,7 @@ export interface RemoteSpec {
 }
 
 /** The user name sent with a stored token when the URL names none (GitHub and GitLab accept it). */
-export const TOKEN_USERNAME = "x-access-token";
+const TOKEN_USERNAME = "x-access-token";
 
 export function parseRemote(stored: string, token: string | null = null): RemoteSpec {
   if (isAbsolute(stored)) return { kind: "local", url: stored, host: null, auth: null };

@@ -13,10 +13,8 @@ import { editTree, type EntryChange, type TreeEntry, type TreeStore } from "./tr
  */
 
 export const SYSTEM_AUTHOR: Author = { name: "Quire", email: "quire@localhost" };
-/** The last commit both sides agreed on (the merge base of the next pull). */
-export const SYNCED_REF = "refs/quire/synced";
 
-export interface FileChange {
+interface FileChange {
   path: string;
   before: string | null;
   after: string | null;

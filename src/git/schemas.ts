@@ -14,14 +14,6 @@ export const resolveConflictInput = closedObject({
     ctx.addIssue({ code: "custom", path: ["content"], message: "is only accepted with resolution custom" });
   }
 });
-export type ResolveConflictInput = z.infer<typeof resolveConflictInput>;
-
-/** The agent tool's input (MCP `quire_resolve_sync_conflict`): the conflict by id, then the same fields. */
-export const resolveSyncConflictToolInput = z.strictObject({
-  conflict_id: z.string({ error: "is required" }).min(1, "must not be empty").max(200, "must be at most 200 characters"),
-  resolution: z.enum(["kept_local", "kept_remote", "custom"]),
-  content: z.string().max(5 * 1024 * 1024, "must be at most 5 MB").optional(),
-});
 
 /**
  * The write-only HTTPS token of a workspace's git remote (GitHub/GitLab personal or project

@@ -14,8 +14,7 @@ import { SyncRunner, type SyncResult, type TriggerReason } from "./sync-runner.t
 import { SyncStatusBoard, type SyncStatus } from "./sync-status.ts";
 import { Transport, trackingRef } from "./transport.ts";
 
-export type { SyncResult, TriggerReason } from "./sync-runner.ts";
-export type { SyncStatus } from "./sync-status.ts";
+export type { SyncResult } from "./sync-runner.ts";
 
 /**
  * Git sync (docs/architecture.md §6). Every workspace is a git work tree:

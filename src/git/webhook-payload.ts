@@ -8,7 +8,7 @@ import { bitbucketPushSchema, githubPushSchema, gitlabPushSchema } from "./schem
  * File lists are not used (GitLab truncates them, Bitbucket sends none): the sync diffs after
  * fetching.
  */
-export type WebhookEvent =
+type WebhookEvent =
   | { kind: "ping"; provider: WebhookProvider }
   /** A push; `branches` are the branch names that moved (tags excluded), `deleted` when the push removed them. */
   | { kind: "push"; provider: WebhookProvider; branches: string[]; deleted: boolean; after: string | null }

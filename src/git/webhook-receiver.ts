@@ -16,12 +16,12 @@ export interface PushNotice {
   deliveryId: string | null;
 }
 
-export type WebhookOutcome =
+type WebhookOutcome =
   | { status: "accepted"; provider: WebhookProvider; branch: string }
   | { status: "ignored"; provider: WebhookProvider; reason: string }
   | { status: "pong"; provider: WebhookProvider };
 
-export type PushHandler = (notice: PushNotice) => unknown;
+type PushHandler = (notice: PushNotice) => unknown;
 
 /**
  * Inbound git push webhooks: verifies the sender against the workspace's secret, reads which

@@ -13,7 +13,7 @@ import { createHash, createHmac, timingSafeEqual } from "node:crypto";
  */
 export type WebhookProvider = "github" | "gitlab" | "bitbucket";
 
-export type SignatureCheck =
+type SignatureCheck =
   | { ok: true; provider: WebhookProvider }
   | { ok: false; reason: "missing" | "malformed" | "mismatch"; provider: WebhookProvider | null };
 

@@ -17,7 +17,7 @@ const MAX_CACHED_TOKENS = 2000;
  * session is still checked on every request, so logout and revocation take effect at once.
  * Garbage never enters the cache, so unknown credentials cannot grow it.
  */
-export class CredentialResolver {
+class CredentialResolver {
   private readonly verified = new Map<string, { userId: string; orgId: string; sessionId: string; expMs: number }>();
 
   constructor(private readonly services: Services) {}

@@ -17,7 +17,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   SERVICE_UNAVAILABLE: 503,
 };
 
-export interface ErrorBody {
+interface ErrorBody {
   error: ErrorCode;
   message: string;
   details?: Record<string, unknown>;
@@ -25,7 +25,7 @@ export interface ErrorBody {
   [extra: string]: unknown;
 }
 
-export function errorBody(code: ErrorCode, message: string, requestId: string, details?: Record<string, unknown>): ErrorBody {
+function errorBody(code: ErrorCode, message: string, requestId: string, details?: Record<string, unknown>): ErrorBody {
   return { error: code, message, ...(details ? { details } : {}), request_id: requestId };
 }
 

@@ -43,7 +43,7 @@ const isRead = (m: string) => m === "GET" || m === "HEAD";
  * endpoints; an anonymous caller still meets the per-IP floor on them.
  */
 const AUTH_READS = new Set(["/api/auth/me", "/api/auth/sessions", "/api/auth/config", "/api/auth/providers", "/api/auth/methods", "/api/auth/webauthn/credentials"]);
-export const isAuthRead = (m: string, p: string) => isRead(m) && AUTH_READS.has(p.replace(/\/+$/, ""));
+const isAuthRead = (m: string, p: string) => isRead(m) && AUTH_READS.has(p.replace(/\/+$/, ""));
 
 /** The limits table of docs/interfaces.md §8. Paths are matched as the router sees them (raw, before any decoding). */
 export const RATE_RULES: RateRule[] = [
@@ -118,7 +118,7 @@ export const ANONYMOUS_FLOOR: RateRule = {
   matches: (_m, p, credentialsPresented = false) => credentialsPresented || !freeWithoutCredentials(p),
 };
 
-export interface RateState {
+interface RateState {
   limit: number;
   remaining: number;
   resetAt: number; // unix seconds

@@ -3,12 +3,12 @@ import type { SigningKeys } from "./signing-key.ts";
 
 /** Access tokens live 15 minutes; fixed, not configurable. */
 export const ACCESS_TOKEN_TTL_SEC = 900;
-export const AUDIENCE = "quire";
+const AUDIENCE = "quire";
 /** The WebSocket cookie token is a separate audience, so it can never pass as an access token. */
-export const WS_AUDIENCE = "quire-ws";
+const WS_AUDIENCE = "quire-ws";
 export const WS_TOKEN_TTL_SEC = 3600;
 
-export interface AccessClaims {
+interface AccessClaims {
   userId: string;
   sessionId: string;
   orgId: string;

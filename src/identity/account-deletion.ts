@@ -26,10 +26,10 @@ import { ForbiddenError, NotFoundError, ValidationError } from "../core/errors.t
 import { parseInput } from "../core/validate.ts";
 import { deleteAccountInput } from "./schemas.ts";
 
-export const DELETED_USER_NAME = "Deleted user";
-export const FRESH_SIGN_IN_MS = 10 * 60 * 1000;
+const DELETED_USER_NAME = "Deleted user";
+const FRESH_SIGN_IN_MS = 10 * 60 * 1000;
 
-export interface AccountDeletionDeps {
+interface AccountDeletionDeps {
   db: Db;
   users: Users;
   sessions: Sessions;

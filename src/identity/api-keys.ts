@@ -11,7 +11,7 @@ export const API_KEY_PREFIX = "quire_live_";
 /** The list shows this many leading characters of a secret. */
 const SHOWN_PREFIX_LENGTH = 12;
 const SECRET_PATTERN = /^quire_live_[0-9A-Za-z]{43}$/;
-export const DEFAULT_SCOPES: ApiKeyScope[] = ["read", "write", "delete"];
+const DEFAULT_SCOPES: ApiKeyScope[] = ["read", "write", "delete"];
 /** last_used_at is written at most this often per key, so a busy key costs no write per request. */
 const LAST_USED_INTERVAL_MS = 60_000;
 
@@ -31,7 +31,7 @@ interface ApiKeyRow {
 }
 
 /** An API key as listed: the documented output schema's type, so the two cannot differ. */
-export type ApiKeyJson = z.infer<typeof apiKeyOutput>;
+type ApiKeyJson = z.infer<typeof apiKeyOutput>;
 
 /**
  * API keys: `quire_live_` + 32 random bytes in base62 (43 characters). Only an HMAC-SHA256 of the

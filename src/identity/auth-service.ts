@@ -29,7 +29,7 @@ export interface IssuedTokens {
   session_id: string;
 }
 
-export type WorkspaceCreatedHook = (workspace: WorkspaceRow, actorUserId: string) => Promise<void> | void;
+type WorkspaceCreatedHook = (workspace: WorkspaceRow, actorUserId: string) => Promise<void> | void;
 
 export class AuthService {
   /** Called after a starter workspace exists (the content ledger fills it with example pages). */

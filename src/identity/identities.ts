@@ -1,6 +1,6 @@
 import type { Db } from "../db/database.ts";
 
-export interface IdentityRow {
+interface IdentityRow {
   provider: string;
   subject: string;
   user_id: string;

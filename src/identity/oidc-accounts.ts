@@ -7,7 +7,7 @@ import type { ProviderId, ProviderIdentity } from "./oidc-providers.ts";
 import type { UserRow, Users } from "./users.ts";
 
 /** Why an external sign-in found no account to sign in; the app explains each code. */
-export type AccountRefusal = "email_unverified" | "no_email" | "signup_disabled" | "already_linked" | "provider_linked";
+type AccountRefusal = "email_unverified" | "no_email" | "signup_disabled" | "already_linked" | "provider_linked";
 
 export class AccountRefused extends Error {
   constructor(readonly reason: AccountRefusal, message: string) {
@@ -15,7 +15,7 @@ export class AccountRefused extends Error {
   }
 }
 
-export interface InvitationHooks {
+interface InvitationHooks {
   hasPendingFor(email: string): boolean;
   acceptPendingFor(userId: string, email: string, now: string): () => void;
 }

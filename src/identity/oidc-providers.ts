@@ -13,14 +13,14 @@ export interface ProviderIdentity {
   name: string;
 }
 
-export interface AuthorizationRequest {
+interface AuthorizationRequest {
   redirectUri: string;
   state: string;
   nonce: string;
   codeChallenge: string;
 }
 
-export interface CallbackCheck {
+interface CallbackCheck {
   /** The callback URL as the provider sent the browser to it, rebuilt on BASE_URL. */
   callbackUrl: URL;
   redirectUri: string;
@@ -43,7 +43,7 @@ export interface ExternalProvider {
  * token's iss, aud, azp, exp, iat and nonce; enableNonRepudiationChecks adds the ID token's
  * signature against the issuer's JWKS, which openid-client otherwise leaves to TLS.
  */
-export class OidcIssuerProvider implements ExternalProvider {
+class OidcIssuerProvider implements ExternalProvider {
   readonly id = "google" as const;
   private config: Promise<client.Configuration> | null = null;
   private readonly fetch: ReturnType<typeof guardedFetch>;
@@ -131,7 +131,7 @@ export class OidcIssuerProvider implements ExternalProvider {
  * when the profile hides it (`email: null`), with its own `verified` flag. GitHub's OAuth errors
  * come with HTTP 200 and an `error` field.
  */
-export class GitHubProvider implements ExternalProvider {
+class GitHubProvider implements ExternalProvider {
   readonly id = "github" as const;
   readonly name = "GitHub";
   private readonly fetch: ReturnType<typeof guardedFetch>;

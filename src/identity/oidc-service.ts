@@ -29,7 +29,7 @@ interface FlowRow {
 }
 
 /** Where the callback sends the browser: the app, with a claim code or an error code. */
-export interface CallbackOutcome {
+interface CallbackOutcome {
   location: string;
 }
 
@@ -170,7 +170,7 @@ export class OidcService {
 }
 
 /** The provider could not be reached to start a sign-in (discovery failed, network refused). */
-export class ProviderUnavailable extends InternalError {
+class ProviderUnavailable extends InternalError {
   constructor(readonly providerName: string) {
     super(`${providerName} cannot be reached right now; try again in a moment or sign in another way`);
   }

@@ -8,7 +8,7 @@ import { parseInput } from "../core/validate.ts";
 import { ONBOARDING_STEPS, updateOnboardingInput, type OnboardingOutput, type OnboardingStep } from "./onboarding-schemas.ts";
 
 /** The checklist as answered: the documented output schema's type. */
-export type OnboardingJson = OnboardingOutput;
+type OnboardingJson = OnboardingOutput;
 
 interface Row {
   steps: string;

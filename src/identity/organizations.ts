@@ -1,7 +1,7 @@
 import type { Db } from "../db/database.ts";
 import { ulid, randomBase62 } from "../core/ids.ts";
 
-export interface OrganizationRow {
+interface OrganizationRow {
   id: string;
   name: string;
   handle: string;

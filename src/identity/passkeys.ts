@@ -44,7 +44,7 @@ interface CredentialRow {
   last_used_at: string | null;
 }
 
-export interface PasskeyJson {
+interface PasskeyJson {
   id: string;
   name: string;
   created_at: string;

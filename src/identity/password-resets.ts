@@ -20,13 +20,13 @@ export const RESET_TTL_MS = 3600 * 1000;
 const MAX_LIVE_TOKENS = 5;
 
 /** What the reset flow needs of the email outbox (the CLI passes none: it prints the link). */
-export interface ResetMailer {
+interface ResetMailer {
   readonly enabled: boolean;
   enqueue(message: OutgoingEmail): string | null;
   kick(): void;
 }
 
-export interface IssuedReset {
+interface IssuedReset {
   userId: string;
   token: string;
   url: string;

@@ -22,7 +22,7 @@ export interface PasswordHasher {
 }
 
 /** Where the dummy hash outlives the process (so it never has to be made on a login path). */
-export interface DummyHashStore {
+interface DummyHashStore {
   load(): string | null;
   save(hash: string): void;
 }

@@ -20,7 +20,7 @@ const MAX_GRACE_STEPS = 4;
 /** last_active_at is written at most this often per session, to keep reads cheap. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-export interface SessionRow {
+interface SessionRow {
   id: string;
   user_id: string;
   org_id: string;
@@ -34,7 +34,7 @@ export interface SessionRow {
 /** A session as answered: the documented output schema's type. */
 export type SessionJson = z.infer<typeof sessionOutput>;
 
-export type RotateResult =
+type RotateResult =
   | { kind: "rotated"; session: SessionRow; refreshToken: string }
   | { kind: "invalid" }
   | { kind: "replayed"; userId: string };

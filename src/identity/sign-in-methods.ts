@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { setPasswordInput, type signInMethodsOutput } from "./schemas.ts";
 
 /** The sign-in methods as answered: the documented output schema's type. */
-export type SignInMethodsJson = z.infer<typeof signInMethodsOutput>;
+type SignInMethodsJson = z.infer<typeof signInMethodsOutput>;
 
 /**
  * The ways an account can sign in — a password, each linked provider, each passkey — and the

@@ -4,5 +4,3 @@
  */
 export const MAX_RESULT_TOKENS = 20_000;
 export const MAX_RESULT_CHARS = MAX_RESULT_TOKENS * 4;
-
-export const tokensOf = (text: string): number => Math.ceil(text.length / 4);

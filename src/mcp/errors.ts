@@ -2,7 +2,7 @@ import { AppError, ConflictError, ForbiddenError, NotFoundError, RateLimitedErro
 import type { Logger } from "../core/log.ts";
 import { ulid } from "../core/ids.ts";
 
-export interface ToolErrorResult {
+interface ToolErrorResult {
   [key: string]: unknown;
   content: Array<{ type: "text"; text: string }>;
   isError: true;

@@ -12,7 +12,7 @@ const str = z.string();
 const nullableStr = z.string().nullable();
 const cursor = z.string().nullable();
 
-export const pageSummary = open({ path: str, title: str, page_id: str, updated_at: str, publish: z.boolean() });
+const pageSummary = open({ path: str, title: str, page_id: str, updated_at: str, publish: z.boolean() });
 
 const pageFields = {
   page_id: str,

@@ -109,7 +109,7 @@ function buildInput(tool: ToolDef): z.ZodType {
 }
 
 /** The tools a principal may call: a key sees only those its scopes allow (read-only keys: read-only tools). */
-export function toolAllowed(principal: Principal, tool: Pick<ToolDef, "scope">): boolean {
+function toolAllowed(principal: Principal, tool: Pick<ToolDef, "scope">): boolean {
   return principal.kind !== "api_key" || scopesAllow(principal.scopes, tool.scope);
 }
 
@@ -156,7 +156,7 @@ export function buildMcpServer(session: McpSession, instructions: string, only?:
   return server;
 }
 
-export async function runTool(session: McpSession, tool: ToolDef, args: Record<string, unknown>) {
+async function runTool(session: McpSession, tool: ToolDef, args: Record<string, unknown>) {
   try {
     const principal = session.principal();
     if (!toolAllowed(principal, tool)) {
@@ -194,7 +194,7 @@ function toolCall(session: McpSession, services: Services, principal: Principal,
 }
 
 /** The workspace a call acts in: stdio's own, the argument, the key's only workspace, or the only one reachable. */
-export function resolveWorkspace(session: McpSession, services: Services, principal: Principal, given: string | undefined): string {
+function resolveWorkspace(session: McpSession, services: Services, principal: Principal, given: string | undefined): string {
   const fixed = session.fixedWorkspace;
   if (fixed !== undefined) {
     if (given !== undefined && given !== fixed) throw new ValidationError(`workspace: this MCP server serves the workspace "${fixed}" only`, "workspace");

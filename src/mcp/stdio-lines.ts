@@ -1,7 +1,7 @@
 import { PassThrough, type Readable } from "node:stream";
 
 /** The SDK's own stdio read limit; a longer line would make it close the connection. */
-export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
 /**
  * stdin as the SDK's stdio transport should see it: only lines that are JSON-RPC messages. The

@@ -30,7 +30,7 @@ export function serveOnStdio(
  * start, not at the first call) and again on every call, so revoking it ends the session's rights
  * at once.
  */
-export function localSession(core: LocalCore, services: () => Promise<Services>, key: string, slug: string): { session: McpSession; instructions: string } {
+function localSession(core: LocalCore, services: () => Promise<Services>, key: string, slug: string): { session: McpSession; instructions: string } {
   const principal = () => {
     const p = core.apiKeys.authenticate(key, Math.floor(Date.now() / 1000));
     if (p === null) throw new UnauthorizedError("The API key is not valid (unknown, revoked or expired)");

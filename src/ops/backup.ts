@@ -16,18 +16,18 @@ import { join } from "node:path";
 import type { Logger } from "../core/log.ts";
 import { assetsAreEmbedded } from "../core/assets.ts";
 
-export const BACKUP_DIR = "backups";
-export const BACKED_UP = ["quire", "analytics"] as const;
+const BACKUP_DIR = "backups";
+const BACKED_UP = ["quire", "analytics"] as const;
 const NAME = /^(quire|analytics)-(\d{8}T\d{6}Z)\.db$/;
 const DAY_MS = 24 * 3600_000;
 
-export interface BackupFile {
+interface BackupFile {
   database: (typeof BACKED_UP)[number];
   path: string;
   bytes: number;
 }
 
-export interface BackupResult {
+interface BackupResult {
   stamp: string;
   files: BackupFile[];
   ms: number;
@@ -83,7 +83,7 @@ export function backupNow(dataDir: string, nowMs: number = Date.now()): BackupRe
   return { stamp, files, ms: performance.now() - started };
 }
 
-export interface BackupEntry {
+interface BackupEntry {
   database: string;
   name: string;
   path: string;
@@ -123,7 +123,7 @@ export function pruneBackups(dataDir: string, retentionDays: number, nowMs: numb
  * SQLite work, which must not stall the server's requests. The executable runs itself; from
  * source, Bun runs the CLI's entry file.
  */
-export async function backupInChildProcess(dataDir: string): Promise<BackupResult> {
+async function backupInChildProcess(dataDir: string): Promise<BackupResult> {
   const entry = assetsAreEmbedded() ? [process.execPath] : [process.execPath, join(import.meta.dir, "../cli.ts")];
   const proc = Bun.spawn([...entry, "backup", "--json", "--data-dir", dataDir], {
     stdin: "ignore",
@@ -136,8 +136,8 @@ export async function backupInChildProcess(dataDir: string): Promise<BackupResul
   return JSON.parse(out) as BackupResult;
 }
 
-export const BACKUP_CHECK_MS = 3600_000;
-export const BACKUP_FIRST_CHECK_MS = 60_000;
+const BACKUP_CHECK_MS = 3600_000;
+const BACKUP_FIRST_CHECK_MS = 60_000;
 
 /**
  * The daily schedule inside `serve`: a minute after start and then every hour, a backup is made

@@ -2,7 +2,7 @@
 import { CONTROL_HOST, type ControlStatus } from "./control.ts";
 import { readControlToken, type RunState } from "./runstate.ts";
 
-export type ControlAnswer<T> = { ok: true; value: T } | { ok: false; reason: string };
+type ControlAnswer<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 async function call(dataDir: string, state: RunState, method: string, path: string, timeoutMs: number): Promise<ControlAnswer<unknown>> {
   if (!state.control_port) return { ok: false, reason: "the running instance records no control endpoint" };

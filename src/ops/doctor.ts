@@ -27,8 +27,8 @@ export const CHECK_NAMES = [
   "wikilinks",
   "backups",
 ] as const;
-export type CheckName = (typeof CHECK_NAMES)[number];
-export type CheckStatus = "pass" | "warn" | "fail";
+type CheckName = (typeof CHECK_NAMES)[number];
+type CheckStatus = "pass" | "warn" | "fail";
 
 export interface CheckResult {
   name: CheckName;

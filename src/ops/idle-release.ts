@@ -14,12 +14,12 @@
  */
 import type { Logger } from "../core/log.ts";
 
-export const TICK_MS = 1000;
-export const QUIET_MS = 2000;
+const TICK_MS = 1000;
+const QUIET_MS = 2000;
 /** CPU time in one tick that counts as work; an idle server uses well under a millisecond. */
-export const BUSY_CPU_MS = 10;
+const BUSY_CPU_MS = 10;
 
-export interface IdleReleaseOptions {
+interface IdleReleaseOptions {
   tickMs?: number;
   quietMs?: number;
   busyCpuMs?: number;
@@ -30,7 +30,7 @@ export interface IdleReleaseOptions {
   log?: Logger;
 }
 
-export interface ReleaseRecord {
+interface ReleaseRecord {
   at: number;
   ms: number;
   rss_before_mb: number;
@@ -42,7 +42,7 @@ const processCpuMs = () => {
   return (user + system) / 1000;
 };
 
-export function releaseMemory(): void {
+function releaseMemory(): void {
   Bun.gc(true);
   // Deprecated in the typings but present; guarded so a runtime without it still collects.
   const shrink = (Bun as unknown as { shrink?: () => void }).shrink;

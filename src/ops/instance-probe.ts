@@ -16,12 +16,12 @@ import { join } from "node:path";
 import { isLocked, LOCK_FILE } from "./instance-lock.ts";
 import { readRunState, type RunState } from "./runstate.ts";
 
-export type ProbeResult =
+type ProbeResult =
   | { state: "none"; runstate: RunState | null; stale: boolean }
   | { state: "unconfirmed"; runstate: RunState | null; reason: string }
   | { state: "confirmed"; runstate: RunState; version: string };
 
-export const HEALTH_TIMEOUT_MS = 1500;
+const HEALTH_TIMEOUT_MS = 1500;
 
 export async function probeInstance(dataDir: string, timeoutMs = HEALTH_TIMEOUT_MS): Promise<ProbeResult> {
   const runstate = readRunState(dataDir);

@@ -10,9 +10,9 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
 
-export const LOG_DIR = "logs";
-export const LOG_FILE = "quire.log";
-export const MAX_LOG_BYTES = 1024 * 1024;
+const LOG_DIR = "logs";
+const LOG_FILE = "quire.log";
+const MAX_LOG_BYTES = 1024 * 1024;
 const FLUSH_MS = 1000;
 const FLUSH_BYTES = 64 * 1024;
 

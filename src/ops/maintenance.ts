@@ -8,15 +8,15 @@ import type { Logger } from "../core/log.ts";
 import type { Sessions } from "../identity/sessions.ts";
 import { isoFromMs } from "../core/clock.ts";
 
-export const MAINTENANCE_INTERVAL_MS = 3600_000;
+const MAINTENANCE_INTERVAL_MS = 3600_000;
 const DAY_MS = 24 * 3600_000;
 /** A pending invitation past its expiry still reads as "expired" to admins and invitees this long. */
-export const EXPIRED_INVITATION_KEEP_MS = 30 * DAY_MS;
+const EXPIRED_INVITATION_KEEP_MS = 30 * DAY_MS;
 /** Sent mail is kept for looking into delivery questions, failed mail longer (it needs a person). */
-export const SENT_EMAIL_KEEP_MS = 30 * DAY_MS;
-export const FAILED_EMAIL_KEEP_MS = 90 * DAY_MS;
+const SENT_EMAIL_KEEP_MS = 30 * DAY_MS;
+const FAILED_EMAIL_KEEP_MS = 90 * DAY_MS;
 
-export interface PurgeCounts {
+interface PurgeCounts {
   sessions: number;
   refresh_tokens: number;
   password_resets: number;

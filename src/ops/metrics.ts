@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from "node:fs";
 
 export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
-export const UNMATCHED_ROUTE = "unmatched";
+const UNMATCHED_ROUTE = "unmatched";
 const SYNC_RESULTS = new Set(["completed", "conflict", "ignored", "failed"]);
 
 interface Histogram {
@@ -29,7 +29,7 @@ interface Series {
   histogram: Histogram;
 }
 
-export interface MetricGauges {
+interface MetricGauges {
   pages(): number;
   emailOutboxPending(): number;
   wsConnections(): number;
@@ -38,17 +38,17 @@ export interface MetricGauges {
 const escapeLabel = (v: string) => v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
 
 /** Route templates are the app's own strings; still, only a template's shape is accepted. */
-export function routeLabel(route: string | undefined | null): string {
+function routeLabel(route: string | undefined | null): string {
   if (!route || route.length > 200 || !route.startsWith("/")) return UNMATCHED_ROUTE;
   return route;
 }
 
-export function methodLabel(method: string): string {
+function methodLabel(method: string): string {
   const m = method.toUpperCase();
   return METHODS.has(m) ? m : "OTHER";
 }
 
-export function statusLabel(status: unknown): string {
+function statusLabel(status: unknown): string {
   const n = typeof status === "number" ? status : Number(status);
   return Number.isInteger(n) && n >= 100 && n <= 599 ? String(n) : "500";
 }

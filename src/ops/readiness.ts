@@ -2,8 +2,6 @@ import type { Db } from "../db/database.ts";
 import { WorkspaceProblems } from "../workspaces/workspace-problems.ts";
 import type { ReadinessChecksOutput } from "./schemas.ts";
 
-export type CheckStatus = "ok" | "warning" | "error";
-
 /** An outbox message older than this means mail is not going out. */
 const OUTBOX_STALE_MS = 3600_000;
 
@@ -22,7 +20,7 @@ export function gitBinary(searchPath: string = process.env.PATH ?? ""): string |
   return found;
 }
 
-export interface Readiness {
+interface Readiness {
   ready: boolean;
   /** The documented answer's checks (readinessOutput), so the two cannot differ. */
   checks: ReadinessChecksOutput;

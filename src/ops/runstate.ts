@@ -20,8 +20,8 @@ export interface RunState {
   control_port?: number;
 }
 
-export const RUNSTATE_FILE = "runstate.json";
-export const CONTROL_TOKEN_FILE = "control.token";
+const RUNSTATE_FILE = "runstate.json";
+const CONTROL_TOKEN_FILE = "control.token";
 
 function writeAtomic(path: string, data: string, mode: number): void {
   const tmp = `${path}.${process.pid}.tmp`;

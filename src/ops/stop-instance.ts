@@ -10,7 +10,7 @@ import type { RunState } from "./runstate.ts";
 
 export const STOP_WAIT_MS = 30_000;
 
-export type StopOutcome =
+type StopOutcome =
   | { result: "not_running"; message: string }
   | { result: "stopped"; message: string; via: "control" | "sigterm" | "sigkill" }
   | { result: "refused"; message: string }

@@ -12,9 +12,9 @@ import { Resolver } from "node:dns/promises";
 import type { Db } from "../db/database.ts";
 import { nowIso } from "../core/clock.ts";
 
-export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
+type DomainStatus = (typeof DOMAIN_STATUSES)[number];
 
-export interface DomainRow {
+interface DomainRow {
   workspace_id: string;
   domain: string;
   token: string;
@@ -28,7 +28,7 @@ export interface DomainRow {
 /** A custom domain as answered: the documented output schema's type. */
 export type CustomDomainJson = z.infer<typeof customDomainOutput>;
 
-export const CHALLENGE_PREFIX = "_quire-challenge.";
+const CHALLENGE_PREFIX = "_quire-challenge.";
 const LOOKUP_TIMEOUT_MS = 3000;
 
 export function domainJson(row: DomainRow): CustomDomainJson {

@@ -4,19 +4,17 @@ import { THEMES, VISIBILITIES, customDomain } from "../workspaces/workspace-sche
 
 /** Input schemas of the published site (HTTP routes and MCP tools validate with these). */
 
-export const themeName = z.enum(THEMES);
+const themeName = z.enum(THEMES);
 
 export const updateThemeInput = closedObject({ theme: themeName });
-export type UpdateThemeInput = z.infer<typeof updateThemeInput>;
 
 export const publishWorkspaceInput = closedObject({
   published: z.boolean().optional(),
   visibility: z.enum(VISIBILITIES).optional(),
 });
-export type PublishWorkspaceInput = z.infer<typeof publishWorkspaceInput>;
 
 /** A version slug: one URL segment, lowercase (v1, 2.0, next). */
-export const versionSlug = z
+const versionSlug = z
   .string()
   .trim()
   .min(1, "must not be empty")
@@ -38,7 +36,7 @@ export const RESERVED_SITE_SEGMENTS = new Set([
 ]);
 
 /** A folder inside the workspace: relative, `/`-separated, no dot segments. */
-export const basePath = z
+const basePath = z
   .string()
   .trim()
   .max(200, "must be at most 200 characters")
@@ -57,22 +55,18 @@ export const createVersionInput = closedObject({
   snapshot: z.boolean().optional(),
   is_default: z.boolean().optional(),
 });
-export type CreateVersionInput = z.infer<typeof createVersionInput>;
 
 export const setCustomDomainInput = closedObject({ domain: customDomain });
-export type SetCustomDomainInput = z.infer<typeof setCustomDomainInput>;
 
 export const siteSearchQuery = z.object({
   q: z.string().max(200, "must be at most 200 characters").default(""),
   limit: z.coerce.number().int().min(1).max(50).default(10),
 });
-export type SiteSearchQuery = z.infer<typeof siteSearchQuery>;
 
 /** GET /api/v1/workspaces/:id/quality query (and the MCP quality tools' `path`). */
 export const qualityQuery = z.object({
   path: z.string().min(1, "must not be empty").max(1024, "must be at most 1024 characters").optional(),
 });
-export type QualityQuery = z.infer<typeof qualityQuery>;
 
 const absoluteHttpUrl = z
   .string()
@@ -92,7 +86,6 @@ export const exportInput = z.object({
   /** Where the exported site will live: sitemap.xml and canonical links use it. */
   base_url: absoluteHttpUrl.optional(),
 });
-export type ExportInput = z.infer<typeof exportInput>;
 
 /** GET /api/v1/exports/:token — a prepared export's download (MCP's quire_export hands out its URL). */
 export const exportDownloadParams = z.object({

@@ -12,11 +12,11 @@ import { constantTimeEqual, hmacSha256Hex, sha256Hex } from "../core/crypto.ts";
 import type { Sessions } from "../identity/sessions.ts";
 import type { Principal } from "../core/principal.ts";
 
-export const SITE_COOKIE = "quire_site";
+const SITE_COOKIE = "quire_site";
 /** Matches the refresh window of a session (7 days); the app renews it on every start. */
 const LIFETIME_SEC = 7 * 24 * 3600;
 /** How long a sign-in hand-off token may wait to be exchanged on the custom domain. */
-export const HANDOFF_TTL_MS = 60_000;
+const HANDOFF_TTL_MS = 60_000;
 /** Hand-offs waiting at once (each lives a minute); past this the oldest are dropped. */
 const MAX_HANDOFFS = 10_000;
 

@@ -41,7 +41,7 @@ import {
 } from "./schemas.ts";
 
 /** Everything the Site screen shows: the documented output schema's type. */
-export type SiteStatus = z.infer<typeof siteStatusOutput>;
+type SiteStatus = z.infer<typeof siteStatusOutput>;
 
 interface CachedModel {
   model: SiteModel;
@@ -57,7 +57,7 @@ const WORKSPACE_ROW_MS = 1000;
 /** How often a cached model looks at the `.quire/` manifests on disk (three stats). */
 const MANIFEST_CHECK_MS = 1000;
 
-export interface SiteServiceDeps {
+interface SiteServiceDeps {
   db: Db;
   config: Config;
   log: Logger;

@@ -23,9 +23,9 @@ export interface Connection {
 }
 
 /** Close code sent when the session behind a connection ends (logout, password reset, account deleted). */
-export const CLOSE_SESSION_ENDED = 4401;
+const CLOSE_SESSION_ENDED = 4401;
 
-export const topicOf = (workspaceId: string) => `workspace:${workspaceId}`;
+const topicOf = (workspaceId: string) => `workspace:${workspaceId}`;
 
 /**
  * The WebSocket hub. Each connection subscribes to the Bun pub/sub topic of every workspace its

@@ -1,7 +1,7 @@
 import { AppError } from "../core/errors.ts";
 
 /** Every frame the server sends: one JSON text frame per event (docs/architecture.md §8). */
-export interface Envelope {
+interface Envelope {
   type: string;
   payload: Record<string, unknown>;
   ts: string;

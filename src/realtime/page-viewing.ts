@@ -8,7 +8,7 @@ import type { z } from "zod";
 
 
 /** An open page as answered: the documented output schema's type. */
-export type ViewingJson = z.infer<typeof viewingOutput>;
+type ViewingJson = z.infer<typeof viewingOutput>;
 
 interface Entry {
   path: string;

@@ -14,7 +14,6 @@ export const clientMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("subscribe"), workspace_id: ulidString }),
   z.object({ type: z.literal("unsubscribe"), workspace_id: ulidString }),
 ]);
-export type ClientMessage = z.infer<typeof clientMessage>;
 
 // ---- outputs (the OpenAPI document is generated from these) ----
 

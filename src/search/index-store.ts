@@ -7,7 +7,7 @@ import type { Logger } from "../core/log.ts";
  * Bumped whenever the table layout, tokenizer or indexed text changes: a file of another format
  * is deleted and every index is rebuilt from the ledger.
  */
-export const INDEX_FORMAT = 3;
+const INDEX_FORMAT = 3;
 
 /**
  * `{DATA_DIR}/search/index.db`: one SQLite file (WAL) holding every workspace's FTS5 index.

@@ -2,9 +2,9 @@ import type { WorkspaceIndex } from "./workspace-index.ts";
 import { isStopWord, oneEditAway, stem, TYPO_MAX_LENGTH, TYPO_MIN_LENGTH, words } from "./terms.ts";
 
 /** At most this many distinct words count: each costs index lookups, a misspelt one a vocabulary probe. */
-export const MAX_QUERY_WORDS = 12;
+const MAX_QUERY_WORDS = 12;
 /** The last word is matched as a prefix (the person may still be typing it) from this length on. */
-export const PREFIX_MIN_LENGTH = 3;
+const PREFIX_MIN_LENGTH = 3;
 /** A misspelt word is replaced by at most this many indexed words one edit away. */
 const MAX_TYPO_ALTERNATIVES = 8;
 

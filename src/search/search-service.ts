@@ -16,7 +16,7 @@ import { renderSnippet } from "./snippet.ts";
 import { type searchHitOutput, searchQuery } from "./schemas.ts";
 
 /** One result: the type is the documented output schema's, so the two cannot differ. */
-export type SearchHit = z.infer<typeof searchHitOutput>;
+type SearchHit = z.infer<typeof searchHitOutput>;
 
 interface Loaded {
   index: WorkspaceIndex;
@@ -31,7 +31,7 @@ interface Loaded {
 }
 
 /** Progress of a workspace's index while it is being built: pages written (or found current) of those it will hold. */
-export interface IndexingProgress {
+interface IndexingProgress {
   indexed: number;
   total: number;
 }

@@ -39,7 +39,7 @@ export function indexedText(page: PageSnapshot) {
  * this rather than the raw Markdown keeps URLs and markup out of the vocabulary, and lets
  * snippets quote prose ("the deployment pipeline", not "the **deployment** pipeline").
  */
-export function plainText(markdown: string): string {
+function plainText(markdown: string): string {
   return markdown
     .replace(/^(```|~~~).*$/gm, " ")
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")

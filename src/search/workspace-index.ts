@@ -6,7 +6,7 @@ import { indexedText, MARK_CLOSE, MARK_OPEN } from "./snippet.ts";
 import { Vocabulary } from "./vocabulary.ts";
 
 /** bm25 weights per column, in the FTS5 table's column order: title, tags, description, body, path. */
-export const WEIGHTS = [3, 2, 1.5, 1, 0.5] as const;
+const WEIGHTS = [3, 2, 1.5, 1, 0.5] as const;
 const SNIPPET_TOKENS = 24;
 
 export interface RankedRow {
@@ -14,7 +14,7 @@ export interface RankedRow {
   score: number;
 }
 
-export interface HitRow {
+interface HitRow {
   page_id: string;
   path: string;
   title: string;
@@ -24,7 +24,7 @@ export interface HitRow {
 }
 
 /** The signature of a snapshot: equal signatures mean a reset can skip re-indexing the page. */
-export function snapshotSig(page: PageSnapshot): string {
+function snapshotSig(page: PageSnapshot): string {
   return sha256Hex(JSON.stringify([page.path, page.title, page.description, page.tags, page.body])).slice(0, 16);
 }
 

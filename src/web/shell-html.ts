@@ -7,7 +7,7 @@
 import type { WebApp } from "./build-web.ts";
 import { ASSET_PREFIX } from "./build-web.ts";
 
-export interface BootData {
+interface BootData {
   signup_enabled: boolean;
   email_enabled: boolean;
   /** The external sign-in providers this instance enables (a button each). */

@@ -21,8 +21,8 @@ import { RemoteNetwork } from "../core/net/remote-network.ts";
 import { RemoteError } from "../core/net/remote-error.ts";
 import { WEBHOOK_EVENTS, createWebhookInput, updateWebhookInput, type WebhookOutput } from "./schemas.ts";
 
-export const MAX_WEBHOOKS_PER_WORKSPACE = 25;
-export const WEBHOOK_SECRET_PREFIX = "whsec_";
+const MAX_WEBHOOKS_PER_WORKSPACE = 25;
+const WEBHOOK_SECRET_PREFIX = "whsec_";
 
 interface WebhookRow {
   id: string;
@@ -37,7 +37,7 @@ interface WebhookRow {
 }
 
 /** A definition as answered: the documented output schema's type; `secret` only in the create's answer. */
-export type WebhookJson = WebhookOutput & { secret?: string };
+type WebhookJson = WebhookOutput & { secret?: string };
 
 export class OutboundWebhooks {
   /** A field so a test can judge addresses differently; the rules are the git remotes' own. */

@@ -12,7 +12,7 @@ export const WEBHOOK_EVENTS = [
   "bulk-sync",
 ] as const;
 
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
+const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 /** Shape only; where the URL may point (public addresses only) is checked by the service. */
 const webhookUrl = z

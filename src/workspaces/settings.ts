@@ -27,7 +27,7 @@ export interface StoredSettings {
 }
 
 /** The settings as answered: the documented output schema's type, so the two cannot differ. */
-export type SettingsJson = SettingsOutput;
+type SettingsJson = SettingsOutput;
 
 const JSON_KEYS = ["theme", "visibility", "navigation", "custom_domain"] as const;
 const EDITABLE_KEYS: readonly string[] = [...SETTINGS_COLUMNS, ...JSON_KEYS, "git_token"];
@@ -60,7 +60,7 @@ function rawSettings(row: Pick<WorkspaceRow, "settings">): Record<string, unknow
   return {};
 }
 
-export type SettingsChangedHook = (workspace: WorkspaceRow, changedKeys: string[]) => void;
+type SettingsChangedHook = (workspace: WorkspaceRow, changedKeys: string[]) => void;
 
 /** Admin settings of a workspace: read, merge-update, and the inbound webhook secret. */
 export class WorkspaceSettings {

@@ -41,13 +41,13 @@ export const SETTINGS_COLUMNS = [
 ] as const;
 
 /** Columns a service may change through `update`; the names are fixed here, never taken from input. */
-export const EDITABLE_COLUMNS = [
+const EDITABLE_COLUMNS = [
   ...SETTINGS_COLUMNS,
   "settings",
   "sync_status",
   "webhook_secret",
 ] as const;
-export type EditableColumn = (typeof EDITABLE_COLUMNS)[number];
+type EditableColumn = (typeof EDITABLE_COLUMNS)[number];
 
 /** Routes address a workspace by ULID or by slug; slugs are lowercase, so the two never collide. */
 export function workspaceRef(idOrSlug: string): { id: string } | { slug: string } {
@@ -55,7 +55,7 @@ export function workspaceRef(idOrSlug: string): { id: string } | { slug: string 
 }
 
 /** The git and editor-rights columns as JSON: part of both a workspace and its admin settings. */
-export interface WorkspaceOptionsJson {
+interface WorkspaceOptionsJson {
   git_remote: string | null;
   git_branch: string;
   git_auto_commit: boolean;
@@ -81,7 +81,7 @@ export function workspaceOptionsJson(row: WorkspaceRow): WorkspaceOptionsJson {
 export type WorkspaceJson = z.infer<typeof workspaceOutput>;
 
 /** A remote URL as shown to people: user info (tokens, passwords) removed. */
-export function stripCredentials(url: string | null): string | null {
+function stripCredentials(url: string | null): string | null {
   if (url === null) return null;
   try {
     const u = new URL(url);

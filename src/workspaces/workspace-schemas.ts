@@ -7,7 +7,7 @@ import { listOutput } from "../core/schemas.ts";
 
 /** Input schemas of the workspace endpoints, shared by every transport (HTTP, MCP, CLI). */
 
-export const workspaceDescription = z
+const workspaceDescription = z
   .string()
   .max(2000, "must be at most 2000 characters")
   .refine((s) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s), "must not contain control characters");
@@ -21,7 +21,6 @@ export const createWorkspaceInput = closedObject({
   /** Write-only HTTPS token for the remote (see src/git/remote-token.ts). */
   git_token: gitTokenInput.optional(),
 });
-export type CreateWorkspaceInput = z.infer<typeof createWorkspaceInput>;
 
 /** `quire init`: the workspace's name, slug and branch (its remote is checked on its own, before cloning). */
 export const initWorkspaceInput = z.object({ name: displayName(100), slug, branch: gitBranch });
@@ -68,20 +67,14 @@ export const updateSettingsInput = z.object({
     .optional(),
   custom_domain: customDomain.nullable().optional(),
 });
-export type UpdateSettingsInput = z.infer<typeof updateSettingsInput>;
 
 /** Keys the settings GET shows but PUT cannot change (each has its own endpoint or is derived). */
 export const READ_ONLY_SETTINGS = ["id", "slug", "git_remote", "sync_status", "webhook_secret", "webhook_url"] as const;
 
-export const listWorkspacesToolInput = z.strictObject({
-  limit: z.number().int("must be an integer").min(1, "must be between 1 and 100").max(100, "must be between 1 and 100").default(50),
-  cursor: z.string().max(512, "must be at most 512 characters").optional(),
-});
-
 // ---- outputs: what the workspace endpoints answer (the OpenAPI document is generated from these) ----
 
 /** A problem the workspace reports while it holds (a reconcile safety stop). */
-export const workspaceProblemOutput = z.object({
+const workspaceProblemOutput = z.object({
   kind: z.enum(["safety_stop"]),
   message: z.string(),
   since: z.iso.datetime(),
@@ -109,7 +102,6 @@ export const workspaceOutput = z.object({
   deleted_at: z.iso.datetime().nullable(),
   problems: z.array(workspaceProblemOutput),
 });
-export type WorkspaceOutput = z.infer<typeof workspaceOutput>;
 
 /** GET /api/v1/workspaces */
 export const workspaceListOutput = listOutput(workspaceOutput);

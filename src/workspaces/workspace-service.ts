@@ -11,7 +11,7 @@ import { workspaceRef, type WorkspaceJson, type WorkspaceRecords, type Workspace
 import { createWorkspaceInput } from "./workspace-schemas.ts";
 import { writeGitToken } from "../git/remote-token.ts";
 
-export type WorkspaceHook = (workspace: WorkspaceRow, actorUserId: string) => Promise<void> | void;
+type WorkspaceHook = (workspace: WorkspaceRow, actorUserId: string) => Promise<void> | void;
 
 /**
  * A workspace folder made before its row (a clone): `place` moves it to the workspace's folder
@@ -23,7 +23,7 @@ export interface StagedFolder {
   discard(): void;
   done(): void;
 }
-export type PrepareRemote = (remote: { url: string; branch: string; token: string | null }) => Promise<StagedFolder>;
+type PrepareRemote = (remote: { url: string; branch: string; token: string | null }) => Promise<StagedFolder>;
 
 /**
  * Creating, listing, reading and deleting workspaces. Super Admins (organization owners) create

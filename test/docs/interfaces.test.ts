@@ -8,7 +8,7 @@ import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { INTERFACES_DOC, interfacesDoc } from "../../scripts/interfaces-doc.ts";
-import { API_ROUTES } from "../../src/http/openapi.ts";
+import { API_ROUTES } from "../../src/http/routes/openapi.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 

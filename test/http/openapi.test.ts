@@ -1,6 +1,6 @@
 /**
  * GET /api/openapi.json documents every /api route the app registers, and is a valid OpenAPI 3.1
- * document. A route added without its line in src/http/openapi.ts fails here by name. The answers
+ * document. A route added without its entry (beside it, in src/http/routes/) fails here by name. The answers
  * it documents are checked too: real answers of the real server, for every route whose answer has
  * a schema and for the error shape, must validate against the schema the served document gives.
  */
@@ -13,7 +13,8 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { Client, type ApiResponse } from "../helpers/client.ts";
 import { registerUser } from "../helpers/factories.ts";
 import { createApp } from "../../src/app.ts";
-import { API_ROUTES, OUTPUTS, routeCoverage, routeKey } from "../../src/http/openapi.ts";
+import { OUTPUTS, routeCoverage, routeKey } from "../../src/http/openapi.ts";
+import { API_ROUTES } from "../../src/http/routes/openapi.ts";
 
 // A custom domain is proved by a TXT record: a local DNS server answers the records set here.
 let dns: TxtDns;
@@ -29,18 +30,18 @@ afterAll(async () => {
 
 describe("the OpenAPI document", () => {
   test("every /api route the app registers is in the route table (the failure names each missing one)", () => {
-    const { missing, stale } = routeCoverage(createApp(server.services).routes);
-    expect(missing, `routes missing from API_ROUTES in src/http/openapi.ts:\n${missing.join("\n")}`).toEqual([]);
+    const { missing, stale } = routeCoverage(API_ROUTES, createApp(server.services).routes);
+    expect(missing, `routes without an OpenAPI entry (the …Docs of their file in src/http/routes/):\n${missing.join("\n")}`).toEqual([]);
     // And nothing documented that no longer exists.
     expect(stale, `entries of API_ROUTES with no route behind them:\n${stale.join("\n")}`).toEqual([]);
   });
 
-  test("a route added without its line is reported as exactly its method and path", () => {
+  test("a route added without its entry is reported as exactly its method and path", () => {
     const app = createApp(server.services)
       .get("/api/v1/workspaces/:id/new-report", () => ({}))
       .post("/api/v1/things/", () => ({}))
       .get("/p/not-api", () => "");
-    expect(routeCoverage(app.routes)).toEqual({ missing: ["GET /api/v1/workspaces/:id/new-report", "POST /api/v1/things"], stale: [] });
+    expect(routeCoverage(API_ROUTES, app.routes)).toEqual({ missing: ["GET /api/v1/workspaces/:id/new-report", "POST /api/v1/things"], stale: [] });
     expect(routeKey("GET", "/api/v1/api-keys/")).toBe("GET /api/v1/api-keys");
   });
 
@@ -423,6 +424,35 @@ describe("the documented answers are the real answers", () => {
     const mcp = await c.get("/api/v1/mcp/client-config");
     expect(mcp.body.http_url).toBe(`${server.config.baseUrl}/mcp`);
     expectDocumented("GET /api/v1/mcp/client-config", mcp);
+  });
+
+  /** Asserts the answer's status is the success status the served document gives the route (its one 2xx/3xx). */
+  function expectDocumentedStatus(route: string, r: ApiResponse): void {
+    const [method, path] = route.split(" ") as [string, string];
+    const openApiPath = path.replace(/:([A-Za-z_]+)/g, "{$1}").replace(/\*$/, "{path}");
+    const responses = doc.paths[openApiPath]?.[method.toLowerCase()]?.responses ?? {};
+    const success = Object.keys(responses).filter((status) => Number(status) < 400);
+    expect({ route, status: r.status }).toEqual({ route, status: Number(success[0]) });
+  }
+
+  test("routes that answer no JSON body answer the status their entry documents (204s, a raw file, this document)", async () => {
+    const owner = await registerUser(server.url);
+    const c = owner.client;
+    const ws = `/api/v1/workspaces/${owner.workspaceId}`;
+    const slug = owner.workspaceSlug;
+    expectDocumentedStatus("GET /api/openapi.json", await c.get("/api/openapi.json"));
+    expectDocumentedStatus("POST /api/auth/ws-token", await c.post("/api/auth/ws-token", {}));
+    expectDocumentedStatus("POST /api/v1/workspaces/:id/viewing", await c.post(`${ws}/viewing`, { path: "welcome.md" }));
+    expectDocumentedStatus("POST /api/v1/site-session", await c.post("/api/v1/site-session", {}));
+    expectDocumentedStatus("DELETE /api/v1/site-session", await c.request("DELETE", "/api/v1/site-session"));
+    const key = await c.post("/api/v1/api-keys", { name: "short-lived", scopes: ["read"] });
+    expectDocumentedStatus("DELETE /api/v1/api-keys/:id", await c.request("DELETE", `/api/v1/api-keys/${key.body.id}`));
+    const form = new FormData();
+    form.append("file", new File([new TextEncoder().encode("raw notes\n")], "raw.txt", { type: "text/plain" }));
+    const uploaded = await c.request("POST", `/api/v1/content/${slug}/uploads`, { body: form });
+    expectDocumentedStatus("GET /api/v1/content/:workspace/uploads/:filename", await c.get(`/api/v1/content/${slug}/uploads/${uploaded.body.filename}`));
+    expectDocumentedStatus("DELETE /api/v1/content/:workspace/*", await c.request("DELETE", `/api/v1/content/${slug}/welcome.md`));
+    expectDocumentedStatus("POST /api/auth/logout", await c.post("/api/auth/logout", {}));
   });
 
   test("every route whose answer has a schema was checked above with its success status", () => {

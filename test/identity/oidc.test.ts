@@ -49,6 +49,17 @@ async function signInVia(c: Client, login: string, opts: { link?: boolean } = {}
 }
 
 describe("the authorization-code flow", () => {
+  test("the callback answers the status its OpenAPI entry documents (303: the browser GETs the app)", async () => {
+    const doc = (await browser().get("/api/openapi.json")).body;
+    const responses = doc.paths["/api/auth/oidc/{provider}/callback"].get.responses as Record<string, unknown>;
+    const documented = Object.keys(responses).filter((status) => Number(status) < 400);
+    // A callback the flow cookie does not back still answers with the redirect (to the sign-in screen).
+    const back = await browser().get("/api/auth/oidc/google/callback?state=unknown&code=x");
+    expect(new URL(back.headers.get("location")!).searchParams.get("oidc_error")).toBe("invalid_state");
+    expect([back.status]).toEqual(documented.map(Number));
+    expect(back.status).toBe(303);
+  });
+
   test("providers lists the issuer under its configured name", async () => {
     const r = await browser().get("/api/auth/providers");
     expect(r.body).toEqual({ items: [{ id: "google", name: "Test ID" }] });

@@ -9,7 +9,7 @@ import { createHmac } from "node:crypto";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { Client } from "../helpers/client.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { API_ROUTES } from "../../src/http/openapi.ts";
+import { API_ROUTES } from "../../src/http/routes/openapi.ts";
 
 /** docs/interfaces.md §3: the Billing table ("Cloud edition only; 404 in Community") and the GDPR rows marked "Cloud". */
 const CLOUD_ONLY: Array<[method: string, path: string, specPath: string]> = [

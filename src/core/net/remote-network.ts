@@ -3,14 +3,14 @@ import { isIP } from "node:net";
 import { isPrivateAddress } from "./address-class.ts";
 import { RemoteError } from "./remote-error.ts";
 
-export type AddressClassifier = (address: string) => boolean;
+type AddressClassifier = (address: string) => boolean;
 
 export interface CheckedAddress {
   address: string;
   family: 4 | 6;
 }
 
-export const PRIVATE_NETWORK_MESSAGE =
+const PRIVATE_NETWORK_MESSAGE =
   "remotes on private, loopback or link-local addresses are refused (set GIT_ALLOWLIST_PRIVATE=true to allow them)";
 
 /**
@@ -53,4 +53,4 @@ export class RemoteNetwork {
   }
 }
 
-export const privateRefused = () => new RemoteError(PRIVATE_NETWORK_MESSAGE, "private_network");
+const privateRefused = () => new RemoteError(PRIVATE_NETWORK_MESSAGE, "private_network");

@@ -4,6 +4,8 @@ import { httpCore } from "../core.ts";
 import { requirePrincipal } from "../guards.ts";
 import { CONSENT_COOKIE } from "../../analytics/analytics.ts";
 import { hostName } from "../../publish/custom-domains.ts";
+import { analyticsOverviewOutput, analyticsPagesOutput, analyticsQuery, analyticsSearchesOutput, consentInput, consentOutput } from "../../analytics/schemas.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 type CookieJar = Record<string, { set(o: Record<string, unknown>): void }>;
 
@@ -44,3 +46,11 @@ export function analyticsRoutes(services: Services) {
       analytics.overview(requirePrincipal(principal), params.id, query),
     );
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const analyticsDocs: RouteDocs = {
+  "POST /api/analytics/consent": { summary: "A site visitor's consent answer (sets a cookie)", tag: "analytics", auth: "public", body: consentInput, response: consentOutput },
+  "GET /api/v1/workspaces/:id/analytics/pages": { summary: "Top pages and referrers (editors; PLAN_LIMIT on Cloud Free)", tag: "analytics", query: analyticsQuery, response: analyticsPagesOutput },
+  "GET /api/v1/workspaces/:id/analytics/searches": { summary: "Top queries and queries with no results", tag: "analytics", query: analyticsQuery, response: analyticsSearchesOutput },
+  "GET /api/v1/workspaces/:id/analytics/overview": { summary: "Analytics dashboard", tag: "analytics", query: analyticsQuery, response: analyticsOverviewOutput },
+};

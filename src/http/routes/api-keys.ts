@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import { requirePrincipal, requireSession } from "../guards.ts";
+import { apiKeyListOutput, apiKeySecretOutput, createApiKeyInput } from "../../identity/schemas.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 /**
  * API key management. Making, rotating and deleting keys needs a signed-in session: a key that
@@ -33,3 +35,11 @@ export function apiKeyRoutes(services: Services) {
       return { ...key, key: secret };
     });
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const apiKeysDocs: RouteDocs = {
+  "POST /api/v1/api-keys": { summary: "Create an API key (the secret is shown once)", tag: "api-keys", body: createApiKeyInput, status: 201, response: apiKeySecretOutput },
+  "GET /api/v1/api-keys": { summary: "List API keys (prefix only)", tag: "api-keys", response: apiKeyListOutput },
+  "DELETE /api/v1/api-keys/:id": { summary: "Delete an API key", tag: "api-keys", status: 204 },
+  "POST /api/v1/api-keys/:id/rotate": { summary: "Rotate an API key", tag: "api-keys", response: apiKeySecretOutput },
+};

@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import type { AuthConfigOutput } from "../../identity/schemas.ts";
+import { authConfigOutput } from "../../identity/schemas.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 /** What a sign-in screen needs to know before anyone is signed in. */
 export function authConfigOf(services: Services): AuthConfigOutput {
@@ -22,3 +24,8 @@ export function authConfigOf(services: Services): AuthConfigOutput {
 export function authConfigRoutes(services: Services) {
   return new Elysia({ prefix: "/api/auth" }).use(httpCore(services)).get("/config", () => authConfigOf(services));
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const authConfigDocs: RouteDocs = {
+  "GET /api/auth/config": { summary: "What the sign-in screen needs (sign-up, email, providers)", tag: "auth", auth: "public", response: authConfigOutput },
+};

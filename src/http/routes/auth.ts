@@ -6,7 +6,8 @@ import { REFRESH_TTL_MS } from "../../identity/sessions.ts";
 import { WS_TOKEN_TTL_SEC } from "../../identity/access-tokens.ts";
 import { requirePrincipal, requireSession } from "../guards.ts";
 import { parseInput } from "../../core/validate.ts";
-import { refreshInput } from "../../identity/schemas.ts";
+import { refreshInput, loginInput, meOutput, registerInput, registerOutput, sessionListOutput, tokenPairOutput } from "../../identity/schemas.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 export const REFRESH_COOKIE = "quire_refresh";
 export const WS_COOKIE = "quire_ws_token";
@@ -88,3 +89,14 @@ export function authRoutes(services: Services) {
       set.status = 204;
     });
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const authDocs: RouteDocs = {
+  "POST /api/auth/register": { summary: "Register (creates the user's organization and a starter workspace)", tag: "auth", auth: "public", body: registerInput, status: 201, response: registerOutput },
+  "POST /api/auth/login": { summary: "Sign in with email and password", tag: "auth", auth: "public", body: loginInput, response: tokenPairOutput },
+  "POST /api/auth/refresh": { summary: "Rotate the refresh token (body or cookie)", tag: "auth", auth: "public", body: refreshInput, response: tokenPairOutput },
+  "POST /api/auth/logout": { summary: "Revoke all of the user's sessions", tag: "auth", status: 204 },
+  "GET /api/auth/me": { summary: "The current user", tag: "auth", response: meOutput },
+  "GET /api/auth/sessions": { summary: "The user's active sessions", tag: "auth", response: sessionListOutput },
+  "POST /api/auth/ws-token": { summary: "Set the WebSocket cookie", tag: "auth", status: 204 },
+};

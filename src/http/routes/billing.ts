@@ -3,6 +3,9 @@ import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import { requirePrincipal, requireSession } from "../guards.ts";
 import { organizationExport, personalDataExport } from "../../billing/personal-data.ts";
+import { checkoutInput, portalInput, stripeEvent } from "../../billing/schemas.ts";
+import { deleteAccountInput } from "../../identity/schemas.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 /**
  * Billing and the other Cloud-only routes of docs/interfaces.md §3. They are registered in both editions (so
@@ -53,3 +56,16 @@ export function billingRoutes(services: Services) {
       return organizationExport(services.db, services.permissions, requirePrincipal(principal).userId, params.handle);
     });
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const billingDocs: RouteDocs = {
+  "POST /api/v1/billing/checkout": { summary: "Checkout session with the payment provider", tag: "billing", body: checkoutInput, cloud: true, external: true },
+  "POST /api/v1/billing/portal": { summary: "Customer-portal session", tag: "billing", body: portalInput, cloud: true, external: true },
+  "GET /api/v1/billing/subscription": { summary: "The organization's subscription", tag: "billing", cloud: true },
+  "GET /api/v1/billing/plans": { summary: "Plans and prices", tag: "billing", auth: "public", cloud: true },
+  "GET /api/v1/billing/limits": { summary: "Plan limits and current usage", tag: "billing", cloud: true },
+  "POST /api/webhooks/stripe": { summary: "Payment provider events (Stripe-Signature verified, idempotent)", tag: "billing", auth: "webhook-signature", body: stripeEvent, cloud: true },
+  "GET /api/v1/users/me/export": { summary: "Export one's personal data", tag: "gdpr", cloud: true },
+  "DELETE /api/v1/users/me": { summary: "Delete one's account (password, or email and a recent sign-in without one)", tag: "gdpr", body: deleteAccountInput, cloud: true },
+  "GET /api/v1/orgs/:handle/export": { summary: "Export an organization's data (super admin)", tag: "gdpr", cloud: true },
+};

@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import { requirePrincipal } from "../guards.ts";
+import { commentListOutput, commentOutput, createCommentInput, listCommentsQuery, updateCommentInput } from "../../collab/comment-schemas.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 /** Comments on pages: listed and created per workspace, changed by id. */
 export function commentRoutes(services: Services) {
@@ -27,3 +29,14 @@ export function commentRoutes(services: Services) {
       comments.setResolved(requirePrincipal(principal), params.id, false),
     );
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const commentsDocs: RouteDocs = {
+  "GET /api/v1/workspaces/:id/comments": { summary: "Comments (filter by page)", tag: "collab", query: listCommentsQuery, response: commentListOutput },
+  "POST /api/v1/workspaces/:id/comments": { summary: "Add a comment", tag: "collab", body: createCommentInput, status: 201, response: commentOutput },
+  "GET /api/v1/comments/:id": { summary: "A comment", tag: "collab", response: commentOutput },
+  "PUT /api/v1/comments/:id": { summary: "Edit a comment", tag: "collab", body: updateCommentInput, response: commentOutput },
+  "DELETE /api/v1/comments/:id": { summary: "Delete a comment", tag: "collab", status: 204 },
+  "POST /api/v1/comments/:id/resolve": { summary: "Resolve a thread", tag: "collab", response: commentOutput },
+  "POST /api/v1/comments/:id/unresolve": { summary: "Reopen a thread", tag: "collab", response: commentOutput },
+};

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import { requirePrincipal } from "../guards.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 /**
  * Conflict artifacts as docs/interfaces.md §3 lists them: the list per workspace, the raw ours/theirs file
@@ -24,3 +25,10 @@ export function conflictRoutes(services: Services) {
       conflictService.resolveArtifacts(requirePrincipal(principal), params.page_id, params.timestamp),
     );
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const conflictsDocs: RouteDocs = {
+  "GET /api/v1/workspaces/:id/conflicts": { summary: "Open conflicts", tag: "git" },
+  "GET /api/v1/conflicts/:page_id/:timestamp/:version": { summary: "A conflict's ours or theirs file (raw)", tag: "git", produces: "text/markdown" },
+  "POST /api/v1/conflicts/:page_id/:timestamp/resolve": { summary: "Remove a conflict's artifacts", tag: "git" },
+};

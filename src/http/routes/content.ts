@@ -6,7 +6,8 @@ import type { Principal } from "../../core/principal.ts";
 import { contentAccess } from "../../content/access.ts";
 import { decodeUrlPath } from "../../content/paths.ts";
 import { parseInput } from "../../core/validate.ts";
-import { moveAliasInput } from "../../content/schemas.ts";
+import { moveAliasInput, createPageInput, movePageInput, pageOutput, reorderInput, treeOutput, updatePageInput } from "../../content/schemas.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 /**
  * Pages by workspace slug and file path (the content routes of docs/interfaces.md §3):
@@ -63,3 +64,15 @@ export function contentRoutes(services: Services) {
       set.status = 204;
     });
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const contentDocs: RouteDocs = {
+  "GET /api/v1/content/:workspace/tree": { summary: "The workspace's page tree", tag: "content", response: treeOutput },
+  "POST /api/v1/content/:workspace/reorder": { summary: "Reorder pages in a folder", tag: "content", body: reorderInput, status: 204 },
+  "POST /api/v1/content/:workspace/move": { summary: "Move a page (alias of PATCH)", tag: "content", body: moveAliasInput, response: pageOutput },
+  "GET /api/v1/content/:workspace/*": { summary: "Read a page", tag: "content", response: pageOutput },
+  "POST /api/v1/content/:workspace/*": { summary: "Create a page", tag: "content", body: createPageInput, status: 201, response: pageOutput },
+  "PUT /api/v1/content/:workspace/*": { summary: "Update a page (lastKnownHash for concurrency; 201 when it creates the page)", tag: "content", body: updatePageInput, response: pageOutput, createdStatus: true },
+  "PATCH /api/v1/content/:workspace/*": { summary: "Move or rename a page", tag: "content", body: movePageInput, response: pageOutput },
+  "DELETE /api/v1/content/:workspace/*": { summary: "Delete a page", tag: "content", status: 204 },
+};

@@ -1,9 +1,10 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import { parseInput } from "../../core/validate.ts";
-import { exportDownloadParams } from "../../publish/schemas.ts";
+import { exportDownloadParams, exportInput } from "../../publish/schemas.ts";
 import { httpCore } from "../core.ts";
 import { requirePrincipal } from "../guards.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 const zipHeaders = (filename: string, size?: number): Record<string, string> => ({
   "content-type": "application/zip",
@@ -33,3 +34,10 @@ export function exportRoutes(services: Services) {
       return new Response(download.body, { headers: zipHeaders(download.filename, download.size) });
     });
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const exportDocs: RouteDocs = {
+  "GET /api/v1/workspaces/:id/export": { summary: "The published site as a ZIP of static HTML, rendered in this request (admin)", tag: "export", query: exportInput, produces: "application/zip" },
+  "POST /api/v1/workspaces/:id/export": { summary: "As GET (compatibility alias); options in the body", tag: "export", body: exportInput, produces: "application/zip" },
+  "GET /api/v1/exports/:token": { summary: "A prepared export's download (15 minutes)", tag: "export", auth: "public", params: exportDownloadParams, produces: "application/zip" },
+};

@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import { requirePrincipal } from "../guards.ts";
+import { resolveConflictInput } from "../../git/schemas.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 /**
  * Git sync endpoints scoped to a workspace: the manual sync (admin) and the inspect/resolve pair
@@ -19,3 +21,10 @@ export function gitSyncRoutes(services: Services) {
       conflictService.resolve(requirePrincipal(principal), params.id, params.conflict_id, body),
     );
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const gitSyncDocs: RouteDocs = {
+  "POST /api/v1/workspaces/:id/sync": { summary: "Pull and reconcile now (admin)", tag: "git" },
+  "GET /api/v1/workspaces/:id/sync/conflicts/:conflict_id": { summary: "Inspect a sync conflict", tag: "git" },
+  "POST /api/v1/workspaces/:id/sync/conflicts/:conflict_id/resolve": { summary: "Resolve a sync conflict", tag: "git", body: resolveConflictInput },
+};

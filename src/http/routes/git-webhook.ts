@@ -1,6 +1,8 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
+import { z } from "zod";
+import type { RouteDocs } from "../openapi.ts";
 
 /**
  * Inbound git push webhook (public; 30/min per IP by the HTTP core). The signature is over the
@@ -20,3 +22,9 @@ export function gitWebhookRoutes(services: Services) {
     { parse: "none" },
   );
 }
+
+const pushPayload = z.looseObject({}).describe("The hosting provider's push event, as it sends it (GitHub, GitLab or Bitbucket)");
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const gitWebhookDocs: RouteDocs = {
+  "POST /api/git/webhook/:workspace_id": { summary: "Inbound git push webhook (signature or token per provider)", tag: "git", auth: "webhook-signature", body: pushPayload, status: 202 },
+};

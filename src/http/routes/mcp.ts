@@ -6,9 +6,11 @@ import { ForbiddenError, UnauthorizedError } from "../../core/errors.ts";
 import { requireSession } from "../guards.ts";
 import { basename } from "node:path";
 import { mcpHttp, type McpHttpOptions } from "../../mcp/http.ts";
+import { mcpClientConfigOutput } from "../../ai/schemas.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 /** The challenge of a 401 at /mcp: a Bearer API key (no OAuth authorization server to discover). */
-export const MCP_CHALLENGE = 'Bearer realm="quire", error="invalid_token", error_description="an API key (quire_live_...) is required"';
+const MCP_CHALLENGE = 'Bearer realm="quire", error="invalid_token", error_description="an API key (quire_live_...) is required"';
 
 /**
  * `POST /mcp` (and GET/DELETE for the 2025 era's session operations, which the stateless endpoint
@@ -47,8 +49,13 @@ export function mcpRoutes(services: Services, opts: McpHttpOptions) {
  * How an MCP client starts `quire mcp` on this machine: the absolute path of the running
  * executable (a source checkout runs as `bun /path/to/src/cli.ts`), and the HTTP endpoint.
  */
-export function mcpClientConfig(baseUrl: string): McpClientConfigOutput {
+function mcpClientConfig(baseUrl: string): McpClientConfigOutput {
   const runtime = basename(process.execPath).replace(/\.exe$/, "");
   const fromSource = runtime === "bun" && !Bun.main.startsWith("/$bunfs/");
   return { command: process.execPath, args: fromSource ? [Bun.main] : [], http_url: `${baseUrl.replace(/\/+$/, "")}/mcp` };
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const mcpDocs: RouteDocs = {
+  "GET /api/v1/mcp/client-config": { summary: "Ready-to-paste MCP client configuration (stdio command and HTTP endpoint) for this server", tag: "ai", response: mcpClientConfigOutput },
+};

@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import { requirePrincipal } from "../guards.ts";
+import { listQuery, memberListOutput, memberOutput, setMemberRoleInput } from "../../access/schemas.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 /** Workspace members (admin): list, change a role, remove. */
 export function memberRoutes(services: Services) {
@@ -17,3 +19,10 @@ export function memberRoutes(services: Services) {
       set.status = 204;
     });
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const membersDocs: RouteDocs = {
+  "GET /api/v1/workspaces/:id/admin/members": { summary: "Members", tag: "members", query: listQuery, response: memberListOutput },
+  "PUT /api/v1/workspaces/:id/admin/members/:user_id/role": { summary: "Change a member's role", tag: "members", body: setMemberRoleInput, response: memberOutput },
+  "DELETE /api/v1/workspaces/:id/admin/members/:user_id": { summary: "Remove a member", tag: "members", status: 204 },
+};

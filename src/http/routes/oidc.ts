@@ -3,15 +3,19 @@ import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import { requireSession } from "../guards.ts";
 import { parseInput } from "../../core/validate.ts";
-import { oidcCallbackQuery, oidcClaimInput, oidcProviderParams, oidcStartInput } from "../../identity/schemas.ts";
+import { oidcCallbackQuery, oidcClaimInput, oidcProviderParams, oidcStartInput, providerListOutput, setPasswordInput, signInMethodsOutput } from "../../identity/schemas.ts";
 import { FLOW_TTL_MS } from "../../identity/oidc-service.ts";
 import { REFRESH_COOKIE } from "./auth.ts";
 import { REFRESH_TTL_MS } from "../../identity/sessions.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 /** The browser secret that binds a sign-in flow (and its claim code) to the browser that started it. */
-export const OIDC_COOKIE = "quire_oidc";
+const OIDC_COOKIE = "quire_oidc";
 
 type CookieJar = Record<string, { value: unknown; set(o: Record<string, unknown>): void }>;
+
+/** The callback's answer, and what its OpenAPI entry documents: See Other, so the browser GETs the app's URL. */
+const CALLBACK_REDIRECT = 303;
 
 /**
  * External sign-in (docs/architecture.md §14): GET /api/auth/providers, POST /api/auth/oidc/:provider → {url},
@@ -63,7 +67,7 @@ export function oidcRoutes(services: Services) {
       parseInput(oidcCallbackQuery, query);
       const raw = new URLSearchParams(Object.entries(query as Record<string, string>).filter(([, v]) => typeof v === "string"));
       const outcome = await oidc.callback(provider, raw, cookieValue(cookie as CookieJar));
-      set.status = 303;
+      set.status = CALLBACK_REDIRECT;
       set.headers["location"] = outcome.location;
       set.headers["cache-control"] = "no-store";
       set.headers["referrer-policy"] = "no-referrer";
@@ -94,3 +98,15 @@ export function signInMethodRoutes(services: Services) {
       set.status = 204;
     });
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const oidcDocs: RouteDocs = {
+  "GET /api/auth/providers": { summary: "External sign-in providers that are set up", tag: "auth", auth: "public", response: providerListOutput },
+  "POST /api/auth/oidc/:provider": { summary: "Start external sign-in (or linking, signed in): the provider's URL", tag: "auth", auth: "public", params: oidcProviderParams, body: oidcStartInput },
+  "GET /api/auth/oidc/:provider/callback": { summary: "The provider's redirect back (verifies everything, redirects to the app)", tag: "auth", auth: "public", params: oidcProviderParams, query: oidcCallbackQuery, status: CALLBACK_REDIRECT },
+  "POST /api/auth/oidc/claim": { summary: "Trade the one-time claim code for the token pair", tag: "auth", auth: "public", body: oidcClaimInput },
+  "DELETE /api/auth/oidc/:provider": { summary: "Unlink an external sign-in (not the last method)", tag: "auth", params: oidcProviderParams, status: 204 },
+  "GET /api/auth/methods": { summary: "The caller's sign-in methods", tag: "auth", response: signInMethodsOutput },
+  "POST /api/auth/password": { summary: "Add a password to an account without one", tag: "auth", body: setPasswordInput, status: 204 },
+  "DELETE /api/auth/password": { summary: "Remove the password (not the last method)", tag: "auth", status: 204 },
+};

@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import { requirePrincipal, requireSession } from "../guards.ts";
+import { viewingInput, viewingListOutput } from "../../realtime/schemas.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 /**
  * GET  /api/v1/workspaces/:id/viewing → {items: [{user_id, path, since}]}   who has which page open
@@ -17,3 +19,9 @@ export function pageViewingRoutes(services: Services) {
       set.status = 204;
     });
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const pageViewingDocs: RouteDocs = {
+  "GET /api/v1/workspaces/:id/viewing": { summary: "Who has which page open", tag: "collab", response: viewingListOutput },
+  "POST /api/v1/workspaces/:id/viewing": { summary: "Report the caller's open page", tag: "collab", body: viewingInput, status: 204 },
+};

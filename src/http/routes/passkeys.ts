@@ -4,6 +4,8 @@ import { httpCore } from "../core.ts";
 import { requireSession } from "../guards.ts";
 import { REFRESH_COOKIE } from "./auth.ts";
 import { REFRESH_TTL_MS } from "../../identity/sessions.ts";
+import { passkeyLoginBeginInput, passkeyLoginFinishInput, passkeyRegisterFinishInput, passkeyRenameInput } from "../../identity/schemas.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 type CookieJar = Record<string, { set(o: Record<string, unknown>): void }>;
 
@@ -42,3 +44,14 @@ export function passkeyRoutes(services: Services) {
       set.status = 204;
     });
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const passkeysDocs: RouteDocs = {
+  "POST /api/auth/webauthn/register/begin": { summary: "Passkey registration options", tag: "auth" },
+  "POST /api/auth/webauthn/register/finish": { summary: "Store a new passkey", tag: "auth", body: passkeyRegisterFinishInput, status: 201 },
+  "POST /api/auth/webauthn/login/begin": { summary: "Passkey sign-in options", tag: "auth", auth: "public", body: passkeyLoginBeginInput },
+  "POST /api/auth/webauthn/login/finish": { summary: "Sign in with a passkey: the token pair", tag: "auth", auth: "public", body: passkeyLoginFinishInput },
+  "GET /api/auth/webauthn/credentials": { summary: "The caller's passkeys", tag: "auth" },
+  "PATCH /api/auth/webauthn/credentials/:id": { summary: "Rename a passkey", tag: "auth", body: passkeyRenameInput },
+  "DELETE /api/auth/webauthn/credentials/:id": { summary: "Delete a passkey (not the last method)", tag: "auth", status: 204 },
+};

@@ -1,6 +1,8 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
+import { forgotPasswordInput, messageOutput, resetPasswordInput } from "../../identity/schemas.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 /** The same answer for every address, so the endpoint cannot be used to find out who has an account. */
 const FORGOT_RESPONSE = {
@@ -20,3 +22,9 @@ export function passwordResetRoutes(services: Services) {
       return { message: "Your password has been changed. Sign in with the new password." };
     });
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const passwordResetDocs: RouteDocs = {
+  "POST /api/auth/forgot-password": { summary: "Send a reset link (same answer for every address)", tag: "auth", auth: "public", body: forgotPasswordInput, response: messageOutput },
+  "POST /api/auth/reset-password": { summary: "Set a new password with a reset token", tag: "auth", auth: "public", body: resetPasswordInput },
+};

@@ -6,10 +6,11 @@ import { hostName } from "../../publish/custom-domains.ts";
 import type { SiteAnswer, SiteRequest } from "../../publish/site-server.ts";
 import { NOT_FOUND_HTML } from "../../publish/site/layout.ts";
 import type { Principal } from "../../core/principal.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 const CONSENT_PATH = "/api/analytics/consent";
 /** The route template a custom domain's requests are counted under (the `/p/` site's is `/p/*`). */
-export const CUSTOM_DOMAIN_ROUTE = "/* (custom domain)";
+const CUSTOM_DOMAIN_ROUTE = "/* (custom domain)";
 
 /**
  * Published sites (docs/architecture.md §9): `/p/{slug}/…` on the instance's own address, and every path of
@@ -120,3 +121,9 @@ export function siteRoutes(services: Services) {
       return null;
     });
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const siteDocs: RouteDocs = {
+  "POST /api/v1/site-session": { summary: "Give the browser the members' site cookie (signed-in session)", tag: "sites", status: 204 },
+  "DELETE /api/v1/site-session": { summary: "Remove the members' site cookie", tag: "sites", auth: "public", status: 204 },
+};

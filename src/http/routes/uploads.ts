@@ -3,6 +3,9 @@ import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import { requirePrincipal } from "../guards.ts";
 import { contentAccess } from "../../content/access.ts";
+import { uploadOutput } from "../../content/schemas.ts";
+import { z } from "zod";
+import type { RouteDocs } from "../openapi.ts";
 
 /**
  * Uploads (the content routes of docs/interfaces.md §3): POST /api/v1/content/:workspace/uploads (multipart field
@@ -45,3 +48,10 @@ export function uploadRoutes(services: Services) {
       return new Blob([new Uint8Array(file.bytes)], { type: file.type.mime });
     });
 }
+
+const uploadForm = z.object({ file: z.string().describe("The file (binary)") });
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const uploadsDocs: RouteDocs = {
+  "POST /api/v1/content/:workspace/uploads": { summary: "Upload a file", tag: "content", body: uploadForm, bodyType: "multipart/form-data", status: 201, response: uploadOutput },
+  "GET /api/v1/content/:workspace/uploads/:filename": { summary: "An uploaded file", tag: "content", produces: "application/octet-stream" },
+};

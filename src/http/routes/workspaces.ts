@@ -2,6 +2,9 @@ import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import { requirePrincipal } from "../guards.ts";
+import { createWorkspaceInput, workspaceListOutput, workspaceOutput } from "../../workspaces/workspace-schemas.ts";
+import { listQuery } from "../../access/schemas.ts";
+import type { RouteDocs } from "../openapi.ts";
 
 /** Workspaces: list (member of / Super Admin over), create and delete (Super Admin), read (any role). */
 export function workspaceRoutes(services: Services) {
@@ -20,3 +23,11 @@ export function workspaceRoutes(services: Services) {
       set.status = 204;
     });
 }
+
+/** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
+export const workspacesDocs: RouteDocs = {
+  "GET /api/v1/workspaces": { summary: "Workspaces the caller belongs to", tag: "workspaces", query: listQuery, response: workspaceListOutput },
+  "POST /api/v1/workspaces": { summary: "Create a workspace (Super Admin)", tag: "workspaces", body: createWorkspaceInput, status: 201, response: workspaceOutput },
+  "GET /api/v1/workspaces/:id": { summary: "A workspace", tag: "workspaces", response: workspaceOutput },
+  "DELETE /api/v1/workspaces/:id": { summary: "Soft-delete a workspace", tag: "workspaces", status: 204 },
+};

@@ -1,10 +1,8 @@
 import { assistInput } from "../../ai/schemas.ts";
-import { activityToolInput } from "../../collab/activity.ts";
-import { addCommentToolInput, listCommentsToolInput } from "../../collab/comment-schemas.ts";
 import { agentPagePath } from "../../content/paths.ts";
-import { resolveSyncConflictToolInput } from "../../git/schemas.ts";
 import { activityOutput, assistOutput, commentRecord, commentsOutput, conflictResolvedOutput } from "../outputs.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
+import { activityArgs, addCommentArgs, listCommentsArgs, resolveConflictArgs } from "../tool-inputs.ts";
 
 /** Writing assist, activity, comments and sync conflicts. */
 export const collabTools = (assistConfigured: boolean) => [
@@ -25,7 +23,7 @@ export const collabTools = (assistConfigured: boolean) => [
     name: "quire_get_activity",
     title: "Recent activity",
     description: "The workspace's activity feed, newest first (page_created, page_updated, page_deleted, page_moved, comment_added, …), optionally one action. Paginated.",
-    input: activityToolInput,
+    input: activityArgs,
     output: activityOutput,
     workspace: true,
     scope: "read",
@@ -36,7 +34,7 @@ export const collabTools = (assistConfigured: boolean) => [
     name: "quire_list_comments",
     title: "List comments",
     description: "Comments of the workspace, or of one page (path), oldest first, with threads (parent_id) and mentions. Paginated.",
-    input: listCommentsToolInput,
+    input: listCommentsArgs,
     output: commentsOutput,
     workspace: true,
     scope: "read",
@@ -54,7 +52,7 @@ export const collabTools = (assistConfigured: boolean) => [
     name: "quire_add_comment",
     title: "Add a comment",
     description: "Comment on a page, or reply in a thread with parent_id. @name mentions notify members as in the web app.",
-    input: addCommentToolInput,
+    input: addCommentArgs,
     output: commentRecord,
     workspace: true,
     scope: "write",
@@ -69,7 +67,7 @@ export const collabTools = (assistConfigured: boolean) => [
     title: "Resolve a sync conflict",
     description:
       "Resolve a git sync conflict (ids from the workspace's conflict list): kept_local keeps this side, kept_remote takes the remote's, custom writes content (the whole file, frontmatter included).",
-    input: resolveSyncConflictToolInput,
+    input: resolveConflictArgs,
     output: conflictResolvedOutput,
     workspace: true,
     scope: "write",

@@ -1,8 +1,9 @@
 import { agentPagePath } from "../../content/paths.ts";
 import { SOFT_DELETE_KEEP_MS } from "../../content/page-records.ts";
-import { editPageInput, listPagesInput, movePageToolInput, pagePathInput, readPageInput, writePageInput } from "../../content/schemas.ts";
+import { editPageInput, listPagesInput, pagePathInput, readPageInput, writePageInput } from "../../content/schemas.ts";
 import { deletedOutput, listPagesOutput, pageObject, pageSlice, pageWritten } from "../outputs.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
+import { movePageArgs } from "../tool-inputs.ts";
 
 /** Pages: list, read, write (upsert), update (hash-checked), delete (soft), move. */
 export const contentTools = [
@@ -80,7 +81,7 @@ export const contentTools = [
     name: "quire_move_page",
     title: "Move or rename a page",
     description: "Move or rename a page; it keeps its id, history and comments, and every link to it in the workspace is rewritten.",
-    input: movePageToolInput,
+    input: movePageArgs,
     output: pageObject,
     workspace: true,
     scope: "write",

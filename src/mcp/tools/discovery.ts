@@ -1,12 +1,12 @@
 import { manifestInput, pagePathInput, treeInput } from "../../content/schemas.ts";
 import { normalizeFolderPath } from "../../content/paths.ts";
 import type { TreeNode } from "../../content/tree.ts";
-import { searchToolInput } from "../../search/schemas.ts";
-import { createWorkspaceInput, listWorkspacesToolInput } from "../../workspaces/workspace-schemas.ts";
+import { createWorkspaceInput } from "../../workspaces/workspace-schemas.ts";
 import { z } from "zod";
 import { contextOutput, manifestOutput, searchOutput, treeOutput, workspaceRecord, workspacesOutput } from "../outputs.ts";
 import { MAX_RESULT_CHARS } from "../budget.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
+import { listWorkspacesArgs, searchArgs } from "../tool-inputs.ts";
 
 /** Finding one's way: search, a page's neighbourhood, workspaces, the tree, the manifest. */
 export const discoveryTools = [
@@ -14,7 +14,7 @@ export const discoveryTools = [
     name: "quire_search",
     title: "Search pages",
     description: "Full-text search in a workspace's pages; returns path, title, a snippet and a score per hit, best first.",
-    input: searchToolInput,
+    input: searchArgs,
     output: searchOutput,
     workspace: true,
     scope: "read",
@@ -44,7 +44,7 @@ export const discoveryTools = [
     name: "quire_list_workspaces",
     title: "List workspaces",
     description: "The workspaces this API key reaches, with the owner's role and page count. Use a slug as the workspace argument of other tools.",
-    input: listWorkspacesToolInput,
+    input: listWorkspacesArgs,
     output: workspacesOutput,
     workspace: false,
     scope: "read",

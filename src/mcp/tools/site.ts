@@ -4,6 +4,7 @@ import { createVersionInput, exportInput, publishWorkspaceInput, qualityQuery, u
 import { agentPagePath } from "../../content/paths.ts";
 import { deadLinksOutput, exportOutput, publishOutput, qualityOutput, themeOutput, versionRecord, versionsOutput } from "../outputs.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
+import { stdioExportArgs } from "../tool-inputs.ts";
 
 const writeHints = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
@@ -96,7 +97,7 @@ export const siteTools = (transport: "stdio" | "http") => [
       transport === "stdio"
         ? "Export the published pages as a static-site ZIP (workspace admins; once a day): a download URL valid 15 minutes, or written to output (a file path) when given."
         : "Export the published pages as a static-site ZIP (workspace admins; once a day); returns a download URL valid 15 minutes.",
-    input: transport === "stdio" ? exportInput.safeExtend({ output: z.string().min(1, "must not be empty").max(4096, "must be at most 4096 characters").optional() }) : exportInput,
+    input: transport === "stdio" ? stdioExportArgs : exportInput,
     output: exportOutput,
     workspace: true,
     scope: "read",

@@ -20,11 +20,11 @@ import type { ExportOptions, ExportSummary, SiteExporter } from "./exporter.ts";
  * - `prepareDownload`: MCP's quire_export — the ZIP is made now (its size is part of the answer)
  *   and served at an unguessable URL for 15 minutes, then deleted.
  */
-export const EXPORTS_PER_DAY = 1;
+const EXPORTS_PER_DAY = 1;
 const DAY_MS = 24 * 60 * 60 * 1000;
 export const DOWNLOAD_TTL_MS = 15 * 60 * 1000;
 
-export interface OpenedExport {
+interface OpenedExport {
   workspace: WorkspaceRow;
   filename: string;
   body: ReadableStream<Uint8Array>;

@@ -11,13 +11,13 @@
  * memory stays bounded by the vocabulary while the export streams pages, and a word found on more
  * pages than that is not what distinguishes the page a reader wants.
  */
-export const TERM_POSTINGS = 64;
+const TERM_POSTINGS = 64;
 const MAX_TERM = 32;
 const SNIPPET = 180;
 
 const NON_ASCII = /[^\x00-\x7f]/;
 
-export function tokenize(text: string): string[] {
+function tokenize(text: string): string[] {
   const lower = text.toLowerCase();
   // Folding accents (NFKD, then dropping the combining marks) changes nothing in ASCII text: skipped there.
   const folded = NON_ASCII.test(lower) ? lower.normalize("NFKD").replace(/[\u0300-\u036f]/g, "") : lower;
@@ -27,12 +27,12 @@ export function tokenize(text: string): string[] {
 }
 
 /** The shard a term lives in: its first character when it is a-z or 0-9, `_` otherwise. */
-export function shardOf(term: string): string {
+function shardOf(term: string): string {
   const c = term.charAt(0);
   return /[a-z0-9]/.test(c) ? c : "_";
 }
 
-export interface SearchPage {
+interface SearchPage {
   url: string;
   title: string;
   headings: string[];

@@ -8,7 +8,7 @@ import { buildSiteModel, type SiteModel } from "../site/model.ts";
 import type { SiteSource } from "./exporter.ts";
 
 /** Anything that gives the site model of a workspace's version (the server's cached SiteService does). */
-export interface ModelProvider {
+interface ModelProvider {
   model(ws: WorkspaceRow, versionSlug?: string): SiteModel | null;
 }
 

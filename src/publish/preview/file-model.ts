@@ -13,7 +13,7 @@ import { buildSiteModel, isPublished, type SiteModel } from "../site/model.ts";
  * its frontmatter, its modification time. With `drafts`, unpublished pages are on the site too and
  * listed in `drafts` so the page can say so.
  */
-export interface FileModel {
+interface FileModel {
   model: SiteModel;
   drafts: Set<string>;
 }
@@ -87,7 +87,7 @@ export function fileModel(ws: WorkspaceRow, root: string, opts: { drafts: boolea
 }
 
 /** Workspace-relative paths of the Markdown files, skipping hidden files and folders (`.git/`, `.quire/`). */
-export function markdownFiles(root: string): string[] {
+function markdownFiles(root: string): string[] {
   const out: string[] = [];
   const walk = (dir: string, prefix: string) => {
     let entries;

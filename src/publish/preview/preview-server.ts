@@ -40,7 +40,7 @@ const DEBOUNCE_MS = 80;
 const renders = new RenderCache({ maxEntries: 500 });
 const HEARTBEAT_MS = 15_000;
 
-export interface PreviewOptions {
+interface PreviewOptions {
   db: Db;
   dataDir: string;
   workspaceId: string;

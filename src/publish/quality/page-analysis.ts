@@ -13,7 +13,7 @@ import { fleschReadingEase } from "./readability.ts";
  * link's target exist, has the target that heading, does anything link here) is decided later.
  */
 export type Severity = "error" | "warning" | "info";
-export type FindingKind =
+type FindingKind =
   | "dead_link"
   | "missing_title"
   | "missing_description"
@@ -55,9 +55,9 @@ export interface PageAnalysis {
 }
 
 /** Words in a paragraph above which it is reported as long (a screenful on a phone). */
-export const LONG_PARAGRAPH_WORDS = 150;
+const LONG_PARAGRAPH_WORDS = 150;
 /** Flesch reading ease below which English prose is reported as hard to read. */
-export const HARD_TO_READ = 30;
+const HARD_TO_READ = 30;
 
 const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$/;
 const BLOCK_START = /^\s*(?:[-*+]\s|\d+[.)]\s|\||>|:{2,}|<)/;
@@ -207,7 +207,7 @@ function safeDecode(s: string): string {
 }
 
 /** Markdown inline syntax stripped to the words a reader sees. */
-export function plainText(md: string): string {
+function plainText(md: string): string {
   return md
     .replaceAll(HIDDEN, " ")
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")

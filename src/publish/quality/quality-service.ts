@@ -22,19 +22,19 @@ import { analyzePage, anchorSlug, type Finding, type PageAnalysis, type PageLink
  * Scores: a page starts at 100 and loses 20 per error, 8 per warning and 2 per info finding (never
  * below 0); the workspace's score is the mean of its pages' scores (100 with no pages).
  */
-export interface QualityPage {
+interface QualityPage {
   path: string;
   score: number;
   findings: Finding[];
 }
 
-export interface QualityReport {
+interface QualityReport {
   score: number;
   pages: QualityPage[];
   findings: Finding[];
 }
 
-export interface DeadLink {
+interface DeadLink {
   path: string;
   line: number;
   target: string;

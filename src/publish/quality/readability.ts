@@ -9,7 +9,7 @@ const COMMON = new Set(
   "the be to of and a in that have i it for not on with he as you do at this but his by from they we say her she or an will my one all would there their what so up out if about who get which go me when make can like time no just him know take people into year your good some could them see other than then now look only come its over think also back after use two how our work first well way even new want because any these give day most us is are was were has had been may should".split(" "),
 );
 
-export function isEnglish(words: string[]): boolean {
+function isEnglish(words: string[]): boolean {
   if (words.length === 0) return false;
   let common = 0;
   // Most words are written in lower case already: look them up before lowering the rest.
@@ -24,7 +24,7 @@ export function isEnglish(words: string[]): boolean {
 const SYLLABLES = new Map<string, number>();
 const SYLLABLE_CACHE_MAX = 50_000;
 
-export function syllables(word: string): number {
+function syllables(word: string): number {
   let n = SYLLABLES.get(word);
   if (n === undefined) {
     if (SYLLABLES.size >= SYLLABLE_CACHE_MAX) SYLLABLES.clear();
@@ -42,7 +42,7 @@ function countSyllables(word: string): number {
   return Math.max(1, groups ? groups.length : 1);
 }
 
-export interface Readability {
+interface Readability {
   words: number;
   sentences: number;
   score: number;

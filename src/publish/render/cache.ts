@@ -17,13 +17,13 @@ import type { RenderOptions, RenderResult } from "./types.ts";
  * A hit costs the hash (skipped when the caller passes one) and a Map lookup. Bounded by entries
  * and by the size of the HTML held, so a workspace of huge pages cannot pin memory.
  */
-export interface RenderCacheOptions {
+interface RenderCacheOptions {
   maxEntries?: number;
   /** Upper bound on the UTF-16 length of the HTML held, summed over entries. */
   maxChars?: number;
 }
 
-export interface CachedRender {
+interface CachedRender {
   /** Usually the workspace id (see `subscribe`). */
   scope: string;
   /** The caller's link context (site, export, preview; version; base URL …). */
@@ -112,6 +112,6 @@ export class RenderCache {
   }
 }
 
-export function contentHash(markdown: string): string {
+function contentHash(markdown: string): string {
   return new Bun.CryptoHasher("sha256").update(markdown).digest("hex");
 }

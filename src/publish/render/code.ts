@@ -9,7 +9,7 @@ import { PRISM_ALIASES, PRISM_LANGUAGES } from "./prism-languages.ts";
  * highlights, and a copy button the site's script wires up. The info string is author input: only
  * its first word names the language, `title="…"` and `{1,3-5}` are read, everything is escaped.
  */
-export interface CodeInfo {
+interface CodeInfo {
   lang: string;
   title?: string;
   highlights: Set<number>;
@@ -44,7 +44,7 @@ export function parseInfo(info: string | undefined): CodeInfo {
 const loaded = new Set(["markup", "css", "clike", "javascript"]);
 
 /** The Prism grammar for a language name or alias, loading it (and what it needs) on first use. */
-export function grammarFor(lang: string): { id: string; grammar: Prism.Grammar } | null {
+function grammarFor(lang: string): { id: string; grammar: Prism.Grammar } | null {
   const name = lang.toLowerCase();
   if (!/^[a-z0-9+#_-]{1,40}$/.test(name)) return null;
   const id = Object.hasOwn(PRISM_LANGUAGES, name) ? name : Object.hasOwn(PRISM_ALIASES, name) ? PRISM_ALIASES[name]! : null;
@@ -68,7 +68,7 @@ function load(id: string, depth: number): void {
 }
 
 /** Splits highlighted HTML into lines, closing the spans open at each line end and reopening them after. */
-export function splitLines(html: string): string[] {
+function splitLines(html: string): string[] {
   const lines: string[] = [];
   const open: string[] = [];
   let line = "";
@@ -96,7 +96,7 @@ export function splitLines(html: string): string[] {
  * Blocks longer than this are shown unhighlighted: Prism's time grows with the text (and a few
  * grammars backtrack badly on crafted input), and a published page must render in bounded time.
  */
-export const MAX_HIGHLIGHT_CHARS = 100_000;
+const MAX_HIGHLIGHT_CHARS = 100_000;
 
 /** The block's HTML (trusted: built from escaped parts and Prism's own span markup). */
 export function renderCodeBlock(code: string, info: CodeInfo): string {

@@ -21,7 +21,7 @@ const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIO
 const BADGE_VARIANTS = new Set(["default", "info", "success", "warning", "danger", "tip", "note", "new", "beta", "deprecated"]);
 /** Children and the parent each must sit in. */
 const CHILDREN: Record<string, string> = { tab: "tabs", card: "cards", step: "steps", item: "accordion" };
-export const COMPONENTS = ["callout", "tabs", "tab", "accordion", "item", "cards", "card", "steps", "step", "api", "filetree", "mermaid", "katex", "math", "badge", "toc", "embed"] as const;
+const COMPONENTS = ["callout", "tabs", "tab", "accordion", "item", "cards", "card", "steps", "step", "api", "filetree", "mermaid", "katex", "math", "badge", "toc", "embed"] as const;
 const KNOWN = new Set<string>(COMPONENTS);
 
 const t = (html: string) => trust(html);
@@ -199,7 +199,7 @@ export function mermaid(source: string): string {
   return t(`<pre class="mermaid">${escapeHtml(source.replace(/^\n+|\s+$/g, ""))}</pre>\n`);
 }
 
-export function badge(text: string, attrs: Record<string, string>, line?: number): string {
+function badge(text: string, attrs: Record<string, string>, line?: number): string {
   const requested = (attrs.variant ?? attrs.type ?? "default").toLowerCase();
   const variant = BADGE_VARIANTS.has(requested) ? requested : "default";
   const warn = variant === requested ? "" : notice("badge", `unknown badge variant "${requested}" (use ${[...BADGE_VARIANTS].join(", ")})`, line, true);
@@ -208,7 +208,7 @@ export function badge(text: string, attrs: Record<string, string>, line?: number
 }
 
 /** The table of contents is built once the whole page (and so every heading) is rendered. */
-export const TOC_SENTINEL = "\u0000toc\u0000";
+const TOC_SENTINEL = "\u0000toc\u0000";
 
 function toc(token: DirectiveToken): string {
   const s = current();

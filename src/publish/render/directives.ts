@@ -13,7 +13,7 @@ import { current, lineOf } from "./state.ts";
  * An opener without its closing line becomes a `directiveError` token for the opener alone, so the
  * rest of the page still renders as Markdown; nesting deeper than MAX_DEPTH is shown as text.
  */
-export interface Attributes {
+interface Attributes {
   [key: string]: string;
 }
 
@@ -44,17 +44,17 @@ export interface DirectiveErrorToken {
 }
 
 /** Components whose body is kept verbatim rather than read as Markdown. */
-export const RAW_BODY = new Set(["mermaid", "katex", "math"]);
+const RAW_BODY = new Set(["mermaid", "katex", "math"]);
 /** Components that take no body: complete on their opening line. */
-export const LEAVES = new Set(["toc", "embed", "badge"]);
-export const MAX_DEPTH = 12;
+const LEAVES = new Set(["toc", "embed", "badge"]);
+const MAX_DEPTH = 12;
 
 const OPENER = /^ {0,3}(:{2,})[ \t]?([a-zA-Z][\w-]*)(?:\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\])?(?:\{([^{}\n]*)\})?[ \t]*(?:\n|$)/;
 const BAD_OPENER = /^ {0,3}(:{3,})[ \t]*([^\s:][^\n]*)(?:\n|$)/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 /** `{key=value key2="a b" .class #id flag}` → attributes (class and id kept as given). */
-export function parseAttributes(text: string | undefined): Attributes {
+function parseAttributes(text: string | undefined): Attributes {
   const attrs: Attributes = {};
   if (!text) return attrs;
   const re = /([.#])([\w-]+)|([\w:-]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'}]+)))?/g;
@@ -209,7 +209,7 @@ export interface InlineDirectiveToken {
 }
 
 /** Inline components: only those listed here, so `note:[x]` in prose stays prose. */
-export const INLINE = new Set(["badge"]);
+const INLINE = new Set(["badge"]);
 
 export const inlineDirective: TokenizerExtension = {
   name: "inlineDirective",

@@ -3,22 +3,14 @@
  * privacy-friendly host where one exists (youtube-nocookie, Vimeo's do-not-track). The frame's
  * address is rebuilt from an id matched strictly in the author's URL — never the URL itself — so
  * nothing but the provider's player can be framed. Any other URL is an ordinary link.
- * The site's CSP must allow these origins in `frame-src` (EMBED_FRAME_ORIGINS).
+ * The site's CSP (`frame-src`, src/publish/site-server.ts) must allow each provider's origin:
+ * www.youtube-nocookie.com, player.vimeo.com, www.loom.com, codepen.io, www.figma.com, codesandbox.io.
  */
-export interface Embed {
+interface Embed {
   provider: string;
   src: string;
   title: string;
 }
-
-export const EMBED_FRAME_ORIGINS = [
-  "https://www.youtube-nocookie.com",
-  "https://player.vimeo.com",
-  "https://www.loom.com",
-  "https://codepen.io",
-  "https://www.figma.com",
-  "https://codesandbox.io",
-] as const;
 
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 

@@ -13,7 +13,7 @@ import { sanitizePage, stripPlaceholderMarks } from "./sanitize.ts";
 import { beginRender, endRender, notice, trust } from "./state.ts";
 import type { RenderOptions, RenderResult } from "./types.ts";
 
-export type { Heading, LinkTarget, RenderNotice, RenderOptions, RenderResult } from "./types.ts";
+export type { LinkTarget, RenderOptions, RenderResult } from "./types.ts";
 
 /**
  * Markdown longer than this is not parsed: the page shows a notice and its whole text, escaped,
@@ -27,7 +27,7 @@ export const MAX_RENDER_CHARS = 500_000;
  * marked's time grows with the square of list nesting (500 levels: tens of seconds). A list item
  * indented this far is nested beyond any real document (50+ levels), and the page is shown as text.
  */
-export const MAX_LIST_INDENT = 200;
+const MAX_LIST_INDENT = 200;
 
 /** The first line (1-based) holding a list item indented past MAX_LIST_INDENT outside fenced code, or null. */
 function deepListLine(source: string): number | null {

@@ -33,7 +33,7 @@ export function schemeOf(raw: string): string | null {
 }
 
 /** A URL as an attribute may carry it: characters outside URLs percent-encoded, existing escapes kept (marked's cleanUrl). */
-export function encodeUrl(url: string): string {
+function encodeUrl(url: string): string {
   try {
     return encodeURI(url).replace(/%25/g, "%");
   } catch {

@@ -27,7 +27,7 @@ interface WikiToken extends Tokens.Generic {
 }
 
 /** Plain text of inline tokens (for heading slugs and the headings list). */
-export function plainText(tokens: Token[] | undefined): string {
+function plainText(tokens: Token[] | undefined): string {
   if (!tokens) return "";
   let out = "";
   for (const t of tokens) {
@@ -50,7 +50,7 @@ const RAW_TEXT_TAGS = "title|textarea|style|xmp|iframe|noembed|noframes|script|p
 const RAW_TEXT_ELEMENT = new RegExp(`<(${RAW_TEXT_TAGS})(?=[\\s/>])[^>]*>[\\s\\S]*?</\\1\\s*>`, "gi");
 const DISALLOWED_RAW = new RegExp(`<(?=/?(?:${RAW_TEXT_TAGS})(?=[\\s/>]|$))`, "gi");
 
-export function filterDisallowedRawHtml(html: string): string {
+function filterDisallowedRawHtml(html: string): string {
   return html.replace(RAW_TEXT_ELEMENT, "").replace(DISALLOWED_RAW, "&lt;");
 }
 

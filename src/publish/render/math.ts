@@ -12,9 +12,9 @@ import { current, notice, trust } from "./state.ts";
 const MEMO_LIMIT = 2000;
 const memo = new Map<string, string>();
 /** Formulas KaTeX typesets per page (about 0.1–0.5 ms each); the rest show their TeX as code. */
-export const MAX_FORMULAS = 2000;
+const MAX_FORMULAS = 2000;
 /** A formula longer than this is shown as TeX: KaTeX's time grows with it. */
-export const MAX_FORMULA_CHARS = 10_000;
+const MAX_FORMULA_CHARS = 10_000;
 
 export function renderMath(tex: string, display: boolean): string {
   const s = current();

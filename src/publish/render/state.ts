@@ -6,7 +6,7 @@ import type { FootnoteDefinition, Heading, RenderNotice, RenderOptions } from ".
  * registered once on a shared instance; rendering is synchronous, so the page being rendered is
  * held here for the duration of one `renderMarkdown` call.
  */
-export interface RenderState {
+interface RenderState {
   opts: RenderOptions;
   slugger: GithubSlugger;
   headings: Heading[];
@@ -51,7 +51,7 @@ const SETEXT_UNDERLINE = /(?:^|[ \t>])(?:=+|-+)[ \t]*$/m;
  * few times (once per enclosing component); a page of thousands of unclosed openers would read to
  * the end for every one of them. Past the budget (see findCloser in directives.ts), openers are reported as unclosed unread.
  */
-export const SCAN_BUDGET_FACTOR = 16;
+const SCAN_BUDGET_FACTOR = 16;
 
 let state: RenderState | null = null;
 /** Renders in progress below the current one (a resolveLink that renders another page re-enters). */

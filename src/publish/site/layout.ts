@@ -10,11 +10,11 @@ import type { SiteUrls } from "./urls.ts";
 import type { RenderResult } from "../render/index.ts";
 
 /** What the renderer produced for a page (the parts the layout uses). */
-export type RenderedBody = Pick<RenderResult, "html" | "headings" | "hasMermaid" | "hasMath" | "hasCode">;
+type RenderedBody = Pick<RenderResult, "html" | "headings" | "hasMermaid" | "hasMath" | "hasCode">;
 
-export type LayoutMode = "site" | "export" | "preview";
+type LayoutMode = "site" | "export" | "preview";
 
-export interface LayoutOptions {
+interface LayoutOptions {
   mode: LayoutMode;
   /** CSP nonce for the inline and script tags; omitted in an export (no CSP there). */
   nonce?: string;
@@ -54,7 +54,7 @@ const TOC_LEVELS = new Set([2, 3]);
 const MAX_TOC_ENTRIES = 100;
 
 /** The document title: "Page · Site" (just the site name on its home page when the titles match). */
-export function documentTitle(model: SiteModel, page: SitePage): string {
+function documentTitle(model: SiteModel, page: SitePage): string {
   return page.title === model.name ? model.name : `${page.title} · ${model.name}`;
 }
 
@@ -63,14 +63,14 @@ function nonceAttr(options: LayoutOptions): string {
 }
 
 /** Where the site's consent prompt sends the reader's answer (docs/interfaces.md §3; same origin). */
-export const CONSENT_URL = "/api/analytics/consent";
+const CONSENT_URL = "/api/analytics/consent";
 
 /**
  * The analytics consent prompt of a served site: hidden until site.js finds no earlier answer in
  * the consent cookie and no opt-out signal (Global Privacy Control, Do Not Track) in the browser.
  * A landmark at the end of the page: it never takes focus nor covers the content on first paint.
  */
-export const CONSENT_PROMPT = `<section class="consent-prompt" aria-labelledby="consent-prompt-title" hidden>
+const CONSENT_PROMPT = `<section class="consent-prompt" aria-labelledby="consent-prompt-title" hidden>
 <p id="consent-prompt-title" class="consent-prompt-title">Count your visit?</p>
 <p class="consent-prompt-text">This site counts page views without cookies. May it also count you as a visitor? One cookie keeps your answer; your address and browser are never stored.</p>
 <div class="consent-prompt-actions"><button type="button" class="consent-yes" data-consent="granted">Allow</button><button type="button" class="consent-no" data-consent="denied">No, thanks</button></div>

@@ -39,7 +39,7 @@ const MAX_NAV_DEPTH = 8;
 const MAX_NAV_NODES = 5000;
 
 /** A page path in a manifest: strips a leading `/`, adds `.md`. Not a trust boundary: only used as a lookup key. */
-export function manifestPath(raw: string): string {
+function manifestPath(raw: string): string {
   const p = raw.trim().replace(/^\/+/, "");
   return p.toLowerCase().endsWith(".md") ? p : `${p}.md`;
 }
@@ -71,7 +71,7 @@ function readYaml(root: string, name: string, problems: string[]): unknown {
 
 const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
-export function parsePublish(value: unknown, problems: string[]): Map<string, boolean> | null {
+function parsePublish(value: unknown, problems: string[]): Map<string, boolean> | null {
   if (value === undefined || value === null) return null;
   const map = isMap(value) && isMap(value.pages) ? value.pages : value;
   if (!isMap(map)) {
@@ -89,7 +89,7 @@ export function parsePublish(value: unknown, problems: string[]): Map<string, bo
   return out;
 }
 
-export function parseNav(value: unknown, problems: string[]): NavSpec[] | null {
+function parseNav(value: unknown, problems: string[]): NavSpec[] | null {
   if (value === undefined || value === null) return null;
   const list = isMap(value) && Array.isArray(value.nav) ? value.nav : value;
   if (!Array.isArray(list)) {
@@ -129,7 +129,7 @@ export function parseNav(value: unknown, problems: string[]): NavSpec[] | null {
   }
 }
 
-export function parseRedirects(value: unknown, problems: string[]): Map<string, string> {
+function parseRedirects(value: unknown, problems: string[]): Map<string, string> {
   const out = new Map<string, string>();
   if (value === undefined || value === null) return out;
   const body = isMap(value) && (isMap(value.redirects) || Array.isArray(value.redirects)) ? value.redirects : value;

@@ -88,7 +88,7 @@ const parseTags = (json: string): string[] => {
 };
 
 /** `guides/index.md` → `guides`; `index.md` → ``; `a/b.md` → `a/b`. */
-export function routeOf(rel: string): string {
+function routeOf(rel: string): string {
   const bare = rel.replace(/\.md$/i, "");
   if (bare === "index") return "";
   return bare.endsWith("/index") ? bare.slice(0, -"/index".length) : bare;
@@ -100,7 +100,7 @@ export function isPublished(row: Pick<PageRow, "path" | "publish">, manifests: P
 }
 
 /** Which version a workspace path belongs to; null when it is outside every version's base path. */
-export function versionOfPath(path: string, versions: SiteVersion[]): SiteVersion | null {
+function versionOfPath(path: string, versions: SiteVersion[]): SiteVersion | null {
   let best: SiteVersion | null = null;
   for (const v of versions) {
     if (path.startsWith(`${v.base_path}/`) && (!best || v.base_path.length > best.base_path.length)) best = v;
@@ -112,7 +112,7 @@ export function versionOfPath(path: string, versions: SiteVersion[]): SiteVersio
  * The versions readers can pick: those with at least one published page (a version whose
  * base_path holds nothing is kept in the records but not offered). The default comes first.
  */
-export function liveVersions(input: Pick<SiteModelInput, "rows" | "manifests" | "versions">): SiteVersion[] {
+function liveVersions(input: Pick<SiteModelInput, "rows" | "manifests" | "versions">): SiteVersion[] {
   const withPages = new Set<string>();
   for (const row of input.rows) {
     if (!isPublished(row, input.manifests)) continue;

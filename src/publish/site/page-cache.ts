@@ -4,7 +4,7 @@ import { nonceTemplate, type NonceTemplate } from "./csp-nonce.ts";
 import { etagOf } from "./etag.ts";
 
 /** A finished page of one site model version, ready to be answered from memory. */
-export interface CachedDoc extends NonceTemplate {
+interface CachedDoc extends NonceTemplate {
   etag: string;
   /** The headers every response of this version shares, by Cache-Control value (public or private). */
   shared: Map<string, Headers>;

@@ -12,7 +12,7 @@ import type { SiteModel, SitePage } from "./model.ts";
 import type { SiteUrls } from "./urls.ts";
 
 /** What decides how links resolve: the published pages and their routes. */
-export function linkSignature(model: SiteModel): string {
+function linkSignature(model: SiteModel): string {
   const hasher = new Bun.CryptoHasher("sha1");
   hasher.update(model.version?.slug ?? "");
   for (const p of model.byPath.values()) hasher.update(`${p.path}\u0000${p.route}\u0001`);

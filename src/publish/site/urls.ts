@@ -4,7 +4,7 @@
  * (`/p/{slug}/[{version}/]…`, or `/[{version}/]…` on a verified custom domain); the static
  * export answers relative URLs naming `.html` files; the preview answers its own.
  */
-import type { SiteModel, SitePage } from "./model.ts";
+import type { SiteModel } from "./model.ts";
 
 export interface SiteUrls {
   /** A page of the model (by its workspace path), optionally at a heading anchor. */
@@ -37,11 +37,6 @@ export function anchorSuffix(anchor?: string): string {
   return anchor ? `#${encodeURIComponent(anchor)}` : "";
 }
 
-/** Site-relative path of a page (no leading `/`): `guides/intro`, `` for the root. */
-export function pageRoute(model: SiteModel, path: string): string | null {
-  const page: SitePage | undefined = model.byPath.get(path);
-  return page ? page.route : null;
-}
 
 /**
  * URLs of a site served by `quire serve`: under `/p/{slug}` (or at `/` on a custom domain —

@@ -24,7 +24,7 @@ export function vendorNames(): string[] {
 }
 
 /** Bundles Mermaid into one classic script that sets `window.mermaid`. */
-export async function bundleMermaid(): Promise<string> {
+async function bundleMermaid(): Promise<string> {
   const dir = join(ROOT, "node_modules/.cache/quire-site");
   mkdirSync(dir, { recursive: true });
   const entry = join(dir, "mermaid-entry.js");

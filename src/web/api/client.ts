@@ -26,9 +26,6 @@ const expiredListeners = new Set<() => void>();
 export function setAccessToken(token: string | null): void {
   accessToken = token;
 }
-export function hasAccessToken(): boolean {
-  return accessToken !== null;
-}
 /** Called when the session cannot be renewed any more (signed out elsewhere, refresh expired). */
 export function onSessionExpired(listener: () => void): () => void {
   expiredListeners.add(listener);
@@ -104,7 +101,7 @@ export function refreshSession(): Promise<boolean> {
   return refreshing;
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   method?: string;
   json?: unknown;
   body?: BodyInit;

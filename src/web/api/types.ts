@@ -8,7 +8,7 @@ export interface User {
   created_at?: string;
 }
 
-export type Role = "viewer" | "commenter" | "editor" | "admin" | "super_admin" | string;
+type Role = "viewer" | "commenter" | "editor" | "admin" | "super_admin" | string;
 
 export interface Workspace {
   id: string;
@@ -63,7 +63,7 @@ export interface Session {
   current: boolean;
 }
 
-export interface BootData {
+interface BootData {
   signup_enabled: boolean;
   email_enabled: boolean;
   /** The external sign-in providers this instance enables (a button each). */

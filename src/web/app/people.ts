@@ -10,7 +10,7 @@ export interface Person {
 
 const cache = new Map<string, Promise<Person[]>>();
 
-export function loadPeople(workspaceId: string, fresh = false): Promise<Person[]> {
+function loadPeople(workspaceId: string, fresh = false): Promise<Person[]> {
   let p = cache.get(workspaceId);
   if (!p || fresh) {
     p = get<List<Person>>(`/api/v1/workspaces/${encodeURIComponent(workspaceId)}/people`).then((l) => l.items);

@@ -6,7 +6,7 @@ export function canWrite(ws: Workspace | undefined): boolean {
   return !!ws && ["editor", "admin", "super_admin"].includes(ws.role ?? "");
 }
 
-export function isAdmin(ws: Workspace | undefined): boolean {
+function isAdmin(ws: Workspace | undefined): boolean {
   return !!ws && (ws.role === "admin" || ws.role === "super_admin");
 }
 

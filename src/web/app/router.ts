@@ -42,7 +42,7 @@ function subscribe(listener: () => void) {
 }
 const snapshot = () => location.pathname + location.search;
 
-export interface Location {
+interface Location {
   path: string;
   query: URLSearchParams;
   href: string;

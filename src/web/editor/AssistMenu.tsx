@@ -18,7 +18,7 @@ const MODES: Array<[string, string]> = [
 
 let configured: Promise<boolean> | null = null;
 /** Asked once per page load: whether a writing model is configured. */
-export function aiAssistAvailable(): Promise<boolean> {
+function aiAssistAvailable(): Promise<boolean> {
   configured ??= get<{ ai_assist?: boolean }>("/api/auth/config").then((c) => c.ai_assist === true, () => false);
   return configured;
 }

@@ -1,7 +1,7 @@
 /** Images pasted or dropped into the editor go to the workspace's uploads; the page links the stored file. */
 import { uploadWithProgress } from "../api/client.ts";
 
-export interface Uploaded {
+interface Uploaded {
   filename: string;
   url: string;
   content_type: string;

@@ -8,7 +8,7 @@
 import { post } from "../api/client.ts";
 import { emitPageChange, type PageChange } from "./page-events.ts";
 
-export type LiveStatus = "connecting" | "open" | "offline";
+type LiveStatus = "connecting" | "open" | "offline";
 
 interface Envelope {
   type: string;
@@ -18,7 +18,7 @@ interface Envelope {
 
 const MAX_BACKOFF_MS = 30_000;
 
-export function backoffMs(attempt: number, random = Math.random): number {
+function backoffMs(attempt: number, random = Math.random): number {
   const base = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** attempt);
   return Math.round(base / 2 + (random() * base) / 2);
 }

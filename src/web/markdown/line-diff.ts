@@ -1,5 +1,5 @@
 /** A line diff (longest common subsequence) for showing what changed between two texts. */
-export interface DiffLine {
+interface DiffLine {
   op: "same" | "add" | "del";
   line: string;
 }

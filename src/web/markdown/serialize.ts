@@ -7,7 +7,7 @@
 import type { PMMark, PMNode } from "./pm.ts";
 import type { SourceBlock } from "./split.ts";
 
-export interface StyleHint {
+interface StyleHint {
   bullet?: string;
   delimiter?: "." | ")";
   loose?: boolean;
@@ -49,7 +49,7 @@ function sortedMarks(marks: PMMark[] | undefined): PMMark[] {
  * Escapes characters that would otherwise start Markdown syntax. `atLineStart`: the text begins a
  * line of the block (lines after a "\n" inside the text always do).
  */
-export function escapeText(text: string, atLineStart = true): string {
+function escapeText(text: string, atLineStart = true): string {
   // Wikilinks ([[path]], [[path|text]]) are Quire syntax found by scanning the file: keep them verbatim.
   const parts = text.split(/(\[\[[^\[\]\n]+\]\])/);
   if (parts.length > 1) {
@@ -152,7 +152,7 @@ function keepDelimitersFlanking(out: string, runs: Array<"open" | "close" | unde
 }
 
 /** Inline content (text with marks, hard breaks, images) → Markdown. */
-export function serializeInline(nodes: PMNode[] | undefined): string {
+function serializeInline(nodes: PMNode[] | undefined): string {
   const items = nodes ?? [];
   let out = "";
   let open: PMMark[] = [];

@@ -53,4 +53,3 @@ function isEmptyParagraph(n: PMNode): boolean {
   return n.type === "paragraph" && (n.content ?? []).length === 0;
 }
 
-export { splitBlocks, joinBlocks };

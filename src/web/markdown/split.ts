@@ -7,9 +7,9 @@
  * over the CommonMark examples). Two things marked does not know are cut out first: a leading YAML
  * frontmatter block and `:::name` component directives, which stay whole, nesting included.
  */
-import { Lexer, type Token, type Tokens } from "marked";
+import { Lexer, type Token } from "marked";
 
-export type BlockKind =
+type BlockKind =
   | "frontmatter"
   | "directive"
   | "paragraph"
@@ -221,5 +221,3 @@ export function splitBlocks(source: string): SplitDoc {
 export function joinBlocks(doc: SplitDoc): string {
   return doc.lead + doc.blocks.map((b) => b.text + b.sep).join("");
 }
-
-export type { Tokens };

@@ -158,7 +158,7 @@ function block(t: Token): PMNode {
   }
 }
 
-export function rawBlock(block: Pick<SourceBlock, "kind" | "text">): PMNode {
+function rawBlock(block: Pick<SourceBlock, "kind" | "text">): PMNode {
   return { type: "rawBlock", attrs: { kind: block.kind, text: block.text } };
 }
 

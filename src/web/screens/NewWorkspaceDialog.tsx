@@ -8,7 +8,7 @@ import { messageOf, post } from "../api/client.ts";
 import type { Workspace } from "../api/types.ts";
 import { Dialog, Field, Notice } from "../ui/controls.tsx";
 
-export const slugFor = (name: string) =>
+const slugFor = (name: string) =>
   name
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")

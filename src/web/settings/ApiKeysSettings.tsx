@@ -29,14 +29,14 @@ const SCOPES: Array<[string, string]> = [
 ];
 
 /** How this server says MCP clients reach it (GET /api/v1/mcp/client-config). */
-export interface McpClientConfig {
+interface McpClientConfig {
   command: string;
   args: string[];
   http_url: string;
 }
 
 /** Claude Desktop / Cursor format: the running executable's absolute path, the key in the environment. */
-export function mcpStdioConfig(cfg: McpClientConfig, slug: string, secret: string): string {
+function mcpStdioConfig(cfg: McpClientConfig, slug: string, secret: string): string {
   return JSON.stringify(
     { mcpServers: { quire: { command: cfg.command, args: [...cfg.args, "mcp", "--workspace", slug], env: { QUIRE_API_KEY: secret } } } },
     null,
@@ -45,7 +45,7 @@ export function mcpStdioConfig(cfg: McpClientConfig, slug: string, secret: strin
 }
 
 /** Streamable HTTP: the endpoint on this server, the key as a Bearer header. */
-export function mcpHttpConfig(cfg: McpClientConfig, secret: string): string {
+function mcpHttpConfig(cfg: McpClientConfig, secret: string): string {
   return JSON.stringify({ mcpServers: { quire: { type: "http", url: cfg.http_url, headers: { Authorization: `Bearer ${secret}` } } } }, null, 2);
 }
 

@@ -2,7 +2,7 @@
 import { roleLabel } from "./common.tsx";
 
 /** Roles an admin can give someone in a workspace (Super Admin comes from the organization). */
-export const MEMBER_ROLES = ["viewer", "commenter", "editor", "admin"];
+const MEMBER_ROLES = ["viewer", "commenter", "editor", "admin"];
 /** A share link never grants admin: anyone holding the link could use it. */
 export const SHARE_LINK_ROLES = ["viewer", "commenter", "editor"];
 

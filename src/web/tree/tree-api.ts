@@ -4,7 +4,7 @@ import type { Page } from "../api/types.ts";
 import type { ReorderBody } from "./tree-ops.ts";
 
 const base = (slug: string) => `/api/v1/content/${encodeURIComponent(slug)}`;
-export const pageApiUrl = (slug: string, path: string) => `${base(slug)}/${path.split("/").map(encodeURIComponent).join("/")}`;
+const pageApiUrl = (slug: string, path: string) => `${base(slug)}/${path.split("/").map(encodeURIComponent).join("/")}`;
 
 export const reorder = (slug: string, body: ReorderBody) => post<void>(`${base(slug)}/reorder`, body);
 

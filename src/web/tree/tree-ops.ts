@@ -5,12 +5,12 @@
  */
 import type { TreeNode } from "../api/types.ts";
 
-export function parentOf(path: string): string {
+function parentOf(path: string): string {
   const i = path.lastIndexOf("/");
   return i < 0 ? "" : path.slice(0, i);
 }
 
-export function baseName(path: string): string {
+function baseName(path: string): string {
   return path.slice(path.lastIndexOf("/") + 1);
 }
 
