@@ -107,7 +107,7 @@ import {
   qualityReportOutput,
 } from "../publish/schemas.ts";
 import { errorOutput } from "../core/schemas.ts";
-import { pageOutput, treeNodeOutput, treeOutput } from "../content/schemas.ts";
+import { pageOutput, treeNodeOutput, treeOutput, treeQuery } from "../content/schemas.ts";
 import { workspaceOutput, workspaceListOutput } from "../workspaces/workspace-schemas.ts";
 import { searchOutput } from "../search/schemas.ts";
 
@@ -183,7 +183,7 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "DELETE /api/v1/api-keys/:id": { summary: "Delete an API key", tag: "api-keys", status: 204 },
   "POST /api/v1/api-keys/:id/rotate": { summary: "Rotate an API key", tag: "api-keys", response: apiKeySecretOutput },
   // Content
-  "GET /api/v1/content/:workspace/tree": { summary: "The workspace's page tree", tag: "content", response: treeOutput },
+  "GET /api/v1/content/:workspace/tree": { summary: "The workspace's page tree", tag: "content", query: treeQuery, response: treeOutput },
   "POST /api/v1/content/:workspace/reorder": { summary: "Reorder pages in a folder", tag: "content", body: reorderInput, status: 204 },
   "POST /api/v1/content/:workspace/move": { summary: "Move a page (alias of PATCH)", tag: "content", body: moveAliasInput, response: pageOutput },
   "POST /api/v1/content/:workspace/uploads": { summary: "Upload a file", tag: "content", body: uploadForm, bodyType: "multipart/form-data", status: 201, response: uploadOutput },
