@@ -17,9 +17,21 @@ export interface Workspace {
   slug: string;
   description?: string;
   role: Role | null;
+  /** What the caller may do here, decided by the server (docs/decisions/web-rights.md). */
+  rights: WorkspaceRights;
   page_count?: number;
   editor_can_create_pages?: boolean;
   editor_can_delete_pages?: boolean;
+}
+
+export interface WorkspaceRights {
+  read: boolean;
+  comment: boolean;
+  edit: boolean;
+  create: boolean;
+  delete: boolean;
+  move: boolean;
+  admin: boolean;
 }
 
 export interface List<T> {
@@ -52,6 +64,10 @@ export interface TreeNode {
   page_id: string | null;
   kind: "page" | "folder";
   children: TreeNode[];
+  /** A folder's number of direct children, when the tree was loaded by folder. */
+  child_count?: number;
+  /** A folder whose children are not loaded yet (large workspaces load the tree by folder). */
+  unloaded?: boolean;
 }
 
 export interface Session {

@@ -24,8 +24,9 @@ interface Comment {
   updated_at: string;
 }
 
-const canComment = (ws: Workspace) => ["commenter", "editor", "admin", "super_admin"].includes(ws.role ?? "");
-const isAdmin = (ws: Workspace) => ws.role === "admin" || ws.role === "super_admin";
+// What the caller may do comes from the server with the workspace (docs/decisions/web-rights.md).
+const canComment = (ws: Workspace) => ws.rights.comment;
+const isAdmin = (ws: Workspace) => ws.rights.admin;
 
 /** Comment text with the mentioned people's names marked. */
 function Body({ text, people, mentions }: { text: string; people: Person[]; mentions: string[] }) {

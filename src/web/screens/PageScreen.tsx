@@ -13,9 +13,8 @@ import { RichEditor, type EditorHandle } from "../editor/RichEditor.tsx";
 import { Notice, Spinner } from "../ui/controls.tsx";
 import { uploadImage } from "../editor/image-upload.ts";
 import type { PickablePage } from "../editor/PagePicker.tsx";
-import { normalizeTree } from "../app/workspace-data.ts";
+import { fetchTree } from "../api/tree.ts";
 import { pagePathOf } from "../tree/tree-ops.ts";
-import { canWrite } from "../app/rights.ts";
 import { FrontmatterForm } from "./FrontmatterForm.tsx";
 import { useLivePage } from "../app/site-live.ts";
 import { ConflictBanner, type ConflictState } from "./ConflictBanner.tsx";
@@ -90,7 +89,7 @@ export default function PageScreen({
         if (p && p !== path) flat.push({ path: p, title: n.title || n.name });
         walk(n.children);
       });
-    walk(normalizeTree(await get(`/api/v1/content/${encodeURIComponent(workspace.slug)}/tree`)));
+    walk(await fetchTree(workspace.slug));
     return flat;
   }, [workspace.slug, path]);
   const editor = useRef<EditorHandle>(null);
@@ -98,7 +97,7 @@ export default function PageScreen({
   const savedText = useRef<string>("");
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const saving = useRef<Promise<void> | null>(null);
-  const editable = canWrite(workspace);
+  const editable = workspace.rights.edit;
 
   useEffect(() => {
     let cancelled = false;
