@@ -2,6 +2,7 @@
 import { useEffect, useState } from "react";
 import { get } from "../api/client.ts";
 import type { List } from "../api/types.ts";
+import { workspaceUrls } from "../api/workspaces.ts";
 
 export interface Person {
   id: string;
@@ -13,7 +14,7 @@ const cache = new Map<string, Promise<Person[]>>();
 export function loadPeople(workspaceId: string, fresh = false): Promise<Person[]> {
   let p = cache.get(workspaceId);
   if (!p || fresh) {
-    p = get<List<Person>>(`/api/v1/workspaces/${encodeURIComponent(workspaceId)}/people`).then((l) => l.items);
+    p = get<List<Person>>(workspaceUrls(workspaceId).people).then((l) => l.items);
     p.catch(() => cache.delete(workspaceId));
     cache.set(workspaceId, p);
   }

@@ -11,6 +11,7 @@ import { usePeople, type Person } from "../app/people.ts";
 import { useLive } from "../live/LiveContext.tsx";
 import { Notice, Spinner } from "../ui/controls.tsx";
 import { MentionTextarea } from "./MentionTextarea.tsx";
+import { commentResolveUrl, commentUrl, commentsUrl } from "../api/comments.ts";
 
 interface Comment {
   id: string;
@@ -59,10 +60,10 @@ function CommentItem(props: { c: Comment; ws: Workspace; people: Person[]; me: s
         <form
           onSubmit={async (e) => {
             e.preventDefault();
-            if (await props.act(() => put(`/api/v1/comments/${c.id}`, { body: text }))) setEditing(false);
+            if (await props.act(() => put(commentUrl(c.id), { body: text }))) setEditing(false);
           }}
         >
-          <MentionTextarea label="Edit comment" value={text} onChange={setText} people={props.people} onSubmit={() => void props.act(() => put(`/api/v1/comments/${c.id}`, { body: text })).then((ok) => ok && setEditing(false))} autoFocus />
+          <MentionTextarea label="Edit comment" value={text} onChange={setText} people={props.people} onSubmit={() => void props.act(() => put(commentUrl(c.id), { body: text })).then((ok) => ok && setEditing(false))} autoFocus />
           <div className="comment-actions">
             <button className="btn btn-small btn-primary" type="submit" disabled={props.busy || !text.trim()}>
               Save
@@ -86,7 +87,7 @@ function CommentItem(props: { c: Comment; ws: Workspace; people: Person[]; me: s
             className="btn-link danger"
             type="button"
             onClick={() => {
-              if (window.confirm(c.parent_id ? "Delete this reply?" : "Delete this comment and its replies?")) void props.act(() => del(`/api/v1/comments/${c.id}`));
+              if (window.confirm(c.parent_id ? "Delete this reply?" : "Delete this comment and its replies?")) void props.act(() => del(commentUrl(c.id)));
             }}
           >
             Delete
@@ -103,7 +104,7 @@ function Thread(props: { root: Comment; replies: Comment[]; ws: Workspace; peopl
   const [reply, setReply] = useState("");
   const send = async () => {
     if (!reply.trim()) return;
-    if (await props.act(() => post(`/api/v1/workspaces/${props.ws.id}/comments`, { parent_id: root.id, body: reply }))) {
+    if (await props.act(() => post(commentsUrl(props.ws.id), { parent_id: root.id, body: reply }))) {
       setReply("");
       setReplying(false);
     }
@@ -145,7 +146,7 @@ function Thread(props: { root: Comment; replies: Comment[]; ws: Workspace; peopl
               <button className="btn btn-small" type="button" onClick={() => setReplying(true)}>
                 Reply
               </button>
-              <button className="btn btn-small" type="button" onClick={() => void props.act(() => post(`/api/v1/comments/${root.id}/${root.resolved ? "unresolve" : "resolve"}`))}>
+              <button className="btn btn-small" type="button" onClick={() => void props.act(() => post(commentResolveUrl(root.id, root.resolved)))}>
                 {root.resolved ? "Reopen" : "Resolve"}
               </button>
             </>
@@ -172,7 +173,7 @@ export default function CommentsPanel({ workspace, path, onClose }: { workspace:
       let cursor: string | null = null;
       do {
         const q: string = `page=${encodeURIComponent(path)}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-        const page: List<Comment> = await get<List<Comment>>(`/api/v1/workspaces/${workspace.id}/comments?${q}`);
+        const page: List<Comment> = await get<List<Comment>>(commentsUrl(workspace.id, q));
         all.push(...page.items);
         cursor = page.next_cursor;
       } while (cursor);
@@ -217,7 +218,7 @@ export default function CommentsPanel({ workspace, path, onClose }: { workspace:
   );
   const submit = async () => {
     if (!draft.trim()) return;
-    if (await act(() => post(`/api/v1/workspaces/${workspace.id}/comments`, { page_path: path, body: draft }))) setDraft("");
+    if (await act(() => post(commentsUrl(workspace.id), { page_path: path, body: draft }))) setDraft("");
   };
 
   return (

@@ -1,5 +1,6 @@
 /** Images pasted or dropped into the editor go to the workspace's uploads; the page links the stored file. */
 import { uploadWithProgress } from "../api/client.ts";
+import { contentBase } from "../api/pages.ts";
 
 export interface Uploaded {
   filename: string;
@@ -15,5 +16,5 @@ export function imageFiles(list: FileList | null | undefined): File[] {
 export function uploadImage(slug: string, file: File, onProgress: (fraction: number) => void): Promise<Uploaded> {
   const form = new FormData();
   form.append("file", file, file.name || "image.png");
-  return uploadWithProgress<Uploaded>(`/api/v1/content/${encodeURIComponent(slug)}/uploads`, form, onProgress);
+  return uploadWithProgress<Uploaded>(`${contentBase(slug)}/uploads`, form, onProgress);
 }

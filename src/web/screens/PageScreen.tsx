@@ -14,6 +14,7 @@ import { Notice, Spinner } from "../ui/controls.tsx";
 import { uploadImage } from "../editor/image-upload.ts";
 import type { PickablePage } from "../editor/PagePicker.tsx";
 import { fetchTree } from "../api/tree.ts";
+import { pageApiUrl } from "../api/pages.ts";
 import { pagePathOf } from "../tree/tree-ops.ts";
 import { FrontmatterForm } from "./FrontmatterForm.tsx";
 import { useLivePage } from "../app/site-live.ts";
@@ -33,7 +34,6 @@ const STATUS_TEXT: Record<Status, string> = {
   conflict: "Conflict",
 };
 
-const contentUrl = (slug: string, path: string) => `/api/v1/content/${encodeURIComponent(slug)}/${path.split("/").map(encodeURIComponent).join("/")}`;
 
 export default function PageScreen({
   workspace,
@@ -47,7 +47,7 @@ export default function PageScreen({
   /** Open the Markdown source at this body line (links from the quality report). */
   line?: number;
 }) {
-  const url = contentUrl(workspace.slug, path);
+  const url = pageApiUrl(workspace.slug, path);
   const [page, setPage] = useState<Page | null>(null);
   // Asked again when the page's metadata changes (the publish flag lives there).
   const live = useLivePage(workspace.id, path, `${page?.publish}|${page?.frontmatter_hash ?? ""}`);
