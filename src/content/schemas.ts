@@ -146,6 +146,21 @@ export const manifestInput = z.strictObject({
   cursor: cursor.optional(),
 });
 export const treeInput = z.strictObject({ folder: z.string().max(512, "must be at most 512 characters").optional() });
+/**
+ * GET …/tree's query: without either parameter the whole tree (the default answer); with them a
+ * folder's part of it, `depth` levels deep, each folder counting its direct children, so a client
+ * can load a large tree folder by folder.
+ */
+export const treeQuery = z.object({
+  folder: z.string().max(512, "must be at most 512 characters").optional().describe("Only the nodes under this folder (\"\" or absent: the root)"),
+  depth: z.coerce
+    .number()
+    .int("must be an integer")
+    .min(1, "must be between 1 and 64")
+    .max(64, "must be between 1 and 64")
+    .optional()
+    .describe("Levels to include (1: the folder's direct children); deeper folders come without children, with child_count"),
+});
 
 // ---- outputs: what the content endpoints answer (the OpenAPI document is generated from these) ----
 
@@ -186,6 +201,7 @@ export const treeNodeOutput = z.object({
   nav_order: z.number().nullable(),
   publish: z.boolean(),
   status: z.string().nullable(),
+  child_count: z.number().int().min(0).optional().describe("A folder's number of direct children; sent when the tree is asked for by folder or depth"),
   get children() {
     return z.array(treeNodeOutput).optional();
   },

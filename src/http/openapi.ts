@@ -69,7 +69,7 @@ import {
   qualityReportOutput,
 } from "../publish/schemas.ts";
 import { errorOutput } from "../core/schemas.ts";
-import { pageOutput, treeNodeOutput, treeOutput } from "../content/schemas.ts";
+import { pageOutput, treeNodeOutput, treeOutput, treeQuery } from "../content/schemas.ts";
 import { workspaceOutput, workspaceListOutput } from "../workspaces/workspace-schemas.ts";
 import { searchOutput } from "../search/schemas.ts";
 

@@ -118,7 +118,7 @@ export function siteFastPath(services: Services, framework: (request: Request) =
 function respond(site: SiteAnswer, requestId: string, limit: Limit): Response {
   // The response takes the page's shared headers (which hold nosniff) in one native copy, and
   // this response's own are added to its headers in place: no intermediate Headers to copy again.
-  const response = new Response(site.body as BodyInit | null, { status: site.status, headers: site.shared ?? NOSNIFF });
+  const response = new Response(site.body as ConstructorParameters<typeof Response>[0], { status: site.status, headers: site.shared ?? NOSNIFF });
   const out = response.headers;
   common(out, requestId, limit);
   for (const name in site.headers) out.set(name, site.headers[name]!);

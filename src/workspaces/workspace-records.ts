@@ -4,6 +4,7 @@ import type { Db } from "../db/database.ts";
 import { randomBytes } from "node:crypto";
 import { isUlid, ulid } from "../core/ids.ts";
 import type { EffectiveRole } from "../access/roles.ts";
+import { workspaceRights } from "../access/rights.ts";
 import { WorkspaceProblems, type WorkspaceProblem } from "./workspace-problems.ts";
 
 export interface WorkspaceRow {
@@ -197,6 +198,7 @@ export class WorkspaceRecords {
       slug: row.slug,
       description: row.description,
       role,
+      rights: workspaceRights(role, row),
       ...workspaceOptionsJson(row),
       published: row.published === 1,
       page_count: pageCount,

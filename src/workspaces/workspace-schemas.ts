@@ -80,6 +80,19 @@ const workspaceProblemOutput = z.object({
   since: z.iso.datetime(),
 });
 
+/** What the caller may do here, from the server's one rule (src/access/rights.ts; docs/decisions/web-rights.md). */
+const workspaceRightsOutput = z
+  .object({
+    read: z.boolean().describe("Read pages, the tree, history"),
+    comment: z.boolean().describe("Write comments (commenter and above)"),
+    edit: z.boolean().describe("Edit existing pages, upload, reorder"),
+    create: z.boolean().describe("Create pages (editors when editor_can_create_pages is on)"),
+    delete: z.boolean().describe("Delete pages (editors when editor_can_delete_pages is on)"),
+    move: z.boolean().describe("Move or rename pages (the create right: a move puts a page at a new path)"),
+    admin: z.boolean().describe("Workspace settings, members, git, site (admin and Super Admin)"),
+  })
+  .describe("The caller's rights in this workspace");
+
 /** A workspace as its members see it (the remote's URL without credentials). */
 export const workspaceOutput = z.object({
   id: z.string().describe("ULID"),
@@ -88,6 +101,7 @@ export const workspaceOutput = z.object({
   slug: z.string(),
   description: z.string(),
   role: z.enum([...WORKSPACE_ROLES, "super_admin"]).nullable().describe("The caller's effective role"),
+  rights: workspaceRightsOutput,
   git_remote: z.string().nullable(),
   git_branch: z.string(),
   git_auto_commit: z.boolean(),

@@ -28,10 +28,10 @@ beforeAll(async () => {
     async fetch(req) {
       const url = new URL(req.url);
       if (req.method !== "POST" || url.pathname !== "/v1/chat/completions") return openAiError(404, "Unknown request URL", "invalid_request_error", "unknown_url");
-      const body = await req.json();
+      const body = (await req.json()) as { messages: Array<{ content: string }>; model: string };
       seen.push({ auth: req.headers.get("authorization"), body });
       if (req.headers.get("authorization") !== "Bearer sk-test") return openAiError(401, "Incorrect API key provided: sk-***.", "invalid_request_error", "invalid_api_key");
-      const text: string = body.messages.at(-1).content;
+      const text: string = body.messages.at(-1)!.content;
       if (text.includes("RATE")) return openAiError(429, "Rate limit reached for requests", "requests", "rate_limit_exceeded", { "retry-after": "7" });
       if (text.includes("CRASH")) return openAiError(500, "The server had an error while processing your request.", "server_error", null);
       if (text.includes("MOVED")) return new Response(null, { status: 307, headers: { location: "http://127.0.0.1:1/elsewhere" } });

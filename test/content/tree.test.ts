@@ -91,3 +91,42 @@ test("nav_order from frontmatter orders pages that were not reordered", async ()
   const nav = (await o.client.get(`${o.base}/tree`)).body.items.find((n: Node) => n.path === "nav") as Node;
   expect(shape(nav.children!)).toEqual(["B", "A"]);
 });
+
+test("by folder and depth: a folder's direct children, each folder counting its own; the whole tree stays the default", async () => {
+  const o = await owner(server);
+  for (const path of ["lazy/a", "lazy/b", "lazy/sub/index", "lazy/sub/c", "lazy/sub/deep/d", "lazy/sub/deep/e"]) {
+    expect((await o.client.post(`${o.base}/${path}`, { title: path.split("/").pop()! })).status).toBe(201);
+  }
+  const whole = await o.client.get(`${o.base}/tree`);
+  expect(JSON.stringify(whole.body)).not.toContain("child_count");
+
+  const root = await o.client.get(`${o.base}/tree?depth=1`);
+  expect(root.status).toBe(200);
+  const lazy = root.body.items.find((n: Node) => n.path === "lazy");
+  expect(lazy).toMatchObject({ type: "folder", child_count: 3 });
+  expect(lazy.children).toBeUndefined();
+  expect(root.body.items.map((n: Node) => n.path)).toEqual(whole.body.items.map((n: Node) => n.path));
+
+  const level = await o.client.get(`${o.base}/tree?folder=lazy&depth=1`);
+  expect(level.body.items.map((n: Node & { child_count?: number }) => [n.path, n.child_count ?? null, n.children === undefined])).toEqual([
+    ["lazy/a.md", null, true],
+    ["lazy/b.md", null, true],
+    ["lazy/sub", 2, true],
+  ]);
+  // A folder's index page gives it its id and title, as in the whole tree.
+  expect(level.body.items[2]).toMatchObject({ title: "index", page_id: expect.any(String) });
+
+  const two = await o.client.get(`${o.base}/tree?folder=lazy/sub/&depth=2`);
+  expect(shape(two.body.items)).toEqual(["c", { Deep: ["d", "e"] }]);
+  expect(two.body.items[1].child_count).toBe(2);
+
+  // Without depth, the folder's whole part; an unknown folder has nothing under it.
+  expect(shape((await o.client.get(`${o.base}/tree?folder=lazy`)).body.items)).toEqual(["a", "b", { index: ["c", { Deep: ["d", "e"] }] }]);
+  expect((await o.client.get(`${o.base}/tree?folder=nowhere&depth=1`)).body.items).toEqual([]);
+
+  for (const bad of ["depth=0", "depth=x", "folder=../etc"]) {
+    const r = await o.client.get(`${o.base}/tree?${bad}`);
+    expect(r.status, bad).toBe(400);
+    expect(r.body.error).toBe("VALIDATION_ERROR");
+  }
+});

@@ -63,7 +63,7 @@ afterAll(async () => {
 
 /** Each delivery comes from its own address, so the 30/min per-IP limit never interferes. */
 function deliver(body: string | Uint8Array | undefined, headers: Record<string, string>, workspaceId = wsId) {
-  return new Client(server.url).request("POST", `/api/git/webhook/${workspaceId}`, { body: body as BodyInit | undefined, headers });
+  return new Client(server.url).request("POST", `/api/git/webhook/${workspaceId}`, { body: body as RequestInit["body"], headers });
 }
 
 /** Pushes recorded since `from`, after letting detached handlers run. */

@@ -32,7 +32,7 @@ export class Client {
   async request<T = any>(
     method: string,
     path: string,
-    opts: { json?: unknown; body?: BodyInit; headers?: Record<string, string>; token?: string | null } = {},
+    opts: { json?: unknown; body?: RequestInit["body"]; headers?: Record<string, string>; token?: string | null } = {},
   ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { "x-forwarded-for": this.ip, ...opts.headers };
     const token = opts.token === null ? undefined : (opts.token ?? this.token);

@@ -49,7 +49,7 @@ async function expectRefused(res: Response) {
 
 test.skipIf(process.platform !== "linux")("refusing 50 MB and 200 MB bodies does not hold them in the server's memory", async () => {
   // Warm the paths first (a small refused body of each kind), so the baseline includes the code.
-  const post = (body: BodyInit, chunkedBody = false) =>
+  const post = (body: NonNullable<RequestInit["body"]>, chunkedBody = false) =>
     fetch(`${s.base}/api/v1/workspaces`, {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -154,7 +154,7 @@ describe("HTTP edges", () => {
       const res = await rpc(authorization ? { authorization } : {}, list);
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toStartWith('Bearer realm="quire"');
-      expect((await res.json()).error).toBe("UNAUTHORIZED");
+      expect(((await res.json()) as { error: string }).error).toBe("UNAUTHORIZED");
     }
   });
 
@@ -186,7 +186,7 @@ describe("HTTP edges", () => {
     const huge = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "quire_write_page", arguments: { path: "huge", body: "h".repeat(20 * 1024 * 1024) } } });
     const res = await rpc({ authorization: `Bearer ${key}` }, huge);
     expect(res.status).toBe(413);
-    expect((await res.json()).error).toBe("PAYLOAD_TOO_LARGE");
+    expect(((await res.json()) as { error: string }).error).toBe("PAYLOAD_TOO_LARGE");
     const chunks = new ReadableStream({
       start(c) {
         for (let i = 0; i < 21; i++) c.enqueue(new Uint8Array(1024 * 1024).fill(32));

@@ -34,7 +34,7 @@ describe("authentication", () => {
       headers: { upgrade: "websocket", connection: "Upgrade", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "13" },
     });
     expect(r.status).toBe(401);
-    expect((await r.json()).error).toBe("UNAUTHORIZED");
+    expect(((await r.json()) as { error: string }).error).toBe("UNAUTHORIZED");
   });
 
   test("a forged cookie (other key, tampered signature, garbage, an access token) is refused", async () => {

@@ -4,16 +4,17 @@ import { httpCore } from "../core.ts";
 import { requirePrincipal } from "../guards.ts";
 import type { Principal } from "../../core/principal.ts";
 import { contentAccess } from "../../content/access.ts";
-import { decodeUrlPath } from "../../content/paths.ts";
+import { decodeUrlPath, normalizeFolderPath } from "../../content/paths.ts";
 import { parseInput } from "../../core/validate.ts";
-import { moveAliasInput, createPageInput, movePageInput, pageOutput, reorderInput, treeOutput, updatePageInput } from "../../content/schemas.ts";
+import { moveAliasInput, createPageInput, movePageInput, pageOutput, reorderInput, treeOutput, treeQuery, updatePageInput } from "../../content/schemas.ts";
+import { treeUnder } from "../../content/tree.ts";
 import type { RouteDocs } from "../openapi.ts";
 
 /**
  * Pages by workspace slug and file path (the content routes of docs/interfaces.md §3):
  *   GET|POST|PUT|DELETE|PATCH /api/v1/content/:workspace/*path
  *   POST /api/v1/content/:workspace/move     alias of PATCH; body {path (or old_path), new_path}
- *   GET  /api/v1/content/:workspace/tree
+ *   GET  /api/v1/content/:workspace/tree     ?folder=<path>&depth=<n>: a folder's part, n levels deep
  *   POST /api/v1/content/:workspace/reorder  {parent_path, order:[{id, sort_order}]} → 204
  * The bare segments tree, reorder, move and uploads are endpoints; pages with those names are
  * addressed with their `.md` suffix (`tree.md`).
@@ -35,7 +36,12 @@ export function contentRoutes(services: Services) {
   const access = (principal: Principal | null, slug: string) => contentAccess(services, requirePrincipal(principal), slug);
   return new Elysia({ prefix: "/api/v1/content" })
     .use(httpCore(services))
-    .get("/:workspace/tree", ({ principal, params }) => ({ items: ledger.tree(access(principal, params.workspace)), next_cursor: null }))
+    .get("/:workspace/tree", ({ principal, params, query }) => {
+      const items = ledger.tree(access(principal, params.workspace)); // 404 for outsiders before any validation
+      const { folder, depth } = parseInput(treeQuery, query);
+      if (folder === undefined && depth === undefined) return { items, next_cursor: null };
+      return { items: treeUnder(items, normalizeFolderPath(folder ?? "", "folder"), depth), next_cursor: null };
+    })
     .post("/:workspace/reorder", async ({ principal, params, body, set }) => {
       await ledger.reorder(access(principal, params.workspace), body);
       set.status = 204;
@@ -67,7 +73,7 @@ export function contentRoutes(services: Services) {
 
 /** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
 export const contentDocs: RouteDocs = {
-  "GET /api/v1/content/:workspace/tree": { summary: "The workspace's page tree", tag: "content", response: treeOutput },
+  "GET /api/v1/content/:workspace/tree": { summary: "The workspace's page tree", tag: "content", query: treeQuery, response: treeOutput },
   "POST /api/v1/content/:workspace/reorder": { summary: "Reorder pages in a folder", tag: "content", body: reorderInput, status: 204 },
   "POST /api/v1/content/:workspace/move": { summary: "Move a page (alias of PATCH)", tag: "content", body: moveAliasInput, response: pageOutput },
   "GET /api/v1/content/:workspace/*": { summary: "Read a page", tag: "content", response: pageOutput },

@@ -73,7 +73,7 @@ export function siteRoutes(services: Services) {
     });
     Object.assign(set.headers, answer.headers);
     set.status = answer.status;
-    return new Response(answer.body as BodyInit | null, { status: answer.status, headers: set.headers as Record<string, string> });
+    return new Response(answer.body as ConstructorParameters<typeof Response>[0], { status: answer.status, headers: set.headers as Record<string, string> });
   };
 
   const request = (req: Request, prefix: string, tail: string, origin: string): SiteRequest =>

@@ -1,48 +1,22 @@
-/** Shapes of the API's JSON as docs/architecture.md §8 and docs/interfaces.md §3 describe them (snake_case). */
-export interface User {
-  id: string;
-  name: string;
-  email: string;
-  email_verified?: boolean;
-  has_password?: boolean;
-  created_at?: string;
-}
+/** The web app's view of the API's JSON: the generated answer types, and the shapes the app itself derives. */
+import type * as Api from "./openapi-types.ts";
 
-type Role = "viewer" | "commenter" | "editor" | "admin" | "super_admin" | string;
-
-export interface Workspace {
-  id: string;
-  org_id?: string;
-  name: string;
-  slug: string;
-  description?: string;
-  role: Role | null;
-  page_count?: number;
-  editor_can_create_pages?: boolean;
-  editor_can_delete_pages?: boolean;
-}
+/** Answers the server documents: the generated types (openapi-types.ts, `bun run web:types`). */
+export type User = Api.User;
+export type Workspace = Api.Workspace;
+export type WorkspaceRights = Api.Workspace["rights"];
+type Role = NonNullable<Api.Workspace["role"]>;
+export type Session = Api.Session;
+export type Comment = Api.Comment;
+export type Person = Api.Person;
 
 export interface List<T> {
   items: T[];
   next_cursor: string | null;
 }
 
-export interface Page {
-  page_id: string;
-  path: string;
-  title: string;
-  description: string;
-  content: string;
-  content_hash: string;
-  frontmatter_hash?: string;
-  tags: string[];
-  status?: string;
-  publish?: boolean;
-  created_at: string;
-  updated_at: string;
-  /** What is wrong with the file as stored (invalid frontmatter): the page still loads. */
-  problems?: Array<{ kind: string; message: string }>;
-}
+/** A page as read or saved: the documented page object, whose body every read and write answer carries. */
+export type Page = Api.Page & { content: string };
 
 /** One node of the page tree; folders may have a page of their own (index.md). */
 export interface TreeNode {
@@ -52,15 +26,10 @@ export interface TreeNode {
   page_id: string | null;
   kind: "page" | "folder";
   children: TreeNode[];
-}
-
-export interface Session {
-  id: string;
-  device: string;
-  ip: string;
-  created_at: string;
-  last_active_at: string;
-  current: boolean;
+  /** A folder's number of direct children, when the tree was loaded by folder. */
+  child_count?: number;
+  /** A folder whose children are not loaded yet (large workspaces load the tree by folder). */
+  unloaded?: boolean;
 }
 
 interface BootData {

@@ -7,6 +7,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState, t
 import { announceSignedOut, api, del, onSessionExpired, post, refreshSession, setAccessToken } from "../api/client.ts";
 import type { User } from "../api/types.ts";
 import { navigate } from "./router.ts";
+import { AUTH } from "../api/auth.ts";
 
 interface AuthState {
   status: "loading" | "signed-in" | "signed-out";
@@ -44,10 +45,10 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const [user, setUser] = useState<User | null>(null);
 
   const loadUser = useCallback(async () => {
-    const me = await api<{ user: User }>("/api/auth/me");
+    const me = await api<{ user: User }>(AUTH.me);
     // The members' pass to published sites (an HttpOnly cookie for /p/), so a members-only site
     // opens in this browser without another sign-in. Best effort: the app works without it.
-    await post("/api/v1/site-session").catch(() => {});
+    await post(AUTH.siteSession).catch(() => {});
     setUser(me.user);
     setStatus("signed-in");
     hint.set(true);
@@ -92,7 +93,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       status,
       user,
       async signIn(email, password) {
-        const tokens = await api<{ access_token: string }>("/api/auth/login", {
+        const tokens = await api<{ access_token: string }>(AUTH.login, {
           method: "POST",
           json: { email, password },
           noRefresh: true,
@@ -101,7 +102,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         await loadUser();
       },
       async register(input) {
-        const res = await api<{ user: User; access_token?: string }>("/api/auth/register", {
+        const res = await api<{ user: User; access_token?: string }>(AUTH.register, {
           method: "POST",
           json: { ...input, terms_accepted: true },
           noRefresh: true,
@@ -116,8 +117,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       },
       async signOutEverywhere() {
         try {
-          await del("/api/v1/site-session").catch(() => {});
-          await post("/api/auth/logout");
+          await del(AUTH.siteSession).catch(() => {});
+          await post(AUTH.logout);
         } finally {
           announceSignedOut();
           hint.set(false);

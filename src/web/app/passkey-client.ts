@@ -5,6 +5,7 @@
 import { browserSupportsWebAuthn, browserSupportsWebAuthnAutofill, startAuthentication, startRegistration, WebAuthnAbortService } from "@simplewebauthn/browser";
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
 import { api, post } from "../api/client.ts";
+import { AUTH } from "../api/auth.ts";
 
 export { browserSupportsWebAuthn };
 
@@ -18,13 +19,13 @@ export interface PasskeyRecord {
 
 /** Signs in with a passkey; with an email only that account's passkeys are offered. Returns the access token. */
 export async function passkeySignIn(email?: string): Promise<string> {
-  const optionsJSON = await api<PublicKeyCredentialRequestOptionsJSON>("/api/auth/webauthn/login/begin", {
+  const optionsJSON = await api<PublicKeyCredentialRequestOptionsJSON>(AUTH.passkeyLoginBegin, {
     method: "POST",
     json: email ? { email } : {},
     noRefresh: true,
   });
   const response = await startAuthentication({ optionsJSON });
-  const tokens = await api<{ access_token: string }>("/api/auth/webauthn/login/finish", { method: "POST", json: { response }, noRefresh: true });
+  const tokens = await api<{ access_token: string }>(AUTH.passkeyLoginFinish, { method: "POST", json: { response }, noRefresh: true });
   return tokens.access_token;
 }
 
@@ -35,9 +36,9 @@ export async function passkeySignIn(email?: string): Promise<string> {
  */
 export async function passkeyAutofill(): Promise<string | null> {
   if (!(await browserSupportsWebAuthnAutofill())) return null;
-  const optionsJSON = await api<PublicKeyCredentialRequestOptionsJSON>("/api/auth/webauthn/login/begin", { method: "POST", json: {}, noRefresh: true });
+  const optionsJSON = await api<PublicKeyCredentialRequestOptionsJSON>(AUTH.passkeyLoginBegin, { method: "POST", json: {}, noRefresh: true });
   const response = await startAuthentication({ optionsJSON, useBrowserAutofill: true });
-  const tokens = await api<{ access_token: string }>("/api/auth/webauthn/login/finish", { method: "POST", json: { response }, noRefresh: true });
+  const tokens = await api<{ access_token: string }>(AUTH.passkeyLoginFinish, { method: "POST", json: { response }, noRefresh: true });
   return tokens.access_token;
 }
 
@@ -46,7 +47,7 @@ export function cancelPasskeyCeremony(): void {
 }
 
 export async function registerPasskey(name?: string): Promise<PasskeyRecord> {
-  const optionsJSON = await post<PublicKeyCredentialCreationOptionsJSON>("/api/auth/webauthn/register/begin");
+  const optionsJSON = await post<PublicKeyCredentialCreationOptionsJSON>(AUTH.passkeyRegisterBegin);
   const response = await startRegistration({ optionsJSON });
-  return post<PasskeyRecord>("/api/auth/webauthn/register/finish", name ? { response, name } : { response });
+  return post<PasskeyRecord>(AUTH.passkeyRegisterFinish, name ? { response, name } : { response });
 }

@@ -2,18 +2,17 @@
 import { useEffect, useState } from "react";
 import { get } from "../api/client.ts";
 import type { List } from "../api/types.ts";
+import { workspaceUrls } from "../api/workspaces.ts";
+import type { Person } from "../api/types.ts";
 
-export interface Person {
-  id: string;
-  name: string;
-}
+export type { Person } from "../api/types.ts";
 
 const cache = new Map<string, Promise<Person[]>>();
 
 function loadPeople(workspaceId: string, fresh = false): Promise<Person[]> {
   let p = cache.get(workspaceId);
   if (!p || fresh) {
-    p = get<List<Person>>(`/api/v1/workspaces/${encodeURIComponent(workspaceId)}/people`).then((l) => l.items);
+    p = get<List<Person>>(workspaceUrls(workspaceId).people).then((l) => l.items);
     p.catch(() => cache.delete(workspaceId));
     cache.set(workspaceId, p);
   }

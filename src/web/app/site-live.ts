@@ -1,6 +1,7 @@
 /** Whether a page is live on its workspace's published site, and where (the "View on site" link, the publish toggle's note). */
 import { useEffect, useState } from "react";
 import { get } from "../api/client.ts";
+import { workspaceUrls } from "../api/workspaces.ts";
 
 export interface LiveState {
   /** The site itself is switched on. */
@@ -20,7 +21,7 @@ export function useLivePage(workspaceId: string, path: string, version: string):
   const [state, setState] = useState<LiveState | null>(null);
   useEffect(() => {
     const controller = new AbortController();
-    get<LivePages>(`/api/v1/workspaces/${workspaceId}/site/pages`, controller.signal).then(
+    get<LivePages>(workspaceUrls(workspaceId).sitePages, controller.signal).then(
       (live) => setState({ sitePublished: live.published, url: live.published ? (live.pages.find((p) => p.path === path)?.url ?? null) : null }),
       () => setState(null),
     );

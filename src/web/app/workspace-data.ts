@@ -1,17 +1,23 @@
 /**
  * Workspace list and page tree, fetched once and shared by the shell and the editor; `refresh`
  * after a change (create, rename, a live event) re-reads them.
+ *
+ * A small workspace's tree comes whole, every folder open. A large one (more than LAZY_TREE_FROM
+ * pages) comes a folder at a time: the root and the folders on the way to the open page first,
+ * any other folder when it is opened — a 5,000-page tree in one answer took seconds to fetch and render.
  */
-import { useCallback, useEffect, useState } from "react";
-import { ApiError, get } from "../api/client.ts";
-import type { List, TreeNode, Workspace } from "../api/types.ts";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { ApiError } from "../api/client.ts";
+import { fetchTree } from "../api/tree.ts";
+import { listWorkspaces } from "../api/workspaces.ts";
+import type { TreeNode, Workspace } from "../api/types.ts";
 
 export function useWorkspaces() {
   const [items, setItems] = useState<Workspace[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const load = useCallback(async () => {
     try {
-      setItems((await get<List<Workspace>>("/api/v1/workspaces")).items);
+      setItems((await listWorkspaces()).items);
       setError(null);
     } catch (e) {
       setError(e);
@@ -23,50 +29,88 @@ export function useWorkspaces() {
   return { items, error, reload: load };
 }
 
-/** Normalises the tree answer: an array of nodes, or an object holding one under items/children/tree. */
-export function normalizeTree(raw: unknown): TreeNode[] {
-  const list = Array.isArray(raw)
-    ? raw
-    : raw && typeof raw === "object"
-      ? ((raw as Record<string, unknown>).items ?? (raw as Record<string, unknown>).children ?? (raw as Record<string, unknown>).tree ?? [])
-      : [];
-  if (!Array.isArray(list)) return [];
-  return list.map((n: Record<string, unknown>): TreeNode => {
-    const children = normalizeTree(n.children ?? []);
-    const path = String(n.path ?? n.name ?? "");
-    const pageId = (n.page_id ?? n.id ?? null) as string | null;
-    const isFolder = n.type === "folder" || n.kind === "folder" || (children.length > 0 && !path.endsWith(".md"));
-    const name = String(n.name ?? path.split("/").pop() ?? path);
-    return {
-      name,
-      path,
-      title: String(n.title ?? name.replace(/\.md$/, "")),
-      page_id: isFolder && !path.endsWith(".md") && !n.page_id ? null : pageId,
-      kind: isFolder ? "folder" : "page",
-      children,
-    };
+/** Above this many pages the tree loads by folder. */
+const LAZY_TREE_FROM = 500;
+
+/** The folders that hold `path`, outermost first ("a/b/c.md" → ["a", "a/b"]). */
+function foldersAbove(path: string | undefined): string[] {
+  if (!path) return [];
+  const parts = path.split("/").slice(0, -1);
+  return parts.map((_, i) => parts.slice(0, i + 1).join("/"));
+}
+
+/** The tree with `folder`'s children put in place (the folder is loaded from then on). */
+function graft(tree: TreeNode[], folder: string, children: TreeNode[]): TreeNode[] {
+  return tree.map((n) => {
+    if (n.kind !== "folder") return n;
+    if (n.path === folder) return { ...n, children, child_count: children.length, unloaded: false };
+    if (folder.startsWith(n.path + "/")) return { ...n, children: graft(n.children, folder, children) };
+    return n;
   });
 }
 
-export function useTree(slug: string | undefined) {
+export function useTree(workspace: Pick<Workspace, "slug" | "page_count"> | undefined, current?: string) {
+  const slug = workspace?.slug;
+  const lazy = (workspace?.page_count ?? 0) > LAZY_TREE_FROM;
   const [tree, setTree] = useState<TreeNode[] | null>(null);
   const [error, setError] = useState<unknown>(null);
+  // Lazy mode: the folders whose children were asked for, re-read together on a reload.
+  const opened = useRef(new Set<string>());
+  const currentRef = useRef(current);
+  currentRef.current = current;
+
   const load = useCallback(async () => {
     if (!slug) return;
     try {
-      setTree(normalizeTree(await get(`/api/v1/content/${encodeURIComponent(slug)}/tree`)));
+      if (!lazy) {
+        setTree(await fetchTree(slug));
+      } else {
+        for (const f of foldersAbove(currentRef.current)) opened.current.add(f);
+        // Outermost first, so each level grafts onto one already in place.
+        const folders = [...opened.current].sort((a, b) => a.split("/").length - b.split("/").length);
+        const [root, ...levels] = await Promise.all([fetchTree(slug, ""), ...folders.map((f) => fetchTree(slug, f))]);
+        setTree(levels.reduce((t, children, i) => graft(t, folders[i]!, children), root!));
+      }
       setError(null);
     } catch (e) {
       // Until the content API exists the tree is simply empty rather than an error.
       if (e instanceof ApiError && e.status === 404 && e.message === "No such endpoint") setTree([]);
       else setError(e);
     }
-  }, [slug]);
+  }, [slug, lazy]);
+
+  /** Loads a folder's children (lazy mode; a loaded folder is left as it is). */
+  const expand = useCallback(
+    async (folder: string) => {
+      if (!slug || !lazy || opened.current.has(folder)) return;
+      opened.current.add(folder);
+      try {
+        const children = await fetchTree(slug, folder);
+        setTree((t) => t && graft(t, folder, children));
+      } catch (e) {
+        opened.current.delete(folder);
+        setError(e);
+      }
+    },
+    [slug, lazy],
+  );
+
   useEffect(() => {
+    opened.current = new Set();
     setTree(null);
     void load();
   }, [load]);
-  return { tree, error, reload: load };
+
+  // A page opened in a folder not loaded yet (from search, a link): its folders load.
+  useEffect(() => {
+    if (!lazy || tree === null) return;
+    for (const f of foldersAbove(current)) if (!opened.current.has(f)) void expand(f);
+  }, [lazy, current, tree === null, expand]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  /** The whole tree: the one loaded when it is whole, otherwise asked for (dialogs that list every folder). */
+  const wholeTree = useCallback(async (): Promise<TreeNode[]> => (!lazy && tree ? tree : fetchTree(slug!)), [lazy, tree, slug]);
+
+  return { tree, error, reload: load, expand, lazy, wholeTree };
 }
 
 /** Path of a new page from its title: lower-case words joined by dashes, under `folder`. */

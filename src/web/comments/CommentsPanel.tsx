@@ -11,21 +11,13 @@ import { usePeople, type Person } from "../app/people.ts";
 import { useLive } from "../live/LiveContext.tsx";
 import { Notice, Spinner } from "../ui/controls.tsx";
 import { MentionTextarea } from "./MentionTextarea.tsx";
+import { commentResolveUrl, commentUrl, commentsUrl } from "../api/comments.ts";
+import type { Comment } from "../api/types.ts";
 
-interface Comment {
-  id: string;
-  page_path: string;
-  parent_id: string | null;
-  author: { id: string | null; name: string };
-  body: string;
-  mentions: string[];
-  resolved: boolean;
-  created_at: string;
-  updated_at: string;
-}
 
-const canComment = (ws: Workspace) => ["commenter", "editor", "admin", "super_admin"].includes(ws.role ?? "");
-const isAdmin = (ws: Workspace) => ws.role === "admin" || ws.role === "super_admin";
+// What the caller may do comes from the server with the workspace (docs/decisions/web-rights.md).
+const canComment = (ws: Workspace) => ws.rights.comment;
+const isAdmin = (ws: Workspace) => ws.rights.admin;
 
 /** Comment text with the mentioned people's names marked. */
 function Body({ text, people, mentions }: { text: string; people: Person[]; mentions: string[] }) {
@@ -58,10 +50,10 @@ function CommentItem(props: { c: Comment; ws: Workspace; people: Person[]; me: s
         <form
           onSubmit={async (e) => {
             e.preventDefault();
-            if (await props.act(() => put(`/api/v1/comments/${c.id}`, { body: text }))) setEditing(false);
+            if (await props.act(() => put(commentUrl(c.id), { body: text }))) setEditing(false);
           }}
         >
-          <MentionTextarea label="Edit comment" value={text} onChange={setText} people={props.people} onSubmit={() => void props.act(() => put(`/api/v1/comments/${c.id}`, { body: text })).then((ok) => ok && setEditing(false))} autoFocus />
+          <MentionTextarea label="Edit comment" value={text} onChange={setText} people={props.people} onSubmit={() => void props.act(() => put(commentUrl(c.id), { body: text })).then((ok) => ok && setEditing(false))} autoFocus />
           <div className="comment-actions">
             <button className="btn btn-small btn-primary" type="submit" disabled={props.busy || !text.trim()}>
               Save
@@ -85,7 +77,7 @@ function CommentItem(props: { c: Comment; ws: Workspace; people: Person[]; me: s
             className="btn-link danger"
             type="button"
             onClick={() => {
-              if (window.confirm(c.parent_id ? "Delete this reply?" : "Delete this comment and its replies?")) void props.act(() => del(`/api/v1/comments/${c.id}`));
+              if (window.confirm(c.parent_id ? "Delete this reply?" : "Delete this comment and its replies?")) void props.act(() => del(commentUrl(c.id)));
             }}
           >
             Delete
@@ -102,7 +94,7 @@ function Thread(props: { root: Comment; replies: Comment[]; ws: Workspace; peopl
   const [reply, setReply] = useState("");
   const send = async () => {
     if (!reply.trim()) return;
-    if (await props.act(() => post(`/api/v1/workspaces/${props.ws.id}/comments`, { parent_id: root.id, body: reply }))) {
+    if (await props.act(() => post(commentsUrl(props.ws.id), { parent_id: root.id, body: reply }))) {
       setReply("");
       setReplying(false);
     }
@@ -144,7 +136,7 @@ function Thread(props: { root: Comment; replies: Comment[]; ws: Workspace; peopl
               <button className="btn btn-small" type="button" onClick={() => setReplying(true)}>
                 Reply
               </button>
-              <button className="btn btn-small" type="button" onClick={() => void props.act(() => post(`/api/v1/comments/${root.id}/${root.resolved ? "unresolve" : "resolve"}`))}>
+              <button className="btn btn-small" type="button" onClick={() => void props.act(() => post(commentResolveUrl(root.id, root.resolved)))}>
                 {root.resolved ? "Reopen" : "Resolve"}
               </button>
             </>
@@ -171,7 +163,7 @@ export default function CommentsPanel({ workspace, path, onClose }: { workspace:
       let cursor: string | null = null;
       do {
         const q: string = `page=${encodeURIComponent(path)}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-        const page: List<Comment> = await get<List<Comment>>(`/api/v1/workspaces/${workspace.id}/comments?${q}`);
+        const page: List<Comment> = await get<List<Comment>>(commentsUrl(workspace.id, q));
         all.push(...page.items);
         cursor = page.next_cursor;
       } while (cursor);
@@ -216,7 +208,7 @@ export default function CommentsPanel({ workspace, path, onClose }: { workspace:
   );
   const submit = async () => {
     if (!draft.trim()) return;
-    if (await act(() => post(`/api/v1/workspaces/${workspace.id}/comments`, { page_path: path, body: draft }))) setDraft("");
+    if (await act(() => post(commentsUrl(workspace.id), { page_path: path, body: draft }))) setDraft("");
   };
 
   return (

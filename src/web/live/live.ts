@@ -7,6 +7,7 @@
  */
 import { post } from "../api/client.ts";
 import { emitPageChange, type PageChange } from "./page-events.ts";
+import { AUTH } from "../api/auth.ts";
 
 type LiveStatus = "connecting" | "open" | "offline";
 
@@ -90,7 +91,7 @@ export class LiveClient {
     this.status = this.attempt === 0 ? "connecting" : "offline";
     this.changed();
     try {
-      await post("/api/auth/ws-token");
+      await post(AUTH.wsToken);
     } catch {
       this.reconnectLater();
       return;

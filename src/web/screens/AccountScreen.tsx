@@ -5,6 +5,7 @@ import type { List, Session } from "../api/types.ts";
 import { useAuth } from "../app/auth.tsx";
 import { Field, Notice, Spinner } from "../ui/controls.tsx";
 import { SignInMethods } from "./SignInMethods.tsx";
+import { AUTH } from "../api/auth.ts";
 
 /** Proves the current password, sets a new one; every session ends, so this one signs in again. */
 function ChangePassword({ email, onChanged }: { email: string; onChanged(): void }) {
@@ -23,7 +24,7 @@ function ChangePassword({ email, onChanged }: { email: string; onChanged(): void
         setError(null);
         setDone(false);
         try {
-          await post("/api/auth/change-password", { current_password: current, new_password: next });
+          await post(AUTH.changePassword, { current_password: current, new_password: next });
           await signIn(email, next);
           setCurrent("");
           setNext("");
@@ -52,7 +53,7 @@ export default function AccountScreen() {
   const { user, signOutEverywhere } = useAuth();
   const [sessions, setSessions] = useState<Session[] | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const loadSessions = () => get<List<Session>>("/api/auth/sessions").then((l) => setSessions(l.items), setError);
+  const loadSessions = () => get<List<Session>>(AUTH.sessions).then((l) => setSessions(l.items), setError);
   useEffect(() => {
     void loadSessions();
   }, []);

@@ -7,6 +7,7 @@ import { get, messageOf } from "../api/client.ts";
 import type { List, Workspace } from "../api/types.ts";
 import { linkClick, pageUrl } from "../app/router.ts";
 import { Notice, Spinner } from "../ui/controls.tsx";
+import { workspaceUrls } from "../api/workspaces.ts";
 
 interface Activity {
   id: string;
@@ -38,8 +39,8 @@ export default function ActivityScreen({ workspace, page }: { workspace: Workspa
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const base = page
-    ? `/api/v1/workspaces/${workspace.id}/page-activity?page=${encodeURIComponent(page)}&limit=30`
-    : `/api/v1/workspaces/${workspace.id}/activity?limit=30${action ? `&action=${action}` : ""}`;
+    ? workspaceUrls(workspace.id).pageActivity(page)
+    : workspaceUrls(workspace.id).activity(action);
 
   const load = useCallback(
     async (after: string | null) => {

@@ -7,6 +7,7 @@ import { ApiError, get, messageOf } from "../api/client.ts";
 import type { Workspace } from "../api/types.ts";
 import { linkClick, navigate, pageUrl, useLocation } from "../app/router.ts";
 import { Notice, Spinner } from "../ui/controls.tsx";
+import { workspaceUrls } from "../api/workspaces.ts";
 
 const WINDOWS = [7, 30, 90] as const;
 
@@ -48,7 +49,7 @@ export default function AnalyticsScreen({ workspace }: { workspace: Workspace })
 
   useEffect(() => {
     const controller = new AbortController();
-    const base = `/api/v1/workspaces/${workspace.id}/analytics`;
+    const base = workspaceUrls(workspace.id).analytics;
     setReports(null);
     setError(null);
     Promise.all([

@@ -7,6 +7,7 @@ import { linkClick, navigate, useLocation } from "../app/router.ts";
 import { Field, Notice } from "../ui/controls.tsx";
 import { signInErrorMessage } from "../app/sign-in-errors.ts";
 import { browserSupportsWebAuthn, cancelPasskeyCeremony, passkeyAutofill, passkeySignIn } from "../app/passkey-client.ts";
+import { AUTH, oidcUrl } from "../api/auth.ts";
 
 function AuthLayout({ title, children, footer }: { title: string; children: ReactNode; footer?: ReactNode }) {
   return (
@@ -48,7 +49,7 @@ function useForm() {
 
 /** Signs in with a provider: the server answers the provider's URL, the browser goes there. */
 async function startProvider(id: string): Promise<void> {
-  const { url } = await api<{ url: string }>(`/api/auth/oidc/${id}`, { method: "POST", json: {}, noRefresh: true });
+  const { url } = await api<{ url: string }>(oidcUrl(id), { method: "POST", json: {}, noRefresh: true });
   location.assign(url);
 }
 
@@ -78,7 +79,7 @@ export function LoginScreen() {
     if (claimed.current) return;
     claimed.current = true;
     setOutside({ busy: true, error: null });
-    api<{ access_token: string }>("/api/auth/oidc/claim", { method: "POST", json: { code }, noRefresh: true })
+    api<{ access_token: string }>(AUTH.oidcClaim, { method: "POST", json: { code }, noRefresh: true })
       .then((tokens) => adoptSession(tokens.access_token))
       .catch((err: unknown) => setOutside({ busy: false, error: messageOf(err) }));
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -283,7 +284,7 @@ export function ForgotPasswordScreen() {
           <form
             onSubmit={(e) =>
               run(e, async () => {
-                const r = await api<{ message: string }>("/api/auth/forgot-password", { method: "POST", json: { email }, noRefresh: true });
+                const r = await api<{ message: string }>(AUTH.forgotPassword, { method: "POST", json: { email }, noRefresh: true });
                 setSent(r.message);
               })
             }
@@ -314,7 +315,7 @@ export function ResetPasswordScreen() {
         onSubmit={(e) =>
           run(e, async () => {
             if (mismatch) throw new Error("The two passwords differ.");
-            await api("/api/auth/reset-password", { method: "POST", json: { token, new_password: password }, noRefresh: true });
+            await api(AUTH.resetPassword, { method: "POST", json: { token, new_password: password }, noRefresh: true });
             navigate("/login?reset=1", { replace: true });
           })
         }

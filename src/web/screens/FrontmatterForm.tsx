@@ -5,7 +5,7 @@ import { messageOf } from "../api/client.ts";
 import type { Page } from "../api/types.ts";
 import { Field, Notice } from "../ui/controls.tsx";
 
-interface FrontmatterPatch {
+export interface FrontmatterPatch {
   title?: string;
   description?: string;
   tags?: string[];

@@ -8,6 +8,8 @@ import type { User } from "../api/types.ts";
 import { useAuth } from "../app/auth.tsx";
 import { linkClick, navigate } from "../app/router.ts";
 import { Field, Notice, Spinner } from "../ui/controls.tsx";
+import { shareLinkUseUrl } from "../api/account.ts";
+import { AUTH } from "../api/auth.ts";
 
 interface Joined {
   workspace: { id: string; slug: string; name: string; role: string };
@@ -38,7 +40,7 @@ export function InviteAcceptScreen({ token }: { token: string }) {
             setBusy(true);
             setError(null);
             try {
-              const res = await api<Joined & { user: User; access_token?: string }>("/api/auth/invitations/accept", {
+              const res = await api<Joined & { user: User; access_token?: string }>(AUTH.invitationAccept, {
                 method: "POST",
                 json: { token, password, ...(name.trim() ? { name: name.trim() } : {}) },
                 noRefresh: true,
@@ -75,7 +77,7 @@ export function JoinScreen({ token, onJoined }: { token: string; onJoined(): Pro
     // Once per token, also under StrictMode's double effects: a link may have a single use.
     if (started.current) return;
     started.current = true;
-    post<Joined>(`/api/v1/share-links/${encodeURIComponent(token)}/use`).then(
+    post<Joined>(shareLinkUseUrl(token)).then(
       async (res) => {
         await onJoined();
         navigate(`/w/${encodeURIComponent(res.workspace.slug)}`, { replace: true });

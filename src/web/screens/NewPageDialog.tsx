@@ -1,5 +1,6 @@
 import { useState } from "react";
-import { ApiError, messageOf, post } from "../api/client.ts";
+import { ApiError, messageOf } from "../api/client.ts";
+import { createPage } from "../api/pages.ts";
 import type { Page } from "../api/types.ts";
 import { pathForTitle } from "../app/workspace-data.ts";
 import { Dialog, Field, Notice } from "../ui/controls.tsx";
@@ -30,8 +31,7 @@ function NewPageForm(props: Props) {
         setBusy(true);
         setError(null);
         try {
-          const encoded = effectivePath.split("/").map(encodeURIComponent).join("/");
-          const page = await post<Page>(`/api/v1/content/${encodeURIComponent(props.slug)}/${encoded}`, { title, body: "" });
+          const page = await createPage(props.slug, effectivePath, { title, body: "" });
           props.onCreated(page);
         } catch (err) {
           setError(err as Error);

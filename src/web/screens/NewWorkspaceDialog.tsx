@@ -4,7 +4,8 @@
  * so this dialog is the one place to give it; the clone runs inside the create request.
  */
 import { useState } from "react";
-import { messageOf, post } from "../api/client.ts";
+import { messageOf } from "../api/client.ts";
+import { createWorkspace } from "../api/workspaces.ts";
 import type { Workspace } from "../api/types.ts";
 import { Dialog, Field, Notice } from "../ui/controls.tsx";
 
@@ -46,7 +47,7 @@ function NewWorkspaceForm(props: Props) {
         setBusy(true);
         setError(null);
         try {
-          const ws = await post<Workspace>("/api/v1/workspaces", {
+          const ws = await createWorkspace({
             name,
             slug: effective,
             ...(description ? { description } : {}),

@@ -3,31 +3,35 @@
  * management — a per-row actions menu (new page here, rename or move, "move to" a folder, move
  * up/down for keyboard users, delete) and drag and drop (before/after a row reorders, onto a folder moves into it).
  */
-import { createContext, lazy, Suspense, useContext, useEffect, useRef, useState, type DragEvent } from "react";
+import { createContext, lazy, Suspense, useContext, useEffect, useLayoutEffect, useRef, useState, type DragEvent } from "react";
 import { messageOf } from "../api/client.ts";
-import type { TreeNode } from "../api/types.ts";
+import type { TreeNode, WorkspaceRights } from "../api/types.ts";
 import { linkClick, pageUrl } from "../app/router.ts";
 import { Notice } from "../ui/controls.tsx";
-import { movePage, reorder } from "../tree/tree-api.ts";
-import { dropPlan, levelOf, pagePathOf, pagesUnder, reorderBody, stepBody, type DropPlace } from "../tree/tree-ops.ts";
+import { movePage } from "../api/pages.ts";
+import { reorder } from "../api/tree.ts";
+import { dropPlan, findNode, levelOf, pagePathOf, pagesUnder, reorderBody, stepBody, type DropPlace } from "../tree/tree-ops.ts";
 import type { TreeDialogState } from "../tree/TreeDialogs.tsx";
 
 // The rename, move and delete dialogs load with the first one opened (kept out of the initial JS).
 const TreeDialogs = lazy(() => import("../tree/TreeDialogs.tsx").then((m) => ({ default: m.TreeDialogs })));
 
-export interface TreeRights {
-  create: boolean;
-  edit: boolean;
-  delete: boolean;
-  /** A move puts a page at a new path: allowed with the create right (docs/decisions/page-moves.md). */
-  move: boolean;
-}
+/** The workspace's rights the tree acts on, as the server sent them (docs/decisions/web-rights.md). */
+type TreeRights = Pick<WorkspaceRights, "create" | "edit" | "delete" | "move">;
+
+/** A folder with more children than this renders only the rows in view (a scroll box of its own). */
+const VIRTUAL_FROM = 200;
+const ROW_PX = 30;
+const OVERSCAN = 15;
 
 interface TreeCtx {
   slug: string;
   viewers: Record<string, string[]>;
   current: string | undefined;
   rights: TreeRights;
+  /** The tree loads by folder: a folder opens folded unless it was loaded (on the way to the open page). */
+  lazy: boolean;
+  expand(folder: string): void;
   onNewPage(folder: string): void;
   openDialog(state: TreeDialogState): void;
   step(node: TreeNode, dir: -1 | 1): void;
@@ -65,7 +69,7 @@ function RowMenu({ node, label }: { node: TreeNode; label: string }) {
     items.push(["Move up", () => ctx.step(node, -1)]);
     items.push(["Move down", () => ctx.step(node, 1)]);
   }
-  if (ctx.rights.move && pagesUnder(node).length > 0) items.push(["Move to…", () => ctx.openDialog({ kind: "move", node })]);
+  if (ctx.rights.move && (pagesUnder(node).length > 0 || (node.child_count ?? 0) > 0)) items.push(["Move to…", () => ctx.openDialog({ kind: "move", node })]);
   if (page && node.kind === "page" && ctx.rights.delete) items.push(["Delete…", () => ctx.openDialog({ kind: "delete", node })]);
   if (items.length === 0) return null;
   return (
@@ -112,14 +116,19 @@ function RowMenu({ node, label }: { node: TreeNode; label: string }) {
 
 function Node({ node, depth }: { node: TreeNode; depth: number }) {
   const ctx = useContext(Ctx)!;
-  const [open, setOpen] = useState(true);
+  const [open, setOpen] = useState(!node.unloaded);
+  // Loading by folder, a page opened below a folded folder (from search, a link) unfolds it.
+  const holdsCurrent = ctx.lazy && node.kind === "folder" && !!ctx.current?.startsWith(node.path + "/");
+  useEffect(() => {
+    if (holdsCurrent) setOpen(true);
+  }, [holdsCurrent]);
   const [dropAt, setDropAt] = useState<DropPlace | null>(null);
   const pagePath = pagePathOf(node);
   const active = pagePath !== null && pagePath === ctx.current;
   const label = node.title || node.name;
   const draggable = ctx.rights.edit && !!node.page_id;
   return (
-    <li role="treeitem" aria-expanded={node.kind === "folder" ? open : undefined} aria-selected={active} aria-level={depth + 1}>
+    <li data-node={node.path} role="treeitem" aria-expanded={node.kind === "folder" ? open : undefined} aria-selected={active} aria-level={depth + 1}>
       <div
         className={`tree-row${active ? " active" : ""}${dropAt ? ` drop-${dropAt}` : ""}`}
         style={{ paddingLeft: `${depth * 0.9 + 0.4}rem` }}
@@ -144,7 +153,12 @@ function Node({ node, depth }: { node: TreeNode; depth: number }) {
         }}
       >
         {node.kind === "folder" ? (
-          <button type="button" className="tree-toggle" aria-label={`${open ? "Collapse" : "Expand"} ${label}`} onClick={() => setOpen(!open)}>
+          <button type="button" className="tree-toggle" aria-label={`${open ? "Collapse" : "Expand"} ${label}`}
+            onClick={() => {
+              if (!open && node.unloaded) ctx.expand(node.path);
+              setOpen(!open);
+            }}
+          >
             {open ? "▾" : "▸"}
           </button>
         ) : (
@@ -169,14 +183,80 @@ function Node({ node, depth }: { node: TreeNode; depth: number }) {
         )}
         <RowMenu node={node} label={label} />
       </div>
-      {node.kind === "folder" && open && node.children.length > 0 && (
-        <ul role="group">
-          {node.children.map((c) => (
-            <Node key={c.path} node={c} depth={depth + 1} />
-          ))}
-        </ul>
+      {node.kind === "folder" && open && node.unloaded && (
+        <div className="tree-loading muted" role="status" style={{ paddingLeft: `${(depth + 1) * 0.9 + 1.6}rem` }}>
+          Loading…
+        </div>
       )}
+      {node.kind === "folder" && open && !node.unloaded && node.children.length > 0 && <Level nodes={node.children} depth={depth + 1} />}
     </li>
+  );
+}
+
+/** One folder's children: all of them, or for a long folder only those in view. */
+function Level({ nodes, depth }: { nodes: TreeNode[]; depth: number }) {
+  if (nodes.length > VIRTUAL_FROM) return <VirtualLevel nodes={nodes} depth={depth} />;
+  return (
+    <ul role="group">
+      {nodes.map((c) => (
+        <Node key={c.path} node={c} depth={depth} />
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * A long folder in a scroll box of its own, rendering the rows in view (and a few around them)
+ * between two spacers. Rows are one line high; an opened sub-folder is measured once rendered.
+ * The open page's row is scrolled into view when the folder appears or the page changes.
+ */
+function VirtualLevel({ nodes, depth }: { nodes: TreeNode[]; depth: number }) {
+  const ctx = useContext(Ctx)!;
+  const box = useRef<HTMLUListElement>(null);
+  const heights = useRef(new Map<string, number>());
+  const [view, setView] = useState({ top: 0, height: 600 });
+  const [, remeasured] = useState(0);
+  const heightOf = (n: TreeNode) => heights.current.get(n.path) ?? ROW_PX;
+  const offsets: number[] = [0];
+  for (const n of nodes) offsets.push(offsets[offsets.length - 1]! + heightOf(n));
+  const total = offsets[nodes.length]!;
+  let first = 0;
+  while (first < nodes.length && offsets[first + 1]! < view.top) first++;
+  let last = first;
+  while (last < nodes.length && offsets[last]! < view.top + view.height) last++;
+  first = Math.max(0, first - OVERSCAN);
+  last = Math.min(nodes.length, last + OVERSCAN);
+
+  const currentIndex = ctx.current ? nodes.findIndex((n) => pagePathOf(n) === ctx.current) : -1;
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    if (currentIndex >= 0) el.scrollTop = Math.max(0, offsets[currentIndex]! - el.clientHeight / 2);
+    setView({ top: el.scrollTop, height: el.clientHeight || 600 });
+  }, [currentIndex]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  useLayoutEffect(() => {
+    // Rows taller than one line (an opened sub-folder) are measured, and the offsets follow.
+    let changed = false;
+    for (const li of box.current?.querySelectorAll<HTMLElement>(":scope > li[data-node]") ?? []) {
+      const path = li.dataset.node!;
+      const h = li.offsetHeight;
+      if (h > 0 && h !== (heights.current.get(path) ?? ROW_PX)) {
+        heights.current.set(path, h);
+        changed = true;
+      }
+    }
+    if (changed) remeasured((n) => n + 1);
+  });
+
+  return (
+    <ul role="group" className="tree-long" ref={box} onScroll={(e) => setView({ top: e.currentTarget.scrollTop, height: e.currentTarget.clientHeight })}>
+      <li aria-hidden="true" style={{ height: offsets[first] }} />
+      {nodes.slice(first, last).map((c) => (
+        <Node key={c.path} node={c} depth={depth} />
+      ))}
+      <li aria-hidden="true" style={{ height: total - offsets[last]! }} />
+    </ul>
   );
 }
 
@@ -185,6 +265,11 @@ export function PageTree(props: {
   slug: string;
   current: string | undefined;
   rights: TreeRights;
+  /** The tree loads by folder (see useTree). */
+  lazy?: boolean;
+  expand?(folder: string): void;
+  /** The whole tree, for the dialogs that list every folder or move a folder's every page. */
+  wholeTree?(): Promise<TreeNode[]>;
   /** Page path → names of the other people who have it open. */
   viewers?: Record<string, string[]>;
   onNewPage(folder: string): void;
@@ -196,6 +281,7 @@ export function PageTree(props: {
   const [dialog, setDialog] = useState<TreeDialogState>(null);
   // Once loaded the dialogs stay mounted, so a closing <dialog> hands focus back to its opener.
   const [dialogsUsed, setDialogsUsed] = useState(false);
+  const [dialogTree, setDialogTree] = useState<TreeNode[] | null>(null);
   const [dragging, setDragging] = useState<TreeNode | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -219,10 +305,31 @@ export function PageTree(props: {
     viewers: props.viewers ?? {},
     current: props.current,
     rights: props.rights,
+    lazy: !!props.lazy,
+    expand: (folder) => props.expand?.(folder),
     onNewPage: props.onNewPage,
     openDialog(state) {
-      setDialogsUsed(true);
-      setDialog(state);
+      if (!props.lazy || !props.wholeTree || !state) {
+        setDialogTree(null);
+        setDialogsUsed(true);
+        setDialog(state);
+        return;
+      }
+      // Loaded by folder, the tree here is partial: the dialogs work on the whole one.
+      setBusy("Loading the folders…");
+      setError(null);
+      props.wholeTree().then(
+        (whole) => {
+          setDialogTree(whole);
+          setDialogsUsed(true);
+          setDialog({ ...state, node: findNode(whole, state.node.path) ?? state.node });
+          setBusy(null);
+        },
+        (e: unknown) => {
+          setError(e);
+          setBusy(null);
+        },
+      );
     },
     dragging,
     dragStart: setDragging,
@@ -271,7 +378,7 @@ export function PageTree(props: {
         <Suspense fallback={null}>
           <TreeDialogs
             slug={slug}
-            tree={tree}
+            tree={dialogTree ?? tree}
             state={dialog}
             onClose={() => setDialog(null)}
             onMoved={props.onMoved}

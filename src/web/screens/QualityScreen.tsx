@@ -7,6 +7,7 @@ import { get, messageOf } from "../api/client.ts";
 import type { Workspace } from "../api/types.ts";
 import { linkClick, pageUrl } from "../app/router.ts";
 import { Notice, Spinner } from "../ui/controls.tsx";
+import { workspaceUrls } from "../api/workspaces.ts";
 
 interface Finding {
   path: string;
@@ -43,7 +44,7 @@ export default function QualityScreen({ workspace }: { workspace: Workspace }) {
   const load = useCallback(async () => {
     setBusy(true);
     try {
-      setReport(await get<Report>(`/api/v1/workspaces/${workspace.id}/quality`));
+      setReport(await get<Report>(workspaceUrls(workspace.id).quality));
       setError(null);
     } catch (e) {
       setError(e);

@@ -7,6 +7,7 @@ import { get, messageOf } from "../api/client.ts";
 import type { Workspace } from "../api/types.ts";
 import { navigate, pageUrl } from "../app/router.ts";
 import { Snippet } from "./search-snippet.tsx";
+import { workspaceUrls } from "../api/workspaces.ts";
 
 interface Hit {
   page_id: string;
@@ -43,7 +44,7 @@ export default function SearchDialog({ workspace, onClose }: { workspace: Worksp
     const t = setTimeout(async () => {
       setBusy(true);
       try {
-        const res = await get<{ items: Hit[] }>(`/api/v1/workspaces/${encodeURIComponent(workspace.id)}/search?q=${encodeURIComponent(query)}&limit=20`, ctl.signal);
+        const res = await get<{ items: Hit[] }>(workspaceUrls(workspace.id).search(query), ctl.signal);
         setHits(res.items);
         setActive(0);
         setError(null);

@@ -15,7 +15,6 @@ import { NewPageDialog } from "./NewPageDialog.tsx";
 import { JoinScreen } from "./InviteScreens.tsx";
 import { NewWorkspaceDialog } from "./NewWorkspaceDialog.tsx";
 import { PageTree } from "./PageTree.tsx";
-import { treeRights } from "../app/rights.ts";
 import { LiveProvider } from "../live/LiveContext.tsx";
 import { PresenceBar } from "../live/PresenceBar.tsx";
 import { onPageChange } from "../live/page-events.ts";
@@ -32,7 +31,8 @@ const ActivityScreen = lazy(() => import("./ActivityScreen.tsx"));
 const AnalyticsScreen = lazy(() => import("./AnalyticsScreen.tsx"));
 
 /** Analytics is for the people who write: editors and above (the API says the same). */
-const readsAnalytics = (w: Workspace) => w.role === "editor" || w.role === "admin" || w.role === "super_admin";
+// Analytics are read by editors and above: the roles with the edit right (docs/decisions/web-rights.md).
+const readsAnalytics = (w: Workspace) => w.rights.edit;
 const QualityScreen = lazy(() => import("./QualityScreen.tsx"));
 
 function ThemeSwitch() {
@@ -78,7 +78,7 @@ function WorkspaceHome({ workspace, empty, onNewPage }: { workspace: Workspace; 
       {empty ? (
         <div className="empty">
           <p>This workspace has no pages yet.</p>
-          {treeRights(workspace).create && (
+          {workspace.rights.create && (
             <button type="button" className="btn btn-primary" onClick={onNewPage}>
               Write the first page
             </button>
@@ -114,7 +114,7 @@ function ShellFrame() {
   const superAdmin = !!workspaces?.some((w) => w.role === "super_admin");
   const joinToken = path.startsWith("/join/") ? decodeURIComponent(path.slice("/join/".length)) : null;
   const workspace = workspaces?.find((w) => w.slug === slug);
-  const { tree, error: treeError, reload: reloadTree } = useTree(workspace?.slug);
+  const { tree, error: treeError, reload: reloadTree, expand, lazy, wholeTree } = useTree(workspace, pagePath);
   const [newIn, setNewIn] = useState<string | null>(null);
   const [drawer, setDrawer] = useState(false);
   const [searching, setSearching] = useState(false);
@@ -246,7 +246,7 @@ function ShellFrame() {
           <>
             <div className="sidebar-head">
               <span className="sidebar-title">Pages</span>
-              {treeRights(workspace).create && (
+              {workspace.rights.create && (
                 <button type="button" className="btn btn-small" onClick={() => setNewIn("")}>
                   + New page
                 </button>
@@ -263,7 +263,10 @@ function ShellFrame() {
                 tree={tree}
                 slug={workspace.slug}
                 current={pagePath}
-                rights={treeRights(workspace)}
+                rights={workspace.rights}
+                lazy={lazy}
+                expand={(f) => void expand(f)}
+                wholeTree={wholeTree}
                 viewers={viewers}
                 onNewPage={(f) => setNewIn(f)}
                 onChanged={reloadTree}

@@ -12,6 +12,7 @@ import { signInErrorMessage } from "../app/sign-in-errors.ts";
 import { browserSupportsWebAuthn, registerPasskey, type PasskeyRecord } from "../app/passkey-client.ts";
 import { bootData } from "../api/types.ts";
 import { Field, Notice, Spinner } from "../ui/controls.tsx";
+import { AUTH, oidcUrl, passkeyUrl } from "../api/auth.ts";
 
 interface Methods {
   password: boolean;
@@ -25,7 +26,7 @@ function PasskeyRow({ passkey, onChanged, onError }: { passkey: PasskeyRecord; o
   const save = async (e: FormEvent) => {
     e.preventDefault();
     try {
-      await patch(`/api/auth/webauthn/credentials/${passkey.id}`, { name });
+      await patch(passkeyUrl(passkey.id), { name });
       setEditing(false);
       onChanged();
     } catch (err) {
@@ -59,7 +60,7 @@ function PasskeyRow({ passkey, onChanged, onError }: { passkey: PasskeyRecord; o
             aria-label={`Delete ${passkey.name}`}
             onClick={() => {
               if (!window.confirm(`Delete the passkey "${passkey.name}"? It will no longer sign you in.`)) return;
-              del(`/api/auth/webauthn/credentials/${passkey.id}`).then(onChanged, onError);
+              del(passkeyUrl(passkey.id)).then(onChanged, onError);
             }}
           >
             Delete
@@ -80,7 +81,7 @@ function AddPassword({ onDone }: { onDone(): void }) {
         e.preventDefault();
         setError(null);
         try {
-          await post("/api/auth/password", { new_password: value });
+          await post(AUTH.password, { new_password: value });
           setValue("");
           onDone();
         } catch (err) {
@@ -106,7 +107,7 @@ export function SignInMethods() {
   const passkeysOn = bootData().passkeys && browserSupportsWebAuthn();
 
   const load = useCallback(async () => {
-    const [m, p] = await Promise.all([get<Methods>("/api/auth/methods"), passkeysOn ? get<List<PasskeyRecord>>("/api/auth/webauthn/credentials") : Promise.resolve({ items: [] })]);
+    const [m, p] = await Promise.all([get<Methods>(AUTH.methods), passkeysOn ? get<List<PasskeyRecord>>(AUTH.passkeys) : Promise.resolve({ items: [] })]);
     setMethods(m);
     setPasskeys(p.items);
   }, [passkeysOn]);
@@ -141,7 +142,7 @@ export function SignInMethods() {
               type="button"
               className="btn"
               onClick={() => {
-                if (window.confirm("Remove your password? You will sign in with your other methods.")) del("/api/auth/password").then(changed, fail);
+                if (window.confirm("Remove your password? You will sign in with your other methods.")) del(AUTH.password).then(changed, fail);
               }}
             >
               Remove password
@@ -153,7 +154,7 @@ export function SignInMethods() {
             <span className="method-name">{p.name}</span>
             <span className="method-detail">{p.linked ? `Linked${p.email ? ` (${p.email})` : ""}` : "Not linked"}</span>
             {p.linked ? (
-              <button type="button" className="btn" aria-label={`Unlink ${p.name}`} onClick={() => del(`/api/auth/oidc/${p.id}`).then(changed, fail)}>
+              <button type="button" className="btn" aria-label={`Unlink ${p.name}`} onClick={() => del(oidcUrl(p.id)).then(changed, fail)}>
                 Unlink
               </button>
             ) : (
@@ -161,7 +162,7 @@ export function SignInMethods() {
                 type="button"
                 className="btn"
                 aria-label={`Link ${p.name}`}
-                onClick={() => api<{ url: string }>(`/api/auth/oidc/${p.id}`, { method: "POST", json: { link: true } }).then((r) => location.assign(r.url), fail)}
+                onClick={() => api<{ url: string }>(oidcUrl(p.id), { method: "POST", json: { link: true } }).then((r) => location.assign(r.url), fail)}
               >
                 Link
               </button>

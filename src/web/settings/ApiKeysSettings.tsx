@@ -8,6 +8,7 @@ import { del, post } from "../api/client.ts";
 import type { List, Workspace } from "../api/types.ts";
 import { Field, Notice } from "../ui/controls.tsx";
 import { fmtDate, ListTable, SecretBox, useAction, useResource } from "./common.tsx";
+import { API_KEYS, MCP_CLIENT_CONFIG, apiKeyUrl } from "../api/account.ts";
 
 interface ApiKey {
   id: string;
@@ -50,8 +51,8 @@ function mcpHttpConfig(cfg: McpClientConfig, secret: string): string {
 }
 
 export function ApiKeysSettings({ workspace }: { workspace: Workspace }) {
-  const { data, error, reload } = useResource<List<ApiKey>>("/api/v1/api-keys");
-  const client = useResource<McpClientConfig>("/api/v1/mcp/client-config");
+  const { data, error, reload } = useResource<List<ApiKey>>(API_KEYS);
+  const client = useResource<McpClientConfig>(MCP_CLIENT_CONFIG);
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<string[]>(["read"]);
   const [days, setDays] = useState("90");
@@ -70,7 +71,7 @@ export function ApiKeysSettings({ workspace }: { workspace: Workspace }) {
           if (days) body.expires_at = Math.floor(Date.now() / 1000) + Number(days) * 86_400;
           if (onlyHere) body.workspace_id = workspace.id;
           // The answer is the key's record plus `key`, the secret (shown only in this answer).
-          const res = await action.run(() => post<ApiKey & { key: string }>("/api/v1/api-keys", body));
+          const res = await action.run(() => post<ApiKey & { key: string }>(API_KEYS, body));
           if (res) {
             setSecret({ name: res.name, value: res.key });
             setName("");
@@ -153,7 +154,7 @@ export function ApiKeysSettings({ workspace }: { workspace: Workspace }) {
                 aria-label={`Rotate ${k.name}`}
                 onClick={async () => {
                   if (!window.confirm(`Rotate “${k.name}”? The current secret stops working at once.`)) return;
-                  const res = await action.run(() => post<ApiKey & { key: string }>(`/api/v1/api-keys/${k.id}/rotate`));
+                  const res = await action.run(() => post<ApiKey & { key: string }>(`${apiKeyUrl(k.id)}/rotate`));
                   if (res) setSecret({ name: res.name, value: res.key });
                   await reload();
                 }}
@@ -166,7 +167,7 @@ export function ApiKeysSettings({ workspace }: { workspace: Workspace }) {
                 aria-label={`Delete ${k.name}`}
                 onClick={async () => {
                   if (!window.confirm(`Delete “${k.name}”? Anything using it stops working.`)) return;
-                  await action.run(() => del(`/api/v1/api-keys/${k.id}`));
+                  await action.run(() => del(apiKeyUrl(k.id)));
                   await reload();
                 }}
               >

@@ -4,6 +4,7 @@ import { put } from "../api/client.ts";
 import type { Workspace } from "../api/types.ts";
 import { Field, Notice, Spinner } from "../ui/controls.tsx";
 import { useAction, useResource } from "./common.tsx";
+import { workspaceUrls } from "../api/workspaces.ts";
 
 interface Settings {
   name: string;
@@ -13,7 +14,7 @@ interface Settings {
 }
 
 export function GeneralSettings({ workspace, onSaved }: { workspace: Workspace; onSaved(): void }) {
-  const url = `/api/v1/workspaces/${workspace.id}/admin/settings`;
+  const url = workspaceUrls(workspace.id).settings;
   const { data, error } = useResource<Settings>(url);
   const [form, setForm] = useState<Settings | null>(null);
   const [saved, setSaved] = useState(false);

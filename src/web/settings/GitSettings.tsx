@@ -8,6 +8,7 @@ import { get, post, put } from "../api/client.ts";
 import type { Workspace } from "../api/types.ts";
 import { Field, Notice, Spinner } from "../ui/controls.tsx";
 import { CopyButton, SecretBox, useAction, useResource } from "./common.tsx";
+import { workspaceUrls } from "../api/workspaces.ts";
 
 interface GitSettingsJson {
   git_remote: string | null;
@@ -47,7 +48,7 @@ function when(stamp: string): string {
 }
 
 function ConflictView({ workspace, summary, onResolved }: { workspace: Workspace; summary: ConflictSummary; onResolved(): void }) {
-  const base = `/api/v1/workspaces/${workspace.id}/sync/conflicts/${encodeURIComponent(summary.id)}`;
+  const base = workspaceUrls(workspace.id).conflict(summary.id);
   const [detail, setDetail] = useState<ConflictDetail | null>(null);
   const [merged, setMerged] = useState<string | null>(null);
   const action = useAction();
@@ -108,9 +109,9 @@ function ConflictView({ workspace, summary, onResolved }: { workspace: Workspace
 }
 
 export default function GitSettings({ workspace }: { workspace: Workspace }) {
-  const url = `/api/v1/workspaces/${workspace.id}/admin/settings`;
+  const url = workspaceUrls(workspace.id).settings;
   const { data, error, reload } = useResource<GitSettingsJson>(url);
-  const conflicts = useResource<{ sync_status: string; conflicts: ConflictSummary[] }>(`/api/v1/workspaces/${workspace.id}/conflicts`);
+  const conflicts = useResource<{ sync_status: string; conflicts: ConflictSummary[] }>(workspaceUrls(workspace.id).conflicts);
   const [form, setForm] = useState<{ git_branch: string; git_auto_commit: boolean; sync_interval: string } | null>(null);
   const [saved, setSaved] = useState(false);
   const [result, setResult] = useState<SyncResult | null>(null);
@@ -146,7 +147,7 @@ export default function GitSettings({ workspace }: { workspace: Workspace }) {
           disabled={sync.busy}
           onClick={async () => {
             setResult(null);
-            const r = await sync.run(() => post<SyncResult>(`/api/v1/workspaces/${workspace.id}/sync`));
+            const r = await sync.run(() => post<SyncResult>(workspaceUrls(workspace.id).sync));
             if (r) setResult(r);
             await Promise.all([reload(), conflicts.reload()]);
           }}
@@ -265,7 +266,7 @@ export default function GitSettings({ workspace }: { workspace: Workspace }) {
         disabled={secret.busy}
         onClick={async () => {
           if (!window.confirm("Generate a new webhook secret? The git host must be given the new one.")) return;
-          await secret.run(() => post(`/api/v1/workspaces/${workspace.id}/admin/settings/webhook-secret/regenerate`));
+          await secret.run(() => post(workspaceUrls(workspace.id).webhookSecret));
           await reload();
         }}
       >

@@ -5,6 +5,7 @@ import { bootData, type List, type Workspace } from "../api/types.ts";
 import { Field, Notice } from "../ui/controls.tsx";
 import { fmtDate, ListTable, roleLabel, SecretBox, useAction, useResource } from "./common.tsx";
 import { RoleSelect } from "./RoleSelect.tsx";
+import { workspaceUrls } from "../api/workspaces.ts";
 
 interface Invitation {
   id: string;
@@ -17,7 +18,7 @@ interface Invitation {
 }
 
 export function InvitationsSettings({ workspace }: { workspace: Workspace }) {
-  const base = `/api/v1/workspaces/${workspace.id}/invitations`;
+  const base = workspaceUrls(workspace.id).invitations;
   const { data, error, reload } = useResource<List<Invitation>>(base);
   const [email, setEmail] = useState("");
   const [role, setRole] = useState("editor");

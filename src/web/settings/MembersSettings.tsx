@@ -5,6 +5,7 @@ import { useAuth } from "../app/auth.tsx";
 import { Notice } from "../ui/controls.tsx";
 import { fmtDate, ListTable, useAction, useResource } from "./common.tsx";
 import { RoleSelect } from "./RoleSelect.tsx";
+import { workspaceUrls } from "../api/workspaces.ts";
 
 interface Member {
   user_id: string;
@@ -16,7 +17,7 @@ interface Member {
 
 export function MembersSettings({ workspace }: { workspace: Workspace }) {
   const { user } = useAuth();
-  const base = `/api/v1/workspaces/${workspace.id}/admin/members`;
+  const base = workspaceUrls(workspace.id).members;
   const { data, error, reload } = useResource<List<Member>>(`${base}?limit=100`);
   const action = useAction();
   return (

@@ -25,7 +25,7 @@ const ADMIN_TABS: Array<[string, string]> = [
 ];
 
 export default function SettingsScreen({ workspace, tab, onWorkspaceChanged }: { workspace: Workspace; tab: string | undefined; onWorkspaceChanged(): void }) {
-  const admin = workspace.role === "admin" || workspace.role === "super_admin";
+  const admin = workspace.rights.admin;
   const tabs: Array<[string, string]> = [...(admin ? ADMIN_TABS : []), ["api-keys", "API keys"]];
   const current = tabs.find(([id]) => id === tab)?.[0] ?? tabs[0]![0];
   const base = `/w/${encodeURIComponent(workspace.slug)}/settings`;

@@ -5,6 +5,7 @@ import type { List, Workspace } from "../api/types.ts";
 import { Field, Notice } from "../ui/controls.tsx";
 import { fmtDate, ListTable, roleLabel, SecretBox, useAction, useResource } from "./common.tsx";
 import { RoleSelect, SHARE_LINK_ROLES } from "./RoleSelect.tsx";
+import { workspaceUrls } from "../api/workspaces.ts";
 
 interface ShareLink {
   id: string;
@@ -18,7 +19,7 @@ interface ShareLink {
 }
 
 export function ShareLinksSettings({ workspace }: { workspace: Workspace }) {
-  const base = `/api/v1/workspaces/${workspace.id}/share-links`;
+  const base = workspaceUrls(workspace.id).shareLinks;
   const { data, error, reload } = useResource<List<ShareLink>>(base);
   const [role, setRole] = useState("viewer");
   const [maxUses, setMaxUses] = useState("");

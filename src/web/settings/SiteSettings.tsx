@@ -9,6 +9,7 @@ import type { Workspace } from "../api/types.ts";
 import { Field, Notice, Spinner } from "../ui/controls.tsx";
 import { CopyButton, fmtDate, useAction, useResource } from "./common.tsx";
 import { SITE_THEMES, type ThemeSwatch } from "./site-themes.ts";
+import { workspaceUrls } from "../api/workspaces.ts";
 
 interface Version {
   slug: string;
@@ -40,7 +41,7 @@ interface SiteStatus {
 }
 
 export function SiteSettings({ workspace }: { workspace: Workspace }) {
-  const base = `/api/v1/workspaces/${workspace.id}`;
+  const base = workspaceUrls(workspace.id).base;
   const { data, error, reload } = useResource<SiteStatus>(`${base}/site`);
   const action = useAction();
   const [notice, setNotice] = useState<string | null>(null);

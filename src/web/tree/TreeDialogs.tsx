@@ -3,7 +3,7 @@ import { useEffect, useState } from "react";
 import { messageOf } from "../api/client.ts";
 import type { TreeNode } from "../api/types.ts";
 import { Dialog, Field, Notice } from "../ui/controls.tsx";
-import { deletePage, movePage, retitlePage } from "./tree-api.ts";
+import { deletePage, movePage, retitlePage } from "../api/pages.ts";
 import { findNode, foldersOf, movePlan, moveTargets, pagePathOf } from "./tree-ops.ts";
 import { emitPageChange } from "../live/page-events.ts";
 

@@ -4,6 +4,7 @@
  * React so they can be tested on their own.
  */
 import type { TreeNode } from "../api/types.ts";
+import type { ReorderBody } from "../api/tree.ts";
 
 function parentOf(path: string): string {
   const i = path.lastIndexOf("/");
@@ -43,10 +44,6 @@ export function findNode(tree: TreeNode[], path: string): TreeNode | null {
   return null;
 }
 
-export interface ReorderBody {
-  parent_path: string;
-  order: Array<{ id: string; sort_order: number }>;
-}
 
 /**
  * The order of one level with `moved` placed before `before` (or last when `before` is null).

@@ -36,7 +36,7 @@ async function exportAgainAsService(baseUrl: string | null = null, threads?: num
     if (next.done) break;
     chunks.push(next.value);
   }
-  return new Blob(chunks as BlobPart[]);
+  return new Blob(chunks as NonNullable<ConstructorParameters<typeof Blob>[0]>);
 }
 
 describe("static export", () => {

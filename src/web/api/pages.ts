@@ -1,0 +1,35 @@
+/** Pages by workspace slug and file path (…/content/:workspace/*): read, create, save, move, retitle, delete, upload. */
+import { api, del, get, post, put, uploadWithProgress } from "./client.ts";
+import type { Page } from "./types.ts";
+
+export const contentBase = (slug: string) => `/api/v1/content/${encodeURIComponent(slug)}`;
+export const pageApiUrl = (slug: string, path: string) => `${contentBase(slug)}/${path.split("/").map(encodeURIComponent).join("/")}`;
+
+const readPage = (slug: string, path: string, signal?: AbortSignal) => get<Page>(pageApiUrl(slug, path), signal);
+
+export const createPage = (slug: string, path: string, body: { title: string; body?: string; [field: string]: unknown }) =>
+  post<Page>(pageApiUrl(slug, path), body);
+
+/** Saves against the hash the edit started from (a 409 ApiError when someone saved first). */
+const savePage = (slug: string, path: string, body: { body?: string; frontmatter?: Record<string, unknown>; lastKnownHash: string }) =>
+  put<Page>(pageApiUrl(slug, path), body);
+
+export const movePage = (slug: string, from: string, to: string) =>
+  api<Page>(pageApiUrl(slug, from), { method: "PATCH", json: { new_path: to } });
+
+/** Changes only the title line of the frontmatter, against the page as it is now. */
+export async function retitlePage(slug: string, path: string, title: string): Promise<Page> {
+  const current = await readPage(slug, path);
+  return savePage(slug, path, { frontmatter: { title }, lastKnownHash: current.content_hash });
+}
+
+export const deletePage = (slug: string, path: string) => del<void>(pageApiUrl(slug, path));
+
+export interface StoredUpload {
+  filename: string;
+  url: string;
+  content_type: string;
+  size: number;
+}
+export const uploadFile = (slug: string, form: FormData, onProgress: (fraction: number) => void) =>
+  uploadWithProgress<StoredUpload>(`${contentBase(slug)}/uploads`, form, onProgress);

@@ -1,0 +1,264 @@
+/**
+ * One page's document as the editor works on it: loading it, the text last saved and its hash,
+ * autosave a couple of seconds after typing stops (Ctrl/Cmd+S forces it), the save status, the
+ * conflict when someone else saved first and its three resolutions, and the page's changes on the
+ * server (a rename here, someone else's save over the live stream). Whatever happens, the text
+ * typed is never lost: a conflict keeps both sides.
+ */
+import { useCallback, useEffect, useRef, useState } from "react";
+import { ApiError, get, messageOf, put } from "../api/client.ts";
+import { pageApiUrl } from "../api/pages.ts";
+import type { Page, Workspace } from "../api/types.ts";
+import { addNavigationGuard, navigate, pageUrl } from "./router.ts";
+import { onPageChange, type PageChange } from "../live/page-events.ts";
+import type { EditorHandle } from "../editor/RichEditor.tsx";
+import type { ConflictState } from "../screens/ConflictBanner.tsx";
+import type { FrontmatterPatch } from "../screens/FrontmatterForm.tsx";
+
+export const AUTOSAVE_MS = 2000;
+
+export type SaveStatus = "saved" | "unsaved" | "saving" | "error" | "conflict";
+
+export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path: string) {
+  const url = pageApiUrl(workspace.slug, path);
+  const [page, setPage] = useState<Page | null>(null);
+  const [loadError, setLoadError] = useState<unknown>(null);
+  // The text the mounted editor opened with; a new value remounts the editor.
+  const [opened, setOpened] = useState<{ text: string; generation: number } | null>(null);
+  const [status, setStatus] = useState<SaveStatus>("saved");
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const [conflict, setConflict] = useState<ConflictState | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  // After "take theirs" the person's own text stays on screen to copy from: nothing typed is lost.
+  const [discarded, setDiscarded] = useState<string | null>(null);
+  const editor = useRef<EditorHandle>(null);
+  const hash = useRef<string>("");
+  const savedText = useRef<string>("");
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const saving = useRef<Promise<void> | null>(null);
+  useEffect(() => {
+    let cancelled = false;
+    get<Page>(url).then(
+      (p) => {
+        if (cancelled) return;
+        setPage(p);
+        hash.current = p.content_hash;
+        savedText.current = p.content;
+        setOpened({ text: p.content, generation: 0 });
+        document.title = `${p.title} · Quire`;
+      },
+      (e) => !cancelled && setLoadError(e),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [url]);
+
+  const currentText = useCallback(() => editor.current?.getMarkdown() ?? opened?.text ?? "", [opened]);
+
+  const save = useCallback(async (): Promise<void> => {
+    if (timer.current) clearTimeout(timer.current);
+    timer.current = null;
+    if (saving.current) await saving.current;
+    const text = currentText();
+    if (text === savedText.current) {
+      setStatus((s) => (s === "conflict" ? s : "saved"));
+      return;
+    }
+    setStatus("saving");
+    const run = (async () => {
+      try {
+        const p = await put<Page>(url, { body: text, lastKnownHash: hash.current });
+        hash.current = p.content_hash;
+        savedText.current = text;
+        setPage(p);
+        setSaveError(null);
+        setStatus(currentText() === text ? "saved" : "unsaved");
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 409) {
+          const server = await get<Page>(url).catch(() => null);
+          setConflict({
+            mine: text,
+            base: savedText.current,
+            theirs: server?.content ?? "",
+            theirsHash: server?.content_hash ?? String(e.body.current_hash ?? ""),
+            modifiedBy: String(e.body.modified_by ?? "someone"),
+            modifiedAt: String(e.body.modified_at ?? ""),
+          });
+          setStatus("conflict");
+        } else {
+          setSaveError(messageOf(e));
+          setStatus("error");
+        }
+      }
+    })();
+    saving.current = run;
+    await run;
+    saving.current = null;
+  }, [currentText, url]);
+
+  const check = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const onChange = useCallback(() => {
+    // Editors may emit changes that leave the Markdown as it was (a node view settling on load):
+    // the status says "Unsaved" only when the text really differs from what the server has.
+    if (check.current) clearTimeout(check.current);
+    check.current = setTimeout(() => {
+      const dirty = currentText() !== savedText.current;
+      setStatus((s) => (s === "conflict" || s === "saving" ? s : dirty ? "unsaved" : s === "error" ? s : "saved"));
+    }, 120);
+    if (timer.current) clearTimeout(timer.current);
+    timer.current = setTimeout(() => {
+      if (!conflictRef.current) void save();
+    }, AUTOSAVE_MS);
+  }, [save, currentText]);
+  const conflictRef = useRef(conflict);
+  conflictRef.current = conflict;
+
+  // Ctrl/Cmd+S saves now; leaving with unsaved text asks first.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.metaKey || e.ctrlKey) && e.key.toLowerCase() === "s") {
+        e.preventDefault();
+        if (!conflictRef.current) void save();
+      }
+    };
+    const dirty = () => currentText() !== savedText.current;
+    const onBeforeUnload = (e: BeforeUnloadEvent) => {
+      if (dirty()) e.preventDefault();
+    };
+    window.addEventListener("keydown", onKey);
+    window.addEventListener("beforeunload", onBeforeUnload);
+    const removeGuard = addNavigationGuard(() => !dirty() || window.confirm("This page has unsaved changes. Leave anyway?"));
+    return () => {
+      window.removeEventListener("keydown", onKey);
+      window.removeEventListener("beforeunload", onBeforeUnload);
+      removeGuard();
+      if (timer.current) clearTimeout(timer.current);
+    };
+  }, [save, currentText]);
+
+  const reopen = (text: string) => setOpened((o) => ({ text, generation: (o?.generation ?? 0) + 1 }));
+
+  // The page changed on the server (a rename from the tree here, or someone else's save over the
+  // live stream): take the new version when nothing local is unsaved, otherwise keep every typed
+  // character and say so — the next save then shows the conflict banner with both sides.
+  const reopenRef = useRef(reopen);
+  reopenRef.current = reopen;
+  useEffect(() => {
+    // Handled a moment later, and not at all once this page has closed (a move navigates away),
+    // so a burst of events (retitle then move) never reads a path that has just gone.
+    let closed = false;
+    const timers = new Set<ReturnType<typeof setTimeout>>();
+    const off = onPageChange((change) => {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        if (!closed) void handle(change);
+      }, 250);
+      timers.add(t);
+    });
+    const handle = async (change: PageChange) => {
+        const mine = change.slug === workspace.slug || change.workspace_id === workspace.id;
+        if (!mine) return;
+        const who = change.actor?.name || "Someone else";
+        if (change.type === "page-moved" && change.old_path === path) {
+          if (currentText() === savedText.current) navigate(pageUrl(workspace.slug, change.path), { replace: true });
+          else setNotice(`${who} moved this page to ${change.path}. Your text is kept here: copy it before leaving.`);
+          return;
+        }
+        if (change.type === "page-deleted" && change.path === path) {
+          setNotice(`${who} deleted this page. Your text is kept here: copy it if you need it.`);
+          return;
+        }
+        if (change.path !== path || change.type !== "page-updated") return;
+        if (saving.current) await saving.current;
+        const p = await get<Page>(url).catch(() => null);
+        if (closed || !p || p.content_hash === hash.current) return;
+        const dirty = currentText() !== savedText.current;
+        if (p.content === savedText.current) {
+          // Only the frontmatter changed: adopt it silently, the body on screen is still current.
+          hash.current = p.content_hash;
+          setPage(p);
+          return;
+        }
+        if (dirty || conflictRef.current) {
+          setNotice(`${who} changed this page while you were editing. Your text is kept; saving will show both versions.`);
+          return;
+        }
+        hash.current = p.content_hash;
+        savedText.current = p.content;
+        setPage(p);
+        reopenRef.current(p.content);
+        setNotice(`${who} updated this page; showing the new version.`);
+    };
+    return () => {
+      closed = true;
+      off();
+      for (const t of timers) clearTimeout(t);
+    };
+  }, [url, path, workspace.slug, workspace.id, currentText]);
+
+  /** Saves the frontmatter form's fields against the current hash. */
+  const saveFrontmatter = async (frontmatter: FrontmatterPatch) => {
+    const p = await put<Page>(url, { frontmatter, lastKnownHash: hash.current });
+    hash.current = p.content_hash;
+    setPage(p);
+  };
+
+  const keepMine = async () => {
+    if (!conflict) return;
+    hash.current = conflict.theirsHash;
+    setConflict(null);
+    setStatus("unsaved");
+    await save();
+  };
+
+  const takeTheirs = () => {
+    if (!conflict) return;
+    // The editor stays editable under the banner: what is on screen now is the person's
+    // version, including anything typed after the failed save.
+    setDiscarded(currentText());
+    hash.current = conflict.theirsHash;
+    savedText.current = conflict.theirs;
+    setConflict(null);
+    setStatus("saved");
+    reopen(conflict.theirs);
+  };
+
+  /** Opens the person's current text (typed after the failed save too); the caller shows it in the source editor. */
+  const mergeByHand = () => {
+    if (!conflict) return;
+    const mine = currentText();
+    hash.current = conflict.theirsHash;
+    reopen(mine);
+    setConflict({ ...conflict, merging: true });
+    setStatus("unsaved");
+  };
+
+  const doneMerging = async () => {
+    setConflict(null);
+    await save();
+  };
+
+  return {
+    page,
+    loadError,
+    opened,
+    status,
+    saveError,
+    conflict,
+    notice,
+    setNotice,
+    discarded,
+    setDiscarded,
+    editor,
+    save,
+    onChange,
+    reopen,
+    currentText,
+    saveFrontmatter,
+    keepMine,
+    takeTheirs,
+    mergeByHand,
+    doneMerging,
+  };
+}
