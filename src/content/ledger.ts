@@ -36,7 +36,11 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * (docs/architecture.md §5): validate → compare hashes → write the file atomically → one transaction for the
  * record and the activity row → after the commit, events on the bus and `committed` listeners.
  */
+/** Trees of at least this many pages are kept between reads (a smaller one builds in well under a millisecond). */
+const KEEP_TREES_FROM = 300;
+
 export class ContentLedger {
+  private readonly trees = new Map<string, { mark: string; tree: TreeNode[] }>();
   readonly records: PageRecords;
   readonly activity: ActivityLog;
   readonly queue = new KeyedQueue();
@@ -109,9 +113,22 @@ export class ContentLedger {
     return this.toJson(row, file);
   }
 
+  /**
+   * The workspace's tree. A large one is kept until the database changes: opening a page of a
+   * workspace of thousands asks for several of its folders at once, and each would rebuild it all.
+   * Callers never modify the nodes they get (folder slices are copies: tree.ts treeUnder).
+   */
   tree(access: ContentAccess): TreeNode[] {
     assertRight(access, "read");
-    return buildTree(this.records.liveIn(access.workspace.id));
+    const id = access.workspace.id;
+    const mark = this.records.changeMark();
+    const kept = this.trees.get(id);
+    if (kept?.mark === mark) return kept.tree;
+    const rows = this.records.liveIn(id);
+    const tree = buildTree(rows);
+    if (rows.length >= KEEP_TREES_FROM) this.trees.set(id, { mark, tree });
+    else this.trees.delete(id);
+    return tree;
   }
 
   pageCount(workspaceId: string): number {

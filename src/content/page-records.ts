@@ -98,6 +98,17 @@ export class PageRecords {
       .all(workspaceId);
   }
 
+  /**
+   * Changes whenever any connection commits to the database: this connection's own row changes
+   * (`total_changes()`) and everyone else's commits (`PRAGMA data_version`). What is derived from
+   * the records may be kept while it stays the same.
+   */
+  changeMark(): string {
+    const own = this.db.query<{ n: number }, []>("SELECT total_changes() AS n").get()!.n;
+    const others = this.db.query<{ data_version: number }, []>("PRAGMA data_version").get()!.data_version;
+    return `${own}:${others}`;
+  }
+
   liveCount(workspaceId: string): number {
     return (
       this.db

@@ -59,7 +59,8 @@ export function treeUnder(items: TreeNode[], folder: string, depth: number | und
   return cut(level, depth ?? Infinity);
 }
 
-function folderChildren(items: TreeNode[], folder: string): TreeNode[] {
+/** The children of one folder of a tree (none for an unknown folder). */
+export function folderChildren(items: TreeNode[], folder: string): TreeNode[] {
   for (const node of items) {
     if (node.type === "folder" && node.path === folder) return node.children ?? [];
     if (node.children && folder.startsWith(`${node.path}/`)) return folderChildren(node.children, folder);

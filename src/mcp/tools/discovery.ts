@@ -1,6 +1,6 @@
 import { manifestInput, pagePathInput, treeInput } from "../../content/schemas.ts";
 import { normalizeFolderPath } from "../../content/paths.ts";
-import type { TreeNode } from "../../content/tree.ts";
+import { folderChildren, type TreeNode } from "../../content/tree.ts";
 import { createWorkspaceInput } from "../../workspaces/workspace-schemas.ts";
 import { z } from "zod";
 import { contextOutput, manifestOutput, searchOutput, treeOutput, workspaceRecord, workspacesOutput } from "../outputs.ts";
@@ -68,7 +68,7 @@ export const discoveryTools = [
       let items = call.services.ledger.tree(call.access());
       if (args.folder !== undefined) {
         const folder = normalizeFolderPath(args.folder, "folder");
-        if (folder !== "") items = subtree(items, folder);
+        if (folder !== "") items = folderChildren(items, folder);
       }
       return fitTree(items);
     },
@@ -115,14 +115,6 @@ export const discoveryTools = [
     run: (call, args) => call.services.workspaceService.create(call.principal, args),
   }),
 ];
-
-function subtree(items: TreeNode[], folder: string): TreeNode[] {
-  for (const node of items) {
-    if (node.type === "folder" && node.path === folder) return node.children ?? [];
-    if (node.children && folder.startsWith(`${node.path}/`)) return subtree(node.children, folder);
-  }
-  return [];
-}
 
 /** Drops the deepest levels until the tree fits the result budget. */
 function fitTree(items: TreeNode[]): { items: TreeNode[]; truncated: boolean; hint?: string } {

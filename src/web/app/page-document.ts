@@ -7,7 +7,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, get, messageOf, put } from "../api/client.ts";
-import { pageApiUrl } from "../api/pages.ts";
+import { pageApiUrl, takePage } from "../api/pages.ts";
 import type { Page, Workspace } from "../api/types.ts";
 import { addNavigationGuard, navigate, pageUrl } from "./router.ts";
 import { onPageChange, type PageChange } from "../live/page-events.ts";
@@ -38,7 +38,7 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
   const saving = useRef<Promise<void> | null>(null);
   useEffect(() => {
     let cancelled = false;
-    get<Page>(url).then(
+    takePage(workspace.slug, path).then(
       (p) => {
         if (cancelled) return;
         setPage(p);

@@ -8,6 +8,7 @@ import { messageOf } from "../api/client.ts";
 import type { Page, Workspace } from "../api/types.ts";
 import { useAuth } from "../app/auth.tsx";
 import { linkClick, navigate, pageUrl, useLocation } from "../app/router.ts";
+import { readPageEarly } from "../api/pages.ts";
 import { currentTheme, setTheme, type Theme } from "../app/theme.ts";
 import { useTree, useWorkspaces } from "../app/workspace-data.ts";
 import { Notice, Spinner } from "../ui/controls.tsx";
@@ -23,7 +24,8 @@ import { useViewingReport } from "../live/viewing.ts";
 import { usePeople } from "../app/people.ts";
 
 // The editors are the heaviest part of the app: loaded only when a page is opened.
-const PageScreen = lazy(() => import("./PageScreen.tsx"));
+const loadPageScreen = () => import("./PageScreen.tsx");
+const PageScreen = lazy(loadPageScreen);
 const AccountScreen = lazy(() => import("./AccountScreen.tsx"));
 const SearchDialog = lazy(() => import("./SearchDialog.tsx"));
 const SettingsScreen = lazy(() => import("../settings/SettingsScreen.tsx"));
@@ -114,6 +116,14 @@ function ShellFrame() {
   const superAdmin = !!workspaces?.some((w) => w.role === "super_admin");
   const joinToken = path.startsWith("/join/") ? decodeURIComponent(path.slice("/join/".length)) : null;
   const workspace = workspaces?.find((w) => w.slug === slug);
+  // Opened at a page's address: its code and its text load now, beside the workspace list, not
+  // after it. (Once the workspace is known the page screen mounts at once and reads for itself.)
+  const waitingForWorkspace = !workspace;
+  useEffect(() => {
+    if (!slug || !pagePath || !waitingForWorkspace) return;
+    void loadPageScreen();
+    readPageEarly(slug, pagePath);
+  }, [slug, pagePath, waitingForWorkspace]);
   const { tree, error: treeError, reload: reloadTree, expand, lazy, wholeTree } = useTree(workspace, pagePath);
   const [newIn, setNewIn] = useState<string | null>(null);
   const [drawer, setDrawer] = useState(false);
