@@ -19,6 +19,8 @@ let owner: TestUser;
 let remote: GitHttpRemote;
 let ws: { id: string; slug: string };
 let dir: string;
+/** The file watcher's reports to git for the workspace, in order: the paths of each (after its debounce). */
+const reports: string[][] = [];
 const outside = mkdtempSync(join(tmpdir(), "quire-outside-"));
 
 beforeAll(async () => {
@@ -30,6 +32,9 @@ beforeAll(async () => {
   ws = r.body;
   await settled(server);
   dir = server.services.ledger.dir(ws.id).root;
+  server.services.watcher!.onFiles((id, paths) => {
+    if (id === ws.id) reports.push(paths);
+  });
 }, 20_000);
 afterAll(async () => {
   await server.close();
@@ -83,7 +88,18 @@ async function remoteBlob(path: string): Promise<string | null> {
 
 const onRemote = (subject: string, ms = 6000) => waitFor(async () => (await remoteLog()).find((c) => c.subject === subject), ms, `"${subject}" on the remote`);
 
-/** Waits for the watcher's debounce and everything git queued after it. */
+/**
+ * Waits until the watcher has reported each of `paths` (or a folder holding it) in a report after
+ * the `from`-th, then for everything git queued on those reports: a change on disk has then had
+ * every effect it will have.
+ */
+async function reported(from: number, ...paths: string[]): Promise<void> {
+  const covered = (path: string) => reports.slice(from).some((r) => r.some((p) => p === path || path.startsWith(`${p}/`)));
+  await waitFor(() => paths.every(covered), 6000, `the watcher's report of ${paths.join(", ")}`);
+  await settled(server);
+}
+
+/** For writes the watcher reports nothing of (pages saved by the ledger): its debounce, then everything git queued. */
 async function quiet(): Promise<void> {
   await Bun.sleep(700);
   await settled(server);
@@ -122,11 +138,12 @@ describe("an image dropped into assets/ by hand", () => {
 
 test("a burst of 50 files is one or few commits, every file on the remote exactly", async () => {
   const before = (await remoteLog()).length;
+  const from = reports.length;
   const files = Array.from({ length: 50 }, (_, i) => ({ path: `assets/burst/img-${String(i).padStart(2, "0")}.png`, bytes: png(i + 10, 100 + i) }));
   for (const f of files) put(f.path, f.bytes);
   await onRemote("Sync 50 files changed on disk").catch(() => null);
   await waitFor(async () => ((await remoteBlob(files[49]!.path)) !== null ? true : null), 8000, "the last file on the remote");
-  await quiet();
+  await reported(from, ...files.map((f) => f.path));
   const added = (await remoteLog()).slice(0, (await remoteLog()).length - before);
   expect(added.length).toBeGreaterThanOrEqual(1);
   expect(added.length).toBeLessThanOrEqual(3);
@@ -152,20 +169,22 @@ test("a folder moved in whole is committed; removed whole, its files go", async 
 test(".gitignore is committed and what it matches never is; manifests are committed, editor litter is not", async () => {
   put(".gitignore", "*.log\nbuild/\n");
   await onRemote("Create .gitignore via filesystem");
+  const from = reports.length;
   put("debug.log", "noise\n");
   put("build/out.bin", png(4));
   put("assets/notes/.diagram.png.swp", "swap");
   put("assets/notes/diagram.png~", "backup");
   put(".quire/nav.yaml", "- file: index.md\n");
   await onRemote("Create .quire/nav.yaml via filesystem");
-  await quiet();
+  await reported(from, "debug.log", "build/out.bin", ".quire/nav.yaml");
   const committed = await everCommitted();
   for (const path of ["debug.log", "build/out.bin", "assets/notes/.diagram.png.swp", "assets/notes/diagram.png~"]) expect(committed.has(path)).toBe(false);
   expect(await remote.show(".quire/nav.yaml")).toBe("- file: index.md\n");
   expect(await remote.show(".gitignore")).toBe("*.log\nbuild/\n");
   // An ignored file changed again is still never committed.
+  const again = reports.length;
   put("debug.log", "more noise\n");
-  await quiet();
+  await reported(again, "debug.log");
   expect((await everCommitted()).has("debug.log")).toBe(false);
   rmSync(join(dir, "debug.log"));
   rmSync(join(dir, "build"), { recursive: true });
@@ -214,13 +233,14 @@ test("page saves through the API (a signed-in browser) commit as before: one com
 }, 20_000);
 
 test("an upload through the API is committed once, by the user; the watcher adds nothing", async () => {
+  const from = reports.length;
   const form = new FormData();
   form.append("file", new File([png(6)], "Upload.png", { type: "image/png" }));
   const r = await owner.client.request("POST", `/api/v1/content/${ws.slug}/uploads`, { body: form });
   expect(r.status).toBe(201);
   const filename: string = r.body.filename;
   await onRemote(`Upload assets/${filename} via web editor`);
-  await quiet();
+  await reported(from, `assets/${filename}`);
   const touching = (await remoteLog()).filter((c) => c.files.includes(`assets/${filename}`));
   expect(touching).toHaveLength(1);
 }, 20_000);
@@ -228,13 +248,15 @@ test("an upload through the API is committed once, by the user; the watcher adds
 test("with auto-commit off an image on disk is not committed", async () => {
   expect((await owner.client.put(`/api/v1/workspaces/${ws.id}/admin/settings`, { git_auto_commit: false })).status).toBe(200);
   const head = await remote.head();
+  const from = reports.length;
   put("assets/unmanaged.png", png(8));
-  await quiet();
+  await reported(from, "assets/unmanaged.png");
   expect(await remote.head()).toBe(head);
   expect((await git(["log", "--format=%s", "-1"], { cwd: dir })).trim()).not.toContain("unmanaged");
   expect((await owner.client.put(`/api/v1/workspaces/${ws.id}/admin/settings`, { git_auto_commit: true })).status).toBe(200);
+  const removed = reports.length;
   rmSync(join(dir, "assets/unmanaged.png"));
-  await quiet();
+  await reported(removed, "assets/unmanaged.png");
 }, 20_000);
 
 /** An IDE pushes a page; a manual sync merges it (a status walk of the work tree). */
@@ -249,8 +271,10 @@ async function mergeFromIde(): Promise<void> {
     await ide.close();
   }
   // A local commit first, so the pull is a real merge (not a fast-forward).
-  put(`assets/local-${Date.now()}.txt`, "local\n");
-  await quiet();
+  const from = reports.length;
+  const local = `assets/local-${Date.now()}.txt`;
+  put(local, "local\n");
+  await reported(from, local);
   const result = await server.services.gitSync.trigger(ws.id, { reason: "manual" });
   expect(result.status).toBe("completed");
   await settled(server);
