@@ -126,6 +126,6 @@ const ms = (v: number) => `${v.toFixed(2)} ms`;
 }
 
 printTable("analytics (analytics.db, daily aggregates)", rows);
-for (const close of [...services.closers].reverse()) await close();
+await services.closeAll();
 rmSync(dataDir, { recursive: true, force: true });
 process.exit(0);

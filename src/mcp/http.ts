@@ -1,10 +1,8 @@
-import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { Principal } from "../core/principal.ts";
 import { nowMs } from "../core/clock.ts";
 import { MAX_BODY_BYTES } from "../http/body-limit.ts";
 import type { Services } from "../services.ts";
-import { instructionsFor } from "./instructions.ts";
-import { buildMcpServer, type McpSession, type OneMessage } from "./server.ts";
+import type { McpSession, OneMessage } from "./server.ts";
 
 /**
  * Streamable HTTP at `POST /mcp` (the main port and `quire mcp-server`): one endpoint for both
@@ -82,33 +80,42 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
     const now = nowMs();
     const hit = instructionsCache.get(key);
     if (hit && hit.until > now) return hit.text;
+    const { instructionsFor } = require("./instructions.ts") as typeof import("./instructions.ts");
     const text = instructionsFor(services, principal);
     if (instructionsCache.size > 1000) instructionsCache.clear();
     instructionsCache.set(key, { text, until: now + INSTRUCTIONS_TTL_MS });
     return text;
   };
 
-  const handler = createMcpHandler(
-    (ctx) => {
-      const extra = ctx.authInfo?.extra as { principal: Principal; ip: string; message?: OneMessage };
-      const session: McpSession = {
-        services: () => services,
-        log: services.log,
-        assistConfigured: services.assist.configured,
-        transport: "http",
-        principal: () => extra.principal,
-        rateLimit: (rule, principal) => {
-          const [method, path] = REST_EQUIVALENT[rule];
-          services.rateLimiter.hit(method, path, principal, extra.ip, nowMs(), true);
-        },
-      };
-      return buildMcpServer(session, instructions(extra.principal), ctx.era === "modern" ? oneMessage(ctx.requestInfo) : extra.message);
-    },
-    {
-      maxRequestBodySize: MAX_BODY_BYTES,
-      onerror: (error) => services.log.debug("mcp request refused", { error: error.message }),
-    },
-  );
+  // The SDK, the MCP server and its tools are loaded by the first call, not with the routes: a
+  // server nobody reaches over MCP never holds them.
+  let handler: ReturnType<typeof import("@modelcontextprotocol/server").createMcpHandler> | undefined;
+  const handlerOf = () => {
+    if (handler) return handler;
+    const { createMcpHandler } = require("@modelcontextprotocol/server") as typeof import("@modelcontextprotocol/server");
+    const { buildMcpServer } = require("./server.ts") as typeof import("./server.ts");
+    return (handler = createMcpHandler(
+      (ctx) => {
+        const extra = ctx.authInfo?.extra as { principal: Principal; ip: string; message?: OneMessage };
+        const session: McpSession = {
+          services: () => services,
+          log: services.log,
+          assistConfigured: services.assist.configured,
+          transport: "http",
+          principal: () => extra.principal,
+          rateLimit: (rule, principal) => {
+            const [method, path] = REST_EQUIVALENT[rule];
+            services.rateLimiter.hit(method, path, principal, extra.ip, nowMs(), true);
+          },
+        };
+        return buildMcpServer(session, instructions(extra.principal), ctx.era === "modern" ? oneMessage(ctx.requestInfo) : extra.message);
+      },
+      {
+        maxRequestBodySize: MAX_BODY_BYTES,
+        onerror: (error) => services.log.debug("mcp request refused", { error: error.message }),
+      },
+    ));
+  };
 
   /** Origin absent (not a browser) or on the list: allowed. */
   const originOk = (request: Request): boolean => {
@@ -145,7 +152,7 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
     async handle(request: Request, principal: Principal, ip: string): Promise<Response> {
       const { forward, message } = await peekLegacy(request);
       const extra = { principal, ip, ...(message ? { message } : {}) };
-      const response = await handler.fetch(forward, { authInfo: { token: "", clientId: principal.userId, scopes: principal.kind === "api_key" ? principal.scopes : [], extra } });
+      const response = await handlerOf().fetch(forward, { authInfo: { token: "", clientId: principal.userId, scopes: principal.kind === "api_key" ? principal.scopes : [], extra } });
       const extraHeaders = cors(request);
       const headers = new Headers(response.headers);
       for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
@@ -155,6 +162,6 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
       const body = json && response.body ? await response.arrayBuffer() : response.body;
       return new Response(body, { status: response.status, statusText: response.statusText, headers });
     },
-    close: () => handler.close(),
+    close: () => handler?.close(),
   };
 }
