@@ -25,9 +25,12 @@ import { WorkspaceRecords } from "./workspaces/workspace-records.ts";
 import { Permissions } from "./access/permissions.ts";
 import { buildAccessServices, type AccessServices } from "./access/services.ts";
 import { buildIdentityServices, type IdentityServices } from "./identity/services.ts";
-import { EmailOutbox } from "./mail/email-outbox.ts";
-import { SearchService } from "./search/search-service.ts";
-import { RealtimeHub } from "./realtime/hub.ts";
+import type { EmailOutbox } from "./mail/email-outbox.ts";
+import { buildMail } from "./mail/services.ts";
+import type { SearchService } from "./search/search-service.ts";
+import { buildSearch } from "./search/services.ts";
+import type { RealtimeHub } from "./realtime/hub.ts";
+import { buildRealtime } from "./realtime/services.ts";
 import { buildContentServices, type ContentServices } from "./content/services.ts";
 import { seedStarterPages } from "./content/starter.ts";
 import { attachWorkspaceFolders, liveWorkspaceIds } from "./content/workspace-folders.ts";
@@ -108,18 +111,12 @@ export async function buildServices(opts: {
   if (!opts.db) migrate(db);
   const workspaces = new WorkspaceRecords(db);
   const permissions = new Permissions(db, workspaces);
-  const email = new EmailOutbox(db, config.smtp, log);
-  email.start();
-  closers.push(() => email.stop());
+  const email = buildMail({ db, config, log, closers });
   const identity = await buildIdentityServices({ db, config, dataDir, email, workspaces, permissions });
   const { users, auth } = identity;
   const bus = new EventBus((error) => log.error("event listener failed", { error: String(error) }));
-  const search = new SearchService({ db, dataDir, bus, permissions, workspaces, log });
-  search.start();
-  closers.push(() => search.stop());
-  const realtime = new RealtimeHub({ db, bus, permissions, workspaces, sessions: identity.sessions, log });
-  realtime.start();
-  closers.push(() => realtime.stop());
+  const search = buildSearch({ db, dataDir, log, closers, bus, permissions, workspaces });
+  const realtime = buildRealtime({ db, log, closers, bus, permissions, workspaces, sessions: identity.sessions });
   const content = buildContentServices({ db, config, dataDir, bus, log, closers });
   const { ledger, reconciler, watcher } = content;
   auth.starterWorkspaceHooks.push(async (ws, userId) => {
@@ -201,6 +198,8 @@ export async function buildServices(opts: {
   purgeAnalytics.unref?.();
   closers.push(() => clearTimeout(purgeAnalytics));
 
+  // Built at start: every request asks it whether its host is a site's custom domain (its renderer
+  // loads with the first render). The site server, the quality scan and the export are built on first use.
   const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions: identity.sessions, workspaceSettings });
   // A deleted workspace's site is gone at once; a new workspace's slug is not remembered as missing.
   deletedHooks.push((ws) => site.forgetWorkspace(ws.id, ws.slug));
@@ -232,7 +231,7 @@ export async function buildServices(opts: {
 
   const accountDeletion = lazy(() => {
     const { AccountDeletion } = require("./identity/account-deletion.ts") as typeof import("./identity/account-deletion.ts");
-    const accountDeletion = new AccountDeletion({
+    const deletion = new AccountDeletion({
       db,
       users,
       sessions: identity.sessions,
@@ -244,7 +243,7 @@ export async function buildServices(opts: {
       endConnections: (userId) => void realtime.closeUser(userId),
       log,
     });
-    return { accountDeletion };
+    return { accountDeletion: deletion };
   });
 
   const services = {
