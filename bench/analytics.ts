@@ -15,7 +15,8 @@ import { join } from "node:path";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/core/log.ts";
 import { buildServices } from "../src/services.ts";
-import { dayOf, MAX_PATHS_PER_DAY, MAX_QUERIES_PER_DAY, MAX_REFERRERS_PER_DAY, RETENTION_DAYS } from "../src/analytics/analytics.ts";
+import { MAX_PATHS_PER_DAY, MAX_QUERIES_PER_DAY, MAX_REFERRERS_PER_DAY, RETENTION_DAYS } from "../src/analytics/analytics.ts";
+import { dayOf } from "../src/analytics/reports.ts";
 import type { Principal } from "../src/core/principal.ts";
 import { percentile, printTable, type Row } from "./harness.ts";
 
@@ -126,6 +127,6 @@ const ms = (v: number) => `${v.toFixed(2)} ms`;
 }
 
 printTable("analytics (analytics.db, daily aggregates)", rows);
-for (const close of [...services.closers].reverse()) await close();
+await services.closeAll();
 rmSync(dataDir, { recursive: true, force: true });
 process.exit(0);

@@ -19,7 +19,7 @@ export interface RunningServer {
 
 /**
  * Builds the services and the app and listens. stop() closes the WebSocket hub's sockets, drains
- * the HTTP server, then runs `services.closers` (where background workers register) in reverse order.
+ * the HTTP server, then closes the services (`closeAll()`: every domain's closers, in reverse order of construction).
  */
 export async function startServer(opts: {
   config: Config;
@@ -44,7 +44,7 @@ export async function startServer(opts: {
       // Not EADDRINUSE of the main port (serve would name PORT): say which listener failed.
       error = new MetricsListenError(opts.config.metrics.port, error);
       await server.stop(true);
-      for (const close of [...services.closers].reverse()) await Promise.resolve(close()).catch(() => {});
+      await services.closeAll();
       throw error;
     }
   }
@@ -73,13 +73,7 @@ export async function startServer(opts: {
         // Elysia runs afterResponse hooks (the request log line) just after the last response
         // is written; give them a turn of the event loop before the closers and the exit.
         await new Promise((resolve) => setImmediate(resolve));
-        for (const close of [...services.closers].reverse()) {
-          try {
-            await close();
-          } catch (error) {
-            opts.log.warn("error while closing", { error: String(error) });
-          }
-        }
+        await services.closeAll();
       })();
       return stopped;
     },

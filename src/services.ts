@@ -1,87 +1,69 @@
 /**
- * Every domain service, built once per process and wired together (hooks between domains, the
- * closers run on shutdown). The HTTP app (`app.ts`), commands and tests all start from here.
+ * The composition root: every domain's services, built once per process, and the wiring between
+ * domains (hooks). Each domain builds its own services in its own folder and registers its closers
+ * there; `closeAll()` closes everything in reverse order of construction. The HTTP app (`app.ts`),
+ * commands and tests all start from here.
+ *
+ * What every request or a worker needs is built at start: the database, identity, access, search,
+ * realtime, content (the start-up reconcile), git (polling), mail (the outbox) and the instance's
+ * upkeep (maintenance, backups, metrics). The rest — external sign-in and passkeys, publishing
+ * (renderer, highlighter, KaTeX, Mermaid), analytics, billing, collaboration — is built on first
+ * access of one of its properties: its modules are loaded then (`require`, synchronous, so a route
+ * reads `services.site` as before), and the hooks that reach into it build it when they fire, or
+ * skip it when they only clear a cache it has not filled yet.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { Logger } from "./core/log.ts";
+import { Closers } from "./core/closers.ts";
+import { lazy, defineLazy } from "./core/lazy.ts";
 import { openDatabase, migrate, type Db } from "./db/database.ts";
-import { ulid } from "./core/ids.ts";
-import { loadOrCreateSigningKey } from "./identity/signing-key.ts";
-import { AccessTokens } from "./identity/access-tokens.ts";
-import { createPasswordHasher, dummyHashInDatabase, type PasswordHasher } from "./identity/passwords.ts";
-import { Sessions } from "./identity/sessions.ts";
-import { Users } from "./identity/users.ts";
-import { Organizations } from "./identity/organizations.ts";
-import { AuthService } from "./identity/auth-service.ts";
-import { ApiKeys } from "./identity/api-keys.ts";
-import { apiKeyPepper, keyWorkspaceOrg } from "./identity/api-key-setup.ts";
+import { VERSION } from "./version.ts";
+import { EventBus } from "./core/event-bus.ts";
 import { WorkspaceRecords } from "./workspaces/workspace-records.ts";
 import { Permissions } from "./access/permissions.ts";
-import { PasswordResets } from "./identity/password-resets.ts";
-import { VERSION } from "./version.ts";
-import { EmailOutbox } from "./mail/email-outbox.ts";
-import { EventBus } from "./core/event-bus.ts";
-import { SearchService } from "./search/search-service.ts";
-import { RealtimeHub } from "./realtime/hub.ts";
-import { Comments } from "./collab/comments.ts";
-import { ActivityFeed } from "./collab/activity.ts";
-import { Templates } from "./collab/templates.ts";
-import { People } from "./collab/people.ts";
-import { PasswordChange } from "./identity/password-change.ts";
-import { PageViewing } from "./realtime/page-viewing.ts";
 import { buildAccessServices, type AccessServices } from "./access/services.ts";
-import { ContentLedger } from "./content/ledger.ts";
-import { Reconciler } from "./content/reconcile.ts";
-import { Uploads } from "./content/uploads.ts";
+import { buildIdentityServices, type IdentityServices } from "./identity/services.ts";
+import type { EmailOutbox } from "./mail/email-outbox.ts";
+import { buildMail } from "./mail/services.ts";
+import type { SearchService } from "./search/search-service.ts";
+import { buildSearch } from "./search/services.ts";
+import type { RealtimeHub } from "./realtime/hub.ts";
+import { buildRealtime } from "./realtime/services.ts";
+import { buildContentServices, type ContentServices } from "./content/services.ts";
 import { seedStarterPages } from "./content/starter.ts";
-import { FileWatcher } from "./content/file-watcher.ts";
 import { attachWorkspaceFolders, liveWorkspaceIds } from "./content/workspace-folders.ts";
-import { WebhookReceiver } from "./git/webhook-receiver.ts";
-import { GitSync } from "./git/sync-service.ts";
-import { ConflictService } from "./git/conflict-service.ts";
+import { buildGitServices, type GitServices } from "./git/services.ts";
+import { buildOpsServices, type OpsServices } from "./ops/services.ts";
+import { MAINTENANCE_INTERVAL_MS } from "./ops/maintenance.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
-import { Maintenance } from "./ops/maintenance.ts";
-import { openAnalyticsDb } from "./analytics/database.ts";
-import { Analytics, consentOf, isAutomated } from "./analytics/analytics.ts";
-import { Plans } from "./billing/plans.ts";
-import { Billing } from "./billing/billing.ts";
-import { AccountDeletion } from "./identity/account-deletion.ts";
-import { OutboundWebhooks } from "./webhooks/outbound-webhooks.ts";
 import { Onboarding } from "./identity/onboarding.ts";
-import { Metrics } from "./ops/metrics.ts";
-import { BackupScheduler } from "./ops/backup.ts";
-import { AgentPages } from "./content/agent-pages.ts";
+import { OutboundWebhooks } from "./webhooks/outbound-webhooks.ts";
 import { AssistService } from "./ai/assist-service.ts";
-import { QualityService } from "./publish/quality/quality-service.ts";
-import { SiteExporter } from "./publish/export/exporter.ts";
-import { ExportService } from "./publish/export/export-service.ts";
-import { siteSourceOf } from "./publish/export/site-source.ts";
 import { SiteService } from "./publish/site-service.ts";
-import { SiteServer } from "./publish/site-server.ts";
-import { Identities } from "./identity/identities.ts";
-import { OidcAccounts } from "./identity/oidc-accounts.ts";
-import { OidcService } from "./identity/oidc-service.ts";
-import { enabledProviders } from "./identity/oidc-providers.ts";
-import { SignInMethods } from "./identity/sign-in-methods.ts";
-import { Passkeys } from "./identity/passkeys.ts";
+import type { SignInServices } from "./identity/sign-in-services.ts";
+import type { CollabServices } from "./collab/services.ts";
+import type { PublishServices } from "./publish/services.ts";
+import type { BillingServices } from "./billing/services.ts";
+import type { Analytics } from "./analytics/analytics.ts";
+import type { AccountDeletion } from "./identity/account-deletion.ts";
 
-export interface Services extends AccessServices {
+export interface Services
+  extends AccessServices,
+    IdentityServices,
+    SignInServices,
+    ContentServices,
+    GitServices,
+    CollabServices,
+    PublishServices,
+    BillingServices,
+    OpsServices {
   config: Config;
   log: Logger;
   dataDir: string;
   db: Db;
-  instanceId: string;
   version: string;
-  users: Users;
-  organizations: Organizations;
-  sessions: Sessions;
-  tokens: AccessTokens;
-  passwords: PasswordHasher;
-  auth: AuthService;
-  passwordResets: PasswordResets;
-  apiKeys: ApiKeys;
   workspaces: WorkspaceRecords;
   permissions: Permissions;
   rateLimiter: RateLimiter;
@@ -89,67 +71,27 @@ export interface Services extends AccessServices {
   bus: EventBus;
   search: SearchService;
   realtime: RealtimeHub;
-  comments: Comments;
-  activity: ActivityFeed;
-  templates: Templates;
-  people: People;
-  passwordChange: PasswordChange;
-  pageViewing: PageViewing;
-  ledger: ContentLedger;
-  reconciler: Reconciler;
-  uploads: Uploads;
-  /** Reconciles changes made outside Quire; null when QUIRE_WATCH_FILES=false. */
-  watcher: FileWatcher | null;
-  /** Inbound git push webhooks; the sync engine subscribes with `webhooks.onPush`. */
-  webhooks: WebhookReceiver;
-  /** Git sync: commits, pushes, pulls, polling (docs/architecture.md §6). */
-  gitSync: GitSync;
-  /** Sync conflicts and the manual sync, for the routes. */
-  conflictService: ConflictService;
-  /** External sign-in (OpenID Connect issuer, GitHub): start, callback, claim. */
-  oidc: OidcService;
-  /** The sign-in methods of an account (password, providers, passkeys) and the last-method rule. */
-  signInMethods: SignInMethods;
-  identities: Identities;
-  /** Passkeys (WebAuthn): registration, sign-in, the account's list. */
-  passkeys: Passkeys;
-  /** Hourly purge of expired sessions, reset links, invitations and old mail. */
-  maintenance: Maintenance;
+  /** Published sites: models, theme, publishing, versions, custom domains (src/publish/). */
+  site: SiteService;
   /** Page views and search queries, in analytics.db (daily aggregates, bounded). */
   analytics: Analytics;
-  /** The edition's plans and limits (Cloud); no limits in Community. */
-  plans: Plans;
-  /** Billing and the other Cloud-only routes (404 in Community). */
-  billing: Billing;
   /** Deleting one's own account (Cloud). */
   accountDeletion: AccountDeletion;
   /** Outbound webhook definitions (delivery is not active). */
   outboundWebhooks: OutboundWebhooks;
   /** Each person's first-run checklist. */
   onboarding: Onboarding;
-  /** Prometheus counters and gauges (/metrics); fed by the HTTP core, search and git sync. */
-  metrics: Metrics;
-  /** The daily backup (BACKUP_ENABLED); null when off. */
-  backups: BackupScheduler | null;
-  /** Page operations shaped for agents (MCP tools): slices, upsert, find/replace edits, context. */
-  agentPages: AgentPages;
   /** Writing assist: the configured model, or instructions for the calling agent. */
   assist: AssistService;
-  /** The quality scan of docs/architecture.md §9 (dead links, missing titles, readability, …). */
-  quality: QualityService;
-  /** The static export (GET|POST …/export, quire export, MCP quire_export's download URL). */
-  exporter: ExportService;
-  /** Published sites: models, theme, publishing, versions, custom domains (src/publish/). */
-  site: SiteService;
-  /** Answers /p/ and custom-domain requests. */
-  siteServer: SiteServer;
-  /** Closed in reverse order of registration on shutdown. */
-  closers: Array<() => Promise<void> | void>;
+  /** Where each domain registers what must stop or close on shutdown (`closers.push`). */
+  closers: Closers;
+  /** Stops and closes everything, in reverse order of construction; failures are logged, not thrown. */
+  closeAll(): Promise<void>;
 }
 
 /**
- * Opens the database (WAL, migrations), loads or creates the signing key, and builds every
- * domain service. Nothing listens yet.
+ * Opens the database (WAL, migrations), loads or creates the signing key, builds what every
+ * request needs and starts the workers; the rest is built on first use. Nothing listens yet.
  */
 export async function buildServices(opts: {
   config: Config;
@@ -161,210 +103,180 @@ export async function buildServices(opts: {
   db?: Db;
 }): Promise<Services> {
   const { config, dataDir, log } = opts;
+  const closers = new Closers();
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const db = opts.db ?? openDatabase(join(dataDir, "quire.db"));
+  // Registered first, so closed last: every other closer may still write.
+  closers.push(() => db.close());
   if (!opts.db) migrate(db);
-  const instanceId = instanceIdOf(db);
-  const keys = await loadOrCreateSigningKey(config.jwtKeyPath ?? join(dataDir, "jwt-private.pem"));
-  const tokens = new AccessTokens(keys, config.baseUrl);
-  const passwords = createPasswordHasher(config.argon2, dummyHashInDatabase(db));
-  const users = new Users(db);
-  const organizations = new Organizations(db);
-  const sessions = new Sessions(db);
-  sessions.retireIfSigningKeyChanged(keys.kid);
   const workspaces = new WorkspaceRecords(db);
   const permissions = new Permissions(db, workspaces);
-  const auth = new AuthService({ db, config, users, organizations, sessions, tokens, passwords, workspaces });
-  const apiKeys = new ApiKeys(db, apiKeyPepper(config, dataDir), keyWorkspaceOrg(workspaces, permissions));
-  const email = new EmailOutbox(db, config.smtp, log);
-  email.start();
-  const passwordResets = new PasswordResets({ db, users, sessions, passwords, mailer: email, baseUrl: config.baseUrl });
+  const email = buildMail({ db, config, log, closers });
+  const identity = await buildIdentityServices({ db, config, dataDir, email, workspaces, permissions });
+  const { users, auth } = identity;
   const bus = new EventBus((error) => log.error("event listener failed", { error: String(error) }));
-  const search = new SearchService({ db, dataDir, bus, permissions, workspaces, log });
-  search.start();
-  const realtime = new RealtimeHub({ db, bus, permissions, workspaces, sessions, log });
-  realtime.start();
-  const comments = new Comments({ db, permissions, workspaces, users, bus });
-  const activity = new ActivityFeed({ db, permissions });
-  const ledger = new ContentLedger({ db, dataDir, bus, log });
-  const reconciler = new Reconciler({ db, ledger, bus, log });
-  const uploads = new Uploads(ledger);
+  const search = buildSearch({ db, dataDir, log, closers, bus, permissions, workspaces });
+  const realtime = buildRealtime({ db, log, closers, bus, permissions, workspaces, sessions: identity.sessions });
+  const content = buildContentServices({ db, config, dataDir, bus, log, closers });
+  const { ledger, reconciler, watcher } = content;
   auth.starterWorkspaceHooks.push(async (ws, userId) => {
     await seedStarterPages(ledger, ws, { id: userId, name: users.byId(userId)?.name ?? "" });
   });
   // Files changed while the server was down are reconciled in the background; reads are served meanwhile.
   if (!opts.deferStartupReconcile) reconciler.startBackground();
-  const access = buildAccessServices({ db, config, log, users, organizations, passwords, auth, email, workspaces, permissions });
+  const access = buildAccessServices({ db, config, log, users, organizations: identity.organizations, passwords: identity.passwords, auth, email, workspaces, permissions });
+  const { workspaceService, workspaceSettings } = access;
+
   // Every workspace is a git work tree: clone or init on create, commit each write, pull and push.
-  const gitSync = new GitSync({ db, config, dataDir, log, ledger, reconciler, bus, workspaces, users });
-  access.workspaceService.createdHooks.push((ws) => gitSync.onWorkspaceCreated(ws));
+  const git = buildGitServices({ db, config, dataDir, log, closers, bus, ledger, reconciler, workspaces, users, permissions });
+  const { gitSync } = git;
+  workspaceService.createdHooks.push((ws) => gitSync.onWorkspaceCreated(ws));
   // Creation from a remote clones before the row exists (all-or-nothing).
-  access.workspaceService.prepareRemote = (remote) => gitSync.prepareClone(remote);
+  workspaceService.prepareRemote = (remote) => gitSync.prepareClone(remote);
   // The starter workspace too, before its pages are seeded: its repository exists when registration answers.
   // (A failure is logged, not fatal to the registration: the first commit initialises it again.)
   auth.starterWorkspaceHooks.unshift((ws) =>
     gitSync.onWorkspaceCreated(ws).catch((error) => log.error("git init of the starter workspace failed", { workspace_id: ws.id, error: String(error) })),
   );
-  access.workspaceService.deletedHooks.push((ws) => gitSync.onWorkspaceDeleted(ws));
-  access.workspaceSettings.changedHooks.push((ws, keys) => gitSync.onSettingsChanged(ws, keys));
+  workspaceService.deletedHooks.push((ws) => gitSync.onWorkspaceDeleted(ws));
+  workspaceSettings.changedHooks.push((ws, keys) => gitSync.onSettingsChanged(ws, keys));
   gitSync.start();
-  const conflictService = new ConflictService({ db, permissions, users, ledger, bus, gitSync });
-  const webhooks = new WebhookReceiver({ workspaces, log });
-  webhooks.onPush((push) => gitSync.trigger(push.workspaceId, { reason: "webhook", branch: push.branch }).catch(() => {}));
-  const watcher = config.watchFiles ? new FileWatcher({ ledger, reconciler, log }) : null;
-  const { createdHooks, deletedHooks } = access.workspaceService;
+  const { createdHooks, deletedHooks } = workspaceService;
   attachWorkspaceFolders({ createdHooks, deletedHooks, starterHooks: auth.starterWorkspaceHooks }, ledger, watcher);
   for (const id of liveWorkspaceIds(db)) watcher?.watch(id);
   // Files beside the pages (assets/, .gitignore, …) changed on disk are committed like pages changed on disk.
   watcher?.onFiles((workspaceId, paths) => gitSync.onDiskFiles(workspaceId, paths));
-  const identities = new Identities(db);
-  const oidcAccounts = new OidcAccounts({ db, config, users, identities, auth, invitations: access.invitationAcceptance });
-  const oidc = new OidcService({ db, config, log, users, auth, accounts: oidcAccounts, providers: enabledProviders(config) });
-  const signInMethods = new SignInMethods({ db, users, identities, passwords, providers: () => oidc.list() });
-  const passkeys = new Passkeys({ db, config: config.webauthn, log, users, auth, methods: signInMethods });
-  const maintenance = new Maintenance({ db, sessions, log });
-  maintenance.start();
-  const metrics = new Metrics();
+
+  const ops = buildOpsServices({ db, config, dataDir, log, closers, sessions: identity.sessions });
+  const { metrics } = ops;
   // The same hook analytics uses (one per answered search).
   search.searchedHooks.push(() => metrics.searchQuery());
   gitSync.syncedHooks.push((status) => metrics.gitSync(status));
-  const livePages = db.query<{ n: number }, []>(
-    "SELECT COUNT(*) AS n FROM pages p JOIN workspaces w ON w.id = p.workspace_id WHERE p.deleted_at IS NULL AND w.deleted_at IS NULL",
-  );
-  const pendingMail = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM email_outbox WHERE status = 'pending'");
-  const backups = config.backup.enabled ? new BackupScheduler({ dataDir, retentionDays: config.backup.retentionDays, log }) : null;
-  backups?.start();
   metrics.attachGauges({
-    pages: () => livePages.get()?.n ?? 0,
-    emailOutboxPending: () => pendingMail.get()?.n ?? 0,
+    pages: () => content.pages.liveCountAll(),
+    emailOutboxPending: () => email.pendingCount(),
     wsConnections: () => realtime.connectionCount,
   });
-  const plans = new Plans({ db, edition: config.edition });
-  access.invitations.beforeInvite.push(({ orgId, role, emailNormalized }) => plans.requireSeatFor(orgId, role, emailNormalized));
-  access.members.beforeRole.push(({ orgId, role, userId }) => plans.requireSeatForUser(orgId, role, userId));
-  const analyticsDb = openAnalyticsDb(join(dataDir, "analytics.db"));
-  const analytics = new Analytics({ db: analyticsDb, workspaces, permissions, plans, log, baseUrl: config.baseUrl });
-  analytics.start();
-  search.searchedHooks.push((s) => analytics.recordSearch({ ...s, source: "app" }));
+
+  // ---- built on first use ----------------------------------------------------------------------
+
+  const signIn = lazy(() =>
+    (require("./identity/sign-in-services.ts") as typeof import("./identity/sign-in-services.ts")).buildSignInServices({
+      db,
+      config,
+      log,
+      users,
+      auth,
+      passwords: identity.passwords,
+      invitations: access.invitationAcceptance,
+    }),
+  );
+  const collab = lazy(() =>
+    (require("./collab/services.ts") as typeof import("./collab/services.ts")).buildCollabServices({ db, bus, permissions, workspaces, users }),
+  );
+  const billing = lazy(() => (require("./billing/services.ts") as typeof import("./billing/services.ts")).buildBillingServices({ db, config, permissions }));
+  access.invitations.beforeInvite.push(({ orgId, role, emailNormalized }) => billing().plans.requireSeatFor(orgId, role, emailNormalized));
+  access.members.beforeRole.push(({ orgId, role, userId }) => billing().plans.requireSeatForUser(orgId, role, userId));
+
+  const analytics = lazy(() =>
+    (require("./analytics/services.ts") as typeof import("./analytics/services.ts")).buildAnalytics({
+      config,
+      dataDir,
+      log,
+      closers,
+      workspaces,
+      permissions,
+      plans: () => billing().plans,
+    }),
+  );
+  search.searchedHooks.push((s) => analytics().recordSearch({ ...s, source: "app" }));
   // A deleted workspace's figures go with it (there is no undelete of a workspace).
-  access.workspaceService.deletedHooks.push((ws) => analytics.forgetWorkspace(ws.id));
-  const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions, workspaceSettings: access.workspaceSettings });
-  const siteServer = new SiteServer({
-    site,
-    search,
-    uploads,
-    config,
-    log,
-    // Community has no plans (null): every organization's figures are reported.
-    analyticsReported: (orgId) => plans.planOf(orgId)?.features.includes("analytics") ?? true,
-  });
-  // Published sites' page views and searches go to analytics; a visitor is counted (a salted,
-  // daily hash) only with the consent cookie and no opt-out signal.
-  siteServer.viewedHooks.push((v) => {
-    if (isAutomated(v.headers.get("user-agent"))) return;
-    const consent = consentOf(v.headers);
-    analytics.recordPageView({
-      workspaceId: v.workspaceId,
-      path: v.path,
-      referrer: v.headers.get("referer"),
-      consent,
-      ...(consent && v.ip ? { client: { ip: v.ip, userAgent: v.headers.get("user-agent") ?? "" } } : {}),
-    });
-  });
-  siteServer.searchedHooks.push((s) => analytics.recordSearch({ ...s, source: "site" }));
+  deletedHooks.push((ws) => analytics().forgetWorkspace(ws.id));
+  // Figures past their retention are purged when analytics is built and hourly after; an instance
+  // whose analytics nothing has needed yet builds it within the hour all the same.
+  const purgeAnalytics = setTimeout(() => analytics(), MAINTENANCE_INTERVAL_MS);
+  purgeAnalytics.unref?.();
+  closers.push(() => clearTimeout(purgeAnalytics));
+
+  // Built at start: every request asks it whether its host is a site's custom domain (its renderer
+  // loads with the first render). The site server, the quality scan and the export are built on first use.
+  const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions: identity.sessions, workspaceSettings });
   // A deleted workspace's site is gone at once; a new workspace's slug is not remembered as missing.
-  access.workspaceService.deletedHooks.push((ws) => site.forgetWorkspace(ws.id, ws.slug));
-  access.workspaceService.createdHooks.push((ws) => site.forgetWorkspace(ws.id, ws.slug));
+  deletedHooks.push((ws) => site.forgetWorkspace(ws.id, ws.slug));
+  createdHooks.push((ws) => site.forgetWorkspace(ws.id, ws.slug));
   // A .quire/ manifest edited on disk (an editor, a sync tool) reaches the site without waiting for its periodic check.
   watcher?.onFiles((workspaceId, paths) => {
     if (paths.some((p) => p.startsWith(".quire/"))) site.invalidate(workspaceId);
   });
-  const exporter = new ExportService({
-    permissions,
-    exporter: new SiteExporter({ ledger, site: siteSourceOf(site, workspaces) }),
-    baseUrl: config.baseUrl,
-  });
-  return {
-    ...access,
-    bus,
-    search,
-    realtime,
-    comments,
-    activity,
-    templates: new Templates(),
-    people: new People({ db, permissions }),
-    passwordChange: new PasswordChange({ db, users, sessions, passwords }),
-    pageViewing: new PageViewing({ permissions, bus }),
-    ledger,
-    agentPages: new AgentPages(ledger),
-    assist: new AssistService(config.ai, log),
-    reconciler,
-    uploads,
-    watcher,
-    webhooks,
-    gitSync,
-    conflictService,
-    email,
-    config,
-    log,
-    dataDir,
-    db,
-    instanceId,
-    version: VERSION,
-    users,
-    organizations,
-    sessions,
-    tokens,
-    passwords,
-    auth,
-    passwordResets,
-    apiKeys,
-    workspaces,
-    permissions,
-    rateLimiter: new RateLimiter(),
-    oidc,
-    signInMethods,
-    identities,
-    passkeys,
-    maintenance,
-    metrics,
-    backups,
-    quality: new QualityService({ permissions, ledger, versionBases: (id) => site.versions.list(id).map((v) => v.base_path) }),
-    exporter,
-    site,
-    siteServer,
-    analytics,
-    plans,
-    billing: new Billing({
-      db,
-      plans,
+  const publish = lazy(() => {
+    const built = (require("./publish/services.ts") as typeof import("./publish/services.ts")).buildPublishServices({
+      config,
+      log,
+      closers,
+      site,
+      ledger,
+      uploads: content.uploads,
+      search,
+      workspaces,
       permissions,
-      stripe: config.stripe,
-      baseUrl: config.baseUrl,
-      ...(config.stripeWebhookSecret ? { webhookSecret: config.stripeWebhookSecret } : {}),
-    }),
-    accountDeletion: new AccountDeletion({
+      // Community has no plans (null): every organization's figures are reported.
+      analyticsReported: (orgId) => billing().plans.planOf(orgId)?.features.includes("analytics") ?? true,
+    });
+    // Published sites' page views and searches go to analytics.
+    const { recordSiteView } = require("./analytics/services.ts") as typeof import("./analytics/services.ts");
+    built.siteServer.viewedHooks.push((v) => recordSiteView(analytics(), v));
+    built.siteServer.searchedHooks.push((s) => analytics().recordSearch({ ...s, source: "site" }));
+    return built;
+  });
+
+  const accountDeletion = lazy(() => {
+    const { AccountDeletion } = require("./identity/account-deletion.ts") as typeof import("./identity/account-deletion.ts");
+    const deletion = new AccountDeletion({
       db,
       users,
-      sessions,
-      passwords,
-      workspaceService: access.workspaceService,
+      sessions: identity.sessions,
+      passwords: identity.passwords,
+      workspaceService,
       dropSearchIndex: (id) => search.drop(id),
       workspaceFolder: (id) => ledger.dir(id).root,
       releaseFolder: (id) => gitSync.release(id),
       endConnections: (userId) => void realtime.closeUser(userId),
       log,
-    }),
+    });
+    return { accountDeletion: deletion };
+  });
+
+  const services = {
+    ...access,
+    ...identity,
+    ...content,
+    ...git,
+    ...ops,
+    config,
+    log,
+    dataDir,
+    db,
+    version: VERSION,
+    workspaces,
+    permissions,
+    email,
+    bus,
+    search,
+    realtime,
+    site,
+    rateLimiter: new RateLimiter(),
+    assist: new AssistService(config.ai, log),
     outboundWebhooks: new OutboundWebhooks({ db, permissions, allowPrivate: config.webhookAllowPrivate }),
     onboarding: new Onboarding(db),
-    closers: [() => analyticsDb.close(), () => analytics.stop(), () => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop(), () => backups?.stop(), () => exporter.close()],
-  };
-}
-
-function instanceIdOf(db: Db): string {
-  const row = db.query<{ value: string }, []>("SELECT value FROM instance WHERE key = 'instance_id'").get();
-  if (row) return row.value;
-  const id = ulid();
-  db.query("INSERT INTO instance (key, value) VALUES ('instance_id', ?)").run(id);
-  return id;
+    closers,
+    closeAll: () => closers.closeAll(log),
+  } as Services;
+  defineLazy(services, signIn, ["identities", "oidc", "signInMethods", "passkeys"]);
+  defineLazy(services, collab, ["comments", "activity", "templates", "people", "pageViewing"]);
+  defineLazy(services, billing, ["plans", "billing"]);
+  defineLazy(services, publish, ["siteServer", "quality", "exporter"]);
+  const analyticsGroup = lazy(() => ({ analytics: analytics() }));
+  defineLazy(services, analyticsGroup, ["analytics"]);
+  defineLazy(services, accountDeletion, ["accountDeletion"]);
+  return services;
 }

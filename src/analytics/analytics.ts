@@ -35,7 +35,6 @@ import {
 import { dayOf, overviewReport, pagesReport, searchesReport } from "./reports.ts";
 import { consentOf, isAutomated, normalizePath, normalizeQuery, referrerHost, CONSENT_COOKIE } from "./input.ts";
 
-export { dayOf, consentOf, isAutomated, CONSENT_COOKIE };
 
 export const MAX_PATHS_PER_DAY = 1000;
 export const MAX_QUERIES_PER_DAY = 1000;

@@ -11,7 +11,6 @@
  * directory.
  */
 import { defineCommand } from "citty";
-import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { loadConfig } from "../config.ts";
@@ -19,7 +18,7 @@ import { ValidationError } from "../core/errors.ts";
 import { isUlid } from "../core/ids.ts";
 import { silentLogger } from "../core/log.ts";
 import { parseInput } from "../core/validate.ts";
-import { openDatabase, migrate, type Db } from "../db/database.ts";
+import { openDatabase, openReadOnly, migrate, type Db } from "../db/database.ts";
 import { migrations } from "../db/migrations/index.ts";
 import { Permissions } from "../access/permissions.ts";
 import { EventBus } from "../core/event-bus.ts";
@@ -119,12 +118,6 @@ export async function runExport(opts: {
     db.close();
     lock?.release();
   }
-}
-
-function openReadOnly(path: string): Db {
-  const db = new Database(path, { readonly: true, strict: true });
-  db.exec("PRAGMA busy_timeout = 5000");
-  return db;
 }
 
 /** Beside a running server nothing may be migrated: its schema must already be the one this build knows. */

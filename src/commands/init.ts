@@ -9,9 +9,8 @@ import { loadConfig } from "../config.ts";
 import { isAbsolute } from "node:path";
 import { ConflictError, ValidationError } from "../core/errors.ts";
 import { gitRemoteProblem } from "../workspaces/git-remote.ts";
-import { cloneInto } from "../git/clone.ts";
+import { GitSync } from "../git/sync-service.ts";
 import { Repo, SYSTEM_AUTHOR } from "../git/repo.ts";
-import { Transport } from "../git/transport.ts";
 import { silentLogger } from "../core/log.ts";
 import { nowIso } from "../core/clock.ts";
 import { parseInput } from "../core/validate.ts";
@@ -19,7 +18,10 @@ import { initWorkspaceInput } from "../workspaces/workspace-schemas.ts";
 import { openDatabase, migrate } from "../db/database.ts";
 import { loadOrCreateSigningKey } from "../identity/signing-key.ts";
 import { Organizations } from "../identity/organizations.ts";
+import { Users } from "../identity/users.ts";
 import { WorkspaceRecords, type WorkspaceRow } from "../workspaces/workspace-records.ts";
+import { WorkspaceService } from "../workspaces/workspace-service.ts";
+import { Permissions } from "../access/permissions.ts";
 import { EventBus } from "../core/event-bus.ts";
 import { ContentLedger } from "../content/ledger.ts";
 import { Reconciler, type ReconcileResult } from "../content/reconcile.ts";
@@ -83,32 +85,30 @@ export async function initWorkspace(opts: {
     if (workspaces.slugTaken(input.slug)) {
       throw new ConflictError(`A workspace with the slug "${input.slug}" already exists`, undefined, { field: "slug" });
     }
-    const now = nowIso();
-    const workspace = db.transaction(() => {
-      const org = new Organizations(db).defaultOrganization(now);
-      return workspaces.insert({ orgId: org.id, name: input.name, slug: input.slug, gitRemote: gitUrl, gitBranch: input.branch, createdBy: null, now });
-    })();
     const bus = new EventBus();
     const ledger = new ContentLedger({ db, dataDir, bus, log: silentLogger });
-    const dir = ledger.dir(workspace.id).root;
-    if (gitUrl !== null) {
-      try {
-        await cloneInto({
-          dir,
-          remote: gitUrl,
-          branch: input.branch,
-          transport: new Transport({ keyPath: config.git.sshKeyPath, knownHosts: config.git.sshKnownHosts }, config.git.allowPrivate),
-          allowPrivate: config.git.allowPrivate,
-        });
-      } catch (error) {
-        // A failed clone leaves no workspace behind: no row, no folder.
-        db.query("DELETE FROM workspaces WHERE id = ?").run(workspace.id);
-        throw new CommandError((error as Error).message.replace(/^git_remote: /, "--git-url: "), 1);
-      }
-    } else {
-      ledger.dir(workspace.id).ensure();
+    const reconciler = new Reconciler({ db, ledger, bus, log: silentLogger });
+    // The workspace service creates the row, in the default organization; from a remote, git
+    // sync clones it first (a failed clone leaves no workspace behind: no row, no folder).
+    const gitSync = new GitSync({ db, config, dataDir, log: silentLogger, ledger, reconciler, bus, workspaces, users: new Users(db) });
+    const workspaceService = new WorkspaceService({ db, records: workspaces, permissions: new Permissions(db, workspaces) });
+    workspaceService.prepareRemote = (remote) => gitSync.prepareClone(remote);
+    let workspace: WorkspaceRow;
+    try {
+      workspace = await workspaceService.createForOperator({
+        name: input.name,
+        slug: input.slug,
+        git_remote: gitUrl,
+        git_branch: input.branch,
+        orgId: (now) => new Organizations(db).defaultOrganization(now).id,
+      });
+    } catch (error) {
+      if (gitUrl === null || error instanceof ConflictError) throw error;
+      throw new CommandError((error as Error).message.replace(/^git_remote: /, "--git-url: "), 1);
     }
-    const result = await new Reconciler({ db, ledger, bus, log: silentLogger }).reconcile(workspace.id);
+    const dir = ledger.dir(workspace.id).root;
+    if (gitUrl === null) ledger.dir(workspace.id).ensure();
+    const result = await reconciler.reconcile(workspace.id);
     // Every workspace is a git work tree; the files as indexed (ids added) are its next commit.
     const repo = new Repo(dir);
     if (!repo.exists()) await repo.init(input.branch);

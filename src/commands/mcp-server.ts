@@ -78,13 +78,7 @@ export async function mcpServer(opts: { addr: string; corsOrigins?: string | und
   const url = `http://${shown}:${app.server!.port}/mcp`;
   const stop = async () => {
     await app.server?.stop(true);
-    for (const close of [...services.closers].reverse()) {
-      try {
-        await close();
-      } catch (error) {
-        log.error("error during shutdown", { error: String(error) });
-      }
-    }
+    await services.closeAll();
     lock.release();
     process.exit(0);
   };

@@ -74,14 +74,8 @@ export async function mcpStdio(opts: { workspace: string; apiKey?: string | unde
     if (closing) return;
     closing = true;
     const built = building ? await building.catch(() => null) : null;
-    const closers = built ? [...built.closers].reverse() : [() => opened.db.close()];
-    for (const close of closers) {
-      try {
-        await close();
-      } catch (error) {
-        log.error("error during shutdown", { error: String(error) });
-      }
-    }
+    if (built) await built.closeAll();
+    else opened.db.close();
     lock.release();
     process.exit(code);
   };

@@ -5,7 +5,6 @@
  * without a `quire serve` on the same data directory.
  */
 import { defineCommand } from "citty";
-import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../config.ts";
@@ -14,6 +13,7 @@ import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
 import { startPreview } from "../publish/preview/preview-server.ts";
 import { CommandError } from "./exit.ts";
 import { dataDirArg, dataDirFrom } from "./shared.ts";
+import { openReadOnly } from "../db/database.ts";
 
 export const previewCommand = defineCommand({
   meta: { name: "preview", description: "Serve a workspace's site locally, rendered from its files, reloading on every change" },
@@ -30,8 +30,7 @@ export const previewCommand = defineCommand({
     const { path: dataDir } = dataDirFrom({ "data-dir": args["data-dir"] });
     const dbPath = join(dataDir, "quire.db");
     if (!existsSync(dbPath)) throw new CommandError(`No Quire database in ${dataDir} (run \`quire init\` or \`quire serve\` first)`, 1);
-    const db = new Database(dbPath, { readonly: true, strict: true });
-    db.exec("PRAGMA busy_timeout = 5000");
+    const db = openReadOnly(dbPath);
     const ref = args.workspace;
     const ws = db
       .query<WorkspaceRow, [string]>(`SELECT * FROM workspaces WHERE ${isUlid(ref) ? "id" : "slug"} = ? AND deleted_at IS NULL`)

@@ -117,6 +117,17 @@ export class PageRecords {
     );
   }
 
+  /** Live pages of every live workspace of the instance (the `quire_pages` gauge). */
+  liveCountAll(): number {
+    return (
+      this.db
+        .query<{ n: number }, []>(
+          "SELECT COUNT(*) AS n FROM pages p JOIN workspaces w ON w.id = p.workspace_id WHERE p.deleted_at IS NULL AND w.deleted_at IS NULL",
+        )
+        .get()?.n ?? 0
+    );
+  }
+
   /** Live records plus those soft-deleted since `since` (ISO), for reconciliation. */
   recoverable(workspaceId: string, since: string): PageRow[] {
     return this.db

@@ -49,34 +49,6 @@ export function buildTree(rows: PageRow[]): TreeNode[] {
   return root.children!;
 }
 
-/**
- * A folder's part of the tree (`folder` "" is the root), `depth` levels deep (all of them when
- * undefined). Every folder in the answer counts its direct children (`child_count`); a folder at
- * the last level comes without `children`. An unknown folder has nothing under it.
- */
-export function treeUnder(items: TreeNode[], folder: string, depth: number | undefined): TreeNode[] {
-  const level = folder === "" ? items : folderChildren(items, folder);
-  return cut(level, depth ?? Infinity);
-}
-
-/** The children of one folder of a tree (none for an unknown folder). */
-export function folderChildren(items: TreeNode[], folder: string): TreeNode[] {
-  for (const node of items) {
-    if (node.type === "folder" && node.path === folder) return node.children ?? [];
-    if (node.children && folder.startsWith(`${node.path}/`)) return folderChildren(node.children, folder);
-  }
-  return [];
-}
-
-function cut(nodes: TreeNode[], depth: number): TreeNode[] {
-  return nodes.map((node) => {
-    if (!node.children) return node;
-    const { children, ...rest } = node;
-    const counted = { ...rest, child_count: children.length };
-    return depth <= 1 ? counted : { ...counted, children: cut(children, depth - 1) };
-  });
-}
-
 /** What a page gives its node; a folder's index.md gives the same to its folder. */
 function pageFields(row: PageRow): Pick<TreeNode, "page_id" | "title" | "sort_order" | "nav_order" | "publish" | "status"> {
   return {

@@ -16,6 +16,17 @@ export function openDatabase(path: string): Db {
   return db;
 }
 
+/**
+ * Opens an existing SQLite file read-only (never created, never migrated): for the commands and
+ * checks that only read, beside a running server or alone. A database busy with a write is waited
+ * for up to `busyTimeoutMs`.
+ */
+export function openReadOnly(path: string, opts: { busyTimeoutMs?: number } = {}): Db {
+  const db = new Database(path, { readonly: true, strict: true });
+  db.exec(`PRAGMA busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
+  return db;
+}
+
 /** A migration that could not be applied; its own changes were rolled back and no later one ran. */
 export class MigrationError extends Error {
   constructor(

@@ -1,6 +1,9 @@
-import * as client from "openid-client";
+import type * as OpenId from "openid-client";
 import type { Config } from "../config.ts";
 import { guardedFetch, ProviderError } from "./oidc-network.ts";
+
+/** openid-client is loaded by the first sign-in through a provider, not with the sign-in routes. */
+const openid = (): typeof OpenId => require("openid-client") as typeof OpenId;
 
 export const PROVIDER_IDS = ["google", "github"] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
@@ -45,7 +48,7 @@ export interface ExternalProvider {
  */
 class OidcIssuerProvider implements ExternalProvider {
   readonly id = "google" as const;
-  private config: Promise<client.Configuration> | null = null;
+  private config: Promise<OpenId.Configuration> | null = null;
   private readonly fetch: ReturnType<typeof guardedFetch>;
 
   constructor(
@@ -60,14 +63,14 @@ class OidcIssuerProvider implements ExternalProvider {
   }
 
   /** Discovery on first use, remembered; a failure is forgotten so the next sign-in tries again. */
-  private discover(): Promise<client.Configuration> {
-    this.config ??= client
-      .discovery(new URL(this.settings.issuer), this.settings.clientId, undefined, client.ClientSecretBasic(this.settings.clientSecret), {
-        [client.customFetch]: this.fetch as client.CustomFetch,
-        ...(this.allowPrivate ? { execute: [client.allowInsecureRequests] } : {}),
+  private discover(): Promise<OpenId.Configuration> {
+    this.config ??= openid()
+      .discovery(new URL(this.settings.issuer), this.settings.clientId, undefined, openid().ClientSecretBasic(this.settings.clientSecret), {
+        [openid().customFetch]: this.fetch as OpenId.CustomFetch,
+        ...(this.allowPrivate ? { execute: [openid().allowInsecureRequests] } : {}),
       })
       .then((config) => {
-        client.enableNonRepudiationChecks(config);
+        openid().enableNonRepudiationChecks(config);
         return config;
       })
       .catch((error: unknown) => {
@@ -79,7 +82,7 @@ class OidcIssuerProvider implements ExternalProvider {
 
   async authorizationUrl(req: AuthorizationRequest): Promise<string> {
     const config = await this.discover();
-    return client.buildAuthorizationUrl(config, {
+    return openid().buildAuthorizationUrl(config, {
       redirect_uri: req.redirectUri,
       scope: "openid email profile",
       state: req.state,
@@ -91,10 +94,10 @@ class OidcIssuerProvider implements ExternalProvider {
 
   async identify(check: CallbackCheck): Promise<ProviderIdentity> {
     const config = await this.discover();
-    let claims: client.IDToken | undefined;
+    let claims: OpenId.IDToken | undefined;
     let accessToken: string;
     try {
-      const tokens = await client.authorizationCodeGrant(
+      const tokens = await openid().authorizationCodeGrant(
         config,
         check.callbackUrl,
         { pkceCodeVerifier: check.codeVerifier, expectedState: check.state, expectedNonce: check.nonce, idTokenExpected: true },
@@ -112,7 +115,7 @@ class OidcIssuerProvider implements ExternalProvider {
     // Some issuers keep the email out of the ID token: ask the userinfo endpoint, bound to the same subject.
     if (email === null) {
       try {
-        const info = await client.fetchUserInfo(config, accessToken, claims.sub);
+        const info = await openid().fetchUserInfo(config, accessToken, claims.sub);
         email = typeof info.email === "string" ? info.email : null;
         verified = info.email_verified === true;
         name ||= typeof info.name === "string" ? info.name : "";

@@ -1,4 +1,4 @@
-import * as client from "openid-client";
+import type * as OpenId from "openid-client";
 import type { Db } from "../db/database.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../core/log.ts";
@@ -11,6 +11,9 @@ import { AccountRefused, type OidcAccounts } from "./oidc-accounts.ts";
 import { ProviderError } from "./oidc-network.ts";
 import { PROVIDER_IDS, type ExternalProvider, type ProviderId } from "./oidc-providers.ts";
 import type { Users } from "./users.ts";
+
+/** openid-client is loaded by the first sign-in through a provider, not with the sign-in routes. */
+const openid = (): typeof OpenId => require("openid-client") as typeof OpenId;
 
 /** An authorization request is good for 10 minutes, once. */
 export const FLOW_TTL_MS = 10 * 60_000;
@@ -76,10 +79,10 @@ export class OidcService {
 
   async start(providerId: string, opts: { linkUserId: string | null }): Promise<{ url: string; browserSecret: string }> {
     const provider = this.provider(providerId);
-    const state = client.randomState();
-    const nonce = client.randomNonce();
-    const codeVerifier = client.randomPKCECodeVerifier();
-    const codeChallenge = await client.calculatePKCECodeChallenge(codeVerifier);
+    const state = openid().randomState();
+    const nonce = openid().randomNonce();
+    const codeVerifier = openid().randomPKCECodeVerifier();
+    const codeChallenge = await openid().calculatePKCECodeChallenge(codeVerifier);
     const browserSecret = randomToken(32);
     let url: string;
     try {

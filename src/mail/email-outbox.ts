@@ -85,6 +85,11 @@ export class EmailOutbox {
     this.timer = setTimeout(() => void this.drain(), 0);
   }
 
+  /** Messages waiting to be sent (the `quire_email_outbox_pending` gauge). */
+  pendingCount(): number {
+    return this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM email_outbox WHERE status = 'pending'").get()?.n ?? 0;
+  }
+
   start(): void {
     if (!this.enabled) return;
     this.stopped = false;

@@ -1,10 +1,8 @@
-import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { Principal } from "../core/principal.ts";
 import { nowMs } from "../core/clock.ts";
-import { MAX_BODY_BYTES } from "../http/body-limit.ts";
 import type { Services } from "../services.ts";
-import { instructionsFor } from "./instructions.ts";
-import { buildMcpServer, type McpSession, type OneMessage } from "./server.ts";
+import type { OneMessage } from "./server.ts";
+import type { McpHandler } from "./http-handler.ts";
 
 /**
  * Streamable HTTP at `POST /mcp` (the main port and `quire mcp-server`): one endpoint for both
@@ -18,18 +16,6 @@ export interface McpHttpOptions {
   origins: string[];
   /** The server's own origin (BASE_URL's, or the mcp-server's address). */
   selfOrigin: string;
-}
-
-/**
- * The message a 2026-07-28 request carries, from its `Mcp-Method` / `Mcp-Name` headers (required
- * in that era and checked against the body by the SDK before the server is built). A name sent
- * Base64-encoded, or anything unusual, is left out: the server is then built whole.
- */
-function oneMessage(request: Request | undefined): OneMessage | undefined {
-  const method = request?.headers.get("mcp-method")?.trim();
-  if (!method) return undefined;
-  const name = request?.headers.get("mcp-name")?.trim();
-  return { method, name: name !== undefined && /^[A-Za-z0-9_.-]{1,128}$/.test(name) ? name : undefined };
 }
 
 /** Bodies up to this size are read ahead to learn a 2025-era request's one message. */
@@ -61,14 +47,6 @@ async function peekLegacy(request: Request): Promise<{ forward: Request; message
   return message ? { forward, message } : { forward };
 }
 
-/** The same request through the REST API, per category, so an agent and a script share one budget. */
-const REST_EQUIVALENT = {
-  content_read: ["GET", "/api/v1/content/_mcp/"],
-  content_write: ["PUT", "/api/v1/content/_mcp/"],
-  search: ["GET", "/api/v1/workspaces/_mcp/search"],
-  ai_assist: ["POST", "/api/ai/assist"],
-} as const;
-
 const ALLOWED_REQUEST_HEADERS = ["authorization", "content-type", "accept", "mcp-protocol-version", "mcp-session-id", "mcp-method", "mcp-name", "last-event-id"];
 const EXPOSED_HEADERS = "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After, X-Request-Id";
 const INSTRUCTIONS_TTL_MS = 30_000;
@@ -82,33 +60,18 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
     const now = nowMs();
     const hit = instructionsCache.get(key);
     if (hit && hit.until > now) return hit.text;
+    const { instructionsFor } = require("./instructions.ts") as typeof import("./instructions.ts");
     const text = instructionsFor(services, principal);
     if (instructionsCache.size > 1000) instructionsCache.clear();
     instructionsCache.set(key, { text, until: now + INSTRUCTIONS_TTL_MS });
     return text;
   };
 
-  const handler = createMcpHandler(
-    (ctx) => {
-      const extra = ctx.authInfo?.extra as { principal: Principal; ip: string; message?: OneMessage };
-      const session: McpSession = {
-        services: () => services,
-        log: services.log,
-        assistConfigured: services.assist.configured,
-        transport: "http",
-        principal: () => extra.principal,
-        rateLimit: (rule, principal) => {
-          const [method, path] = REST_EQUIVALENT[rule];
-          services.rateLimiter.hit(method, path, principal, extra.ip, nowMs(), true);
-        },
-      };
-      return buildMcpServer(session, instructions(extra.principal), ctx.era === "modern" ? oneMessage(ctx.requestInfo) : extra.message);
-    },
-    {
-      maxRequestBodySize: MAX_BODY_BYTES,
-      onerror: (error) => services.log.debug("mcp request refused", { error: error.message }),
-    },
-  );
+  // The SDK, the MCP server and its tools are loaded by the first call (http-handler.ts), not
+  // with the routes: a server nobody reaches over MCP never holds them.
+  let handler: McpHandler | undefined;
+  const handlerOf = (): McpHandler =>
+    (handler ??= (require("./http-handler.ts") as typeof import("./http-handler.ts")).mcpHandler(services, instructions));
 
   /** Origin absent (not a browser) or on the list: allowed. */
   const originOk = (request: Request): boolean => {
@@ -145,7 +108,7 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
     async handle(request: Request, principal: Principal, ip: string): Promise<Response> {
       const { forward, message } = await peekLegacy(request);
       const extra = { principal, ip, ...(message ? { message } : {}) };
-      const response = await handler.fetch(forward, { authInfo: { token: "", clientId: principal.userId, scopes: principal.kind === "api_key" ? principal.scopes : [], extra } });
+      const response = await handlerOf().fetch(forward, { authInfo: { token: "", clientId: principal.userId, scopes: principal.kind === "api_key" ? principal.scopes : [], extra } });
       const extraHeaders = cors(request);
       const headers = new Headers(response.headers);
       for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
@@ -155,6 +118,6 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
       const body = json && response.body ? await response.arrayBuffer() : response.body;
       return new Response(body, { status: response.status, statusText: response.statusText, headers });
     },
-    close: () => handler.close(),
+    close: () => handler?.close(),
   };
 }

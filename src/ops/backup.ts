@@ -10,11 +10,11 @@
  * not copied: every page is already a file under git (`workspaces/`), which the restore uses.
  * Secrets (jwt-private.pem, api-key-pepper, control.token) are never copied into backups/.
  */
-import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../core/log.ts";
 import { assetsAreEmbedded } from "../core/assets.ts";
+import { openReadOnly } from "../db/database.ts";
 
 const BACKUP_DIR = "backups";
 const BACKED_UP = ["quire", "analytics"] as const;
@@ -67,9 +67,8 @@ export function backupNow(dataDir: string, nowMs: number = Date.now()): BackupRe
     const target = join(dir, `${database}-${stamp}.db`);
     const tmp = `${target}.${process.pid}.tmp`;
     rmSync(tmp, { force: true });
-    const db = new Database(source, { readonly: true });
+    const db = openReadOnly(source);
     try {
-      db.exec("PRAGMA busy_timeout = 5000");
       db.query("VACUUM INTO ?").run(tmp);
     } catch (error) {
       rmSync(tmp, { force: true });

@@ -5,7 +5,7 @@
  * counts, workspace ids and file names of the instance, never page text, so the same results go
  * into a diagnostics bundle.
  */
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, loadConfig, type Config } from "../config.ts";
@@ -14,6 +14,7 @@ import { hashOf } from "../content/page-file.ts";
 import { resolveWikiTarget } from "../content/links.ts";
 import { linkRegions } from "../content/link-regions.ts";
 import { listBackups } from "./backup.ts";
+import { openReadOnly } from "../db/database.ts";
 
 export const CHECK_NAMES = [
   "config",
@@ -143,8 +144,7 @@ function checkDatabase(ctx: Context): CheckResult {
   if (!existsSync(path)) return fail("database", "quire.db is missing", "run `quire init` (or start `quire serve`), or restore a backup (README: Backups)");
   let db: Database;
   try {
-    db = new Database(path, { readonly: true });
-    db.exec("PRAGMA busy_timeout = 2000");
+    db = openReadOnly(path, { busyTimeoutMs: 2000 });
     const result = db.query<{ quick_check: string }, []>("PRAGMA quick_check").all();
     if (result.length !== 1 || result[0]!.quick_check !== "ok") {
       db.close();
@@ -176,7 +176,7 @@ function checkAnalytics(ctx: Context): CheckResult {
   const path = join(ctx.dataDir, "analytics.db");
   if (!existsSync(path)) return warn("analytics_db", "analytics.db does not exist yet", "it is created when the server first records analytics; nothing to do");
   try {
-    const db = new Database(path, { readonly: true });
+    const db = openReadOnly(path, { busyTimeoutMs: 2000 });
     try {
       const result = db.query<{ quick_check: string }, []>("PRAGMA quick_check").all();
       if (result.length !== 1 || result[0]!.quick_check !== "ok") {

@@ -8,7 +8,7 @@ import type { Logger } from "../core/log.ts";
 import type { Sessions } from "../identity/sessions.ts";
 import { isoFromMs } from "../core/clock.ts";
 
-const MAINTENANCE_INTERVAL_MS = 3600_000;
+export const MAINTENANCE_INTERVAL_MS = 3600_000;
 const DAY_MS = 24 * 3600_000;
 /** A pending invitation past its expiry still reads as "expired" to admins and invitees this long. */
 const EXPIRED_INVITATION_KEEP_MS = 30 * DAY_MS;

@@ -33,7 +33,7 @@ import { NOT_FOUND, type SiteAnswer, type SiteRequest, type SiteSearch, type Sit
 import { siteSearchQuery } from "./schemas.ts";
 import type { SiteService } from "./site-service.ts";
 
-export type { SiteAnswer, SiteRequest } from "./site/site-answer.ts";
+export type { SiteAnswer, SiteRequest, SiteView } from "./site/site-answer.ts";
 
 const SITE_FILES = new Set(["sitemap.xml", "robots.txt", "rss.xml", "llms.txt", "llms-full.txt", "manifest.json", "search"]);
 /** The site's machine-readable files and their content types. */

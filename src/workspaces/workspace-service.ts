@@ -78,7 +78,7 @@ export class WorkspaceService {
 
   /** Super Admin of the caller's organization only; the creator also becomes an admin member. */
   async create(principal: Principal, body: unknown): Promise<WorkspaceJson> {
-    const { db, records, permissions } = this.deps;
+    const { records, permissions } = this.deps;
     if (principal.kind === "api_key" && principal.workspaceId !== null) {
       throw new ForbiddenError("An API key limited to one workspace cannot create workspaces");
     }
@@ -86,6 +86,34 @@ export class WorkspaceService {
       throw new ForbiddenError("Only the organization's Super Admin can create workspaces");
     }
     const input = parseInput(createWorkspaceInput, body);
+    const row = await this.insert({ ...input, orgId: () => principal.orgId, createdBy: principal.userId });
+    for (const hook of this.createdHooks) await hook(row, principal.userId);
+    const fresh = records.byId(row.id) ?? row;
+    return records.toJson(fresh, permissions.principalRole(principal, fresh), this.pageCount(fresh.id));
+  }
+
+  /**
+   * The operator's workspace (`quire init`): in the organization `orgId` names (inside the row's
+   * transaction), with no member and no creator — the organization's Super Admin reaches it. From
+   * a remote, the clone comes first as for `create`. The created hooks are not run: the caller
+   * indexes the folder and makes its history itself.
+   */
+  createForOperator(input: { name: string; slug: string; git_remote: string | null; git_branch: string; orgId: (now: string) => string }): Promise<WorkspaceRow> {
+    return this.insert({ name: input.name, slug: input.slug, ...(input.git_remote !== null ? { git_remote: input.git_remote } : {}), git_branch: input.git_branch, orgId: input.orgId, createdBy: null });
+  }
+
+  /** The row (and the creator's admin membership), after the clone of a remote into its folder: all or nothing. */
+  private async insert(input: {
+    name: string;
+    slug: string;
+    description?: string | undefined;
+    git_remote?: string | null | undefined;
+    git_branch?: string | undefined;
+    git_token?: string | null | undefined;
+    orgId: (now: string) => string;
+    createdBy: string | null;
+  }): Promise<WorkspaceRow> {
+    const { db, records } = this.deps;
     if (records.slugTaken(input.slug) || this.creating.has(input.slug)) throw slugTaken();
     // From a remote: the clone runs first, in a staging folder, with the slug held; no row is
     // visible until the clone is complete, and a failed clone leaves nothing.
@@ -105,21 +133,23 @@ export class WorkspaceService {
       row = db.transaction(() => {
         if (records.slugTaken(input.slug)) throw slugTaken();
         const ws = records.insert({
-          orgId: principal.orgId,
+          orgId: input.orgId(now),
           name: input.name,
           slug: input.slug,
           description: input.description ?? "",
           gitRemote: input.git_remote ?? null,
           gitBranch: input.git_branch ?? "main",
-          createdBy: principal.userId,
+          createdBy: input.createdBy,
           now,
         });
         if (input.git_token) writeGitToken(db, ws.id, input.git_token, now);
-        db.query("INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES (?, ?, 'admin', ?)").run(
-          ws.id,
-          principal.userId,
-          now,
-        );
+        if (input.createdBy !== null) {
+          db.query("INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES (?, ?, 'admin', ?)").run(
+            ws.id,
+            input.createdBy,
+            now,
+          );
+        }
         // Last: a failed move rolls the row back; a crash before the commit leaves a marked
         // folder without a row, which the next start removes.
         staged?.place(ws.id);
@@ -134,9 +164,7 @@ export class WorkspaceService {
       if (staged) this.creating.delete(input.slug);
     }
     staged?.done();
-    for (const hook of this.createdHooks) await hook(row, principal.userId);
-    const fresh = records.byId(row.id) ?? row;
-    return records.toJson(fresh, permissions.principalRole(principal, fresh), this.pageCount(fresh.id));
+    return row;
   }
 
   /** Soft delete by the organization's Super Admin; afterwards the workspace is 404 everywhere. */

@@ -26,6 +26,7 @@ const NOT_AT_START = [
   /^src\/search\/(?!schemas\.ts$)/,
   /^src\/content\/(ledger|reconcile|file-watcher|uploads|agent-pages|frontmatter)\.ts$/,
   /^src\/ops\/(?!instance-lock\.ts$|runstate\.ts$)/,
+  /^src\/(analytics|billing|mail|webhooks)\//,
   /^node_modules\/(isomorphic-git|mermaid|katex|elysia|openid-client|@simplewebauthn|marked|prismjs|sanitize-html|jose|fflate)\//,
 ];
 

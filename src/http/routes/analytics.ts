@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import { requirePrincipal } from "../guards.ts";
-import { CONSENT_COOKIE } from "../../analytics/analytics.ts";
+import { CONSENT_COOKIE } from "../../analytics/input.ts";
 import { hostName } from "../../publish/custom-domains.ts";
 import { analyticsOverviewOutput, analyticsPagesOutput, analyticsQuery, analyticsSearchesOutput, consentInput, consentOutput } from "../../analytics/schemas.ts";
 import type { RouteDocs } from "../openapi.ts";

@@ -7,7 +7,7 @@ import { contentAccess } from "../../content/access.ts";
 import { decodeUrlPath, normalizeFolderPath } from "../../content/paths.ts";
 import { parseInput } from "../../core/validate.ts";
 import { moveAliasInput, createPageInput, movePageInput, pageOutput, reorderInput, treeOutput, treeQuery, updatePageInput } from "../../content/schemas.ts";
-import { treeUnder } from "../../content/tree.ts";
+import { treeUnder } from "../../content/tree-slice.ts";
 import type { RouteDocs } from "../openapi.ts";
 
 /**

@@ -1,6 +1,7 @@
 import { manifestInput, pagePathInput, treeInput } from "../../content/schemas.ts";
 import { normalizeFolderPath } from "../../content/paths.ts";
-import { folderChildren, type TreeNode } from "../../content/tree.ts";
+import type { TreeNode } from "../../content/tree.ts";
+import { folderChildren } from "../../content/tree-slice.ts";
 import { createWorkspaceInput } from "../../workspaces/workspace-schemas.ts";
 import { z } from "zod";
 import { contextOutput, manifestOutput, searchOutput, treeOutput, workspaceRecord, workspacesOutput } from "../outputs.ts";

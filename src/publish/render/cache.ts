@@ -1,6 +1,14 @@
 import type { EventBus } from "../../core/event-bus.ts";
-import { renderMarkdown } from "./index.ts";
 import type { RenderOptions, RenderResult } from "./types.ts";
+
+/**
+ * The renderer (marked, Prism and its languages, KaTeX, the sanitizer) is loaded on the first
+ * render that misses, not with the cache: a server builds its site service at start and may
+ * never render a page.
+ */
+let renderer: typeof import("./index.ts") | undefined;
+const renderMarkdown: typeof import("./index.ts").renderMarkdown = (markdown, opts) =>
+  (renderer ??= require("./index.ts") as typeof import("./index.ts")).renderMarkdown(markdown, opts);
 
 /**
  * Rendered pages by content: a bounded LRU keyed by (scope, page path, link context, content hash).

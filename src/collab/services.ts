@@ -1,0 +1,30 @@
+import type { Db } from "../db/database.ts";
+import type { EventBus } from "../core/event-bus.ts";
+import type { Permissions } from "../access/permissions.ts";
+import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
+import type { Users } from "../identity/users.ts";
+import { Comments } from "./comments.ts";
+import { ActivityFeed } from "./activity.ts";
+import { Templates } from "./templates.ts";
+import { People } from "./people.ts";
+import { PageViewing } from "../realtime/page-viewing.ts";
+
+/** Working together on pages: comments, the activity feed, templates, people, who is viewing a page. */
+export interface CollabServices {
+  comments: Comments;
+  activity: ActivityFeed;
+  templates: Templates;
+  people: People;
+  pageViewing: PageViewing;
+}
+
+export function buildCollabServices(deps: { db: Db; bus: EventBus; permissions: Permissions; workspaces: WorkspaceRecords; users: Users }): CollabServices {
+  const { db, bus, permissions } = deps;
+  return {
+    comments: new Comments({ db, permissions, workspaces: deps.workspaces, users: deps.users, bus }),
+    activity: new ActivityFeed({ db, permissions }),
+    templates: new Templates(),
+    people: new People({ db, permissions }),
+    pageViewing: new PageViewing({ permissions, bus }),
+  };
+}
