@@ -57,7 +57,8 @@ export async function newTab(browser: Browser, opts: { width?: number; height?: 
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
+    // A failed load names its address, so a failure says which request it was.
+    if (m.type() === "error") errors.push(m.location().url ? `${m.text()} — ${m.location().url}` : m.text());
   });
   page.on("pageerror", (e) => errors.push(String(e)));
   return { context, page, errors, ip };
