@@ -66,8 +66,9 @@ import { OidcService } from "./identity/oidc-service.ts";
 import { enabledProviders } from "./identity/oidc-providers.ts";
 import { SignInMethods } from "./identity/sign-in-methods.ts";
 import { Passkeys } from "./identity/passkeys.ts";
+import { buildHistoryServices, type HistoryServices } from "./history/services.ts";
 
-export interface Services extends AccessServices {
+export interface Services extends AccessServices, HistoryServices {
   config: Config;
   log: Logger;
   dataDir: string;
@@ -208,6 +209,7 @@ export async function buildServices(opts: {
   access.workspaceService.deletedHooks.push((ws) => gitSync.onWorkspaceDeleted(ws));
   access.workspaceSettings.changedHooks.push((ws, keys) => gitSync.onSettingsChanged(ws, keys));
   gitSync.start();
+  const { stop: stopHistory, ...historyServices } = buildHistoryServices({ db, log, ledger, gitSync, createdHooks: access.workspaceService.createdHooks });
   const conflictService = new ConflictService({ db, permissions, users, ledger, bus, gitSync });
   const webhooks = new WebhookReceiver({ workspaces, log });
   webhooks.onPush((push) => gitSync.trigger(push.workspaceId, { reason: "webhook", branch: push.branch }).catch(() => {}));
@@ -286,6 +288,7 @@ export async function buildServices(opts: {
   });
   return {
     ...access,
+    ...historyServices,
     bus,
     search,
     realtime,
@@ -357,7 +360,7 @@ export async function buildServices(opts: {
     }),
     outboundWebhooks: new OutboundWebhooks({ db, permissions, allowPrivate: config.webhookAllowPrivate }),
     onboarding: new Onboarding(db),
-    closers: [() => analyticsDb.close(), () => analytics.stop(), () => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop(), () => backups?.stop(), () => exporter.close()],
+    closers: [() => analyticsDb.close(), () => analytics.stop(), () => db.close(), () => email.stop(), () => search.stop(), () => realtime.stop(), () => ledger.close(), () => reconciler.stop(), () => gitSync.stop(), () => watcher?.close(), () => maintenance.stop(), () => backups?.stop(), () => exporter.close(), stopHistory],
   };
 }
 

@@ -118,7 +118,10 @@ export class GitSync {
    * is made, with its id (null when nothing changed); safe to await while holding the ledger's writer.
    */
   commitFiles(workspaceId: string, files: FileContent[], message: string, author: Author): Promise<string | null> {
-    return this.history.commit(workspaceId, files, message, author);
+    return this.history.commit(workspaceId, files, message, author).then((oid) => {
+      if (oid) for (const hook of this.committedHooks) hook(workspaceId, oid);
+      return oid;
+    });
   }
 
   /** One Repo per workspace, so isomorphic-git's object cache lives across saves. */
@@ -130,6 +133,12 @@ export class GitSync {
     }
     return repo;
   }
+
+  /**
+   * Called with each commit the branch gained (a save's, a pull's head): the page history index
+   * reads it, and any commit before it it has not read, from git. A hook must not throw.
+   */
+  readonly committedHooks: Array<(workspaceId: string, commit: string) => void> = [];
 
   /** Called with each sync round's result (metrics count them); a hook must not throw. */
   readonly syncedHooks: Array<(status: SyncResult["status"]) => void> = [];
@@ -510,6 +519,7 @@ export class GitSync {
     this.track(
       job.then(
         (oid) => {
+          if (oid) for (const hook of this.committedHooks) hook(ws.id, oid);
           if (oid && ws.git_remote) {
             this.markAhead(ws.id);
             this.schedulePush(ws.id);
@@ -687,7 +697,8 @@ export class GitSync {
       off();
     }
     const pulled = new Set([...plan.applied.map((c) => c.path), ...plan.merged, ...plan.same]);
-    await this.withTree(ws.id, () => this.recordMerge(ws, repo, remoteOid, touched > 0, plan.conflicts.map((c) => c.path), pulled, autoCommit));
+    const merged = await this.withTree(ws.id, async () => (await this.recordMerge(ws, repo, remoteOid, touched > 0, plan.conflicts.map((c) => c.path), pulled, autoCommit), await repo.head()));
+    if (merged) for (const hook of this.committedHooks) hook(ws.id, merged);
     this.history.scheduleIndexSync(ws.id);
     return this.announce(ws, plan, remoteOid, reason, announcedByReconcile === 0);
   }
