@@ -110,6 +110,7 @@ import { errorOutput } from "../core/schemas.ts";
 import { pageOutput, treeNodeOutput, treeOutput } from "../content/schemas.ts";
 import { workspaceOutput, workspaceListOutput } from "../workspaces/workspace-schemas.ts";
 import { searchOutput } from "../search/schemas.ts";
+import { historyQuery, versionQuery, diffQuery, restoreInput, trashRestoreInput, changesQuery, historyOutput, versionContentOutput, diffOutput, trashOutput, changesOutput } from "../history/schemas.ts";
 
 type Auth = "bearer" | "public" | "webhook-signature" | "ws-cookie";
 
@@ -233,6 +234,14 @@ export const API_ROUTES: Record<string, RouteDoc> = {
   "GET /api/v1/workspaces/:id/sync/conflicts/:conflict_id": { summary: "Inspect a sync conflict", tag: "git" },
   "POST /api/v1/workspaces/:id/sync/conflicts/:conflict_id/resolve": { summary: "Resolve a sync conflict", tag: "git", body: resolveConflictInput },
   "GET /api/v1/workspaces/:id/conflicts": { summary: "Open conflicts", tag: "git" },
+  // Page history (DESIGN.md §15)
+  "GET /api/v1/workspaces/:id/history": { summary: "A page's versions, newest first", tag: "history", query: historyQuery, response: historyOutput },
+  "GET /api/v1/workspaces/:id/history/version": { summary: "A page as it was at a commit", tag: "history", query: versionQuery, response: versionContentOutput },
+  "GET /api/v1/workspaces/:id/history/diff": { summary: "Diff of two versions of a page (or a version and the current file)", tag: "history", query: diffQuery, response: diffOutput },
+  "POST /api/v1/workspaces/:id/history/restore": { summary: "Restore a version (hash-checked save)", tag: "history", body: restoreInput, response: pageOutput },
+  "GET /api/v1/workspaces/:id/trash": { summary: "Deleted pages", tag: "history", response: trashOutput },
+  "POST /api/v1/workspaces/:id/trash/restore": { summary: "Restore a deleted page", tag: "history", body: trashRestoreInput, response: pageOutput },
+  "GET /api/v1/workspaces/:id/changes": { summary: "Pages changed since a date or commit", tag: "history", query: changesQuery, response: changesOutput },
   "GET /api/v1/conflicts/:page_id/:timestamp/:version": { summary: "A conflict's ours or theirs file (raw)", tag: "git", produces: "text/markdown" },
   "POST /api/v1/conflicts/:page_id/:timestamp/resolve": { summary: "Remove a conflict's artifacts", tag: "git" },
   // Quality and export
@@ -337,6 +346,11 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["CommentList", commentListOutput],
   ["Activity", activityOutput],
   ["ActivityList", activityListOutput],
+  ["History", historyOutput],
+  ["PageVersion", versionContentOutput],
+  ["PageDiff", diffOutput],
+  ["Trash", trashOutput],
+  ["Changes", changesOutput],
   ["Member", memberOutput],
   ["MemberList", memberListOutput],
   ["Health", healthOutput],

@@ -17,6 +17,7 @@ import { registerPrompts } from "./prompts.ts";
 import type { ToolCall, ToolDef } from "./tool.ts";
 import { collabTools } from "./tools/collab.ts";
 import { contentTools } from "./tools/content.ts";
+import { historyTools } from "./tools/history.ts";
 import { discoveryTools } from "./tools/discovery.ts";
 import { siteTools } from "./tools/site.ts";
 
@@ -48,7 +49,7 @@ const workspaceArg = slugSchema.describe("Workspace slug (default: the only one)
 export function allTools(transport: "stdio" | "http", assistConfigured: boolean): ToolDef[] {
   const key = `${transport}|${assistConfigured}`;
   let tools = toolSets.get(key);
-  if (!tools) toolSets.set(key, (tools = [...contentTools, ...discoveryTools, ...siteTools(transport), ...collabTools(assistConfigured)] as ToolDef[]));
+  if (!tools) toolSets.set(key, (tools = [...contentTools, ...discoveryTools, ...siteTools(transport), ...collabTools(assistConfigured), ...historyTools] as ToolDef[]));
   return tools;
 }
 
