@@ -15,6 +15,8 @@ import { decode, lineStats, pageIdOf } from "./text-diff.ts";
  * and new commits through in between, and resumed from the stored frontier after a restart.
  */
 const CHUNK = 200;
+/** Rank distance between successive new heads: more commits than this in one pull may tie on rank. */
+const HEAD_GAP = 1_000_000;
 
 interface Frontier {
   at: number;
@@ -127,6 +129,9 @@ export class VersionIndex {
     for (const r of db.query<{ commit_id: string; at: number; child_rank: number | null }, [string]>("SELECT commit_id, at, child_rank FROM history_frontier WHERE workspace_id = ?").all(workspaceId)) {
       frontier.set(r.commit_id, { at: r.at, childRank: r.child_rank });
     }
+    // A new head's parents may not be read yet (a pull brings several commits): it ranks above
+    // everything read so far, with room below it for the commits between it and what was read.
+    let top = db.query<{ r: number | null }, [string]>("SELECT MAX(rank) AS r FROM history_commits WHERE workspace_id = ?").get(workspaceId)?.r ?? null;
     const isIndexed = db.query<{ rank: number }, [string, string]>("SELECT rank FROM history_commits WHERE workspace_id = ? AND commit_id = ?");
     while (frontier.size > 0 && !this.stopped) {
       const rows: VersionRow[] = [];
@@ -148,10 +153,8 @@ export class VersionIndex {
         const parents = commit?.parents ?? [];
         let rank: number;
         if (best!.childRank !== null) rank = best!.childRank - 1;
-        else {
-          const known = parents.map(rankOf).filter((r): r is number => r !== null);
-          rank = known.length > 0 ? Math.max(...known) + 1 : 0;
-        }
+        else rank = top === null ? 0 : top + HEAD_GAP;
+        top = Math.max(top ?? rank, rank);
         ranks.set(oid, rank);
         done.push({ oid, rank });
         if (!commit) continue; // missing object (shallow history): nothing further down to read
