@@ -48,14 +48,17 @@ export class HistoryService {
     const git = this.deps.index.git(ws).exists();
     const after = decodeCursor(cursor, 3);
     const rows = this.pageRows(ws, path, limit + 1, after);
-    if (rows === null) throw new NotFoundError("Page not found");
+    const indexing = this.deps.index.pending(ws) > 0;
+    // While the history is still being read, a page it has not reached yet has no versions so far.
+    if (rows === null && !indexing) throw new NotFoundError("Page not found");
+    if (rows === null) return { items: [], next_cursor: null, indexing, git };
     const more = rows.length > limit;
     const shown = more ? rows.slice(0, limit) : rows;
     const last = shown[shown.length - 1];
     return {
       items: this.present(ws, shown),
       next_cursor: more && last ? encodeCursor([String(last.at), String(last.rank), last.commit_id]) : null,
-      indexing: this.deps.index.pending(ws) > 0,
+      indexing,
       git,
     };
   }

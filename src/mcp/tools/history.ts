@@ -1,9 +1,20 @@
 import { sliceContent } from "../../content/agent-pages.ts";
 import { readPageFile } from "../../content/page-file.ts";
 import { MAX_RESULT_CHARS } from "../budget.ts";
-import { diffOutput, diffToolInput, historyOutput, listTrashToolInput, pageHistoryToolInput, restorePageToolInput, trashOutput } from "../../history/schemas.ts";
-import { pageObject } from "../outputs.ts";
+import { z } from "zod";
+import { diffToolInput, listTrashToolInput, pageHistoryToolInput, restorePageToolInput } from "../../history/schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
+
+/**
+ * Output schemas kept short (tools/list has a token budget, DESIGN.md §12): the key fields, open
+ * to the rest of the answer, which is the REST answer as documented in the OpenAPI document.
+ */
+const loose = <S extends z.ZodRawShape>(shape: S) => z.looseObject(shape).meta({ additionalProperties: true } as Record<string, unknown>);
+const str = z.string();
+const historyOut = loose({ items: z.array(loose({ commit: str, path: str, channel: str })), next_cursor: str.nullable() });
+const diffOut = loose({ from: str, to: str, unified: str });
+const trashOut = loose({ items: z.array(loose({ trash_id: str, path: str })) });
+const pageOut = loose({ page_id: str, path: str, content_hash: str });
 
 /** Page history (DESIGN.md §15): versions, diffs, restore of a version or of a deleted page, the trash. */
 export const historyTools = [
@@ -12,7 +23,7 @@ export const historyTools = [
     title: "Page history",
     description: "A page's versions, newest first, across renames: commit, author, time, message, channel, lines added/removed. Read one with quire_read_page version=<commit>.",
     input: pageHistoryToolInput,
-    output: historyOutput,
+    output: historyOut,
     workspace: true,
     scope: "read",
     rate: "content_read",
@@ -24,7 +35,7 @@ export const historyTools = [
     title: "Diff two versions",
     description: "Unified diff of a page between version `from` and `to` (default: the current file), with frontmatter changes as fields.",
     input: diffToolInput,
-    output: diffOutput,
+    output: diffOut,
     workspace: true,
     scope: "read",
     rate: "content_read",
@@ -42,7 +53,7 @@ export const historyTools = [
     description:
       "Restore a version (path, commit, last_known_hash: the current content_hash; a stale hash fails) as a new commit, or a deleted page (trash_id from quire_list_trash, optional new path).",
     input: restorePageToolInput,
-    output: pageObject,
+    output: pageOut,
     workspace: true,
     scope: "write",
     rate: "content_write",
@@ -57,7 +68,7 @@ export const historyTools = [
     title: "List deleted pages",
     description: "Deleted pages (in Quire or by a git push) with who deleted them and when; restore with quire_restore_page trash_id.",
     input: listTrashToolInput,
-    output: trashOutput,
+    output: trashOut,
     workspace: true,
     scope: "read",
     rate: "content_read",
