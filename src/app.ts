@@ -25,6 +25,7 @@ import { uploadRoutes } from "./http/routes/uploads.ts";
 import { gitWebhookRoutes } from "./http/routes/git-webhook.ts";
 import { gitSyncRoutes } from "./http/routes/git-sync.ts";
 import { conflictRoutes } from "./http/routes/conflicts.ts";
+import { historyRoutes } from "./http/routes/history.ts";
 import { opsApiRoutes } from "./http/routes/ops-api.ts";
 import { metricsRoutes } from "./http/routes/metrics.ts";
 import { mcpRoutes } from "./http/routes/mcp.ts";
@@ -106,7 +107,8 @@ function workspaceApiRoutes(services: Services) {
     .use(shareLinkRoutes(services))
     .use(gitWebhookRoutes(services))
     .use(gitSyncRoutes(services))
-    .use(conflictRoutes(services));
+    .use(conflictRoutes(services))
+    .use(historyRoutes(services));
 }
 
 /** Writing assist and the MCP endpoint (POST /mcp), as one plugin for the same reason. */

@@ -25,6 +25,8 @@ const commands: Record<string, () => Promise<CommandDef<any>>> = {
   mcp: () => import("./commands/mcp.ts").then((m) => m.mcpCommand),
   "mcp-server": () => import("./commands/mcp-server.ts").then((m) => m.mcpServerCommand),
   export: () => import("./commands/export.ts").then((m) => m.exportCommand),
+  history: () => import("./commands/history.ts").then((m) => m.historyCommand),
+  restore: () => import("./commands/history.ts").then((m) => m.restoreCommand),
   preview: () => import("./commands/preview.ts").then((m) => m.previewCommand),
 };
 
@@ -72,6 +74,8 @@ export const EXAMPLES: Record<string, string[]> = {
   backup: ["quire backup", "quire backup --json --data-dir /srv/quire"],
   export: ["quire export -w 01HZX3K8R2V6J9Q4T7W1Y5B0NC -o site.zip --base-url https://docs.example.com"],
   preview: ["quire preview -w handbook -p 4000 --drafts"],
+  history: ["quire history -w 01HZX3K8R2V6J9Q4T7W1Y5B0NC guides/setup.md --json"],
+  restore: ["quire restore -w 01HZX3K8R2V6J9Q4T7W1Y5B0NC guides/setup.md --commit 3f2a9c1b7d4e"],
 };
 
 async function usage(argv: string[]): Promise<string> {

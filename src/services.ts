@@ -35,6 +35,7 @@ import { buildContentServices, type ContentServices } from "./content/services.t
 import { seedStarterPages } from "./content/starter.ts";
 import { attachWorkspaceFolders, liveWorkspaceIds } from "./content/workspace-folders.ts";
 import { buildGitServices, type GitServices } from "./git/services.ts";
+import { buildHistoryServices, type HistoryServices } from "./history/services.ts";
 import { buildOpsServices, type OpsServices } from "./ops/services.ts";
 import { MAINTENANCE_INTERVAL_MS } from "./ops/maintenance.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
@@ -55,6 +56,7 @@ export interface Services
     SignInServices,
     ContentServices,
     GitServices,
+    HistoryServices,
     CollabServices,
     PublishServices,
     BillingServices,
@@ -141,6 +143,8 @@ export async function buildServices(opts: {
   workspaceService.deletedHooks.push((ws) => gitSync.onWorkspaceDeleted(ws));
   workspaceSettings.changedHooks.push((ws, keys) => gitSync.onSettingsChanged(ws, keys));
   gitSync.start();
+  // Page history follows every commit git makes or pulls; after git's own created-hook has made the repository.
+  const history = buildHistoryServices({ db, log, closers, ledger, gitSync, createdHooks: workspaceService.createdHooks });
   const { createdHooks, deletedHooks } = workspaceService;
   attachWorkspaceFolders({ createdHooks, deletedHooks, starterHooks: auth.starterWorkspaceHooks }, ledger, watcher);
   for (const id of liveWorkspaceIds(db)) watcher?.watch(id);
@@ -251,6 +255,7 @@ export async function buildServices(opts: {
     ...identity,
     ...content,
     ...git,
+    ...history,
     ...ops,
     config,
     log,

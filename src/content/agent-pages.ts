@@ -4,6 +4,7 @@ import type { ContentLedger } from "./ledger.ts";
 import { linkedPaths } from "./links.ts";
 import { titleFromPath } from "./page-file.ts";
 import type { PageJson, PageRow } from "./page-records.ts";
+import { sliceContent, type PageSlice } from "./page-slice.ts";
 import { agentPagePath, normalizeFolderPath } from "./paths.ts";
 import { assertRight, type ContentAccess } from "./rights.ts";
 import type { EditPageInput, ListPagesInput, PageEdit, WritePageInput } from "./schemas.ts";
@@ -39,25 +40,6 @@ function applyEdits(content: string, edits: PageEdit[]): string {
   });
   return text;
 }
-
-interface PageSlice extends PageJson {
-  offset: number;
-  total_chars: number;
-  truncated: boolean;
-  next_offset: number | null;
-}
-
-/** Cuts `content` at [offset, offset + maxChars), never between the two halves of a surrogate pair. */
-function sliceContent(page: PageJson, offset: number, maxChars: number): PageSlice {
-  const content = page.content ?? "";
-  const start = Math.min(offset, content.length);
-  let end = Math.min(start + maxChars, content.length);
-  if (end < content.length && end > start && isHighSurrogate(content.charCodeAt(end - 1))) end--;
-  const truncated = end < content.length;
-  return { ...page, content: content.slice(start, end), offset: start, total_chars: content.length, truncated, next_offset: truncated ? end : null };
-}
-
-const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
 interface PageSummary {
   path: string;

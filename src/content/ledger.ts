@@ -210,6 +210,70 @@ export class ContentLedger {
     });
   }
 
+  /**
+   * Puts a complete file text back as a page (page history's restore: docs/decisions/page-history.md).
+   * With `lastKnownHash`: the live page at the path is replaced, hash-checked like any save (409 on
+   * a stale hash). With `pageId` instead: a deleted page comes back at a free path with that id,
+   * its soft-deleted record revived when it still exists. One commit, with `message`.
+   */
+  async restoreText(access: ContentAccess, rawPath: string, text: string, opts: { message: string; lastKnownHash?: string; pageId?: string }): Promise<PageJson> {
+    assertRight(access, opts.pageId === undefined ? "edit" : "create");
+    const path = normalizePagePath(rawPath);
+    return this.exclusive(access.workspace.id, () => {
+      const ws = access.workspace;
+      const row = opts.pageId === undefined ? this.records.live(ws.id, path) : this.records.byId(opts.pageId);
+      const file = opts.pageId === undefined && row ? this.readFile(ws.id, path) : null;
+      if (opts.pageId === undefined) {
+        if (!row || !file) throw new NotFoundError("Page not found");
+        if (opts.lastKnownHash !== file.contentHash) {
+          throw new ConflictError("The page changed since you read it; read it again and retry", {
+            current_hash: file.contentHash,
+            your_hash: opts.lastKnownHash ?? null,
+            modified_by: row.updated_by_name ?? null,
+            modified_at: row.updated_at,
+          });
+        }
+      } else if (row && row.deleted_at === null) throw new ConflictError("This page exists already", undefined, { field: "trash_id" });
+      const dir = this.dir(ws.id);
+      dir.ensure();
+      const abs = dir.resolveInside(path);
+      if (opts.pageId !== undefined && (this.records.live(ws.id, path) || existsSync(abs))) {
+        throw new ConflictError("A page already exists at this path", undefined, { field: "path" });
+      }
+      const next = readPageFile(text, path);
+      const id = opts.pageId ?? row!.id;
+      const undo = new FileUndo(this.ownWrites, dir.root);
+      undo.remember(abs);
+      const now = nowIso();
+      this.undoOnFailure(undo, () => {
+        this.writeFile(abs, text);
+        this.deps.db.transaction(() => {
+          if (row) this.records.update(id, this.recordWrite(path, next, access.actor, now));
+          else this.records.insert(id, ws.id, this.recordWrite(path, next, access.actor, now));
+          this.activity.record({
+            workspaceId: ws.id,
+            action: file ? "page_updated" : "page_created",
+            actorId: access.actor.id,
+            actorName: access.actor.name,
+            pageId: id,
+            pagePath: path,
+            details: { content_hash: next.contentHash, origin: access.origin, restored: true },
+            now,
+          });
+        })();
+      });
+      const saved = this.records.byId(id)!;
+      this.afterCommit(access, file ? "page-updated" : "page-created", { path }, [this.snapshot(saved, next)], {
+        kind: file ? "update" : "create",
+        path,
+        files: [path],
+        contents: [{ path, data: text }],
+        message: opts.message,
+      });
+      return this.toJson(saved, next);
+    });
+  }
+
   async delete(access: ContentAccess, rawPath: string): Promise<void> {
     assertRight(access, "delete");
     const path = normalizePagePath(rawPath);

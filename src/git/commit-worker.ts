@@ -40,7 +40,10 @@ export class CommitWorker {
    * is made, with its id (null when nothing changed); safe to await while holding the ledger's writer.
    */
   commitFiles(workspaceId: string, files: FileContent[], message: string, author: Author): Promise<string | null> {
-    return this.ctx.history.commit(workspaceId, files, message, author);
+    return this.ctx.history.commit(workspaceId, files, message, author).then((oid) => {
+      this.ctx.announceCommit(workspaceId, oid);
+      return oid;
+    });
   }
 
   authorOf(actor: Actor): Author {
@@ -213,6 +216,7 @@ export class CommitWorker {
     this.ctx.track(
       job.then(
         (oid) => {
+          this.ctx.announceCommit(ws.id, oid);
           if (oid && ws.git_remote) {
             this.parts.status.markAhead(ws.id);
             this.parts.schedulePush(ws.id);

@@ -31,11 +31,21 @@ export class SyncContext {
   readonly history: HistoryQueue;
   /** Set once `stop` begins: no new commit, push, poll or repair starts after it. */
   stopping = false;
+  /**
+   * Called with each commit the branch gained (a save's, a pull's head): the page history index
+   * reads it, and any commit before it it has not read, from git. A hook must not throw.
+   */
+  readonly committedHooks: Array<(workspaceId: string, commit: string) => void> = [];
   private readonly repos = new Map<string, Repo>();
   private readonly pending = new Set<Promise<unknown>>();
 
   constructor(readonly deps: SyncDeps) {
     this.history = new HistoryQueue({ repo: (id) => this.repo(id), log: deps.log });
+  }
+
+  /** Tells the committed hooks of a commit the branch gained. */
+  announceCommit(workspaceId: string, commit: string | null): void {
+    if (commit) for (const hook of this.committedHooks) hook(workspaceId, commit);
   }
 
   /** One Repo per workspace, so isomorphic-git's object cache lives across saves. */

@@ -255,7 +255,11 @@ export class SyncRunner {
       off();
     }
     const pulled = new Set([...plan.applied.map((c) => c.path), ...plan.merged, ...plan.same]);
-    await this.ctx.withTree(ws.id, () => this.recordMerge(ws, repo, remoteOid, touched > 0, plan.conflicts.map((c) => c.path), pulled, autoCommit));
+    const head = await this.ctx.withTree(ws.id, async () => {
+      await this.recordMerge(ws, repo, remoteOid, touched > 0, plan.conflicts.map((c) => c.path), pulled, autoCommit);
+      return repo.head();
+    });
+    this.ctx.announceCommit(ws.id, head);
     this.ctx.history.scheduleIndexSync(ws.id);
     return reportPull(this.ctx.deps, ws, plan, remoteOid, reason, announcedByReconcile === 0);
   }

@@ -40,6 +40,10 @@ export class GitSync {
   readonly conflicts: ConflictStore;
   /** Public so a test server can swap its address classification (`transport.network`). */
   readonly transport: Transport;
+  /** Called with each commit the branch gained (see SyncContext.committedHooks); a hook must not throw. */
+  get committedHooks(): Array<(workspaceId: string, commit: string) => void> {
+    return this.ctx.committedHooks;
+  }
   /** Called with each sync round's result (metrics count them); a hook must not throw. */
   readonly syncedHooks: Array<(status: SyncResult["status"]) => void>;
   private readonly ctx: SyncContext;

@@ -72,6 +72,7 @@ import { errorOutput } from "../core/schemas.ts";
 import { pageOutput, treeNodeOutput, treeOutput, treeQuery } from "../content/schemas.ts";
 import { workspaceOutput, workspaceListOutput } from "../workspaces/workspace-schemas.ts";
 import { searchOutput } from "../search/schemas.ts";
+import { historyOutput, versionContentOutput, diffOutput, trashOutput, changesOutput } from "../history/schemas.ts";
 
 type Auth = "bearer" | "public" | "webhook-signature" | "ws-cookie";
 
@@ -156,6 +157,11 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["CommentList", commentListOutput],
   ["Activity", activityOutput],
   ["ActivityList", activityListOutput],
+  ["History", historyOutput],
+  ["PageVersion", versionContentOutput],
+  ["PageDiff", diffOutput],
+  ["Trash", trashOutput],
+  ["Changes", changesOutput],
   ["Member", memberOutput],
   ["MemberList", memberListOutput],
   ["Health", healthOutput],

@@ -13,6 +13,28 @@ function precomputedJson(key: string): string | undefined {
   return precomputed[key];
 }
 
+/**
+ * A schema's JSON form without what only restates a default, since every client reads tools/list
+ * into its model's context: `$schema` when it names draft 2020-12 (the dialect MCP assumes when none
+ * is named), and `additionalProperties: true` (JSON Schema's own default). Nothing a validator
+ * reads differently.
+ */
+export function compactJsonSchema(json: Record<string, unknown>, target: string): Record<string, unknown> {
+  const strip = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(strip);
+    if (node === null || typeof node !== "object") return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "additionalProperties" && value === true) continue;
+      out[key] = strip(value);
+    }
+    return out;
+  };
+  const compact = strip(json) as Record<string, unknown>;
+  if (target === "draft-2020-12" && compact.$schema === "https://json-schema.org/draft/2020-12/schema") delete compact.$schema;
+  return compact;
+}
+
 /** The key of a schema's JSON form in the build-time table. */
 export function jsonKey(name: string, io: "input" | "output", target: string): string {
   return `${name}|${io}|${target}`;
@@ -32,7 +54,9 @@ export function withCachedJson<S extends StandardSchemaWithJSON>(schema: S, name
     const key = `${io}|${options.target}`;
     let json = cache.get(key);
     if (json === undefined) {
-      json = (name !== undefined ? precomputedJson(jsonKey(name, io, options.target)) : undefined) ?? JSON.stringify(std.jsonSchema[io](options as never));
+      json =
+        (name !== undefined ? precomputedJson(jsonKey(name, io, options.target)) : undefined) ??
+        JSON.stringify(compactJsonSchema(std.jsonSchema[io](options as never) as Record<string, unknown>, options.target));
       cache.set(key, json);
     }
     return JSON.parse(json) as Record<string, unknown>;

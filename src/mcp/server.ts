@@ -1,5 +1,5 @@
 import { McpServer, ResourceTemplate, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
-import { jsonKey, withCachedJson } from "./schema-cache.ts";
+import { compactJsonSchema, jsonKey, withCachedJson } from "./schema-cache.ts";
 import { z } from "zod";
 import type { Services } from "../services.ts";
 import type { Logger } from "../core/log.ts";
@@ -17,6 +17,7 @@ import { registerPrompts } from "./prompts.ts";
 import type { ToolCall, ToolDef } from "./tool.ts";
 import { collabTools } from "./tools/collab.ts";
 import { contentTools } from "./tools/content.ts";
+import { historyTools } from "./tools/history.ts";
 import { discoveryTools } from "./tools/discovery.ts";
 import { siteTools } from "./tools/site.ts";
 
@@ -48,7 +49,7 @@ const workspaceArg = slugSchema.describe("Workspace slug (default: the only one)
 export function allTools(transport: "stdio" | "http", assistConfigured: boolean): ToolDef[] {
   const key = `${transport}|${assistConfigured}`;
   let tools = toolSets.get(key);
-  if (!tools) toolSets.set(key, (tools = [...contentTools, ...discoveryTools, ...siteTools(transport), ...collabTools(assistConfigured)] as ToolDef[]));
+  if (!tools) toolSets.set(key, (tools = [...contentTools, ...discoveryTools, ...siteTools(transport), ...collabTools(assistConfigured), ...historyTools] as ToolDef[]));
   return tools;
 }
 
@@ -88,7 +89,7 @@ export function precomputedToolSchemas(target = "draft-2020-12"): Record<string,
       for (const tool of allTools(transport, assist)) {
         for (const io of ["input", "output"] as const) {
           const schema = io === "input" ? buildInput(tool) : tool.output;
-          const json = JSON.stringify((schema as unknown as StandardSchemaWithJSON)["~standard"].jsonSchema[io]({ target } as never));
+          const json = JSON.stringify(compactJsonSchema((schema as unknown as StandardSchemaWithJSON)["~standard"].jsonSchema[io]({ target } as never) as Record<string, unknown>, target));
           const key = jsonKey(tool.name, io, target);
           const before = seen.get(key);
           seen.set(key, before === undefined || before === json ? json : null);

@@ -11,7 +11,7 @@ import { workspaceRef, type WorkspaceJson, type WorkspaceRecords, type Workspace
 import { createWorkspaceInput } from "./workspace-schemas.ts";
 import { writeGitToken } from "../git/remote-token.ts";
 
-type WorkspaceHook = (workspace: WorkspaceRow, actorUserId: string) => Promise<void> | void;
+export type WorkspaceHook = (workspace: WorkspaceRow, actorUserId: string) => Promise<void> | void;
 
 /**
  * A workspace folder made before its row (a clone): `place` moves it to the workspace's folder

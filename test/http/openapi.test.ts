@@ -455,6 +455,36 @@ describe("the documented answers are the real answers", () => {
     expectDocumentedStatus("POST /api/auth/logout", await c.post("/api/auth/logout", {}));
   });
 
+  test("page history, a version, a diff, restore, the trash and workspace changes answer exactly as documented", async () => {
+    const owner = await registerUser(server.url);
+    const c = owner.client;
+    const ws = `/api/v1/workspaces/${owner.workspaceId}`;
+    const first = await c.post(`/api/v1/content/${owner.workspaceSlug}/history-doc.md`, { title: "History", body: "One.\n" });
+    await c.put(`/api/v1/content/${owner.workspaceSlug}/history-doc.md`, { body: "Two.\n", lastKnownHash: first.body.content_hash });
+    await server.services.gitSync.idle();
+    await server.services.versionIndex.idle(owner.workspaceId);
+    const list = await c.get(`${ws}/history?path=history-doc.md`);
+    expect(list.body.items).toHaveLength(2);
+    expectDocumented("GET /api/v1/workspaces/:id/history", list);
+    const older = list.body.items[1].commit;
+    expectDocumented("GET /api/v1/workspaces/:id/history/version", await c.get(`${ws}/history/version?path=history-doc.md&commit=${older}`));
+    expectDocumented("GET /api/v1/workspaces/:id/history/diff", await c.get(`${ws}/history/diff?path=history-doc.md&from=${older}&words=true`));
+    const current = await c.get(`/api/v1/content/${owner.workspaceSlug}/history-doc.md`);
+    const restored = await c.post(`${ws}/history/restore`, { path: "history-doc.md", commit: older, last_known_hash: current.body.content_hash });
+    expect(restored.status).toBe(200);
+    expectDocumented("POST /api/v1/workspaces/:id/history/restore", restored);
+    expect((await c.delete(`/api/v1/content/${owner.workspaceSlug}/history-doc.md`)).status).toBe(204);
+    const trash = await c.get(`${ws}/trash`);
+    expect(trash.body.items.length).toBe(1);
+    expectDocumented("GET /api/v1/workspaces/:id/trash", trash);
+    const back = await c.post(`${ws}/trash/restore`, { trash_id: first.body.page_id });
+    expect(back.status).toBe(200);
+    expectDocumented("POST /api/v1/workspaces/:id/trash/restore", back);
+    await server.services.gitSync.idle();
+    await server.services.versionIndex.idle(owner.workspaceId);
+    expectDocumented("GET /api/v1/workspaces/:id/changes", await c.get(`${ws}/changes?since=2000-01-01`));
+  });
+
   test("every route whose answer has a schema was checked above with its success status", () => {
     const withSchema = Object.entries(API_ROUTES).filter(([, d]) => d.response).map(([k, d]) => [k, d.status ?? 200] as const);
     expect(withSchema.filter(([k, status]) => !checked.get(k)?.has(status)).map(([k]) => k)).toEqual([]);

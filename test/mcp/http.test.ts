@@ -30,10 +30,10 @@ const SNAPSHOT = join(import.meta.dir, "tools-list.snapshot.json");
 
 describe("both protocol eras on one endpoint", () => {
   for (const era of ["2026", "2025"] as const) {
-    test(`${era} client: 26 tools with title, output schema and all four annotations; a call works`, async () => {
+    test(`${era} client: 30 tools with title, output schema and all four annotations; a call works`, async () => {
       const client = await httpClient(url, key, era);
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(26);
+      expect(tools).toHaveLength(30);
       for (const t of tools) {
         expect(t.name).toMatch(/^quire_[a-z_]+$/);
         expect(t.title).toBeString();
@@ -253,8 +253,8 @@ describe("one message per request", () => {
     const resources = await post("2026", key, "resources/list", {});
     expect(resources.result.resources.map((r: { uri: string }) => r.uri)).toContain(`quire://${owner.workspaceSlug}/welcome.md`);
     expect((await post("2026", key, "prompts/list", {})).result.prompts).toHaveLength(6);
-    expect((await post("2026", key, "tools/list", {})).result.tools).toHaveLength(26);
+    expect((await post("2026", key, "tools/list", {})).result.tools).toHaveLength(30);
     expect((await post("2025", key, "prompts/list", {})).result.prompts).toHaveLength(6);
-    expect((await post("2025", key, "tools/list", {})).result.tools).toHaveLength(26);
+    expect((await post("2025", key, "tools/list", {})).result.tools).toHaveLength(30);
   });
 });

@@ -84,10 +84,10 @@ describe("the MCP Inspector CLI as an outside client", () => {
   }
   const http = (k: string) => ["--server-url", url, "--transport", "http", "--header", `Authorization: Bearer ${k}`, "--stored-auth-only", "-q"];
 
-  test("tools/list --strict exits 0 over Streamable HTTP and lists the 26 tools", async () => {
+  test("tools/list --strict exits 0 over Streamable HTTP and lists the 30 tools", async () => {
     const r = await inspector([...http(key), "--method", "tools/list", "--strict", "--format", "json"]);
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).result.tools).toHaveLength(26);
+    expect(JSON.parse(r.stdout).result.tools).toHaveLength(30);
   }, 30_000);
 
   test("tools/call succeeds; a bad key fails with exit 3", async () => {
@@ -110,7 +110,7 @@ describe("the MCP Inspector CLI as an outside client", () => {
         "--", process.execPath, CLI, "mcp", "-w", owner.workspaceSlug,
       ]);
       expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout).result.tools).toHaveLength(26);
+      expect(JSON.parse(r.stdout).result.tools).toHaveLength(30);
       const bad = await inspector(["--method", "tools/list", "-q", "--cwd", REPO, "-e", `DATA_DIR=${copy}`, "-e", "QUIRE_ENV=test", "--", process.execPath, CLI, "mcp", "-w", owner.workspaceSlug, "--api-key", "quire_live_wrong"]);
       expect(bad.code).not.toBe(0);
     } finally {

@@ -93,7 +93,7 @@ test("the handshake and tools/list load none of the heavy modules; the first too
   expect((await answer(1)).result.serverInfo.name).toBe("quire");
   send({ method: "notifications/initialized" });
   send({ id: 2, method: "tools/list" });
-  expect((await answer(2)).result.tools).toHaveLength(26);
+  expect((await answer(2)).result.tools).toHaveLength(30);
 
   proc.kill("SIGUSR2");
   for (let i = 0; i < 200 && !existsSync(list); i++) await Bun.sleep(10);
@@ -120,7 +120,7 @@ test("services that cannot be built at the first call end the process with exit 
   send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } } });
   expect((await answer(1)).result.serverInfo.name).toBe("quire");
   send({ id: 2, method: "tools/list" });
-  expect((await answer(2)).result.tools).toHaveLength(26);
+  expect((await answer(2)).result.tools).toHaveLength(30);
   send({ id: 3, method: "tools/call", params: { name: "quire_list_pages", arguments: {} } });
   const called = await answer(3);
   // The call is answered as failed if the process was still there to answer it; either way it ends.

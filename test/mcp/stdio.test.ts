@@ -38,7 +38,7 @@ const mcpCmd = (slug = owner.workspaceSlug, extra: string[] = []) => [process.ex
 describe("alone on the data directory", () => {
   test("2026 client: tools, a write and a read; the process holds the lock while it runs", async () => {
     const client = await stdioClient(mcpCmd(), env, "2026");
-    expect((await client.listTools()).tools).toHaveLength(26);
+    expect((await client.listTools()).tools).toHaveLength(30);
     expect(isLocked(dataDir)).toBe(true);
     expect(client.getInstructions()).toContain(`slug ${owner.workspaceSlug}`);
     const page = await ok(client, "quire_write_page", { path: "stdio/one", body: "Written over stdio.\n" });
@@ -97,7 +97,7 @@ describe("alone on the data directory", () => {
     expect(lines.slice(1, 4).map((l) => l.error.code)).toEqual([-32600, -32600, -32600]);
     expect(lines[3].id).toBe(3);
     expect(lines[4]).toMatchObject({ id: 7, result: { serverInfo: { name: "quire" } } });
-    expect(lines[5].result.tools).toHaveLength(26);
+    expect(lines[5].result.tools).toHaveLength(30);
     expect(await proc.exited).toBe(0);
     expect(await new Response(proc.stderr).text()).toContain('"msg":"serving MCP"');
   }, 30_000);
@@ -129,7 +129,7 @@ describe("beside a running serve", () => {
 
   test("works through the server: its writes are the server's (commit via MCP), and mcp-server refuses naming /mcp", async () => {
     const client = await stdioClient(mcpCmd(), env, "2026");
-    expect((await client.listTools()).tools).toHaveLength(26);
+    expect((await client.listTools()).tools).toHaveLength(30);
     const page = await ok(client, "quire_write_page", { path: "beside/one", title: "Beside", body: "Through the server.\n" });
     // The running server sees the page at once: the write happened in its process.
     const viaApi = await new Client(serve.base).request("GET", `/api/v1/content/${owner.workspaceSlug}/beside/one.md`, { token: key.key });
@@ -153,7 +153,7 @@ describe("beside a running serve", () => {
     expect(snippet).toEqual({ command: process.execPath, args: [CLI], http_url: expect.stringMatching(/\/mcp$/) });
     expect((await new Client(serve.base).request("GET", "/api/v1/mcp/client-config", { token: key.key })).status).toBe(401);
     const fromSnippet = await stdioClient([snippet.command, ...snippet.args, "mcp", "--workspace", owner.workspaceSlug], env, "2025");
-    expect((await fromSnippet.listTools()).tools).toHaveLength(26);
+    expect((await fromSnippet.listTools()).tools).toHaveLength(30);
     await fromSnippet.close();
 
     const refusedServer = await runCli(["mcp-server", "--addr", "127.0.0.1:0"], { env: { DATA_DIR: dataDir } });

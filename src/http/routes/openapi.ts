@@ -23,6 +23,7 @@ import { oidcDocs } from "./oidc.ts";
 import { onboardingDocs } from "./onboarding.ts";
 import { outboundWebhooksDocs } from "./outbound-webhooks.ts";
 import { pageViewingDocs } from "./page-viewing.ts";
+import { historyDocs } from "./history.ts";
 import { passkeysDocs } from "./passkeys.ts";
 import { passwordChangeDocs } from "./password-change.ts";
 import { passwordResetDocs } from "./password-reset.ts";
@@ -56,6 +57,7 @@ export const API_ROUTES: RouteDocs = {
   ...billingDocs,
   ...commentsDocs,
   ...conflictsDocs,
+  ...historyDocs,
   ...contentDocs,
   ...exportDocs,
   ...gitSyncDocs,

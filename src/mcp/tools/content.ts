@@ -1,9 +1,11 @@
 import { agentPagePath } from "../../content/paths.ts";
 import { SOFT_DELETE_KEEP_MS } from "../../content/page-records.ts";
-import { editPageInput, listPagesInput, pagePathInput, readPageInput, writePageInput } from "../../content/schemas.ts";
+import { editPageInput, listPagesInput, pagePathInput, writePageInput } from "../../content/schemas.ts";
 import { deletedOutput, listPagesOutput, pageObject, pageSlice, pageWritten } from "../outputs.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 import { movePageArgs } from "../tool-inputs.ts";
+import { readPageVersionInput } from "../../history/schemas.ts";
+import { sliceContent } from "../../content/page-slice.ts";
 
 /** Pages: list, read, write (upsert), update (hash-checked), delete (soft), move. */
 export const contentTools = [
@@ -23,14 +25,17 @@ export const contentTools = [
     name: "quire_read_page",
     title: "Read a page",
     description:
-      "Read a page: metadata, frontmatter, content_hash and Markdown content (without frontmatter). Long content is cut at max_chars (default 20000): when truncated, read on from next_offset.",
-    input: readPageInput,
+      "Read a page: metadata, frontmatter, content_hash and Markdown content (without frontmatter). Long content is cut at max_chars (default 20000): when truncated, read on from next_offset. version: a commit from quire_page_history.",
+    input: readPageVersionInput,
     output: pageSlice,
     workspace: true,
     scope: "read",
     rate: "content_read",
     annotations: READ_ONLY,
-    run: (call, args) => call.services.agentPages.read(call.access(), args.path, args.offset, args.max_chars),
+    run: (call, args) =>
+      args.version !== undefined
+        ? call.services.history.pageAt(call.access(), args.path, args.version).then((page) => sliceContent(page, args.offset, args.max_chars))
+        : call.services.agentPages.read(call.access(), args.path, args.offset, args.max_chars),
   }),
   defineTool({
     name: "quire_write_page",

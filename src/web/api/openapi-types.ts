@@ -159,6 +159,26 @@ export type AuthConfig = {
   ai_assist: boolean;
 };
 
+export type Changes = {
+  items: Array<{
+    commit: string;
+    page_id: string | null;
+    path: string;
+    old_path: string | null;
+    change: "created" | "edited" | "moved" | "deleted";
+    author: {
+      name: string;
+      email: string;
+      user_id: string | null;
+    };
+    at: string;
+    channel: string;
+    /** The API path of this change's diff (null for a creation or deletion) */
+    diff: string | null;
+  }>;
+  next_cursor: string | null;
+};
+
 export type Comment = {
   id: string;
   workspace_id: string;
@@ -235,6 +255,33 @@ export type Health = {
   version: string;
   /** Changes at every start; identifies this running instance */
   instance_id: string;
+};
+
+export type History = {
+  items: Array<{
+    commit: string;
+    page_id: string | null;
+    path: string;
+    /** Set when this version moved the page */
+    old_path: string | null;
+    change: "added" | "modified" | "deleted" | "renamed";
+    author: {
+      name: string;
+      email: string;
+      user_id: string | null;
+    };
+    /** ISO time of the commit */
+    at: string;
+    message: string;
+    channel: "web" | "api" | "mcp" | "git" | "restore" | "recovery" | "import";
+    added: number;
+    removed: number;
+  }>;
+  next_cursor: string | null;
+  /** True while the history is still being read from git: older versions may be missing */
+  indexing: boolean;
+  /** False when the workspace has no git history (nothing to list) */
+  git: boolean;
 };
 
 export type Invitation = {
@@ -362,6 +409,38 @@ export type Page = {
     kind: "invalid_yaml";
     message: string;
   }[];
+};
+
+export type PageDiff = {
+  from: string;
+  /** A commit id, or `current` for the file as it is now */
+  to: string;
+  unified: string;
+  frontmatter_changes: {
+    field: string;
+    before: unknown;
+    after: unknown;
+  }[];
+  added: number;
+  removed: number;
+  /** Word-level highlights of lines changed one for one (with ?words=true) */
+  words?: Array<{
+    old_line: number;
+    new_line: number;
+    parts: Array<{
+      kind: "same" | "added" | "removed";
+      text: string;
+    }>;
+  }>;
+};
+
+export type PageVersion = {
+  commit: string;
+  path: string;
+  /** The whole file at that commit, frontmatter included */
+  content: string;
+  valid_utf8: boolean;
+  frontmatter_valid: boolean;
 };
 
 export type PasswordChanged = {
@@ -602,6 +681,19 @@ export type TokenPair = {
   refresh_token: string;
   /** Seconds: 900 */
   expires_in: number;
+};
+
+export type Trash = {
+  items: Array<{
+    trash_id: string;
+    page_id: string;
+    path: string;
+    title: string;
+    deleted_at: string;
+    deleted_by: string | null;
+    /** ledger: deleted in Quire; git: removed by a push or on disk */
+    source: "ledger" | "git";
+  }>;
 };
 
 export type Tree = {
