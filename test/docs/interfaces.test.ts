@@ -34,7 +34,7 @@ test("the generation is deterministic and covers every route, command, tool and 
     const openApiPath = path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}").replace(/\*$/, "{path}");
     expect(one, key).toContain(`| ${method} | \`${openApiPath}\` |`);
   }
-  for (const command of ["serve", "init", "rebuild", "status", "open", "stop", "doctor", "backup", "export", "preview", "mcp", "mcp-server", "reset-password", "version"]) {
+  for (const command of ["serve", "init", "rebuild", "status", "open", "stop", "doctor", "backup", "export", "preview", "mcp", "mcp-server", "reset-password", "version", "history", "restore"]) {
     expect(one).toContain(`### quire ${command}\n`);
   }
   expect(one.match(/^### quire_[a-z_]+$/gm)).toHaveLength(30);
