@@ -2,7 +2,7 @@
  * A large workspace stays fast to open: 5,000 pages (a folder of 3,000 and forty of 50), a page
  * deep in the long folder opened by its address. The tree loads by folder (only the levels on
  * the way to the open page), renders only expanded folders, and a long folder renders only the
- * rows in view. Target: the page opens in under 500 ms and the document holds under 3,000 nodes.
+ * rows in view. Target: a page opens in under 500 ms (the median of three) and the document holds under 3,000 nodes.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -34,6 +34,12 @@ describe.skipIf(!hasChromium)("a 5,000-page workspace in a real browser", () => 
     }
     await server.services.reconciler.reconcile(user.workspaceId);
     expect(server.services.ledger.pageCount(user.workspaceId)).toBeGreaterThanOrEqual(BIG + SECTIONS * PER_SECTION);
+    // What follows an import of 5,000 files (their commit, the search index, the version index) is
+    // done before the measure: the budget is for opening a page of a large workspace, not one
+    // still being imported.
+    await server.services.gitSync.idle();
+    await server.services.search.whenIndexed(user.workspaceId);
+    await server.services.versionIndex.idle(user.workspaceId);
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -59,9 +65,13 @@ describe.skipIf(!hasChromium)("a 5,000-page workspace in a real browser", () => 
     };
     const t0 = Date.now();
     if (process.env.TRACE_REQUESTS) page.on("requestfinished", (r) => console.log(Date.now() - t0, r.method(), r.url().slice(0, 100), JSON.stringify(r.timing())));
-    const ms = await open("big/page-2500.md", "Text of Big 2500.");
+    // Three pages deep in the long folder, each opened by its address; the median is the figure
+    // (one open on a shared 2-core machine varies by a hundred milliseconds either way).
+    const times: number[] = [];
+    for (const n of [2500, 1700, 2900]) times.push(await open(`big/page-${n}.md`, `Text of Big ${n}.`));
+    const ms = [...times].sort((a, b) => a - b)[1]!;
     const nodes = await page.evaluate(() => document.getElementsByTagName("*").length);
-    console.log(`[large-workspace] open: ${ms} ms, DOM nodes: ${nodes}`);
+    console.log(`[large-workspace] open: ${times.join(", ")} ms (median ${ms} ms), DOM nodes: ${nodes}`);
     await screenshot(page, "60-large-workspace");
 
     // The tree still reaches every page: the long folder scrolls to its end, another folder expands.

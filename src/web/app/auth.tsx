@@ -5,6 +5,7 @@
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import { announceSignedOut, api, del, onSessionExpired, post, refreshSession, setAccessToken } from "../api/client.ts";
+import { listWorkspacesEarly } from "../api/workspaces.ts";
 import type { User } from "../api/types.ts";
 import { navigate } from "./router.ts";
 import { AUTH } from "../api/auth.ts";
@@ -44,11 +45,12 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const [status, setStatus] = useState<AuthState["status"]>("loading");
   const [user, setUser] = useState<User | null>(null);
 
-  const loadUser = useCallback(async () => {
-    const me = await api<{ user: User }>(AUTH.me);
+  const loadUser = useCallback(async (signingIn = false) => {
+    // Signing in, the app's first screen needs the workspace list: it is read now, beside who this is.
+    if (signingIn) listWorkspacesEarly();
     // The members' pass to published sites (an HttpOnly cookie for /p/), so a members-only site
     // opens in this browser without another sign-in. Best effort: the app works without it.
-    await post(AUTH.siteSession).catch(() => {});
+    const [me] = await Promise.all([api<{ user: User }>(AUTH.me), post(AUTH.siteSession).catch(() => {})]);
     setUser(me.user);
     setStatus("signed-in");
     hint.set(true);
@@ -59,7 +61,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     (async () => {
       if (hint.get() && (await refreshSession())) {
         try {
-          if (!cancelled) await loadUser();
+          if (!cancelled) await loadUser(true);
           return;
         } catch {
           /* fall through to signed-out */
@@ -99,7 +101,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
           noRefresh: true,
         });
         setAccessToken(tokens.access_token);
-        await loadUser();
+        await loadUser(true);
       },
       async register(input) {
         const res = await api<{ user: User; access_token?: string }>(AUTH.register, {
@@ -109,7 +111,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         });
         if (res.access_token) {
           setAccessToken(res.access_token);
-          await loadUser();
+          await loadUser(true);
         } else {
           // The account exists but the automatic sign-in did not happen: sign in normally.
           navigate("/login");
@@ -128,10 +130,10 @@ export function AuthProvider({ children }: { children: ReactNode }) {
           navigate("/login", { replace: true });
         }
       },
-      reloadUser: loadUser,
+      reloadUser: () => loadUser(),
       async adoptSession(token) {
         setAccessToken(token);
-        await loadUser();
+        await loadUser(true);
       },
     }),
     [status, user, loadUser],

@@ -9,24 +9,26 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError } from "../api/client.ts";
 import { fetchTree } from "../api/tree.ts";
-import { listWorkspaces } from "../api/workspaces.ts";
+import { listWorkspaces, takeWorkspaces } from "../api/workspaces.ts";
 import type { TreeNode, Workspace } from "../api/types.ts";
 
 export function useWorkspaces() {
   const [items, setItems] = useState<Workspace[] | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const load = useCallback(async () => {
+  // The first load takes the list read during sign-in; a reload always reads afresh.
+  const load = useCallback(async (first = false) => {
     try {
-      setItems((await listWorkspaces()).items);
+      setItems((await (first ? takeWorkspaces() : listWorkspaces())).items);
       setError(null);
     } catch (e) {
       setError(e);
     }
   }, []);
   useEffect(() => {
-    void load();
+    void load(true);
   }, [load]);
-  return { items, error, reload: load };
+  const reload = useCallback(() => load(), [load]);
+  return { items, error, reload };
 }
 
 /** Above this many pages the tree loads by folder. */
