@@ -17,8 +17,8 @@ import { apiDocument } from "../src/http/routes/openapi.ts";
 import { HTTP_STATUS } from "../src/http/error-response.ts";
 import * as errors from "../src/core/errors.ts";
 import { ERROR_CODES, type ErrorCode } from "../src/core/errors.ts";
-import { RATE_RULES, ANONYMOUS_FLOOR } from "../src/http/rate-limit.ts";
-import { MAX_BODY_BYTES } from "../src/http/body-limit.ts";
+import { RATE_RULES, ANONYMOUS_FLOOR } from "../src/core/rate-limit.ts";
+import { MAX_BODY_BYTES } from "../src/core/net/body-limit.ts";
 import { root } from "../src/cli.ts";
 import { allTools, toolInput } from "../src/mcp/server.ts";
 import { MAX_RESULT_TOKENS } from "../src/mcp/budget.ts";
@@ -338,7 +338,7 @@ function limitsSection(): string {
     ["`quire stop` wait", duration(STOP_WAIT_MS), "then `--force` may kill a verified instance"],
   ];
   return [
-    "Rate limits (src/http/rate-limit.ts). Authenticated requests count per organization, anonymous ones per IP; behind a reverse proxy `TRUST_PROXY` takes the client address from `X-Forwarded-For`. A request may meet several rules; each counts. Answers carry `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (Unix seconds) and, on 429, `Retry-After`. Why the buckets are keyed this way: docs/decisions/rate-limits.md.",
+    "Rate limits (src/core/rate-limit.ts). Authenticated requests count per organization, anonymous ones per IP; behind a reverse proxy `TRUST_PROXY` takes the client address from `X-Forwarded-For`. A request may meet several rules; each counts. Answers carry `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (Unix seconds) and, on 429, `Retry-After`. Why the buckets are keyed this way: docs/decisions/rate-limits.md.",
     "",
     table(["Rule", "Allowance", "Counted per", "Applies to"], rows),
     "",

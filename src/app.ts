@@ -43,7 +43,7 @@ export function createApp(services: Services) {
   // development: Elysia would pass `development: true` to Bun.serve unless NODE_ENV=production,
   // turning on Bun's development error page (source excerpts) for anything that escapes the
   // error mapper; Quire answers errors itself, in every environment (docs/decisions/git-commits.md).
-  // maxRequestBodySize: the 10 MB limit is the app's own (http/body-limit.ts), so every refusal
+  // maxRequestBodySize: the 10 MB limit is the app's own (src/core/net/body-limit.ts), so every refusal
   // carries the error shape; Bun's would be a bare 413.
   // routes: the published site's direct lane (http/site-fast-path.ts) is the server's own route
   // for /p/*; what it does not take it hands to the framework's handler.

@@ -38,7 +38,7 @@ import { buildGitServices, type GitServices } from "./git/services.ts";
 import { buildHistoryServices, type HistoryServices } from "./history/services.ts";
 import { buildOpsServices, type OpsServices } from "./ops/services.ts";
 import { MAINTENANCE_INTERVAL_MS } from "./ops/maintenance.ts";
-import { RateLimiter } from "./http/rate-limit.ts";
+import { RateLimiter } from "./core/rate-limit.ts";
 import { Onboarding } from "./identity/onboarding.ts";
 import { OutboundWebhooks } from "./webhooks/outbound-webhooks.ts";
 import { AssistService } from "./ai/assist-service.ts";

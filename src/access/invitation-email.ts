@@ -1,6 +1,6 @@
 import { escapeHtml } from "../core/escape.ts";
 import type { OutgoingEmail } from "../mail/email-outbox.ts";
-import type { WorkspaceRole } from "./roles.ts";
+import type { WorkspaceRole } from "../workspaces/roles.ts";
 
 
 /** The invitation message: plain text for every client, and a simple HTML part with the same words. */

@@ -8,7 +8,7 @@ import type { EmailOutbox } from "../mail/email-outbox.ts";
 import { normalizeEmail } from "../identity/users.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Permissions } from "./permissions.ts";
-import type { WorkspaceRole } from "./roles.ts";
+import type { WorkspaceRole } from "../workspaces/roles.ts";
 import { decodeCursor, pageOf, type Page } from "../core/pagination.ts";
 import type { z } from "zod";
 import { createInvitationInput, invitationListQuery, listQuery, type INVITATION_STATUSES, type invitationOutput } from "./schemas.ts";

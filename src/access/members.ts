@@ -6,7 +6,7 @@ import { isUlid } from "../core/ids.ts";
 import { parseInput } from "../core/validate.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Permissions } from "./permissions.ts";
-import { ROLE_LEVEL, type WorkspaceRole } from "./roles.ts";
+import { ROLE_LEVEL, type WorkspaceRole } from "../workspaces/roles.ts";
 import { decodeCursor, pageOf, type Page } from "../core/pagination.ts";
 import { listQuery, type memberOutput, setMemberRoleInput } from "./schemas.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";

@@ -1,7 +1,7 @@
 import type { Db } from "../db/database.ts";
 import { ForbiddenError, NotFoundError } from "../core/errors.ts";
 import type { Principal } from "../core/principal.ts";
-import { atLeast, type EffectiveRole, type WorkspaceRole } from "./roles.ts";
+import { atLeast, type EffectiveRole, type WorkspaceRole } from "../workspaces/roles.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-records.ts";
 
 /**

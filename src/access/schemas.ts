@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { closedObject, displayName, emailAddress } from "../core/validate.ts";
-import { WORKSPACE_ROLES } from "./roles.ts";
+import { WORKSPACE_ROLES } from "../workspaces/roles.ts";
 import { listOutput } from "../core/schemas.ts";
 import { workspaceOutput } from "../workspaces/workspace-schemas.ts";
 import { userOutput } from "../identity/schemas.ts";

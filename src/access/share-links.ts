@@ -6,7 +6,7 @@ import { isoFromMs, nowMs } from "../core/clock.ts";
 import { parseInput } from "../core/validate.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Permissions } from "./permissions.ts";
-import { atLeast, type EffectiveRole, type WorkspaceRole } from "./roles.ts";
+import { atLeast, type EffectiveRole, type WorkspaceRole } from "../workspaces/roles.ts";
 import type { Members } from "./members.ts";
 import { decodeCursor, pageOf, type Page } from "../core/pagination.ts";
 import { listQuery } from "./schemas.ts";

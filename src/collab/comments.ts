@@ -5,7 +5,7 @@ import type { Permissions } from "../access/permissions.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-records.ts";
 import type { EventBus } from "../core/event-bus.ts";
 import type { Users } from "../identity/users.ts";
-import { atLeast, type EffectiveRole } from "../access/roles.ts";
+import { atLeast, type EffectiveRole } from "../workspaces/roles.ts";
 import { ForbiddenError, NotFoundError, ValidationError } from "../core/errors.ts";
 import { isUlid, ulid } from "../core/ids.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";

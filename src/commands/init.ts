@@ -20,7 +20,7 @@ import { loadOrCreateSigningKey } from "../identity/signing-key.ts";
 import { Organizations } from "../identity/organizations.ts";
 import { Users } from "../identity/users.ts";
 import { WorkspaceRecords, type WorkspaceRow } from "../workspaces/workspace-records.ts";
-import { WorkspaceService } from "../workspaces/workspace-service.ts";
+import { WorkspaceService } from "../access/workspace-service.ts";
 import { Permissions } from "../access/permissions.ts";
 import { EventBus } from "../core/event-bus.ts";
 import { ContentLedger } from "../content/ledger.ts";

@@ -1,6 +1,6 @@
 import { ForbiddenError } from "../core/errors.ts";
-import type { EffectiveRole } from "../access/roles.ts";
-import { roleHasRight, type ContentRight } from "../access/rights.ts";
+import type { EffectiveRole } from "../workspaces/roles.ts";
+import { roleHasRight, type ContentRight } from "../workspaces/rights.ts";
 import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
 import type { Actor, Origin, WriteGroup } from "./committed-write.ts";
 

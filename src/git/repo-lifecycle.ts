@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writ
 import { join } from "node:path";
 import { randomBase62 } from "../core/ids.ts";
 import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
-import type { StagedFolder } from "../workspaces/workspace-service.ts";
+import type { StagedFolder } from "../access/workspace-service.ts";
 import { cloneInto } from "./clone.ts";
 import { parseRemote } from "./remote-url.ts";
 import { SYSTEM_AUTHOR, type Repo } from "./repo.ts";

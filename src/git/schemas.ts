@@ -15,17 +15,6 @@ export const resolveConflictInput = closedObject({
   }
 });
 
-/**
- * The write-only HTTPS token of a workspace's git remote (GitHub/GitLab personal or project
- * access token, Bitbucket access token). Set or cleared through the workspace settings
- * (`git_token`, null clears), used as the basic-auth password for clone, fetch and push, shown
- * nowhere: responses carry only `git_token_set`.
- */
-export const gitTokenInput = z
-  .string()
-  .min(1, "must not be empty (send null to clear the token)")
-  .max(4096, "must be at most 4096 characters")
-  .refine((t) => !/[\s\u0000-\u001f\u007f]/.test(t), "must not contain spaces or control characters");
 
 // ---- inbound push webhooks: the providers' payloads, reduced to what Quire reads ----
 

@@ -8,7 +8,7 @@ import type { ConflictStore } from "./conflict-store.ts";
 import { applyUpstream } from "./pull.ts";
 import { reportPull, type TriggerReason } from "./pull-report.ts";
 import { assertRemoteAllowed, parseRemote, type RemoteSpec } from "./remote-url.ts";
-import { readGitToken } from "./remote-token.ts";
+import { readGitToken } from "../workspaces/remote-token.ts";
 import { loadGit, SYSTEM_AUTHOR, type Repo } from "./repo.ts";
 import type { RepoLifecycle } from "./repo-lifecycle.ts";
 import type { SkippedFiles } from "./skipped-files.ts";

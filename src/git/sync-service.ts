@@ -1,7 +1,7 @@
 import type { ReconciledPass } from "../content/reconcile.ts";
 import type { Actor } from "../content/committed-write.ts";
 import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
-import type { StagedFolder } from "../workspaces/workspace-service.ts";
+import type { StagedFolder } from "../access/workspace-service.ts";
 import type { Author } from "./commit-message.ts";
 import { CommitWorker } from "./commit-worker.ts";
 import { ConflictStore } from "./conflict-store.ts";

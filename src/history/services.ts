@@ -3,7 +3,7 @@ import type { Logger } from "../core/log.ts";
 import type { Closers } from "../core/closers.ts";
 import type { ContentLedger } from "../content/ledger.ts";
 import type { GitSync } from "../git/sync-service.ts";
-import type { WorkspaceHook } from "../workspaces/workspace-service.ts";
+import type { WorkspaceHook } from "../access/workspace-service.ts";
 import { HistoryService } from "./history-service.ts";
 import { VersionIndex } from "./version-index.ts";
 

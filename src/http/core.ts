@@ -4,7 +4,7 @@ import { nowMs } from "../core/clock.ts";
 import { toErrorResponse } from "./error-response.ts";
 import { clientIp } from "./client-ip.ts";
 import { credentialResolver } from "./authenticate.ts";
-import { MAX_BODY_BYTES, SERVER_BODY_LIMIT, bufferChunkedBody, tooLarge } from "./body-limit.ts";
+import { MAX_BODY_BYTES, SERVER_BODY_LIMIT, bufferChunkedBody, tooLarge } from "../core/net/body-limit.ts";
 import { methodClass, scopesAllow, type Principal } from "../core/principal.ts";
 import { ForbiddenError, ValidationError } from "../core/errors.ts";
 import type { Services } from "../services.ts";

@@ -19,7 +19,6 @@ import type { Users } from "./users.ts";
 import type { Sessions } from "./sessions.ts";
 import type { PasswordHasher } from "./passwords.ts";
 import type { Principal } from "../core/principal.ts";
-import type { WorkspaceService } from "../workspaces/workspace-service.ts";
 import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
 import type { Logger } from "../core/log.ts";
 import { ForbiddenError, NotFoundError, ValidationError } from "../core/errors.ts";
@@ -34,7 +33,8 @@ interface AccountDeletionDeps {
   users: Users;
   sessions: Sessions;
   passwords: PasswordHasher;
-  workspaceService: WorkspaceService;
+  /** The access layer's workspace service (above identity): a workspace left without its owner is forgotten. */
+  workspaceService: { forget(workspace: WorkspaceRow, actorUserId: string): Promise<void> };
   /** Erases a deleted workspace's search index. */
   dropSearchIndex: (workspaceId: string) => void;
   /** The folder of a workspace's files ({DATA_DIR}/workspaces/{id}). */

@@ -2,8 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { Config } from "../config.ts";
-import type { Permissions } from "../access/permissions.ts";
-import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
+import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-records.ts";
 
 /**
  * How API keys are wired to the rest of an instance, in one place for `buildServices` and for
@@ -23,8 +22,16 @@ export function apiKeyPepper(config: Pick<Config, "apiKeyPepper">, dataDir: stri
   return pepper;
 }
 
+/**
+ * Whether a person has a role in a workspace (the access layer's permission check, which sits
+ * above identity: identity names only what it asks of it).
+ */
+export interface RoleLookup {
+  roleIn(userId: string, workspace: WorkspaceRow): unknown;
+}
+
 /** A key limited to one workspace belongs to that workspace's organization while its owner has a role there. */
-export function keyWorkspaceOrg(workspaces: WorkspaceRecords, permissions: Permissions) {
+export function keyWorkspaceOrg(workspaces: WorkspaceRecords, permissions: RoleLookup) {
   return (userId: string, workspaceId: string): string | null => {
     const ws = workspaces.byId(workspaceId);
     return ws !== null && permissions.roleIn(userId, ws) !== null ? ws.org_id : null;

@@ -15,7 +15,8 @@ export class AccountRefused extends Error {
   }
 }
 
-interface InvitationHooks {
+/** What sign-up asks of the access layer's invitations (above identity). */
+export interface InvitationHooks {
   hasPendingFor(email: string): boolean;
   acceptPendingFor(userId: string, email: string, now: string): () => void;
 }

@@ -3,7 +3,6 @@ import type { Config } from "../config.ts";
 import type { Db } from "../db/database.ts";
 import type { EmailOutbox } from "../mail/email-outbox.ts";
 import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
-import type { Permissions } from "../access/permissions.ts";
 import { loadOrCreateSigningKey } from "./signing-key.ts";
 import { AccessTokens } from "./access-tokens.ts";
 import { createPasswordHasher, dummyHashInDatabase, type PasswordHasher } from "./passwords.ts";
@@ -12,7 +11,7 @@ import { Users } from "./users.ts";
 import { Organizations } from "./organizations.ts";
 import { AuthService } from "./auth-service.ts";
 import { ApiKeys } from "./api-keys.ts";
-import { apiKeyPepper, keyWorkspaceOrg } from "./api-key-setup.ts";
+import { apiKeyPepper, keyWorkspaceOrg, type RoleLookup } from "./api-key-setup.ts";
 import { PasswordResets } from "./password-resets.ts";
 import { PasswordChange } from "./password-change.ts";
 
@@ -39,7 +38,7 @@ export async function buildIdentityServices(deps: {
   dataDir: string;
   email: EmailOutbox;
   workspaces: WorkspaceRecords;
-  permissions: Permissions;
+  permissions: RoleLookup;
 }): Promise<IdentityServices> {
   const { db, config, dataDir, workspaces, permissions } = deps;
   const keys = await loadOrCreateSigningKey(config.jwtKeyPath ?? join(dataDir, "jwt-private.pem"));

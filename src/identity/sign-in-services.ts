@@ -1,7 +1,7 @@
 import type { Config } from "../config.ts";
 import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
-import type { InvitationAcceptance } from "../access/invitation-accept.ts";
+import type { InvitationHooks } from "./oidc-accounts.ts";
 import type { Users } from "./users.ts";
 import type { AuthService } from "./auth-service.ts";
 import type { PasswordHasher } from "./passwords.ts";
@@ -31,7 +31,7 @@ export function buildSignInServices(deps: {
   users: Users;
   auth: AuthService;
   passwords: PasswordHasher;
-  invitations: InvitationAcceptance;
+  invitations: InvitationHooks;
 }): SignInServices {
   const { db, config, log, users, auth } = deps;
   const identities = new Identities(db);

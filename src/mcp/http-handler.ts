@@ -1,7 +1,7 @@
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { Principal } from "../core/principal.ts";
 import { nowMs } from "../core/clock.ts";
-import { MAX_BODY_BYTES } from "../http/body-limit.ts";
+import { MAX_BODY_BYTES } from "../core/net/body-limit.ts";
 import type { Services } from "../services.ts";
 import { buildMcpServer, type McpSession, type OneMessage } from "./server.ts";
 

@@ -13,7 +13,7 @@
  */
 import type { Config } from "../config.ts";
 import type { Logger } from "../core/log.ts";
-import { atLeast } from "../access/roles.ts";
+import { atLeast } from "../workspaces/roles.ts";
 import type { SearchService } from "../search/search-service.ts";
 import type { Uploads } from "../content/uploads.ts";
 import type { WorkspaceRow } from "../workspaces/workspace-records.ts";

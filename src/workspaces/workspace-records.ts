@@ -3,8 +3,8 @@ import type { workspaceOutput } from "./workspace-schemas.ts";
 import type { Db } from "../db/database.ts";
 import { randomBytes } from "node:crypto";
 import { isUlid, ulid } from "../core/ids.ts";
-import type { EffectiveRole } from "../access/roles.ts";
-import { workspaceRights } from "../access/rights.ts";
+import type { EffectiveRole } from "./roles.ts";
+import { workspaceRights } from "./rights.ts";
 import { WorkspaceProblems, type WorkspaceProblem } from "./workspace-problems.ts";
 
 export interface WorkspaceRow {

@@ -1,9 +1,20 @@
 import { z } from "zod";
 import { closedObject, displayName, slug } from "../core/validate.ts";
 import { gitBranch, gitRemote } from "./git-remote.ts";
-import { gitTokenInput } from "../git/schemas.ts";
-import { WORKSPACE_ROLES } from "../access/roles.ts";
+import { WORKSPACE_ROLES } from "./roles.ts";
 import { listOutput } from "../core/schemas.ts";
+
+/**
+ * The write-only HTTPS token of a workspace's git remote (GitHub/GitLab personal or project
+ * access token, Bitbucket access token). Set or cleared through the workspace settings
+ * (`git_token`, null clears), used as the basic-auth password for clone, fetch and push, shown
+ * nowhere: responses carry only `git_token_set`.
+ */
+const gitTokenInput = z
+  .string()
+  .min(1, "must not be empty (send null to clear the token)")
+  .max(4096, "must be at most 4096 characters")
+  .refine((t) => !/[\s\u0000-\u001f\u007f]/.test(t), "must not contain spaces or control characters");
 
 /** Input schemas of the workspace endpoints, shared by every transport (HTTP, MCP, CLI). */
 
@@ -18,7 +29,7 @@ export const createWorkspaceInput = closedObject({
   description: workspaceDescription.optional(),
   git_remote: gitRemote.nullable().optional(),
   git_branch: gitBranch.optional(),
-  /** Write-only HTTPS token for the remote (see src/git/remote-token.ts). */
+  /** Write-only HTTPS token for the remote (see src/workspaces/remote-token.ts). */
   git_token: gitTokenInput.optional(),
 });
 
@@ -80,7 +91,7 @@ const workspaceProblemOutput = z.object({
   since: z.iso.datetime(),
 });
 
-/** What the caller may do here, from the server's one rule (src/access/rights.ts; docs/decisions/web-rights.md). */
+/** What the caller may do here, from the server's one rule (src/workspaces/rights.ts; docs/decisions/web-rights.md). */
 const workspaceRightsOutput = z
   .object({
     read: z.boolean().describe("Read pages, the tree, history"),

@@ -1,7 +1,7 @@
 /** Helpers shared by the access and workspace tests: people with a given role in a workspace. */
 import type { TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
-import type { WorkspaceRole } from "../../src/access/roles.ts";
+import type { WorkspaceRole } from "../../src/workspaces/roles.ts";
 
 /** The token inside an accept link `{BASE_URL}/invite/{token}`. */
 export function inviteToken(url: string): string {

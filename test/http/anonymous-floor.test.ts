@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { Client, type ApiResponse } from "../helpers/client.ts";
 import { registerUser } from "../helpers/factories.ts";
-import { ANONYMOUS_FLOOR } from "../../src/http/rate-limit.ts";
+import { ANONYMOUS_FLOOR } from "../../src/core/rate-limit.ts";
 import { expectError } from "./support.ts";
 
 const FLOOR = 600;

@@ -1,6 +1,6 @@
 /**
  * Each workspace object carries the caller's `rights`, computed by the server's one rule
- * (src/access/rights.ts): the web app shows what these say and re-derives nothing. One case per
+ * (src/workspaces/rights.ts): the web app shows what these say and re-derives nothing. One case per
  * role, and the editor's with each of the workspace's two switches; for the switches, the rights
  * sent agree with what the content API then allows.
  */

@@ -1,7 +1,7 @@
 import type { Db } from "../../db/database.ts";
 import type { ContentLedger } from "../../content/ledger.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "../../workspaces/workspace-records.ts";
-import { readSettings } from "../../workspaces/settings.ts";
+import { readSettings } from "../../access/workspace-settings.ts";
 import { DocVersions } from "../versions.ts";
 import { readManifests } from "../site/manifests.ts";
 import { buildSiteModel, type SiteModel } from "../site/model.ts";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { PageRow } from "../../content/page-records.ts";
 import { hashOf, readPageFile } from "../../content/page-file.ts";
 import type { WorkspaceRow } from "../../workspaces/workspace-records.ts";
-import { readSettings } from "../../workspaces/settings.ts";
+import { readSettings } from "../../access/workspace-settings.ts";
 import { readManifests } from "../site/manifests.ts";
 import { buildSiteModel, isPublished, type SiteModel } from "../site/model.ts";
 

@@ -4,9 +4,9 @@ import { ConflictError, ValidationError } from "../core/errors.ts";
 import { nowIso } from "../core/clock.ts";
 import { parseInput } from "../core/validate.ts";
 import type { Principal } from "../core/principal.ts";
-import type { Permissions } from "../access/permissions.ts";
-import type { WorkspaceRecords, WorkspaceRow } from "./workspace-records.ts";
-import { SETTINGS_COLUMNS, workspaceOptionsJson, workspaceRef } from "./workspace-records.ts";
+import type { Permissions } from "./permissions.ts";
+import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-records.ts";
+import { SETTINGS_COLUMNS, workspaceOptionsJson, workspaceRef } from "../workspaces/workspace-records.ts";
 import {
   READ_ONLY_SETTINGS,
   THEMES,
@@ -15,8 +15,8 @@ import {
   type SettingsOutput,
   type Theme,
   type Visibility,
-} from "./workspace-schemas.ts";
-import { hasGitToken, writeGitToken } from "../git/remote-token.ts";
+} from "../workspaces/workspace-schemas.ts";
+import { hasGitToken, writeGitToken } from "../workspaces/remote-token.ts";
 
 /** The part of the settings kept as JSON in `workspaces.settings` (the rest are columns). */
 export interface StoredSettings {

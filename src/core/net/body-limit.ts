@@ -1,4 +1,4 @@
-import { PayloadTooLargeError, ValidationError } from "../core/errors.ts";
+import { PayloadTooLargeError, ValidationError } from "../errors.ts";
 
 /** The global request body limit, which also bounds uploads. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;

@@ -3,13 +3,13 @@ import { ConflictError, ForbiddenError } from "../core/errors.ts";
 import { nowIso } from "../core/clock.ts";
 import { parseInput } from "../core/validate.ts";
 import type { Principal } from "../core/principal.ts";
-import type { Permissions } from "../access/permissions.ts";
-import type { EffectiveRole } from "../access/roles.ts";
+import type { Permissions } from "./permissions.ts";
+import type { EffectiveRole } from "../workspaces/roles.ts";
 import { decodeCursor, pageOf, type Page } from "../core/pagination.ts";
-import { listQuery } from "../access/schemas.ts";
-import { workspaceRef, type WorkspaceJson, type WorkspaceRecords, type WorkspaceRow } from "./workspace-records.ts";
-import { createWorkspaceInput } from "./workspace-schemas.ts";
-import { writeGitToken } from "../git/remote-token.ts";
+import { listQuery } from "./schemas.ts";
+import { workspaceRef, type WorkspaceJson, type WorkspaceRecords, type WorkspaceRow } from "../workspaces/workspace-records.ts";
+import { createWorkspaceInput } from "../workspaces/workspace-schemas.ts";
+import { writeGitToken } from "../workspaces/remote-token.ts";
 
 export type WorkspaceHook = (workspace: WorkspaceRow, actorUserId: string) => Promise<void> | void;
 

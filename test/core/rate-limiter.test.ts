@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { RateLimiter, RATE_RULES, ipBucket, type RateRule } from "../../src/http/rate-limit.ts";
+import { RateLimiter, RATE_RULES, ipBucket, type RateRule } from "../../src/core/rate-limit.ts";
 import { clientIp } from "../../src/http/client-ip.ts";
 import { RateLimitedError } from "../../src/core/errors.ts";
 import type { Principal } from "../../src/core/principal.ts";

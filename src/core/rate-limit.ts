@@ -1,5 +1,5 @@
-import { RateLimitedError } from "../core/errors.ts";
-import type { Principal } from "../core/principal.ts";
+import { RateLimitedError } from "./errors.ts";
+import type { Principal } from "./principal.ts";
 
 /**
  * Fixed-window counters per (rule, key), in memory. The key is the caller's organization when
