@@ -11,9 +11,7 @@
  * directory.
  */
 import { defineCommand } from "citty";
-import { existsSync } from "node:fs";
-import { join, resolve, sep } from "node:path";
-import { loadConfig } from "../config.ts";
+import { resolve, sep } from "node:path";
 import { ValidationError } from "../core/errors.ts";
 import { isUlid } from "../core/ids.ts";
 import { silentLogger } from "../core/log.ts";
@@ -24,13 +22,12 @@ import { Permissions } from "../access/permissions.ts";
 import { EventBus } from "../core/event-bus.ts";
 import { ContentLedger } from "../content/ledger.ts";
 import { WorkspaceRecords } from "../workspaces/workspace-records.ts";
-import { acquireLock, InstanceLockedError, type InstanceLock } from "../ops/instance-lock.ts";
 import { exportInput } from "../publish/schemas.ts";
 import { SiteExporter } from "../publish/export/exporter.ts";
 import { ExportService } from "../publish/export/export-service.ts";
 import { siteSourceOf, storeModelProvider } from "../publish/export/site-source.ts";
 import { CommandError } from "./exit.ts";
-import { dataDirArg, dataDirFrom } from "./shared.ts";
+import { dataDirArg, existingDataDir } from "./shared.ts";
 
 export const exportCommand = defineCommand({
   meta: { name: "export", description: "Export a workspace's published site as a static ZIP (works from file:// and any static host)" },
@@ -76,17 +73,7 @@ export async function runExport(opts: {
     if (error instanceof ValidationError) throw new CommandError(`--base-url ${error.message.replace(/^base_url: /, "")}`, 2);
     throw error;
   }
-  loadConfig(process.env);
-  const { path: dataDir } = dataDirFrom({ "data-dir": opts.dataDir });
-  const dbPath = join(dataDir, "quire.db");
-  if (!existsSync(dbPath)) throw new CommandError(`No Quire database in ${dataDir} (run \`quire init\` or \`quire serve\` first)`, 1);
-
-  let lock: InstanceLock | null = null;
-  try {
-    lock = acquireLock(dataDir);
-  } catch (error) {
-    if (!(error instanceof InstanceLockedError)) throw error;
-  }
+  const { dataDir, dbPath, lock } = existingDataDir({ "data-dir": opts.dataDir });
   const db = lock ? openDatabase(dbPath) : openReadOnly(dbPath);
   try {
     if (lock) migrate(db);

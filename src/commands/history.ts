@@ -10,8 +10,6 @@
  * QUIRE_API_KEY), since only the server may write its data directory.
  */
 import { defineCommand } from "citty";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { loadConfig } from "../config.ts";
 import { AppError } from "../core/errors.ts";
 import { isUlid } from "../core/ids.ts";
@@ -21,13 +19,12 @@ import { EventBus } from "../core/event-bus.ts";
 import { ContentLedger } from "../content/ledger.ts";
 import type { ContentAccess } from "../content/rights.ts";
 import { WorkspaceRecords, type WorkspaceRow } from "../workspaces/workspace-records.ts";
-import { acquireLock, InstanceLockedError, type InstanceLock } from "../ops/instance-lock.ts";
 import { readRunState } from "../ops/runstate.ts";
 import { HistoryService } from "../history/history-service.ts";
 import { VersionIndex } from "../history/version-index.ts";
 import type { VersionEntry } from "../history/schemas.ts";
 import { CommandError } from "./exit.ts";
-import { commandLogger, dataDirArg, dataDirFrom } from "./shared.ts";
+import { commandLogger, dataDirArg, existingDataDir } from "./shared.ts";
 
 const workspaceArg = { type: "string", alias: "w", required: true, valueHint: "id", description: "Workspace id (ULID)" } as const;
 
@@ -80,17 +77,7 @@ function operatorAccess(workspace: WorkspaceRow): ContentAccess {
 
 function open(opts: { workspaceId: string; dataDir?: string | undefined }) {
   if (!isUlid(opts.workspaceId)) throw new CommandError(`--workspace must be a workspace id (ULID), got "${opts.workspaceId}"`, 2);
-  loadConfig(process.env);
-  const { path: dataDir } = dataDirFrom({ "data-dir": opts.dataDir });
-  const dbPath = join(dataDir, "quire.db");
-  if (!existsSync(dbPath)) throw new CommandError(`No Quire database in ${dataDir} (run \`quire init\` or \`quire serve\` first)`, 1);
-  let lock: InstanceLock | null = null;
-  try {
-    lock = acquireLock(dataDir);
-  } catch (error) {
-    if (!(error instanceof InstanceLockedError)) throw error;
-  }
-  return { dataDir, dbPath, lock };
+  return existingDataDir({ "data-dir": opts.dataDir });
 }
 
 function asCommandError(error: unknown): unknown {

@@ -1,8 +1,13 @@
-/** Pieces every command shares: the `--data-dir` flag and a logger configured from Config. */
+/** Pieces every command shares: the `--data-dir` flag, a logger configured from Config, the data directory of a command that reads beside a running server. */
 import type { Config } from "../config.ts";
 import { createLogger, type Logger } from "../core/log.ts";
 import { resolveDataDir, type ResolvedDataDir } from "../core/data-dir.ts";
 import type { LogFile } from "../ops/log-file.ts";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { loadConfig } from "../config.ts";
+import { acquireLock, InstanceLockedError, type InstanceLock } from "../ops/instance-lock.ts";
+import { CommandError } from "./exit.ts";
 
 /** Spread into a command's `args`: every command accepts `--data-dir` (docs/architecture.md §4). */
 export const dataDirArg = {
@@ -40,4 +45,23 @@ function teeLogger(a: Logger, b: Logger): Logger {
     child: (fields) => teeLogger(a.child(fields), b.child(fields)),
     enabled: (level) => a.enabled(level) || b.enabled(level),
   };
+}
+
+/**
+ * The data directory of a command that works alone or beside a running server (export, history,
+ * restore): its database must exist; the lock is taken when free (null when a server holds it,
+ * and the command then only reads, or works through the server).
+ */
+export function existingDataDir(args: { "data-dir"?: string | undefined }): { dataDir: string; dbPath: string; lock: InstanceLock | null } {
+  loadConfig(process.env);
+  const { path: dataDir } = dataDirFrom(args);
+  const dbPath = join(dataDir, "quire.db");
+  if (!existsSync(dbPath)) throw new CommandError(`No Quire database in ${dataDir} (run \`quire init\` or \`quire serve\` first)`, 1);
+  let lock: InstanceLock | null = null;
+  try {
+    lock = acquireLock(dataDir);
+  } catch (error) {
+    if (!(error instanceof InstanceLockedError)) throw error;
+  }
+  return { dataDir, dbPath, lock };
 }

@@ -36,6 +36,17 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * (docs/architecture.md §5): validate → compare hashes → write the file atomically → one transaction for the
  * record and the activity row → after the commit, events on the bus and `committed` listeners.
  */
+/** A save names the hash it read; a page changed since is a conflict naming the current hash and who changed it. */
+function assertUnchanged(row: PageRow, file: PageFile, lastKnownHash: string | undefined): void {
+  if (lastKnownHash === file.contentHash) return;
+  throw new ConflictError("The page changed since you read it; read it again and retry", {
+    current_hash: file.contentHash,
+    your_hash: lastKnownHash ?? null,
+    modified_by: row.updated_by_name ?? null,
+    modified_at: row.updated_at,
+  });
+}
+
 /** Trees of at least this many pages are kept between reads (a smaller one builds in well under a millisecond). */
 const KEEP_TREES_FROM = 300;
 
@@ -167,14 +178,7 @@ export class ContentLedger {
         });
         return { page: created, created: true };
       }
-      if (input.lastKnownHash !== file.contentHash) {
-        throw new ConflictError("The page changed since you read it; read it again and retry", {
-          current_hash: file.contentHash,
-          your_hash: input.lastKnownHash ?? null,
-          modified_by: row.updated_by_name ?? null,
-          modified_at: row.updated_at,
-        });
-      }
+      assertUnchanged(row, file, input.lastKnownHash);
       let split = file.split;
       if (input.frontmatter && Object.keys(input.frontmatter).length > 0) {
         split = this.editFrontmatter(file, row.id, input.frontmatter);
@@ -225,14 +229,7 @@ export class ContentLedger {
       const file = opts.pageId === undefined && row ? this.readFile(ws.id, path) : null;
       if (opts.pageId === undefined) {
         if (!row || !file) throw new NotFoundError("Page not found");
-        if (opts.lastKnownHash !== file.contentHash) {
-          throw new ConflictError("The page changed since you read it; read it again and retry", {
-            current_hash: file.contentHash,
-            your_hash: opts.lastKnownHash ?? null,
-            modified_by: row.updated_by_name ?? null,
-            modified_at: row.updated_at,
-          });
-        }
+        assertUnchanged(row, file, opts.lastKnownHash);
       } else if (row && row.deleted_at === null) throw new ConflictError("This page exists already", undefined, { field: "trash_id" });
       const dir = this.dir(ws.id);
       dir.ensure();
