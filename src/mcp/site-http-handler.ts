@@ -38,6 +38,19 @@ interface SiteCall {
  */
 export function siteMcpHandler(services: Services) {
   const reader = new SiteReader({ site: services.site, search: services.search, baseUrl: services.config.baseUrl });
+  const mcp = siteMcpServer(services, reader);
+  return {
+    /** Answers one request; a site this reader cannot see is NOT_FOUND (404) before any MCP exchange. */
+    handle(request: Request, slug: string, principal: Principal | null): Promise<Response> {
+      reader.open(slug, principal);
+      const extra: SiteCall = { slug, principal };
+      return mcp.fetch(request, { authInfo: { token: "", clientId: "site-reader", scopes: ["read"], extra: extra as unknown as Record<string, unknown> } });
+    },
+    close: () => mcp.close(),
+  };
+}
+
+function siteMcpServer(services: Services, reader: SiteReader) {
   return createMcpHandler(
     (ctx) => {
       const call = ctx.authInfo?.extra as unknown as SiteCall;

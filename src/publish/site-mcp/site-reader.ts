@@ -7,7 +7,7 @@ import { llmsTxt } from "../site/feeds.ts";
 import { servedSiteUrls } from "../site/urls.ts";
 
 /** What a reader's assistant may ask of one published site; the answers are the site's own. */
-export interface SiteReading {
+interface SiteReading {
   name: string;
   listPages(): Array<{ path: string; title: string; description: string; url: string }>;
   tree(): TreeItem[];
@@ -16,7 +16,7 @@ export interface SiteReading {
   llmsTxt(): string;
 }
 
-export type TreeItem = { title: string; path?: string; url?: string; children?: TreeItem[] };
+type TreeItem = { title: string; path?: string; url?: string; children?: TreeItem[] };
 
 /**
  * The published site as its MCP tools see it (docs/decisions/site-mcp.md): the same site model the
