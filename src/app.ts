@@ -32,6 +32,7 @@ import { mcpRoutes } from "./http/routes/mcp.ts";
 import { aiRoutes } from "./http/routes/ai.ts";
 import { qualityRoutes } from "./http/routes/quality.ts";
 import { exportRoutes } from "./http/routes/export.ts";
+import { siteMcpRoutes } from "./http/routes/site-mcp.ts";
 import { siteRoutes } from "./http/routes/site.ts";
 import { siteAdminRoutes } from "./http/routes/site-admin.ts";
 import { oidcRoutes, signInMethodRoutes } from "./http/routes/oidc.ts";
@@ -64,6 +65,7 @@ function routesOf(root: Elysia<"">, services: Services) {
   return root
     .use(httpCore(services))
     // Before every other route: a verified custom domain's requests are all the site's.
+    .use(siteMcpRoutes(services))
     .use(siteRoutes(services))
     .use(healthRoutes(services))
     .use(authRoutes(services))

@@ -31,8 +31,12 @@ export interface RateRule {
    * refusal, a failure). For the once-a-day exports, where a mistyped handle must not cost the day.
    */
   successOnly?: boolean;
-  /** `credentialsPresented`: the request carried an Authorization header, whether or not it verified. */
-  matches(method: string, path: string, credentialsPresented?: boolean): boolean;
+  /**
+   * `credentialsPresented`: the request carried an Authorization header, whether or not it verified.
+   * `sessionProven`: the caller holds a session: a verified session token, or a refresh cookie
+   * naming a stored refresh token (docs/decisions/rate-limits.md, "Using a session is not guessing").
+   */
+  matches(method: string, path: string, credentialsPresented?: boolean, sessionProven?: boolean): boolean;
 }
 
 const isRead = (m: string) => m === "GET" || m === "HEAD";
@@ -44,6 +48,12 @@ const isRead = (m: string) => m === "GET" || m === "HEAD";
  */
 const AUTH_READS = new Set(["/api/auth/me", "/api/auth/sessions", "/api/auth/config", "/api/auth/providers", "/api/auth/methods", "/api/auth/webauthn/credentials"]);
 const isAuthRead = (m: string, p: string) => isRead(m) && AUTH_READS.has(p.replace(/\/+$/, ""));
+
+/**
+ * Renewing a session and asking for the WebSocket cookie: every load of the app makes both, so for
+ * a caller who holds the session they are uses of it, not guesses at a credential.
+ */
+const isSessionUse = (m: string, p: string) => m === "POST" && (p === "/api/auth/refresh" || p === "/api/auth/ws-token");
 
 /** The limits table of docs/interfaces.md §8. Paths are matched as the router sees them (raw, before any decoding). */
 export const RATE_RULES: RateRule[] = [
@@ -62,8 +72,12 @@ export const RATE_RULES: RateRule[] = [
     limit: 20,
     windowSec: 60,
     keyBy: "user",
-    matches: (m, p) => (p.startsWith("/api/auth/") && !isAuthRead(m, p)) || (m === "DELETE" && p === "/api/v1/users/me"),
+    matches: (m, p, _c, session = false) =>
+      (p.startsWith("/api/auth/") && !isAuthRead(m, p) && !(session && isSessionUse(m, p))) || (m === "DELETE" && p === "/api/v1/users/me"),
   },
+  // A session's own renewals, per account: no person reaches 300 loads of the app a minute, and a
+  // stolen refresh token gains nothing by the pace (a replay ends the session: reuse detection).
+  { name: "session_use", limit: 300, windowSec: 60, keyBy: "user", matches: (m, p, _c, session = false) => session && isSessionUse(m, p) },
   { name: "content_read", limit: 300, windowSec: 60, keyBy: "caller", matches: (m, p) => isRead(m) && p.startsWith("/api/v1/content/") },
   { name: "content_write", limit: 60, windowSec: 60, keyBy: "caller", matches: (m, p) => !isRead(m) && m !== "OPTIONS" && p.startsWith("/api/v1/content/") },
   {
@@ -170,9 +184,10 @@ export class RateLimiter {
     refunds?: Array<() => void>,
   ): RateState | null {
     let matched: RateRule[] | null = null;
+    const sessionProven = principal?.kind === "session" || (!principal && account !== null);
     for (const rule of this.rules) {
       if (rule.callers === "anonymous" && principal) continue;
-      if (!rule.matches(method, path, credentialsPresented)) continue;
+      if (!rule.matches(method, path, credentialsPresented, sessionProven)) continue;
       (matched ??= []).push(rule);
     }
     if (!matched) return null;

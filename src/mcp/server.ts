@@ -142,19 +142,42 @@ export function buildMcpServer(session: McpSession, instructions: string, only?:
   const method = only?.method ?? "";
   const called = method === "tools/call" ? tools.find((t) => t.name === only?.name) : undefined;
   const everything = !method.startsWith("resources/") && !method.startsWith("prompts/") && called === undefined;
+  const hidden = new Map<string, ToolDef>();
   for (const tool of called ? [called] : everything ? tools : []) {
-    const input = toolInput(tool);
     const registered = server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: input, outputSchema: toolOutput(tool), annotations: tool.annotations },
+      { title: tool.title, description: tool.description, inputSchema: toolInput(tool), outputSchema: toolOutput(tool), annotations: tool.annotations },
       (args: unknown) => runTool(session, tool, (args ?? {}) as Record<string, unknown>),
     );
-    // Hidden from tools/list and refused by name (the SDK answers -32602 "disabled"); runTool checks again.
-    if (!toolAllowed(principal, tool)) registered.disable();
+    // Hidden from tools/list; a call by name is answered below. runTool checks again.
+    if (!toolAllowed(principal, tool)) {
+      registered.disable();
+      hidden.set(tool.name, tool);
+    }
   }
+  if (hidden.size > 0) answerHiddenTools(server, session, hidden);
   if (everything || method.startsWith("resources/")) registerResources(server, session);
   if (everything || method.startsWith("prompts/")) registerPrompts(server);
   return server;
+}
+
+type CallHandler = (request: { params: { name: string; arguments?: Record<string, unknown> } }, ctx: unknown) => Promise<unknown>;
+
+/**
+ * A hidden tool called by name is refused by runTool, whose answer names the scope the key lacks
+ * (FORBIDDEN, as the REST API says it), before the SDK's own handler would answer a bare "Tool …
+ * disabled". Every other call goes on to the SDK's handler, taken through the accessor the SDK
+ * keeps for re-dispatching to a stored handler.
+ */
+function answerHiddenTools(server: McpServer, session: McpSession, hidden: Map<string, ToolDef>): void {
+  const low = server.server as unknown as { _getRequestHandler(method: string): CallHandler | undefined };
+  const sdkCall = low._getRequestHandler("tools/call");
+  if (!sdkCall) return;
+  server.server.removeRequestHandler("tools/call");
+  server.server.setRequestHandler("tools/call", (request, ctx) => {
+    const tool = hidden.get(request.params.name);
+    return (tool ? runTool(session, tool, request.params.arguments ?? {}) : sdkCall(request, ctx)) as never;
+  });
 }
 
 async function runTool(session: McpSession, tool: ToolDef, args: Record<string, unknown>) {

@@ -145,12 +145,41 @@ describe("who is counted", () => {
     const ip = a.client.ip;
     const asA = new Client(server.url, ip).withToken(a.accessToken);
     const asB = new Client(server.url, ip).withToken(b.accessToken);
-    await exhaust(asA, { method: "POST", path: "/api/auth/ws-token" }, 20, 60);
+    // A signed-in session's WebSocket cookie is a use of the session: its own 300 a minute.
+    await exhaust(asA, { method: "POST", path: "/api/auth/ws-token" }, 300, 60);
     const r = await asB.post("/api/auth/ws-token");
     expect(r.status).toBe(204);
-    expect(r.headers.get("x-ratelimit-remaining")).toBe("19");
+    expect(r.headers.get("x-ratelimit-remaining")).toBe("299");
     // Anonymous requests from that IP have their own (per-IP) bucket.
     expect((await new Client(server.url, ip).post("/api/auth/login", { email: "x@example.test", password: "y" })).status).toBe(401);
+  });
+
+  test("using one's session is not guessing: 40 boots (refresh by cookie, then ws-token) in a minute all pass, and passwords still meet the 20", async () => {
+    const u = await registerUser(server.url);
+    expect(u.client.cookies.has("quire_refresh")).toBe(true);
+    for (let i = 0; i < 40; i++) {
+      const refreshed = await u.client.post("/api/auth/refresh", {}, { token: null });
+      expect(refreshed.status).toBe(200);
+      expect(refreshed.headers.get("x-ratelimit-limit")).toBe("300");
+      u.client.token = refreshed.body.access_token;
+      expect((await u.client.post("/api/auth/ws-token")).status).toBe(204);
+    }
+    // The session's uses spent nothing of the credential allowance: 20 wrong passwords for this
+    // account (the lockout answers after five) pass the limiter, the 21st to 25th are refused.
+    const guesses: number[] = [];
+    for (let i = 0; i < 25; i++) guesses.push((await u.client.post("/api/auth/change-password", { current_password: `wrong ${i}`, new_password: "another long password" })).status);
+    expect(guesses.slice(0, 20).every((s) => s !== 429)).toBe(true);
+    expect(guesses.slice(20).every((s) => s === 429)).toBe(true);
+  });
+
+  test("25 password attempts from one address meet a 429 after the 20th; a refresh without a stored token stays in that bucket", async () => {
+    const c = new Client(server.url);
+    const statuses: number[] = [];
+    for (let i = 0; i < 25; i++) statuses.push((await c.post("/api/auth/login", { email: "someone@example.test", password: `guess ${i}` })).status);
+    expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(20).every((s) => s === 429)).toBe(true);
+    // A made-up refresh cookie proves no session: it is a guess, held to the address's 20.
+    expectLimited(await c.post("/api/auth/refresh", {}, { headers: { cookie: "quire_refresh=made-up" } }), 20, 60);
   });
 
   test("reading one's own session (/me, /sessions) is not held to the auth limit: 60 boots of the app in a minute", async () => {

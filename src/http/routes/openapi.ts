@@ -34,6 +34,7 @@ import { settingsDocs } from "./settings.ts";
 import { shareLinksDocs } from "./share-links.ts";
 import { siteAdminDocs } from "./site-admin.ts";
 import { siteDocs } from "./site.ts";
+import { siteMcpDocs } from "./site-mcp.ts";
 import { templatesDocs } from "./templates.ts";
 import { uploadsDocs } from "./uploads.ts";
 import { workspacesDocs } from "./workspaces.ts";
@@ -80,6 +81,7 @@ export const API_ROUTES: RouteDocs = {
   ...shareLinksDocs,
   ...siteAdminDocs,
   ...siteDocs,
+  ...siteMcpDocs,
   ...templatesDocs,
   ...uploadsDocs,
   ...workspacesDocs,

@@ -100,7 +100,9 @@ export const siteTools = (transport: "stdio" | "http") => [
     input: transport === "stdio" ? stdioExportArgs : exportInput,
     output: exportOutput,
     workspace: true,
-    scope: "read",
+    // Over HTTP it returns a URL and changes nothing: read-only, `read`. Over stdio it may write a
+    // file on this machine: not read-only, so it needs `write` (docs/decisions/mcp.md, "Scopes follow the annotation").
+    scope: transport === "stdio" ? "write" : "read",
     annotations: { readOnlyHint: transport !== "stdio", destructiveHint: false, idempotentHint: false, openWorldHint: false },
     run: async (call, args) => {
       const { output, ...input } = args as typeof args & { output?: string };
