@@ -231,7 +231,7 @@ export type CustomDomain = {
 /** Every error answer: error, message, optional details, request_id */
 export type Error = {
   /** Machine code */
-  error: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "PLAN_LIMIT_REACHED" | "PLAN_LIMIT" | "SIGNUP_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+  error: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "PLAN_LIMIT_REACHED" | "PLAN_LIMIT" | "SIGNUP_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "INSUFFICIENT_STORAGE";
   /** Human text */
   message: string;
   /** E.g. the offending field: {field} */
