@@ -134,7 +134,7 @@ export async function buildServices(opts: {
   const { workspaceService, workspaceSettings } = access;
 
   // Every workspace is a git work tree: clone or init on create, commit each write, pull and push.
-  const git = buildGitServices({ db, config, dataDir, log, closers, bus, ledger, reconciler, workspaces, users, permissions });
+  const git = buildGitServices({ db, config, dataDir, log, closers, bus, ledger, reconciler, workspaces, users, permissions, storage });
   const { gitSync } = git;
   workspaceService.createdHooks.push((ws) => gitSync.onWorkspaceCreated(ws));
   // Creation from a remote clones before the row exists (all-or-nothing).
