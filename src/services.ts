@@ -164,6 +164,7 @@ export async function buildServices(opts: {
     pages: () => content.pages.liveCountAll(),
     emailOutboxPending: () => email.pendingCount(),
     wsConnections: () => realtime.connectionCount,
+    storageFreeBytes: () => storage.freeBytes(),
   });
 
   // ---- built on first use ----------------------------------------------------------------------

@@ -117,6 +117,22 @@ export class StorageHealth {
     return this.lastFailure.kind;
   }
 
+  /**
+   * Readiness' storage check: `unavailable` while writes fail (a refusal in the last minute and no
+   * write through since), `degraded` under the minimum free space. Names no path or figure: the
+   * endpoint is public (the free bytes are on /metrics and in `quire doctor`).
+   */
+  check(): { status: "ok" | "degraded" | "unavailable"; message?: string } {
+    const failure = this.recentFailure();
+    if (failure === "full") return { status: "unavailable", message: "writes are failing: the disk is full" };
+    if (failure === "read-only") return { status: "unavailable", message: "writes are failing: the storage is read-only" };
+    const free = this.freeBytes();
+    if (free !== null && free < this.minFreeBytes) {
+      return { status: "degraded", message: "free disk space is under the configured minimum (STORAGE_MIN_FREE_MB)" };
+    }
+    return { status: "ok" };
+  }
+
   freeBytes(): number | null {
     return diskSpace(this.dataDir)?.freeBytes ?? null;
   }

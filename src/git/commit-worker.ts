@@ -279,6 +279,7 @@ export class CommitWorker {
       job.then(
         (oid) => {
           this.ctx.announceCommit(ws.id, oid);
+          this.ctx.deps.storage?.writeSucceeded();
           // The disk has room again: what an earlier failed commit left uncommitted goes in now.
           if (this.owed.has(ws.id)) this.repairSoon(ws);
           if (oid && ws.git_remote) {

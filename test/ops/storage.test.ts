@@ -74,8 +74,16 @@ function tempFilesUnder(root: string): string[] {
 
 describe.skipIf(!mounted)("a full disk", () => {
   test("refuses with 507, keeps every acknowledged save whole, and git catches up once space is freed", async () => {
+    const ready = async () => (await owner.client.get("/api/ready")).body;
+    expect((await ready()).checks.storage).toEqual({ status: "ok" });
     // Leave about 3 MB: a few pages fit, then the disk is full.
     writeFileSync(BALLAST, Buffer.alloc(Math.max(0, freeBytes() - 3 * 1024 * 1024), 1));
+    // Under STORAGE_MIN_FREE_MB (8 here): visible before anything fails.
+    const low = await ready();
+    expect(low.status).toBe("ready");
+    expect(low.checks.storage.status).toBe("degraded");
+    const gauge = Number(/^quire_storage_free_bytes (\d+)$/m.exec(server.services.metrics.render())?.[1]);
+    expect(Math.abs(gauge - freeBytes())).toBeLessThan(512 * 1024);
     const before = (await owner.client.get(`/api/v1/content/${ws.slug}/index.md`)).body;
 
     const acked: Array<{ path: string; body: string; word: string }> = [];
@@ -117,6 +125,10 @@ describe.skipIf(!mounted)("a full disk", () => {
       expect(r.body).toMatchObject({ error: "INSUFFICIENT_STORAGE", message: FULL_MESSAGE });
       expect(typeof r.body.request_id).toBe("string");
     }
+    // While writes fail, readiness says so; reads are still served (the instance stays ready).
+    const failing = await ready();
+    expect(failing.status).toBe("ready");
+    expect(failing.checks.storage).toEqual({ status: "unavailable", message: "writes are failing: the disk is full" });
     const logs = logLines();
     expect(logs.filter((l) => l.msg === "unhandled error")).toEqual([]);
     const warned = logs.filter((l) => l.level === "warn" && String(l.msg).startsWith("write refused"));

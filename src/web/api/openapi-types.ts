@@ -510,6 +510,11 @@ export type Readiness = {
       stopped?: number;
       message?: string;
     };
+    /** The data directory's disk: degraded under STORAGE_MIN_FREE_MB free, unavailable while writes fail (full or read-only); reads go on either way */
+    storage?: {
+      status: "ok" | "degraded" | "unavailable";
+      message?: string;
+    };
   };
 };
 
