@@ -46,7 +46,7 @@ export function storageRefusal(error: unknown): AppError | null {
 }
 
 /** Free and total space (bytes) and inodes of the filesystem holding `dir`; null when it cannot be read. */
-function diskSpace(dir: string): { freeBytes: number; totalBytes: number; freeInodes: number; totalInodes: number } | null {
+export function diskSpace(dir: string): { freeBytes: number; totalBytes: number; freeInodes: number; totalInodes: number } | null {
   try {
     const s = statfsSync(dir);
     return { freeBytes: s.bavail * s.bsize, totalBytes: s.blocks * s.bsize, freeInodes: s.ffree, totalInodes: s.files };

@@ -16,6 +16,7 @@ import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { Client } from "../helpers/client.ts";
 import { git, startGitHttpRemote, type GitHttpRemote } from "../helpers/git-remote.ts";
 import { isAtomicTemp } from "../../src/content/atomic-write.ts";
+import { runDoctor } from "../../src/ops/doctor.ts";
 import { GIT_ENV, createFromRemote, settled } from "../git/support.ts";
 
 const MOUNT = mkdtempSync(join(tmpdir(), "quire-tmpfs-"));
@@ -129,6 +130,11 @@ describe.skipIf(!mounted)("a full disk", () => {
     const failing = await ready();
     expect(failing.status).toBe("ready");
     expect(failing.checks.storage).toEqual({ status: "unavailable", message: "writes are failing: the disk is full" });
+    // `quire doctor`'s storage check fails on the full disk and says what to do.
+    const storageCheck = runDoctor(DATA, { env: { ...process.env, QUIRE_ENV: "test", STORAGE_MIN_FREE_MB: "8" } }).checks.find((c) => c.name === "storage")!;
+    expect(storageCheck.status).not.toBe("pass");
+    expect(storageCheck.message).toMatch(/MB free of/);
+    expect(storageCheck.hint).toContain("free space");
     const logs = logLines();
     expect(logs.filter((l) => l.msg === "unhandled error")).toEqual([]);
     const warned = logs.filter((l) => l.level === "warn" && String(l.msg).startsWith("write refused"));
