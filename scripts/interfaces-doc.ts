@@ -254,7 +254,8 @@ const MEANING: Record<ErrorCode, string> = {
   PAYLOAD_TOO_LARGE: `the request body is over ${bytes(MAX_BODY_BYTES)}, or a page or upload over its own limit`,
   RATE_LIMITED: "too many requests; `X-RateLimit-*` and `Retry-After` headers say when to retry",
   INTERNAL_ERROR: "a failure on the server; the body names nothing internal, the `request_id` finds it in the log",
-  SERVICE_UNAVAILABLE: "an outside service the route needs (the payment provider) is not set up or refused",
+  SERVICE_UNAVAILABLE: "an outside service the route needs (the payment provider) is not set up or refused, or the data directory is read-only (nothing was saved)",
+  INSUFFICIENT_STORAGE: "the data directory's disk is full or over quota; nothing was saved, an administrator has to free space",
 };
 
 function errorClasses(): Map<string, string> {

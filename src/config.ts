@@ -65,6 +65,8 @@ export interface Config {
   metrics: { enabled: boolean; port?: number };
   /** Daily online copies of quire.db and analytics.db into {DATA_DIR}/backups (BACKUP_ENABLED, BACKUP_RETENTION_DAYS). */
   backup: { enabled: boolean; retentionDays: number };
+  /** Readiness says storage is `degraded` when the data directory's filesystem has less free than this (STORAGE_MIN_FREE_MB). */
+  storage: { minFreeMb: number };
   /** The writing-assist model (AI_BASE_URL, AI_API_KEY, AI_MODEL); absent: agents get instructions instead. */
   ai?: { baseUrl: string; apiKey?: string; model: string };
   /** Browser origins allowed to call `POST /mcp` on the main port (MCP_CORS_ORIGINS); BASE_URL's own origin always is. */
@@ -253,6 +255,7 @@ export function loadConfig(env: Env = process.env): Config {
       ...(read("METRICS_PORT") !== undefined ? { port: int("METRICS_PORT", 0, 0, 65535) } : {}),
     },
     backup: { enabled: bool("BACKUP_ENABLED", true), retentionDays: int("BACKUP_RETENTION_DAYS", 7, 1, 3650) },
+    storage: { minFreeMb: int("STORAGE_MIN_FREE_MB", 200, 0, 10_000_000) },
     mcpCorsOrigins,
     ...(ai ? { ai } : {}),
     publish,

@@ -15,6 +15,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "./config.ts";
+import { StorageHealth } from "./core/storage-errors.ts";
 import type { Logger } from "./core/log.ts";
 import { Closers } from "./core/closers.ts";
 import { lazy, defineLazy } from "./core/lazy.ts";
@@ -66,6 +67,8 @@ export interface Services
   dataDir: string;
   db: Db;
   version: string;
+  /** The data directory's storage: refused writes (507/503), their rate-limited warning, free space. */
+  storage: StorageHealth;
   workspaces: WorkspaceRecords;
   permissions: Permissions;
   rateLimiter: RateLimiter;
@@ -107,6 +110,7 @@ export async function buildServices(opts: {
   const { config, dataDir, log } = opts;
   const closers = new Closers();
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const storage = new StorageHealth(dataDir, log, config.storage.minFreeMb * 1024 * 1024);
   const db = opts.db ?? openDatabase(join(dataDir, "quire.db"));
   // Registered first, so closed last: every other closer may still write.
   closers.push(() => db.close());
@@ -130,7 +134,7 @@ export async function buildServices(opts: {
   const { workspaceService, workspaceSettings } = access;
 
   // Every workspace is a git work tree: clone or init on create, commit each write, pull and push.
-  const git = buildGitServices({ db, config, dataDir, log, closers, bus, ledger, reconciler, workspaces, users, permissions });
+  const git = buildGitServices({ db, config, dataDir, log, closers, bus, ledger, reconciler, workspaces, users, permissions, storage });
   const { gitSync } = git;
   workspaceService.createdHooks.push((ws) => gitSync.onWorkspaceCreated(ws));
   // Creation from a remote clones before the row exists (all-or-nothing).
@@ -160,6 +164,7 @@ export async function buildServices(opts: {
     pages: () => content.pages.liveCountAll(),
     emailOutboxPending: () => email.pendingCount(),
     wsConnections: () => realtime.connectionCount,
+    storageFreeBytes: () => storage.freeBytes(),
   });
 
   // ---- built on first use ----------------------------------------------------------------------
@@ -261,6 +266,7 @@ export async function buildServices(opts: {
     log,
     dataDir,
     db,
+    storage,
     version: VERSION,
     workspaces,
     permissions,

@@ -1,5 +1,5 @@
 /**
- * `quire doctor [--json] [--bundle]`: the ten checks of docs/architecture.md §13 (src/ops/doctor.ts), each pass,
+ * `quire doctor [--json] [--bundle]`: the eleven checks of docs/architecture.md §13 (src/ops/doctor.ts), each pass,
  * warn or fail with a hint. Exit 0 when none fails (warnings allowed), 1 when any fails. Read-only,
  * with or without a running server; `--bundle` also writes `{DATA_DIR}/diagnostics-<timestamp>.zip`.
  */

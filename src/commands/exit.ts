@@ -5,6 +5,7 @@
  */
 import { ConfigError } from "../config.ts";
 import { AppError } from "../core/errors.ts";
+import { storageRefusal } from "../core/storage-errors.ts";
 import { InstanceLockedError } from "../ops/instance-lock.ts";
 
 /** A failure a command reports itself, with its own exit code (e.g. `status`: 3 nothing running). */
@@ -28,6 +29,9 @@ export function describeError(error: unknown): { message: string; exitCode: numb
   if (isUsageError(error)) return { message: (error as Error).message, exitCode: 2 };
   if (error instanceof InstanceLockedError) return { message: error.message, exitCode: 1 };
   if (error instanceof CommandError) return { message: error.message, exitCode: error.exitCode };
+  // A disk that is full or read-only is said as such, not as an unexpected error.
+  const refusal = storageRefusal(error);
+  if (refusal) return { message: refusal.message, exitCode: 1 };
   if (error instanceof AppError) {
     const field = typeof error.details?.field === "string" ? ` (${error.details.field})` : "";
     return { message: `${error.message}${field}`, exitCode: 1 };

@@ -1,7 +1,7 @@
 /**
  * One error class per machine code of the error table (docs/interfaces.md §7). Services throw these;
  * each transport maps them in exactly one place (HTTP: src/http/error-response.ts,
- * CLI: src/commands/exit.ts).
+ * MCP: src/mcp/errors.ts, CLI: src/commands/exit.ts).
  */
 export const ERROR_CODES = [
   "VALIDATION_ERROR",
@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   "RATE_LIMITED",
   "INTERNAL_ERROR",
   "SERVICE_UNAVAILABLE",
+  "INSUFFICIENT_STORAGE",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -113,4 +114,15 @@ export class InternalError extends AppError {
  */
 export class ServiceUnavailableError extends AppError {
   readonly code = "SERVICE_UNAVAILABLE";
+}
+
+/**
+ * 507: the data directory's filesystem is full (or over quota), so the write was refused before
+ * anything changed. Not the caller's fault and not a bug: an administrator has to free space.
+ */
+export class InsufficientStorageError extends AppError {
+  readonly code = "INSUFFICIENT_STORAGE";
+  constructor(message = "The server's disk is full; nothing was saved. Ask your administrator to free space.") {
+    super(message);
+  }
 }

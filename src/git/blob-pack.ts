@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { crc32, deflateSync } from "node:zlib";
@@ -86,16 +86,23 @@ export async function writeBlobPack(gitdir: string, blobs: Uint8Array[]): Promis
   mkdirSync(dir, { recursive: true });
   const name = `pack-${packSum.toString("hex")}`;
   const tmp = `.tmp-${process.pid}-${name}`;
-  if (quick) {
-    writeFileSync(join(dir, `${tmp}.pack`), pack, { mode: 0o444 });
-    writeFileSync(join(dir, `${tmp}.idx`), idx, { mode: 0o444 });
-    renameSync(join(dir, `${tmp}.pack`), join(dir, `${name}.pack`));
-    renameSync(join(dir, `${tmp}.idx`), join(dir, `${name}.idx`));
-  } else {
-    await writeFile(join(dir, `${tmp}.pack`), pack, { mode: 0o444 });
-    await writeFile(join(dir, `${tmp}.idx`), idx, { mode: 0o444 });
-    await rename(join(dir, `${tmp}.pack`), join(dir, `${name}.pack`));
-    await rename(join(dir, `${tmp}.idx`), join(dir, `${name}.idx`));
+  try {
+    if (quick) {
+      writeFileSync(join(dir, `${tmp}.pack`), pack, { mode: 0o444 });
+      writeFileSync(join(dir, `${tmp}.idx`), idx, { mode: 0o444 });
+      renameSync(join(dir, `${tmp}.pack`), join(dir, `${name}.pack`));
+      renameSync(join(dir, `${tmp}.idx`), join(dir, `${name}.idx`));
+    } else {
+      await writeFile(join(dir, `${tmp}.pack`), pack, { mode: 0o444 });
+      await writeFile(join(dir, `${tmp}.idx`), idx, { mode: 0o444 });
+      await rename(join(dir, `${tmp}.pack`), join(dir, `${name}.pack`));
+      await rename(join(dir, `${tmp}.idx`), join(dir, `${name}.idx`));
+    }
+  } catch (error) {
+    // A full disk: no half-written pack stays behind to take the space the retry needs.
+    rmSync(join(dir, `${tmp}.pack`), { force: true });
+    rmSync(join(dir, `${tmp}.idx`), { force: true });
+    throw error;
   }
   return ids;
 }

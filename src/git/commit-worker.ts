@@ -29,6 +29,13 @@ export class CommitWorker {
   private readonly deferredFiles = new Map<string, Set<string>>();
   /** Workspaces with a repair queued after a failed commit. */
   private readonly repairing = new Set<string>();
+  /** Workspaces where a commit failed while their repair was already running: one more repair after it. */
+  private readonly repairAgain = new Set<string>();
+  /**
+   * Workspaces whose repair failed too (the disk still full): their saves are acknowledged but not
+   * committed. The repair is tried again on a timer with backoff and at once when a commit succeeds.
+   */
+  private readonly owed = new Map<string, { attempts: number; timer: ReturnType<typeof setTimeout> | null }>();
 
   constructor(
     private readonly ctx: SyncContext,
@@ -197,12 +204,67 @@ export class CommitWorker {
     return commits;
   }
 
-  /** After a failed commit: one repair, queued behind whatever holds the work tree now. */
+  /**
+   * After a failed commit: one repair, queued behind whatever holds the work tree now. One that
+   * fails too (the disk still full) is retried until it goes through (`owe`), so every
+   * acknowledged save reaches the history and the remote without a restart.
+   */
   private repairSoon(ws: WorkspaceRow): void {
-    if (this.ctx.stopping || this.repairing.has(ws.id)) return;
+    if (this.ctx.stopping) return;
+    if (this.repairing.has(ws.id)) {
+      this.repairAgain.add(ws.id);
+      return;
+    }
     this.repairing.add(ws.id);
-    const job = this.ctx.withTree(ws.id, () => this.recover(ws, "failure", this.ctx.history.committedThrough(ws.id))).finally(() => this.repairing.delete(ws.id));
-    this.ctx.track(job.catch((error) => this.ctx.deps.log.error("git history repair failed", { workspace_id: ws.id, error: String(error) })));
+    const owed = this.owed.get(ws.id);
+    if (owed?.timer) clearTimeout(owed.timer);
+    if (owed) owed.timer = null;
+    const job = this.ctx
+      .withTree(ws.id, () => this.recover(ws, "failure", this.ctx.history.committedThrough(ws.id)))
+      .then(
+        () => {
+          this.owed.delete(ws.id);
+        },
+        (error) => {
+          this.logFailure("git history repair failed", ws, error);
+          this.owe(ws);
+        },
+      )
+      .finally(() => {
+        this.repairing.delete(ws.id);
+        if (this.repairAgain.delete(ws.id)) this.repairSoon(ws);
+      });
+    this.ctx.track(job);
+  }
+
+  /** The first retry of a failed repair waits this long, doubling up to `REPAIR_RETRY_MAX_MS`. */
+  static REPAIR_RETRY_MS = 1_000;
+  static REPAIR_RETRY_MAX_MS = 30_000;
+
+  private owe(ws: WorkspaceRow): void {
+    if (this.ctx.stopping) return;
+    const owed = this.owed.get(ws.id) ?? { attempts: 0, timer: null };
+    this.owed.set(ws.id, owed);
+    const delay = Math.min(CommitWorker.REPAIR_RETRY_MS * 2 ** owed.attempts, CommitWorker.REPAIR_RETRY_MAX_MS);
+    owed.attempts++;
+    if (owed.timer) clearTimeout(owed.timer);
+    owed.timer = setTimeout(() => {
+      owed.timer = null;
+      this.repairSoon(ws);
+    }, delay);
+    owed.timer.unref?.();
+  }
+
+  /** Stops the retry timers (shutdown); the next start's repair picks up what is still uncommitted. */
+  stopRetries(): void {
+    for (const owed of this.owed.values()) if (owed.timer) clearTimeout(owed.timer);
+    this.owed.clear();
+  }
+
+  /** A full or read-only disk is a warning the storage check logs once a minute; anything else an error. */
+  private logFailure(msg: string, ws: WorkspaceRow, error: unknown): void {
+    if (this.ctx.deps.storage?.refusal(error, "git commit")) return;
+    this.ctx.deps.log.error(msg, { workspace_id: ws.id, error: String(error) });
   }
 
   // ---- handing commits to the worker ---------------------------------------------------------
@@ -217,13 +279,16 @@ export class CommitWorker {
       job.then(
         (oid) => {
           this.ctx.announceCommit(ws.id, oid);
+          this.ctx.deps.storage?.writeSucceeded();
+          // The disk has room again: what an earlier failed commit left uncommitted goes in now.
+          if (this.owed.has(ws.id)) this.repairSoon(ws);
           if (oid && ws.git_remote) {
             this.parts.status.markAhead(ws.id);
             this.parts.schedulePush(ws.id);
           }
         },
         (error) => {
-          this.ctx.deps.log.error("git commit failed", { workspace_id: ws.id, error: String(error) });
+          this.logFailure("git commit failed", ws, error);
           this.repairSoon(ws);
         },
       ),

@@ -37,7 +37,7 @@ export interface FileContent {
 const quickFs: Git.PromiseFsClient = {
   promises: Object.fromEntries(
     (["readFile", "writeFile", "mkdir", "rmdir", "unlink", "stat", "lstat", "readdir", "readlink", "symlink", "chmod"] as const).map((name) => {
-      const sync = (fs as unknown as Record<string, (...args: unknown[]) => unknown>)[`${name}Sync`]!;
+      const sync = name === "writeFile" ? writeWhole : (fs as unknown as Record<string, (...args: unknown[]) => unknown>)[`${name}Sync`]!;
       return [name, (...args: unknown[]) => {
         try {
           return Promise.resolve(sync(...args));
@@ -48,6 +48,24 @@ const quickFs: Git.PromiseFsClient = {
     }),
   ) as unknown as Git.PromiseFsClient["promises"],
 };
+
+/**
+ * A file isomorphic-git writes (a loose object, a ref, the index) appears whole or not at all:
+ * written beside its name and renamed. A plain write that a full disk cut short would leave an
+ * empty or torn loose object, which isomorphic-git, finding the name there, would never write
+ * again: the repository corrupt for good (docs/decisions/storage.md §3).
+ */
+function writeWhole(path: unknown, data: unknown, options?: unknown): void {
+  const target = String(path);
+  const tmp = `${target}.${process.pid}.${Math.random().toString(36).slice(2)}.partial`;
+  try {
+    fs.writeFileSync(tmp, data as string | Uint8Array, options as fs.WriteFileOptions);
+    fs.renameSync(tmp, target);
+  } catch (error) {
+    fs.rmSync(tmp, { force: true });
+    throw error;
+  }
+}
 
 let loading: Promise<typeof Git> | null = null;
 /**

@@ -1,3 +1,4 @@
+import type { StorageHealth } from "../core/storage-errors.ts";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
@@ -38,9 +39,10 @@ export function buildGitServices(deps: {
   workspaces: WorkspaceRecords;
   users: Users;
   permissions: Permissions;
+  storage?: StorageHealth;
 }): GitServices {
-  const { db, config, dataDir, log, bus, ledger, reconciler, workspaces, users } = deps;
-  const gitSync = new GitSync({ db, config, dataDir, log, ledger, reconciler, bus, workspaces, users });
+  const { db, config, dataDir, log, bus, ledger, reconciler, workspaces, users, storage } = deps;
+  const gitSync = new GitSync({ db, config, dataDir, log, ledger, reconciler, bus, workspaces, users, storage });
   deps.closers.push(() => gitSync.stop());
   const conflictService = new ConflictService({ db, permissions: deps.permissions, users, ledger, bus, gitSync });
   const webhooks = new WebhookReceiver({ workspaces, log });

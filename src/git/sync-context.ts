@@ -1,6 +1,7 @@
 import type { Config } from "../config.ts";
 import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
+import type { StorageHealth } from "../core/storage-errors.ts";
 import type { EventBus } from "../core/event-bus.ts";
 import type { ContentLedger } from "../content/ledger.ts";
 import type { Reconciler } from "../content/reconcile.ts";
@@ -20,6 +21,8 @@ export interface SyncDeps {
   bus: EventBus;
   workspaces: WorkspaceRecords;
   users: Users;
+  /** The data directory's storage: a commit refused by a full disk is a warning, not an error. */
+  storage?: StorageHealth;
 }
 
 /**

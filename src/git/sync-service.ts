@@ -133,6 +133,7 @@ export class GitSync {
   /** Stops timers and waits for queued commits, pushes and pulls to finish. */
   async stop(): Promise<void> {
     this.ctx.stopping = true;
+    this.worker.stopRetries();
     for (const off of this.unsubscribe) off();
     this.runner.flushTimers();
     while (this.ctx.busy) await this.ctx.settle();

@@ -169,7 +169,7 @@ export function httpCore(services: Services) {
     .onError({ as: "global" }, ({ error, code, set, request }) => {
       const state = states.get(request);
       const requestId = state?.requestId ?? String(set.headers["x-request-id"] ?? ulid());
-      const { status, body, headers } = toErrorResponse(error, code, requestId, log);
+      const { status, body, headers } = toErrorResponse(error, code, requestId, log, services.storage);
       // An answer that is an error uses no success-only allowance (a day's export): the place is
       // given back before the headers go out, so they show it.
       if (state && giveBack(state)) {

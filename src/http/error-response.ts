@@ -1,5 +1,6 @@
 import { AppError, ConflictError, PayloadTooLargeError, RateLimitedError, ValidationError, type ErrorCode } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
+import { storageRefusal, type StorageHealth } from "../core/storage-errors.ts";
 
 /** HTTP status of each machine code: the one place errors meet HTTP. */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -15,6 +16,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
+  INSUFFICIENT_STORAGE: 507,
 };
 
 interface ErrorBody {
@@ -32,18 +34,23 @@ function errorBody(code: ErrorCode, message: string, requestId: string, details?
 /**
  * Turns anything thrown into (status, body, headers). Framework errors (unknown route, bad JSON,
  * schema) become their codes; anything unexpected is logged with its stack and answered with a
- * bare 500 that names nothing internal.
+ * bare 500 that names nothing internal. `storage` (the instance's) records and logs refused writes.
  */
 export function toErrorResponse(
   error: unknown,
   frameworkCode: string | number | undefined,
   requestId: string,
   log: Logger,
+  storage?: StorageHealth,
 ): { status: number; body: ErrorBody; headers: Record<string, string> } {
   // A body parser that refuses (the chunked body limit) reaches us wrapped in the framework's PARSE error.
   const cause = frameworkCode === "PARSE" ? (error as { cause?: unknown })?.cause : undefined;
   if (cause instanceof AppError) return fromAppError(cause, requestId);
   if (error instanceof AppError) return fromAppError(error, requestId);
+  // A write the disk refused (full, over quota, read-only) is a 507 or 503 that says so, logged
+  // once a minute as a warning: never an "unhandled error" 500 (src/core/storage-errors.ts).
+  const refusal = storage ? storage.refusal(error, "http") : storageRefusal(error);
+  if (refusal) return fromAppError(refusal, requestId);
   switch (frameworkCode) {
     case "NOT_FOUND":
       return { status: 404, body: errorBody("NOT_FOUND", "No such endpoint", requestId), headers: {} };

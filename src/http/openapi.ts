@@ -114,9 +114,12 @@ export function routeKey(method: string, path: string): string {
  * each as "METHOD /path" (sorted): what the coverage test reports.
  */
 export function routeCoverage(documented: RouteDocs, routes: ReadonlyArray<{ method: string; path: string }>): { missing: string[]; stale: string[] } {
-  const registered = new Set(routes.filter((r) => r.path.startsWith("/api/") && r.method !== "WS").map((r) => routeKey(r.method, r.path)));
+  // Every /api route must be documented; a documented route outside /api (a site's MCP endpoint) must exist too.
+  const all = routes.filter((r) => r.method !== "WS");
+  const api = new Set(all.filter((r) => r.path.startsWith("/api/")).map((r) => routeKey(r.method, r.path)));
+  const registered = new Set(all.map((r) => routeKey(r.method, r.path)));
   return {
-    missing: [...registered].filter((key) => !(key in documented)).sort(),
+    missing: [...api].filter((key) => !(key in documented)).sort(),
     stale: Object.keys(documented).filter((key) => !registered.has(key)).sort(),
   };
 }
@@ -243,7 +246,8 @@ const ERROR_ANSWERS: Record<string, string> = {
   "413": "PAYLOAD_TOO_LARGE",
   "429": "RATE_LIMITED (X-RateLimit-* and Retry-After headers)",
   "500": "INTERNAL_ERROR: a failure on the server (nothing internal is named)",
-  "503": "SERVICE_UNAVAILABLE: an outside service this route needs is not set up or refused",
+  "503": "SERVICE_UNAVAILABLE: an outside service this route needs is not set up or refused, or (a write) the server's storage is read-only and nothing was saved",
+  "507": "INSUFFICIENT_STORAGE: the server's disk is full or over quota; nothing was saved",
 };
 
 /** The document of the routes given (src/http/routes/openapi.ts gives every route's entry). */
@@ -281,7 +285,9 @@ export function openApiDocument(routes: RouteDocs, opts: { version: string; base
           };
     const responses: Record<string, unknown> = { [status]: success("Success") };
     if (doc.createdStatus) responses["201"] = success("Success: the resource did not exist and was created");
-    const codes = ["400", "404", "429", "500", ...(doc.auth === "public" && !rawPath.startsWith("/api/auth/") ? [] : ["401", "403"]), ...(doc.body ? ["409", "413"] : []), ...(doc.external ? ["503"] : [])];
+    // Every route that writes may meet a full (507) or read-only (503) disk.
+    const writes = method !== "GET" && method !== "HEAD";
+    const codes = ["400", "404", "429", "500", ...(doc.auth === "public" && !rawPath.startsWith("/api/auth/") ? [] : ["401", "403"]), ...(doc.body ? ["409", "413"] : []), ...(doc.external || writes ? ["503"] : []), ...(writes ? ["507"] : [])];
     for (const code of codes.sort()) responses[code] = { description: ERROR_ANSWERS[code], content: { "application/json": { schema: errorRef } } };
     const op: Record<string, unknown> = {
       operationId: operationId(method, rawPath),

@@ -59,7 +59,7 @@ export function siteFastPath(services: Services, framework: (request: Request) =
   };
 
   const failed = (error: unknown, requestId: string, limit: Limit): Response => {
-    const { status, body, headers: extra } = toErrorResponse(error, undefined, requestId, log);
+    const { status, body, headers: extra } = toErrorResponse(error, undefined, requestId, log, services.storage);
     const out = new Headers();
     common(out, requestId, limit);
     for (const name in extra) out.set(name, extra[name]!); // a 429's own rate-limit state wins

@@ -1,6 +1,8 @@
 import { AppError, ConflictError, ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError, ValidationError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import { ulid } from "../core/ids.ts";
+import { InsufficientStorageError, ServiceUnavailableError } from "../core/errors.ts";
+import { storageRefusal, type StorageHealth } from "../core/storage-errors.ts";
 
 interface ToolErrorResult {
   [key: string]: unknown;
@@ -13,7 +15,10 @@ interface ToolErrorResult {
  * text says what happened and what to do next, followed by the machine-readable error as JSON (the
  * same code and fields as the HTTP error body). Unknown errors are logged and named only by an id.
  */
-export function toolError(error: unknown, tool: string, args: Record<string, unknown> | undefined, log: Logger): ToolErrorResult {
+export function toolError(error: unknown, tool: string, args: Record<string, unknown> | undefined, log: Logger, storage?: StorageHealth): ToolErrorResult {
+  // A write the disk refused is named as such (src/core/storage-errors.ts), not an internal error.
+  const refusal = storage ? storage.refusal(error, "mcp") : storageRefusal(error);
+  if (refusal) error = refusal;
   if (error instanceof AppError) {
     const extra = error instanceof ConflictError ? error.extra : undefined;
     const body = { error: error.code, message: error.message, ...(error.details ? { details: error.details } : {}), ...extra };
@@ -59,6 +64,12 @@ function advice(error: AppError, tool: string, args: Record<string, unknown> | u
     return "The API key is no longer valid (revoked, expired or deleted). Create a new key under Settings → API keys and restart the MCP client with it.";
   }
   if (error instanceof RateLimitedError) return `Too many requests: retry in ${error.retryAfter} seconds.`;
+  if (error instanceof InsufficientStorageError) {
+    return `The server's disk is full: ${tool} changed nothing. Keep the content you sent; retry once an administrator has freed space (retrying sooner fails the same way).`;
+  }
+  if (error instanceof ServiceUnavailableError && /read-only/.test(error.message)) {
+    return `The server's storage is read-only: ${tool} changed nothing. Keep the content you sent; retry once an administrator has fixed the disk.`;
+  }
   return error.message;
 }
 

@@ -181,6 +181,7 @@ function answerHiddenTools(server: McpServer, session: McpSession, hidden: Map<s
 }
 
 async function runTool(session: McpSession, tool: ToolDef, args: Record<string, unknown>) {
+  let services: Services | undefined;
   try {
     const principal = session.principal();
     if (!toolAllowed(principal, tool)) {
@@ -189,7 +190,7 @@ async function runTool(session: McpSession, tool: ToolDef, args: Record<string, 
     }
     if (tool.rate) session.rateLimit?.(tool.rate, principal);
     const ready = session.services();
-    const services = ready instanceof Promise ? await ready : ready;
+    services = ready instanceof Promise ? await ready : ready;
     // The workspace is the call's context (call.workspaceSlug()), never an input of the service.
     const { workspace, ...input } = args;
     const call = toolCall(session, services, principal, typeof workspace === "string" ? workspace : undefined);
@@ -200,7 +201,7 @@ async function runTool(session: McpSession, tool: ToolDef, args: Record<string, 
     }
     return { content: [{ type: "text" as const, text }], structuredContent: value as Record<string, unknown> };
   } catch (error) {
-    return toolError(error, tool.name, args, session.log);
+    return toolError(error, tool.name, args, session.log, services?.storage);
   }
 }
 

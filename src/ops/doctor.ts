@@ -1,5 +1,5 @@
 /**
- * `quire doctor`: the ten checks of docs/architecture.md §13, by name and in order, each `pass`, `warn` or `fail` with a
+ * `quire doctor`: the eleven checks of docs/architecture.md §13, by name and in order, each `pass`, `warn` or `fail` with a
  * message and a hint. Read-only: the databases are opened read-only, files are only read, and a
  * running server is left alone (it may hold the lock; doctor never takes it). Messages name
  * counts, workspace ids and file names of the instance, never page text, so the same results go
@@ -15,10 +15,12 @@ import { resolveWikiTarget } from "../content/links.ts";
 import { linkRegions } from "../content/link-regions.ts";
 import { listBackups } from "./backup.ts";
 import { openReadOnly } from "../db/database.ts";
+import { diskSpace } from "../core/storage-errors.ts";
 
 export const CHECK_NAMES = [
   "config",
   "data_dir",
+  "storage",
   "database",
   "analytics_db",
   "git",
@@ -92,6 +94,7 @@ export function runDoctor(
   try {
     checks.push(checkConfig(ctx));
     checks.push(checkDataDir(ctx));
+    checks.push(checkStorage(ctx));
     checks.push(checkDatabase(ctx));
     checks.push(checkAnalytics(ctx));
     checks.push(checkGit(env, opts.which ?? ((cmd, o) => Bun.which(cmd, o))));
@@ -137,6 +140,36 @@ function checkDataDir(ctx: Context): CheckResult {
     return warn("data_dir", `${d} can be read by other users (mode ${(st.mode & 0o777).toString(8)})`, `chmod 700 ${d}`);
   }
   return pass("data_dir", `${d} (mode 700)`);
+}
+
+/**
+ * The data directory's filesystem: free space (warn under STORAGE_MIN_FREE_MB, fail when none is
+ * left), inode use (warn past 90 %, fail when none is left) and whether it takes writes. `access`
+ * says EROFS for a read-only mount without writing anything, so doctor stays read-only.
+ */
+function checkStorage(ctx: Context): CheckResult {
+  const d = ctx.dataDir;
+  if (!existsSync(d)) return warn("storage", "skipped: the data directory does not exist", "fix the data_dir check first");
+  const space = diskSpace(d);
+  if (!space) return warn("storage", `the free space of ${d}'s filesystem cannot be read`, "check the mount with `df -h` and `df -i`");
+  const mb = (n: number) => `${Math.floor(n / (1024 * 1024))} MB`;
+  const inodesUsed = space.totalInodes > 0 ? (space.totalInodes - space.freeInodes) / space.totalInodes : 0;
+  const summary = `${mb(space.freeBytes)} free of ${mb(space.totalBytes)}, ${Math.round(inodesUsed * 100)} % of inodes used`;
+  try {
+    accessSync(d, constants.W_OK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EROFS") {
+      return fail("storage", `${d} is on a read-only filesystem (${summary}): every save answers 503`, "remount it read-write (a filesystem remounted read-only after errors needs fsck first)");
+    }
+  }
+  const freeUp = "free space: old backups ({DATA_DIR}/backups), diagnostics bundles, logs, or grow the volume";
+  if (space.freeBytes === 0 || (space.totalInodes > 0 && space.freeInodes === 0)) {
+    return fail("storage", `the disk is full (${summary}): every save answers 507 INSUFFICIENT_STORAGE`, freeUp);
+  }
+  const minFree = (ctx.config?.storage.minFreeMb ?? 200) * 1024 * 1024;
+  if (space.freeBytes < minFree) return warn("storage", `${summary}: under STORAGE_MIN_FREE_MB (${mb(minFree)})`, freeUp);
+  if (inodesUsed > 0.9) return warn("storage", `${summary}: few inodes left`, "remove many small files no longer needed, or grow the volume");
+  return pass("storage", summary);
 }
 
 function checkDatabase(ctx: Context): CheckResult {

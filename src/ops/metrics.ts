@@ -33,6 +33,8 @@ interface MetricGauges {
   pages(): number;
   emailOutboxPending(): number;
   wsConnections(): number;
+  /** Free bytes on the data directory's filesystem (null when it cannot be read). */
+  storageFreeBytes?(): number | null;
 }
 
 const escapeLabel = (v: string) => v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
@@ -175,6 +177,12 @@ export class Metrics {
     out.push(`quire_email_outbox_pending ${g ? safe(() => g.emailOutboxPending()) : 0}`);
     metric("quire_ws_connections", "gauge", "Open WebSocket connections.");
     out.push(`quire_ws_connections ${g ? safe(() => g.wsConnections()) : 0}`);
+    // An alert on this fires before saves start failing with 507 (docs/decisions/storage.md).
+    const free = g?.storageFreeBytes ? safe(() => g.storageFreeBytes!() ?? Number.NaN) : "NaN";
+    if (free !== "NaN") {
+      metric("quire_storage_free_bytes", "gauge", "Free bytes on the data directory's filesystem.");
+      out.push(`quire_storage_free_bytes ${free}`);
+    }
     return out.join("\n") + "\n";
   }
 }

@@ -1,4 +1,5 @@
 import type { Db } from "../db/database.ts";
+import type { StorageHealth } from "../core/storage-errors.ts";
 import { WorkspaceProblems } from "../workspaces/workspace-problems.ts";
 import type { ReadinessChecksOutput } from "./schemas.ts";
 
@@ -30,7 +31,7 @@ interface Readiness {
  * Readiness: a usable database is required; git and the mail backlog only warn. `findGit` is a
  * parameter so the missing-binary case can be checked without changing the machine.
  */
-export function readinessChecks(db: Db, opts: { findGit?: () => string | null; nowMs?: number } = {}): Readiness {
+export function readinessChecks(db: Db, opts: { findGit?: () => string | null; nowMs?: number; storage?: StorageHealth } = {}): Readiness {
   const now = opts.nowMs ?? Date.now();
   let database: ReadinessChecksOutput["database"];
   try {
@@ -70,5 +71,8 @@ export function readinessChecks(db: Db, opts: { findGit?: () => string | null; n
   } catch {
     workspaces = { status: "error", message: "workspaces unreadable" };
   }
-  return { ready: database.status === "ok", checks: { database, git, email_outbox, workspaces } };
+  // A full or read-only disk stops writes, not reads: the instance stays in rotation (readers are
+  // served) and the check says why saves fail, or that they soon will.
+  const storage = opts.storage?.check();
+  return { ready: database.status === "ok", checks: { database, git, email_outbox, workspaces, ...(storage ? { storage } : {}) } };
 }

@@ -23,6 +23,10 @@ export const readinessOutput = z.object({
     git: z.object({ status: checkStatus, message: z.string().optional() }),
     email_outbox: z.object({ status: checkStatus, pending: z.number().int().optional().describe("Emails waiting to go out"), message: z.string().optional() }),
     workspaces: z.object({ status: checkStatus, stopped: z.number().int().optional().describe("Workspaces whose reconciliation stopped"), message: z.string().optional() }),
+    storage: z
+      .object({ status: z.enum(["ok", "degraded", "unavailable"]), message: z.string().optional() })
+      .optional()
+      .describe("The data directory's disk: degraded under STORAGE_MIN_FREE_MB free, unavailable while writes fail (full or read-only); reads go on either way"),
   }),
 });
 export type ReadinessOutput = z.infer<typeof readinessOutput>;

@@ -1,3 +1,4 @@
+import { storageFailureOf } from "../core/storage-errors.ts";
 import type { z } from "zod";
 import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
@@ -158,11 +159,21 @@ export class SearchService {
       const { index } = entry;
       const pageId = change.kind === "upsert" ? change.page.page_id : change.page_id;
       entry.job?.touched.add(pageId);
-      this.store.db.transaction(() => {
-        if (change.kind === "upsert") index.upsert(change.page, this.source.stampOf(pageId));
-        else index.remove(pageId);
-        entry.size = index.size;
-      })();
+      try {
+        this.store.db.transaction(() => {
+          if (change.kind === "upsert") index.upsert(change.page, this.source.stampOf(pageId));
+          else index.remove(pageId);
+          entry.size = index.size;
+        })();
+      } catch (error) {
+        // The index file could not take the change (a full disk: the save itself went through).
+        // Forgotten, the workspace's index is caught up from the ledger at its next use, which
+        // re-reads every page whose stamp differs: the entry is not lost, only late.
+        if (storageFailureOf(error) === null) throw error;
+        this.forget(workspaceId);
+        this.deps.log.warn("search index update deferred: the disk is full or read-only", { workspace_id: workspaceId, error: String(error) });
+        return;
+      }
       this.scheduleMerge(entry);
     });
   }

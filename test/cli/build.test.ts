@@ -129,7 +129,7 @@ test("dist/quire status, doctor, backup and stop work against its own serve (mar
     const doctor = await runCli(["doctor", "--json", "--bundle", "--data-dir", dataDir], { cmd: [binary], cwd: out });
     expect(doctor.code).toBe(0);
     const report = JSON.parse(doctor.stdout) as { checks: Array<{ name: string; status: string }>; bundle: string };
-    expect(report.checks).toHaveLength(10);
+    expect(report.checks).toHaveLength(11);
     expect(statSync(report.bundle).size).toBeGreaterThan(0);
     const stop = await runCli(["stop", "--data-dir", dataDir], { cmd: [binary], cwd: out });
     expect(stop.code).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * `quire doctor` as a real process: the ten checks by name, with and without a running server,
+ * `quire doctor` as a real process: the eleven checks by name, with and without a running server,
  * on a missing or corrupt database, without git on PATH, with a workspace folder deleted; and a
  * diagnostics bundle that holds no page content, password hash, token, API key, pepper or key.
  */
@@ -47,7 +47,7 @@ async function initialised(): Promise<{ dataDir: string; wsId: string }> {
   return { dataDir, wsId: /id ([0-9A-Z]{26})/.exec(init.stdout)![1]! };
 }
 
-test("a healthy instance: the ten checks by name, in order, none failing; files changed on disk and a broken wikilink are warnings", async () => {
+test("a healthy instance: the eleven checks by name, in order, none failing; files changed on disk and a broken wikilink are warnings", async () => {
   const { dataDir, wsId } = await initialised();
   const first = await doctor(dataDir);
   expect(first.code).toBe(0);
@@ -137,7 +137,7 @@ test("beside a running server, doctor reads only; --bundle holds no page content
   expect(Object.keys(files).sort()).toEqual(["README.txt", "checks.json", "config.json", "logs.txt", "system.json"]);
   const all = Object.values(files).map((f) => strFromU8(f)).join("\n");
   expect(strFromU8(files["logs.txt"]!)).toContain('"msg":"request"');
-  expect(JSON.parse(strFromU8(files["checks.json"]!)).checks).toHaveLength(10);
+  expect(JSON.parse(strFromU8(files["checks.json"]!)).checks).toHaveLength(11);
 
   const secrets = [
     secretText,

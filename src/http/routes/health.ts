@@ -12,7 +12,7 @@ export function healthRoutes(services: Services) {
     .use(httpCore(services))
     .get("/api/health", (): HealthOutput => ({ status: "ok", version: services.version, instance_id: services.instanceId }))
     .get("/api/ready", ({ set }): ReadinessOutput => {
-      const { ready, checks } = readinessChecks(services.db);
+      const { ready, checks } = readinessChecks(services.db, { storage: services.storage });
       if (!ready) set.status = 503;
       return { status: ready ? "ready" : "not_ready", checks };
     });

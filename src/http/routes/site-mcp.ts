@@ -32,5 +32,5 @@ export function siteMcpRoutes(services: Services) {
 
 /** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
 export const siteMcpDocs: RouteDocs = {
-  "POST /p/{slug}/mcp": { summary: "The published site's read-only MCP server (Streamable HTTP; site_ tools)", tag: "sites", auth: "public" },
+  "POST /p/:slug/mcp": { summary: "The published site's read-only MCP server (Streamable HTTP; site_ tools)", tag: "sites", auth: "public" },
 };

@@ -231,7 +231,7 @@ export type CustomDomain = {
 /** Every error answer: error, message, optional details, request_id */
 export type Error = {
   /** Machine code */
-  error: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "PLAN_LIMIT_REACHED" | "PLAN_LIMIT" | "SIGNUP_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+  error: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "PLAN_LIMIT_REACHED" | "PLAN_LIMIT" | "SIGNUP_DISABLED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "INSUFFICIENT_STORAGE";
   /** Human text */
   message: string;
   /** E.g. the offending field: {field} */
@@ -508,6 +508,11 @@ export type Readiness = {
       status: "ok" | "warning" | "error";
       /** Workspaces whose reconciliation stopped */
       stopped?: number;
+      message?: string;
+    };
+    /** The data directory's disk: degraded under STORAGE_MIN_FREE_MB free, unavailable while writes fail (full or read-only); reads go on either way */
+    storage?: {
+      status: "ok" | "degraded" | "unavailable";
       message?: string;
     };
   };
