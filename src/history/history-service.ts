@@ -10,6 +10,7 @@ import { agentPagePath, normalizePagePath } from "../content/paths.ts";
 import { assertRight, type ContentAccess } from "../content/rights.ts";
 import { restoreMessage } from "./channel.ts";
 import { changesQuery, diffQuery, historyQuery, restoreInput, trashRestoreInput, versionQuery, type VersionEntry } from "./schemas.ts";
+import { renderedDiff, renderVersion } from "./rendered.ts";
 import { decode, frontmatterChanges, frontmatterOf, lineStats, unifiedDiff, wordChanges } from "./text-diff.ts";
 import type { VersionIndex, VersionRow } from "./version-index.ts";
 
@@ -71,9 +72,10 @@ export class HistoryService {
     return { ...current, path: old.path, content: file.split.body, content_hash: file.contentHash, frontmatter: { ...file.data }, version: old.commit };
   }
 
-  version(access: ContentAccess, query: unknown) {
+  async version(access: ContentAccess, query: unknown) {
     const q = parseInput(versionQuery, query);
-    return this.readVersion(access, q.path, q.commit);
+    const version = await this.readVersion(access, q.path, q.commit);
+    return q.html === "true" ? { ...version, html: renderVersion(access.workspace.slug, version.path, version.content) } : version;
   }
 
   async readVersion(access: ContentAccess, rawPath: string, commit: string) {
@@ -88,10 +90,10 @@ export class HistoryService {
 
   async diff(access: ContentAccess, query: unknown) {
     const q = parseInput(diffQuery, query);
-    return this.diffVersions(access, q.path, q.from, q.to, q.words === "true");
+    return this.diffVersions(access, q.path, q.from, q.to, q.words === "true", q.rendered === "true");
   }
 
-  async diffVersions(access: ContentAccess, rawPath: string, from: string, to: string | undefined, words = false) {
+  async diffVersions(access: ContentAccess, rawPath: string, from: string, to: string | undefined, words = false, rendered = false) {
     assertRight(access, "read");
     const ws = access.workspace.id;
     const path = normalizePagePath(agentPagePath(rawPath));
@@ -117,6 +119,7 @@ export class HistoryService {
       added: stats.added,
       removed: stats.removed,
       ...(words ? { words: wordChanges(a.content, bText) } : {}),
+      ...(rendered ? { rendered: renderedDiff(access.workspace.slug, path, a.content, bText) } : {}),
     };
   }
 
