@@ -113,11 +113,12 @@ describe.skipIf(!hasChromium)("page history in a real browser", () => {
     expect(await versions.first().textContent()).toContain("Restore");
     expect(await page.locator(".save-status").getAttribute("data-status")).toBe("saved");
 
-    // Someone saves after the page was read: the restore is refused (409), nothing is restored, the page is read again.
-    await save("story.md", "# Story\n\nSaved elsewhere meanwhile.\n");
-    const beforeStale = await commits();
+    // Someone saves while the confirmation is open: what it shows is out of date, so the restore is
+    // refused (409), nothing is restored, and the page is read again.
     await versions.last().getByRole("button", { name: "Restore this version" }).click();
     await confirm.getByRole("group").first().waitFor();
+    await save("story.md", "# Story\n\nSaved elsewhere meanwhile.\n");
+    const beforeStale = await commits();
     await confirm.getByRole("button", { name: "Restore", exact: true }).click();
     await panel.getByRole("alert").filter({ hasText: "Someone saved this page after you opened it" }).waitFor();
     await page.getByRole("textbox", { name: "Page content" }).getByText("Saved elsewhere meanwhile.").waitFor();
@@ -164,7 +165,7 @@ describe.skipIf(!hasChromium)("page history in a real browser", () => {
     await changes.waitFor();
     await changes.getByRole("listitem").filter({ hasText: "story.md" }).first().waitFor();
     expect(await changes.getByRole("listitem").filter({ hasText: "edited" }).count()).toBeGreaterThan(0);
-    await changes.getByRole("button", { name: /^Compare story\.md at/ }).first().click();
+    await changes.getByRole("button", { name: /^Compare with current: story\.md at/ }).first().click();
     await page.getByRole("dialog").getByRole("region").waitFor();
     await screenshot(page, "history-07-changes-dark");
     await page.keyboard.press("Escape");

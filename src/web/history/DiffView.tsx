@@ -107,8 +107,10 @@ export function DiffView({ diff, label }: { diff: PageDiff; label: string }) {
                 {[row.left, row.right].map((side, k) => (
                   <span key={k} role="cell" className={`diff-split-cell diff-${side ? side.kind : "none"}`}>
                     <span className="diff-no" aria-hidden="true">{side ? (k === 0 ? side.oldNo : side.newNo) : ""}</span>
-                    {side && (side.kind === "added" || side.kind === "removed") && <span className="visually-hidden">{KIND_LABEL[side.kind]}: </span>}
-                    {side && <LineText line={side} />}
+                    <span className="diff-text">
+                      {side && (side.kind === "added" || side.kind === "removed") && <span className="visually-hidden">{KIND_LABEL[side.kind]}: </span>}
+                      {side && <LineText line={side} />}
+                    </span>
                   </span>
                 ))}
               </div>

@@ -40,7 +40,8 @@ export default function HistoryPanel(props: Props) {
   const [indexing, setIndexing] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [message, setMessage] = useState<string | null>(null);
+  // What the last restore did; kept when the list is read again (a restore changes the page, which reloads the list).
+  const [message, setMessage] = useState<{ kind: "success" | "error"; text: string } | null>(null);
   const [shown, setShown] = useState<{ title: string; diff: PageDiff | null; error?: unknown } | null>(null);
   const [restoring, setRestoring] = useState<VersionEntry | null>(null);
 
@@ -85,7 +86,7 @@ export default function HistoryPanel(props: Props) {
           Close
         </button>
       </div>
-      {message && <Notice kind="success">{message}</Notice>}
+      {message && <Notice kind={message.kind}>{message.text}</Notice>}
       {error !== null && <Notice kind="error">{messageOf(error)}</Notice>}
       {indexing && <Notice>The history is still being read from git: older versions may be missing for now.</Notice>}
       {items === null ? (
@@ -172,12 +173,15 @@ export default function HistoryPanel(props: Props) {
           onClose={() => setRestoring(null)}
           onRestored={(page) => {
             setRestoring(null);
-            setMessage(`Restored the version of ${when(restoring.at)}. The page's previous text is still in its history.`);
+            setMessage({ kind: "success", text: `Restored the version of ${when(restoring.at)}. The page's previous text is still in its history.` });
             props.onRestored(page);
           }}
           onStale={() => {
             setRestoring(null);
-            setError(new Error("Someone saved this page after you opened it, so nothing was restored. The page and its history have been read again: check the change and restore again if you still want to."));
+            setMessage({
+              kind: "error",
+              text: "Someone saved this page after you opened it, so nothing was restored. The page and its history have been read again: check the change and restore again if you still want to.",
+            });
             props.onStale();
             void load(null);
           }}

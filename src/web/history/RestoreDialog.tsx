@@ -1,7 +1,7 @@
 /**
  * "Restore this version": first what will change (the current page → that version, read from the
- * API's diff and turned round), then one hash-checked restore. A 409 means someone saved after the
- * page was read: nothing is restored, and the caller reads the page again.
+ * API's diff and turned round), then one restore checked against the page's hash when the dialog
+ * opened. A 409 means someone saved since: nothing is restored, and the caller reads the page again.
  */
 import { useEffect, useState } from "react";
 import { ApiError, messageOf } from "../api/client.ts";
@@ -25,6 +25,9 @@ export function RestoreDialog(props: {
   const [diff, setDiff] = useState<PageDiff | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  // The hash of the page this confirmation was opened on: a save after it (here or anywhere) makes
+  // what the dialog shows out of date, and the restore is then refused rather than done unseen.
+  const [shownHash] = useState(props.currentHash);
   useEffect(() => {
     diffVersions(workspace.id, path, version.commit).then((d) => setDiff(invertDiff(d)), setError);
   }, [workspace.id, path, version.commit]);
@@ -33,7 +36,7 @@ export function RestoreDialog(props: {
     setBusy(true);
     setError(null);
     try {
-      props.onRestored(await restoreVersion(workspace.id, { path, commit: version.commit, last_known_hash: props.currentHash() }));
+      props.onRestored(await restoreVersion(workspace.id, { path, commit: version.commit, last_known_hash: shownHash }));
     } catch (e) {
       if (e instanceof ApiError && e.status === 409) props.onStale();
       else setError(e);

@@ -96,7 +96,7 @@ export default function ChangesScreen({ workspace }: { workspace: Workspace }) {
                 {c.diff && (
                   <>
                     {" "}
-                    <button type="button" className="btn-link" onClick={() => void show(c)} aria-label={`Compare ${c.path} at ${shortCommit(c.commit)} with current`}>
+                    <button type="button" className="btn-link" onClick={() => void show(c)} aria-label={`Compare with current: ${c.path} at ${shortCommit(c.commit)}`}>
                       Compare with current
                     </button>
                   </>

@@ -48,7 +48,7 @@ export default function TrashScreen({ workspace, onTreeChanged }: { workspace: W
   return (
     <div className="activity trash">
       <h1>Trash · {workspace.name}</h1>
-      <p className="muted">Deleted pages stay in the workspace's history: any of them can come back, with its comments and its history.</p>
+      <p className="muted">Deleted pages stay in the workspace's git history: any of them can come back with its id and its history.</p>
       {restored && (
         <Notice kind="success">
           Restored{" "}
