@@ -83,25 +83,25 @@ const flip = (kind: "same" | "added" | "removed") => (kind === "added" ? "remove
 
 /** The same diff read the other way round: what was added is removed, old and new swap. */
 export function invertDiff(diff: PageDiff): PageDiff {
-  const unified = diff.unified
-    .split("\n")
-    .map((line) => {
-      if (line.startsWith("--- ")) return `+++ ${line.slice(4)}`;
-      if (line.startsWith("+++ ")) return `--- ${line.slice(4)}`;
-      const hunk = /^@@ -(\d+(?:,\d+)?) \+(\d+(?:,\d+)?) @@(.*)$/.exec(line);
-      if (hunk) return `@@ -${hunk[2]} +${hunk[1]} @@${hunk[3]}`;
-      if (line.startsWith("-")) return `+${line.slice(1)}`;
-      if (line.startsWith("+")) return `-${line.slice(1)}`;
-      return line;
-    });
-  // Swapping the signs inside a hunk puts additions before removals; put each changed run back in order.
+  const lines = diff.unified.split("\n");
   const ordered: string[] = [];
-  for (let i = 0; i < unified.length; ) {
-    const line = unified[i]!;
-    if ((line.startsWith("+") || line.startsWith("-")) && !line.startsWith("+++ ") && !line.startsWith("--- ")) {
+  let i = 0;
+  // The file header: the old name becomes the new one.
+  if (lines[0]?.startsWith("--- ") && lines[1]?.startsWith("+++ ")) {
+    ordered.push(`--- ${lines[1].slice(4)}`, `+++ ${lines[0].slice(4)}`);
+    i = 2;
+  }
+  while (i < lines.length) {
+    const line = lines[i]!;
+    const hunk = /^@@ -(\d+(?:,\d+)?) \+(\d+(?:,\d+)?) @@(.*)$/.exec(line);
+    if (hunk) {
+      ordered.push(`@@ -${hunk[2]} +${hunk[1]} @@${hunk[3]}`);
+      i++;
+    } else if (line.startsWith("+") || line.startsWith("-")) {
+      // A changed run: what was added is now removed, and removals come first.
       const run: string[] = [];
-      while (i < unified.length && /^[+-]/.test(unified[i]!) && !/^(\+\+\+|---) /.test(unified[i]!)) run.push(unified[i++]!);
-      ordered.push(...run.filter((l) => l.startsWith("-")), ...run.filter((l) => l.startsWith("+")));
+      while (i < lines.length && /^[+-]/.test(lines[i]!)) run.push(lines[i++]!);
+      ordered.push(...run.filter((l) => l.startsWith("+")).map((l) => `-${l.slice(1)}`), ...run.filter((l) => l.startsWith("-")).map((l) => `+${l.slice(1)}`));
     } else {
       ordered.push(line);
       i++;
