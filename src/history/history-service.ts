@@ -271,16 +271,31 @@ export class HistoryService {
         author: { name: r.author_name, email: r.author_email, user_id: people.get(r.author_email) ?? null },
         at: new Date(r.at * 1000).toISOString(),
         channel: r.channel,
-        diff:
-          r.change === "modified" || r.change === "renamed"
-            ? `${apiBase}/history/diff?path=${encodeURIComponent(r.path)}&from=${r.commit_id}`
-            : null,
+        diff: r.change === "modified" || r.change === "renamed" ? this.changeDiff(ws, r, apiBase) : null,
       })),
       next_cursor: more && last ? encodeCursor([String(last.at), String(last.rank), last.commit_id]) : null,
     };
   }
 
   // ---- helpers -----------------------------------------------------------------------------
+
+  /**
+   * The API path of one change's own diff: the page's version before this commit → this commit
+   * (what the change did, the reviewer's question), or null when the index holds no earlier version.
+   */
+  private changeDiff(ws: string, r: VersionRow, apiBase: string): string | null {
+    const before = "(at, rank, commit_id) < (?, ?, ?) ORDER BY at DESC, rank DESC, commit_id DESC LIMIT 1";
+    const previous =
+      r.page_id !== null
+        ? this.deps.db
+            .query<{ commit_id: string; change: string }, (string | number)[]>(`SELECT commit_id, change FROM page_versions WHERE workspace_id = ? AND page_id = ? AND ${before}`)
+            .get(ws, r.page_id, r.at, r.rank, r.commit_id)
+        : this.deps.db
+            .query<{ commit_id: string; change: string }, (string | number)[]>(`SELECT commit_id, change FROM page_versions WHERE workspace_id = ? AND path = ? AND page_id IS NULL AND ${before}`)
+            .get(ws, r.path, r.at, r.rank, r.commit_id);
+    if (!previous || previous.change === "deleted") return null;
+    return `${apiBase}/history/diff?path=${encodeURIComponent(r.path)}&from=${previous.commit_id}&to=${r.commit_id}`;
+  }
 
   /**
    * The page's rows: followed by page id (across renames), plus rows of files without an id at

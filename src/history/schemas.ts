@@ -128,7 +128,7 @@ const changeEntryOutput = z.object({
   author: z.object({ name: z.string(), email: z.string(), user_id: z.string().nullable() }),
   at: z.string(),
   channel: z.string(),
-  diff: z.string().nullable().describe("The API path of this change's diff (null for a creation or deletion)"),
+  diff: z.string().nullable().describe("The API path of this change's own diff: the page's version before it → this one (null for a creation or deletion)"),
 });
 export const changesOutput = z.object({ items: z.array(changeEntryOutput), next_cursor: z.string().nullable() });
 

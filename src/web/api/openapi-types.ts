@@ -173,7 +173,7 @@ export type Changes = {
     };
     at: string;
     channel: string;
-    /** The API path of this change's diff (null for a creation or deletion) */
+    /** The API path of this change's own diff: the page's version before it → this one (null for a creation or deletion) */
     diff: string | null;
   }>;
   next_cursor: string | null;

@@ -1,7 +1,7 @@
 /**
  * What changed in the workspace since a date: pages created, edited, moved and deleted, newest
- * first, each edit and move with a comparison of that version with the current page, as the API's
- * `diff` link gives it (the reviewer's view of a busy week).
+ * first, each edit and move with its own diff a click away (the API's `diff` link: the version
+ * before it → this one), the reviewer's view of a busy week.
  */
 import { useCallback, useEffect, useState } from "react";
 import { messageOf } from "../api/client.ts";
@@ -55,7 +55,7 @@ export default function ChangesScreen({ workspace }: { workspace: Workspace }) {
   const show = async (entry: ChangeEntry) => {
     const ref = diffRef(entry);
     if (!ref) return;
-    const title = `${entry.path} at ${shortCommit(entry.commit)} compared with the current page`;
+    const title = `Changes to ${entry.path} in ${shortCommit(entry.commit)}`;
     setShown({ title, diff: null });
     try {
       setShown({ title, diff: await diffVersions(workspace.id, ref.path, ref.from, ref.to) });
@@ -96,8 +96,8 @@ export default function ChangesScreen({ workspace }: { workspace: Workspace }) {
                 {c.diff && (
                   <>
                     {" "}
-                    <button type="button" className="btn-link" onClick={() => void show(c)} aria-label={`Compare with current: ${c.path} at ${shortCommit(c.commit)}`}>
-                      Compare with current
+                    <button type="button" className="btn-link" onClick={() => void show(c)} aria-label={`Show changes to ${c.path} in ${shortCommit(c.commit)}`}>
+                      Show changes
                     </button>
                   </>
                 )}
