@@ -158,6 +158,20 @@ describe.skipIf(!hasChromium)("page history in a real browser", () => {
     await link.click();
     await page.getByRole("heading", { name: "Notes", exact: true }).waitFor();
 
+    // At phone width the panel is operated from the keyboard: the History button, a version's changes, Escape.
+    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/story.md`);
+    await page.locator("#page-title").filter({ hasText: "Story" }).waitFor();
+    await page.getByRole("button", { name: "History" }).focus();
+    await page.keyboard.press("Enter");
+    const phoneVersions = page.getByRole("complementary", { name: "Page history" }).getByRole("list", { name: "Versions" }).getByRole("listitem");
+    await phoneVersions.nth(1).waitFor();
+    await screenshot(page, "history-07-panel-phone");
+    await phoneVersions.first().getByRole("button", { name: "Show changes" }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("dialog").getByRole("region").waitFor();
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog").waitFor({ state: "hidden" });
+
     // Changes since yesterday, in dark mode: the story's edits and the restore are listed.
     await page.emulateMedia({ colorScheme: "dark" });
     await page.goto(`${server.url}/w/${user.workspaceSlug}/changes`);
@@ -170,7 +184,7 @@ describe.skipIf(!hasChromium)("page history in a real browser", () => {
     const own = page.getByRole("dialog").getByRole("region");
     await own.getByRole("group", { name: "Added" }).first().waitFor();
     expect(await texts(own.getByRole("group", { name: "Added" }))).toEqual(["Saved elsewhere meanwhile."]);
-    await screenshot(page, "history-07-changes-dark");
+    await screenshot(page, "history-08-changes-dark");
     await page.keyboard.press("Escape");
     expectNoConsoleErrors(tab);
     await tab.context.close();
