@@ -10,6 +10,7 @@ import { agentPagePath, normalizePagePath } from "../content/paths.ts";
 import { assertRight, type ContentAccess } from "../content/rights.ts";
 import { restoreMessage } from "./channel.ts";
 import { changesQuery, diffQuery, historyQuery, restoreInput, trashRestoreInput, versionQuery, type VersionEntry } from "./schemas.ts";
+import { renderedDiff, renderVersion } from "./rendered.ts";
 import { decode, frontmatterChanges, frontmatterOf, lineStats, unifiedDiff, wordChanges } from "./text-diff.ts";
 import type { VersionIndex, VersionRow } from "./version-index.ts";
 
@@ -71,9 +72,10 @@ export class HistoryService {
     return { ...current, path: old.path, content: file.split.body, content_hash: file.contentHash, frontmatter: { ...file.data }, version: old.commit };
   }
 
-  version(access: ContentAccess, query: unknown) {
+  async version(access: ContentAccess, query: unknown) {
     const q = parseInput(versionQuery, query);
-    return this.readVersion(access, q.path, q.commit);
+    const version = await this.readVersion(access, q.path, q.commit);
+    return q.html === "true" ? { ...version, html: renderVersion(access.workspace.slug, version.path, version.content) } : version;
   }
 
   async readVersion(access: ContentAccess, rawPath: string, commit: string) {
@@ -88,10 +90,10 @@ export class HistoryService {
 
   async diff(access: ContentAccess, query: unknown) {
     const q = parseInput(diffQuery, query);
-    return this.diffVersions(access, q.path, q.from, q.to, q.words === "true");
+    return this.diffVersions(access, q.path, q.from, q.to, q.words === "true", q.rendered === "true");
   }
 
-  async diffVersions(access: ContentAccess, rawPath: string, from: string, to: string | undefined, words = false) {
+  async diffVersions(access: ContentAccess, rawPath: string, from: string, to: string | undefined, words = false, rendered = false) {
     assertRight(access, "read");
     const ws = access.workspace.id;
     const path = normalizePagePath(agentPagePath(rawPath));
@@ -117,6 +119,7 @@ export class HistoryService {
       added: stats.added,
       removed: stats.removed,
       ...(words ? { words: wordChanges(a.content, bText) } : {}),
+      ...(rendered ? { rendered: renderedDiff(access.workspace.slug, path, a.content, bText) } : {}),
     };
   }
 
@@ -268,16 +271,31 @@ export class HistoryService {
         author: { name: r.author_name, email: r.author_email, user_id: people.get(r.author_email) ?? null },
         at: new Date(r.at * 1000).toISOString(),
         channel: r.channel,
-        diff:
-          r.change === "modified" || r.change === "renamed"
-            ? `${apiBase}/history/diff?path=${encodeURIComponent(r.path)}&from=${r.commit_id}`
-            : null,
+        diff: r.change === "modified" || r.change === "renamed" ? this.changeDiff(ws, r, apiBase) : null,
       })),
       next_cursor: more && last ? encodeCursor([String(last.at), String(last.rank), last.commit_id]) : null,
     };
   }
 
   // ---- helpers -----------------------------------------------------------------------------
+
+  /**
+   * The API path of one change's own diff: the page's version before this commit → this commit
+   * (what the change did, the reviewer's question), or null when the index holds no earlier version.
+   */
+  private changeDiff(ws: string, r: VersionRow, apiBase: string): string | null {
+    const before = "(at, rank, commit_id) < (?, ?, ?) ORDER BY at DESC, rank DESC, commit_id DESC LIMIT 1";
+    const previous =
+      r.page_id !== null
+        ? this.deps.db
+            .query<{ commit_id: string; change: string }, (string | number)[]>(`SELECT commit_id, change FROM page_versions WHERE workspace_id = ? AND page_id = ? AND ${before}`)
+            .get(ws, r.page_id, r.at, r.rank, r.commit_id)
+        : this.deps.db
+            .query<{ commit_id: string; change: string }, (string | number)[]>(`SELECT commit_id, change FROM page_versions WHERE workspace_id = ? AND path = ? AND page_id IS NULL AND ${before}`)
+            .get(ws, r.path, r.at, r.rank, r.commit_id);
+    if (!previous || previous.change === "deleted") return null;
+    return `${apiBase}/history/diff?path=${encodeURIComponent(r.path)}&from=${previous.commit_id}&to=${r.commit_id}`;
+  }
 
   /**
    * The page's rows: followed by page id (across renames), plus rows of files without an id at

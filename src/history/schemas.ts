@@ -23,9 +23,15 @@ const toolLimit = z.number().int("must be an integer").min(1, "must be between 1
 /** GET …/history */
 export const historyQuery = z.object({ path: pagePath, cursor: cursor.optional(), limit: queryLimit(50) });
 /** GET …/history/version */
-export const versionQuery = z.object({ path: pagePath, commit: commitId });
+export const versionQuery = z.object({ path: pagePath, commit: commitId, html: z.enum(["true", "false"]).optional() });
 /** GET …/history/diff (`to` missing: the current file) */
-export const diffQuery = z.object({ path: pagePath, from: commitId, to: commitId.optional(), words: z.enum(["true", "false"]).optional() });
+export const diffQuery = z.object({
+  path: pagePath,
+  from: commitId,
+  to: commitId.optional(),
+  words: z.enum(["true", "false"]).optional(),
+  rendered: z.enum(["true", "false"]).optional(),
+});
 /** POST …/history/restore */
 export const restoreInput = z.strictObject({ path: pagePath, commit: commitId, last_known_hash: hash });
 /** POST …/trash/restore */
@@ -85,6 +91,7 @@ export const versionContentOutput = z.object({
   content: z.string().describe("The whole file at that commit, frontmatter included"),
   valid_utf8: z.boolean(),
   frontmatter_valid: z.boolean(),
+  html: z.string().optional().describe("The body rendered by the published site's renderer, sanitized (with ?html=true)"),
 });
 export const diffOutput = z.object({
   from: z.string(),
@@ -97,6 +104,10 @@ export const diffOutput = z.object({
     .array(z.object({ old_line: z.number().int(), new_line: z.number().int(), parts: z.array(z.object({ kind: z.enum(["same", "added", "removed"]), text: z.string() })) }))
     .optional()
     .describe("Word-level highlights of lines changed one for one (with ?words=true)"),
+  rendered: z
+    .array(z.object({ kind: z.enum(["same", "added", "removed"]), html: z.string() }))
+    .optional()
+    .describe("The newer version's blocks rendered as the site renders them, the older version's removed blocks where they stood (with ?rendered=true)"),
 });
 const trashEntryOutput = z.object({
   trash_id: z.string(),
@@ -117,7 +128,7 @@ const changeEntryOutput = z.object({
   author: z.object({ name: z.string(), email: z.string(), user_id: z.string().nullable() }),
   at: z.string(),
   channel: z.string(),
-  diff: z.string().nullable().describe("The API path of this change's diff (null for a creation or deletion)"),
+  diff: z.string().nullable().describe("The API path of this change's own diff: the page's version before it → this one (null for a creation or deletion)"),
 });
 export const changesOutput = z.object({ items: z.array(changeEntryOutput), next_cursor: z.string().nullable() });
 

@@ -42,7 +42,7 @@ describe.skipIf(!hasChromium)("activity, workspace creation and profile in a rea
 
     // A page's history, from the editor.
     await page.getByRole("tree", { name: "Pages" }).getByRole("link", { name: "Story" }).click();
-    await page.getByRole("link", { name: "History" }).click();
+    await page.getByRole("main").getByRole("link", { name: "Activity" }).click();
     await page.getByRole("heading", { name: "History of story.md" }).waitFor();
     const history = page.getByRole("list", { name: "Page history" });
     await history.getByText("edited").waitFor();

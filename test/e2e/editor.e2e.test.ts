@@ -237,7 +237,7 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
     // lands on the login screen, and signing in comes back to the page that was open.
     const third = await user.client.post("/api/auth/login", { email: user.email, password: user.password });
     expect((await user.client.post("/api/auth/logout", undefined, { token: third.body.access_token })).status).toBe(204);
-    await page.getByRole("link", { name: "History" }).click();
+    await page.getByRole("link", { name: "Activity" }).first().click();
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
     const next = new URL(page.url()).searchParams.get("next");
     expect(next).toMatch(new RegExp(`^/w/${user.workspaceSlug}/`));

@@ -297,7 +297,14 @@ describe("bad input", () => {
     const res = await rw.owner.client.get(`${base}/changes?since=${since}`);
     expect(res.status).toBe(200);
     expect(res.body.items.map((c: any) => c.commit)).toEqual(h.slice(0, 3).map((v: any) => v.commit));
+    // The link is the change's own diff: the version before it → this commit (read before
+    // toMatchObject, which leaves its matcher in the object it was given).
+    const link = res.body.items[0].diff;
     expect(res.body.items[0]).toMatchObject({ change: "edited", path: "index.md", diff: expect.stringContaining("/history/diff?path=index.md&from=") });
+    expect(link).toBe(`${base}/history/diff?path=index.md&from=${h[1].commit}&to=${h[0].commit}`);
+    const own = await rw.owner.client.get(link);
+    expect(own.status).toBe(200);
+    expect([own.body.from, own.body.to]).toEqual([h[1].commit, h[0].commit]);
     const byDate = await rw.owner.client.get(`${base}/changes?since=2000-01-01T00:00:00Z&limit=100`);
     expect(byDate.body.items.map((c: any) => c.change)).toEqual(expect.arrayContaining(["created", "edited", "moved", "deleted"]));
   });

@@ -41,8 +41,8 @@ export function historyRoutes(services: Services) {
 /** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
 export const historyDocs: RouteDocs = {
   "GET /api/v1/workspaces/:id/history": { summary: "A page's versions, newest first", tag: "history", query: historyQuery, response: historyOutput },
-  "GET /api/v1/workspaces/:id/history/version": { summary: "A page as it was at a commit", tag: "history", query: versionQuery, response: versionContentOutput },
-  "GET /api/v1/workspaces/:id/history/diff": { summary: "Diff of two versions of a page (or a version and the current file)", tag: "history", query: diffQuery, response: diffOutput },
+  "GET /api/v1/workspaces/:id/history/version": { summary: "A page as it was at a commit (?html=true adds its body rendered by the site's renderer)", tag: "history", query: versionQuery, response: versionContentOutput },
+  "GET /api/v1/workspaces/:id/history/diff": { summary: "Diff of two versions of a page (or a version and the current file); ?words=true adds word highlights, ?rendered=true the rendered diff", tag: "history", query: diffQuery, response: diffOutput },
   "POST /api/v1/workspaces/:id/history/restore": { summary: "Restore a version (hash-checked save)", tag: "history", body: restoreInput, response: pageOutput },
   "GET /api/v1/workspaces/:id/trash": { summary: "Deleted pages", tag: "history", response: trashOutput },
   "POST /api/v1/workspaces/:id/trash/restore": { summary: "Restore a deleted page", tag: "history", body: trashRestoreInput, response: pageOutput },

@@ -173,7 +173,7 @@ export type Changes = {
     };
     at: string;
     channel: string;
-    /** The API path of this change's diff (null for a creation or deletion) */
+    /** The API path of this change's own diff: the page's version before it → this one (null for a creation or deletion) */
     diff: string | null;
   }>;
   next_cursor: string | null;
@@ -432,6 +432,11 @@ export type PageDiff = {
       text: string;
     }>;
   }>;
+  /** The newer version's blocks rendered as the site renders them, the older version's removed blocks where they stood (with ?rendered=true) */
+  rendered?: Array<{
+    kind: "same" | "added" | "removed";
+    html: string;
+  }>;
 };
 
 export type PageVersion = {
@@ -441,6 +446,8 @@ export type PageVersion = {
   content: string;
   valid_utf8: boolean;
   frontmatter_valid: boolean;
+  /** The body rendered by the published site's renderer, sanitized (with ?html=true) */
+  html?: string;
 };
 
 export type PasswordChanged = {

@@ -239,8 +239,31 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
     await save();
   };
 
+  /** Takes a page the server answered with (a restore) as the saved text, the editor reopened on it. */
+  const adopt = (p: Page) => {
+    hash.current = p.content_hash;
+    savedText.current = p.content;
+    setPage(p);
+    setConflict(null);
+    setStatus("saved");
+    reopen(p.content);
+  };
+
+  /** Reads the page again (someone saved first); unsaved text on screen is kept and the notice says so. */
+  const reload = async () => {
+    const p = await get<Page>(url);
+    if (currentText() !== savedText.current) {
+      setNotice("This page changed on the server. Your unsaved text is kept; saving will show both versions.");
+      return;
+    }
+    adopt(p);
+  };
+
   return {
     page,
+    adopt,
+    reload,
+    currentHash: () => hash.current,
     loadError,
     opened,
     status,

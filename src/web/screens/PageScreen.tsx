@@ -21,6 +21,7 @@ import { usePageDocument, type SaveStatus } from "../app/page-document.ts";
 
 const RawEditor = lazy(() => import("../editor/RawEditor.tsx"));
 const CommentsPanel = lazy(() => import("../comments/CommentsPanel.tsx"));
+const HistoryPanel = lazy(() => import("../history/HistoryPanel.tsx"));
 
 export { AUTOSAVE_MS } from "../app/page-document.ts";
 
@@ -49,7 +50,8 @@ export default function PageScreen({
   // Asked again when the page's metadata changes (the publish flag lives there).
   const live = useLivePage(workspace.id, path, `${page?.publish}|${page?.frontmatter_hash ?? ""}`);
   const [mode, setMode] = useState<"rich" | "raw">(line !== undefined ? "raw" : "rich");
-  const [comments, setComments] = useState(false);
+  const [panel, setPanel] = useState<"comments" | "history" | null>(null);
+  const toggle = (which: "comments" | "history") => setPanel((open) => (open === which ? null : which));
   const [uploading, setUploading] = useState<{ name: string; fraction: number } | null>(null);
   const [uploadError, setUploadError] = useState<string | null>(null);
 
@@ -113,9 +115,12 @@ export default function PageScreen({
             </a>
           )}
           <a className="btn btn-small" href={`/w/${encodeURIComponent(workspace.slug)}/activity?page=${encodeURIComponent(path)}`} onClick={linkClick}>
-            History
+            Activity
           </a>
-          <button type="button" className={`btn btn-small${comments ? " active" : ""}`} aria-pressed={comments} onClick={() => setComments(!comments)}>
+          <button type="button" className={`btn btn-small${panel === "history" ? " active" : ""}`} aria-pressed={panel === "history"} onClick={() => toggle("history")}>
+            History
+          </button>
+          <button type="button" className={`btn btn-small${panel === "comments" ? " active" : ""}`} aria-pressed={panel === "comments"} onClick={() => toggle("comments")}>
             Comments
           </button>
           <button
@@ -209,9 +214,23 @@ export default function PageScreen({
         </Suspense>
       )}
     </article>
-      {comments && (
+      {panel === "comments" && (
         <Suspense fallback={<Spinner label="Loading comments" />}>
-          <CommentsPanel workspace={workspace} path={path} onClose={() => setComments(false)} />
+          <CommentsPanel workspace={workspace} path={path} onClose={() => setPanel(null)} />
+        </Suspense>
+      )}
+      {panel === "history" && (
+        <Suspense fallback={<Spinner label="Loading history" />}>
+          <HistoryPanel
+            workspace={workspace}
+            path={path}
+            version={page.content_hash}
+            unsaved={status !== "saved"}
+            currentHash={doc.currentHash}
+            onRestored={doc.adopt}
+            onStale={() => void doc.reload().catch((e) => setNotice(messageOf(e)))}
+            onClose={() => setPanel(null)}
+          />
         </Suspense>
       )}
     </div>

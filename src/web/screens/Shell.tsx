@@ -30,6 +30,8 @@ const AccountScreen = lazy(() => import("./AccountScreen.tsx"));
 const SearchDialog = lazy(() => import("./SearchDialog.tsx"));
 const SettingsScreen = lazy(() => import("../settings/SettingsScreen.tsx"));
 const ActivityScreen = lazy(() => import("./ActivityScreen.tsx"));
+const TrashScreen = lazy(() => import("./TrashScreen.tsx"));
+const ChangesScreen = lazy(() => import("./ChangesScreen.tsx"));
 const AnalyticsScreen = lazy(() => import("./AnalyticsScreen.tsx"));
 
 /** Analytics is for the people who write: editors and above (the API says the same). */
@@ -110,6 +112,8 @@ function ShellFrame() {
   const pagePath = match?.[2] ? match[2].split("/").map(decodeURIComponent).join("/") : undefined;
   const settings = /^\/w\/[^/]+\/settings(?:\/([^/]+))?$/.exec(path);
   const activity = /^\/w\/[^/]+\/activity$/.test(path);
+  const trash = /^\/w\/[^/]+\/trash$/.test(path);
+  const changes = /^\/w\/[^/]+\/changes$/.test(path);
   const analytics = /^\/w\/[^/]+\/analytics$/.test(path);
   const quality = /^\/w\/[^/]+\/quality$/.test(path);
   const [creatingWs, setCreatingWs] = useState(false);
@@ -193,6 +197,8 @@ function ShellFrame() {
     );
   else if (!workspace) main = <Spinner />;
   else if (activity) main = <ActivityScreen workspace={workspace} page={query.get("page")} />;
+  else if (trash) main = <TrashScreen workspace={workspace} onTreeChanged={reloadTree} />;
+  else if (changes) main = <ChangesScreen workspace={workspace} />;
   else if (analytics) main = <AnalyticsScreen workspace={workspace} />;
   else if (quality) main = <QualityScreen workspace={workspace} />;
   else if (settings) main = <SettingsScreen workspace={workspace} tab={settings[1]} onWorkspaceChanged={reloadWorkspaces} />;
@@ -294,6 +300,12 @@ function ShellFrame() {
           <div className="sidebar-foot">
             <a href={`/w/${encodeURIComponent(workspace.slug)}/activity`} onClick={linkClick} aria-current={activity ? "page" : undefined}>
               Activity
+            </a>
+            <a href={`/w/${encodeURIComponent(workspace.slug)}/changes`} onClick={linkClick} aria-current={changes ? "page" : undefined}>
+              Changes
+            </a>
+            <a href={`/w/${encodeURIComponent(workspace.slug)}/trash`} onClick={linkClick} aria-current={trash ? "page" : undefined}>
+              Trash
             </a>
             {readsAnalytics(workspace) && (
               <a href={`/w/${encodeURIComponent(workspace.slug)}/analytics`} onClick={linkClick} aria-current={analytics ? "page" : undefined}>
