@@ -198,11 +198,11 @@ describe("health and readiness", () => {
     expect(r.body.instance_id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
   });
 
-  test("/api/ready: 200 with database, git, email_outbox and workspaces checks", async () => {
+  test("/api/ready: 200 with database, git, email_outbox, storage and workspaces checks", async () => {
     const r = await new Client(server.url).get("/api/ready");
     expect(r.status).toBe(200);
     expect(r.body.status).toBe("ready");
-    expect(Object.keys(r.body.checks).sort()).toEqual(["database", "email_outbox", "git", "workspaces"]);
+    expect(Object.keys(r.body.checks).sort()).toEqual(["database", "email_outbox", "git", "storage", "workspaces"]);
     expect(r.body.checks.workspaces).toEqual({ status: "ok", stopped: 0 });
     expect(r.body.checks.database).toEqual({ status: "ok" });
     expect(r.body.checks.email_outbox).toEqual({ status: "ok", pending: 0 });
