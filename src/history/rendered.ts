@@ -1,6 +1,10 @@
 import { diffArrays } from "diff";
 import { splitFile } from "../content/frontmatter.ts";
-import { renderMarkdown, type LinkTarget } from "../publish/render/index.ts";
+import type { LinkTarget } from "../publish/render/index.ts";
+
+/** The renderer loads with the first rendered version, not with the server (test/cli/serve-start-imports.test.ts). */
+const renderMarkdown: typeof import("../publish/render/index.ts").renderMarkdown = (...args) =>
+  (require("../publish/render/index.ts") as typeof import("../publish/render/index.ts")).renderMarkdown(...args);
 
 /**
  * A version as a reader sees it: the page body through the published site's renderer, and a

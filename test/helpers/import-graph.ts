@@ -1,7 +1,8 @@
 /**
  * The import graph of src/: every relative specifier a module names — static imports, type-only
- * imports, re-exports and `import("…")` with a literal path (a lazy load is still a dependency:
- * the module cannot be understood without the one it loads). Package imports are kept by name.
+ * imports, re-exports, and `import("…")` or `require("…")` with a literal path (a lazy load is
+ * still a dependency: the module cannot be understood without the one it loads). Package imports
+ * are kept by name.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -16,7 +17,7 @@ export interface ImportGraph {
 }
 
 const STATIC = /(?:^|[;\s])(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]*?\s+from\s+)?["']([^"']+)["']/g;
-const DYNAMIC = /import\(\s*["']([^"']+)["']\s*\)/g;
+const DYNAMIC = /(?:import|require)\(\s*["']([^"']+)["']\s*\)/g;
 const EXTENSIONS = ["", ".ts", ".tsx", "/index.ts", "/index.tsx"];
 
 export function importGraph(repo: string, folder = "src"): ImportGraph {
