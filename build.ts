@@ -77,6 +77,11 @@ const result = await Bun.build({
     autoloadBunfig: false,
   },
   minify: true,
+  // Memory: what is imported dynamically (each CLI command, the git library, the MCP SDK, OpenID,
+  // the export worker's renderer) goes into chunks of its own, so a start instantiates and pages in
+  // only the code its command reaches, not every module's functions in one bundle
+  // (idle RSS −5 MB, after sign-in + edit −4.6 MB; docs/decisions/runtime-footprint.md).
+  splitting: true,
   // Start-up: the executable carries JavaScriptCore bytecode, so a start skips parsing and
   // compiling the bundle (cold start 230 → 95 ms median; docs/decisions/runtime-footprint.md).
   // ESM bytecode needs compile, which this is.
