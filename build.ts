@@ -1,6 +1,6 @@
 /**
  * `bun run build`: compiles `src/cli.ts` into one self-contained executable, `dist/quire`
- * (or `--outfile`) — `bun build --compile --minify --bytecode` (ESM) through Bun.build — with the
+ * (or `--outfile`) — `bun build --compile --minify --splitting --bytecode` (ESM) through Bun.build — with the
  * build identity defined in, every file under `assets/` embedded and the browser app's bundle
  * embedded as files read on first use.
  *
