@@ -187,7 +187,9 @@ export class SiteServer {
   ): SiteAnswer {
     const canEdit = role !== null && atLeast(role, "editor");
     const asksConsent = this.asksConsent(ws);
-    const key = `${urlsKey}|${page.path}|${canEdit ? "e" : ""}|${asksConsent ? "c" : ""}`;
+    // Same for every reader of the site: its visibility, not the reader, decides.
+    const offersAssistant = this.deps.site.effectiveVisibility(ws) === "public";
+    const key = `${urlsKey}|${page.path}|${canEdit ? "e" : ""}|${asksConsent ? "c" : ""}|${offersAssistant ? "a" : ""}`;
     const byModel = this.cache.docsOf(model);
     let doc = byModel.get(key);
     if (!doc) {
@@ -195,7 +197,7 @@ export class SiteServer {
       if (markdown === null) return NOT_FOUND;
       const body = renderSitePage(this.deps.site.renders, model, page, markdown, urls, urlsKey);
       const editUrl = canEdit ? `${this.deps.config.baseUrl}/w/${encodeURIComponent(ws.slug)}/p/${page.path.split("/").map(encodeURIComponent).join("/")}` : null;
-      const html = renderLayout(model, page, body, urls, { mode: "site", nonce: NONCE_MARK, editUrl, searchUrl: urls.file("search"), asksConsent });
+      const html = renderLayout(model, page, body, urls, { mode: "site", nonce: NONCE_MARK, editUrl, searchUrl: urls.file("search"), asksConsent, offersAssistant });
       doc = cachedDoc(html);
       byModel.set(key, doc);
     }
