@@ -27,7 +27,7 @@ import { safeJson } from "./site/escape.ts";
 import { NONCE_MARK, nextNonce, siteCsp, withNonce } from "./site/csp-nonce.ts";
 import { bytesEtag, etagMatches, etagOf } from "./site/etag.ts";
 import { cachedDoc, sharedHeaders, SitePageCache } from "./site/page-cache.ts";
-import { splitPath, wantsMarkdown } from "./site/request-path.ts";
+import { isMcpStreamRequest, splitPath, wantsMarkdown } from "./site/request-path.ts";
 import { signInHandoff } from "./site/sign-in-handoff.ts";
 import { NOT_FOUND, type SiteAnswer, type SiteRequest, type SiteSearch, type SiteView } from "./site/site-answer.ts";
 import { siteSearchQuery } from "./schemas.ts";
@@ -106,6 +106,8 @@ export class SiteServer {
    */
   handle(ws: WorkspaceRow | null, req: SiteRequest): SiteAnswer | Promise<SiteAnswer> {
     if (req.method !== "GET" && req.method !== "HEAD") return { status: 405, headers: { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" }, body: "Method not allowed\n" };
+    // Said of every site alike (known or not): it tells nothing about which sites exist.
+    if (isMcpStreamRequest(req.method, req.tail, req.headers.get("accept"))) return { status: 405, headers: { allow: "POST", "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" }, body: "The MCP endpoint takes POST only (no event stream)\n" };
     if (!ws || ws.published !== 1) return NOT_FOUND;
     const segments = splitPath(req.tail);
     if (!segments) return NOT_FOUND;
