@@ -2,7 +2,7 @@
  * Quire published site: the reader's side. No framework, no other origin.
  * - light/dark: follows the system; the toggle stores an explicit choice
  * - mobile navigation: the menu button opens the sidebar
- * - copy buttons on code blocks (button.copy-code)
+ * - copy buttons on code blocks (button.copy-code) and the site's MCP address (button.copy-mcp-url)
  * - search: Ctrl/Cmd+K (or "/") opens a dialog; asks window.quireSearch(query, limit) when the
  *   page provides it (the static export), else GET {search}?q= on the site
  * - mermaid: loaded only when the page has a diagram (the config names the script)
@@ -84,6 +84,33 @@
         },
       );
     });
+
+    // ---- the site's MCP address ("Use with your AI assistant") -----------------------------
+    // The button is in the page only for this script: without it, the address is plain text.
+    var mcpButtons = document.querySelectorAll("button.copy-mcp-url");
+    for (var b = 0; b < mcpButtons.length; b++) {
+      mcpButtons[b].hidden = false;
+      mcpButtons[b].addEventListener("click", function (e) {
+        var button = e.currentTarget;
+        var box = button.closest(".assistant-snippet");
+        var status = box ? box.querySelector(".assistant-snippet-status") : null;
+        var say = function (text) {
+          if (status) status.textContent = text;
+        };
+        copy(button.getAttribute("data-copy") || "").then(
+          function () {
+            button.classList.add("copied");
+            say("Copied the address to the clipboard.");
+            setTimeout(function () {
+              button.classList.remove("copied");
+            }, 1600);
+          },
+          function () {
+            say("Copying was refused: select the address and press Ctrl+C.");
+          },
+        );
+      });
+    }
 
     function codeText(code) {
       // Line-number gutters are decoration, not code.

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Principal } from "../core/principal.ts";
 import { MAX_BODY_BYTES } from "../core/net/body-limit.ts";
 import type { Services } from "../services.ts";
-import { SiteReader } from "../publish/site-mcp/site-reader.ts";
+import { SiteReader, type SitePlace } from "../publish/site-mcp/site-reader.ts";
 import { toolError } from "./errors.ts";
 import { VERSION } from "../version.ts";
 
@@ -28,6 +28,7 @@ const inputs = {
 interface SiteCall {
   slug: string;
   principal: Principal | null;
+  place: SitePlace | undefined;
 }
 
 /**
@@ -40,10 +41,13 @@ export function siteMcpHandler(services: Services) {
   const reader = new SiteReader({ site: services.site, search: services.search, baseUrl: services.config.baseUrl });
   const mcp = siteMcpServer(services, reader);
   return {
-    /** Answers one request; a site this reader cannot see is NOT_FOUND (404) before any MCP exchange. */
-    handle(request: Request, slug: string, principal: Principal | null): Promise<Response> {
-      reader.open(slug, principal);
-      const extra: SiteCall = { slug, principal };
+    /**
+     * Answers one request; a site this reader cannot see is NOT_FOUND (404) before any MCP
+     * exchange. `place`: a verified custom domain the request came by (its URLs in the answers).
+     */
+    handle(request: Request, slug: string, principal: Principal | null, place?: SitePlace): Promise<Response> {
+      reader.open(slug, principal, undefined, place);
+      const extra: SiteCall = { slug, principal, place };
       return mcp.fetch(request, { authInfo: { token: "", clientId: "site-reader", scopes: ["read"], extra: extra as unknown as Record<string, unknown> } });
     },
     close: () => mcp.close(),
@@ -72,7 +76,7 @@ function siteMcpServer(services: Services, reader: SiteReader) {
             return toolError(error, name, args as Record<string, unknown>, services.log);
           }
         });
-      const open = (v: string | undefined) => reader.open(call.slug, call.principal, v);
+      const open = (v: string | undefined) => reader.open(call.slug, call.principal, v, call.place);
       tool("site_search", "Search the site", "Find published pages of this site by words; returns path, title, URL and a snippet for each.", (a) => open(a.version).search(a.query, a.limit));
       tool("site_read_page", "Read a page", "A published page's Markdown (at most max_chars from offset; next_offset reads on).", (a) => open(a.version).readPage(a.path, a.offset, a.max_chars));
       tool("site_list_pages", "List the pages", "Every published page of the site: path, title, description, URL.", (a) => open(a.version).listPages());

@@ -27,7 +27,7 @@ import { safeJson } from "./site/escape.ts";
 import { NONCE_MARK, nextNonce, siteCsp, withNonce } from "./site/csp-nonce.ts";
 import { bytesEtag, etagMatches, etagOf } from "./site/etag.ts";
 import { cachedDoc, sharedHeaders, SitePageCache } from "./site/page-cache.ts";
-import { splitPath, wantsMarkdown } from "./site/request-path.ts";
+import { isMcpStreamRequest, splitPath, wantsMarkdown } from "./site/request-path.ts";
 import { signInHandoff } from "./site/sign-in-handoff.ts";
 import { NOT_FOUND, type SiteAnswer, type SiteRequest, type SiteSearch, type SiteView } from "./site/site-answer.ts";
 import { siteSearchQuery } from "./schemas.ts";
@@ -106,6 +106,8 @@ export class SiteServer {
    */
   handle(ws: WorkspaceRow | null, req: SiteRequest): SiteAnswer | Promise<SiteAnswer> {
     if (req.method !== "GET" && req.method !== "HEAD") return { status: 405, headers: { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" }, body: "Method not allowed\n" };
+    // Said of every site alike (known or not): it tells nothing about which sites exist.
+    if (isMcpStreamRequest(req.method, req.tail, req.headers.get("accept"))) return { status: 405, headers: { allow: "POST", "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" }, body: "The MCP endpoint takes POST only (no event stream)\n" };
     if (!ws || ws.published !== 1) return NOT_FOUND;
     const segments = splitPath(req.tail);
     if (!segments) return NOT_FOUND;
@@ -187,7 +189,9 @@ export class SiteServer {
   ): SiteAnswer {
     const canEdit = role !== null && atLeast(role, "editor");
     const asksConsent = this.asksConsent(ws);
-    const key = `${urlsKey}|${page.path}|${canEdit ? "e" : ""}|${asksConsent ? "c" : ""}`;
+    // Same for every reader of the site: its visibility, not the reader, decides.
+    const offersAssistant = this.deps.site.effectiveVisibility(ws) === "public";
+    const key = `${urlsKey}|${page.path}|${canEdit ? "e" : ""}|${asksConsent ? "c" : ""}|${offersAssistant ? "a" : ""}`;
     const byModel = this.cache.docsOf(model);
     let doc = byModel.get(key);
     if (!doc) {
@@ -195,7 +199,7 @@ export class SiteServer {
       if (markdown === null) return NOT_FOUND;
       const body = renderSitePage(this.deps.site.renders, model, page, markdown, urls, urlsKey);
       const editUrl = canEdit ? `${this.deps.config.baseUrl}/w/${encodeURIComponent(ws.slug)}/p/${page.path.split("/").map(encodeURIComponent).join("/")}` : null;
-      const html = renderLayout(model, page, body, urls, { mode: "site", nonce: NONCE_MARK, editUrl, searchUrl: urls.file("search"), asksConsent });
+      const html = renderLayout(model, page, body, urls, { mode: "site", nonce: NONCE_MARK, editUrl, searchUrl: urls.file("search"), asksConsent, offersAssistant });
       doc = cachedDoc(html);
       byModel.set(key, doc);
     }

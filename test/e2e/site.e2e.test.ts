@@ -94,6 +94,38 @@ describe.skipIf(!hasChromium)("the published site in a real browser", () => {
     await tab.context.close();
   }, 30_000);
 
+  test("\"Use with your AI assistant\": the copy button is reached by keyboard, named by its label, copies the endpoint, in light and dark", async () => {
+    const tab = await newTab(browser);
+    await watchCsp(tab);
+    await tab.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
+    const { page } = tab;
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.goto(site("/guides/quasar"));
+    const endpoint = `${server.config.baseUrl}/p/${owner.workspaceSlug}/mcp`;
+    const snippet = page.getByRole("region", { name: "Use with your AI assistant" });
+    expect(await snippet.locator("code").textContent()).toBe(endpoint);
+    // Its accessible name is its visible label (WCAG 2.5.3).
+    const button = snippet.getByRole("button", { name: "Copy URL", exact: true });
+    expect(await button.isVisible()).toBe(true);
+    // Keyboard only: focus moves to the button by Tab, Enter copies.
+    await page.locator("a.site-name").focus();
+    for (let i = 0; i < 200 && !(await button.evaluate((b) => b === document.activeElement)); i++) await page.keyboard.press("Tab");
+    expect(await button.evaluate((b) => b === document.activeElement)).toBe(true);
+    await page.keyboard.press("Enter");
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(endpoint);
+    expect(await snippet.getByRole("status").textContent()).toContain("Copied");
+    // Light and dark: the snippet follows the theme's colours, its text legible on its box.
+    const colours = () => snippet.evaluate((el) => ({ box: getComputedStyle(el).backgroundColor, text: getComputedStyle(el).color }));
+    const light = await colours();
+    await page.locator("button.mode-toggle").click();
+    const dark = await colours();
+    expect(dark.box).not.toBe(light.box);
+    expect(dark.text).not.toBe(dark.box);
+    await snippet.screenshot({ path: join(SHOTS, "site-assistant-snippet-dark.png") });
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 30_000);
+
   test("at phone width the navigation folds behind the menu button and nothing overflows", async () => {
     const tab = await newTab(browser, { width: 390, height: 844 });
     await watchCsp(tab);

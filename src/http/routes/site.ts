@@ -7,6 +7,8 @@ import type { SiteAnswer, SiteRequest } from "../../publish/site-server.ts";
 import { NOT_FOUND_HTML } from "../../publish/site/layout.ts";
 import type { Principal } from "../../core/principal.ts";
 import type { RouteDocs } from "../openapi.ts";
+import { toErrorResponse } from "../error-response.ts";
+import { SITE_MCP_TAIL, siteMcpAnswer } from "./site-mcp.ts";
 
 const CONSENT_PATH = "/api/analytics/consent";
 /** The route template a custom domain's requests are counted under (the `/p/` site's is `/p/*`). */
@@ -82,6 +84,27 @@ export function siteRoutes(services: Services) {
   const servePath = async (req: Request, set: Parameters<typeof toResponse>[1]) =>
     toResponse(await answerPath(req, requestState(req)?.principal ?? null, requestState(req)?.ip), set);
 
+  // The site's MCP endpoint on its custom domain (`POST /mcp`; docs/decisions/site-mcp.md): the
+  // same handler as `/p/{slug}/mcp`, reading as the domain's member cookie or the request's
+  // credential, answering with the domain's URLs. Counted under the per-IP floor, as the
+  // domain's pages are. Errors take the API's error shape, as on the `/p/` route.
+  const siteMcp = siteMcpAnswer(services);
+  const answerMcp = (req: Request, ws: { slug: string }, host: string, set: Parameters<typeof toResponse>[1]): Promise<Response> => {
+    const state = requestState(req);
+    const reader = state?.principal ?? site.cookies.principal(req.headers.get("cookie"), Date.now(), host);
+    const withHeaders = (status: number, body: ConstructorParameters<typeof Response>[0], headers: Headers) => {
+      for (const [name, value] of Object.entries(set.headers)) if (!headers.has(name)) headers.set(name, String(value));
+      return finishEarlyResponse(services, req, new Response(body, { status, headers }), CUSTOM_DOMAIN_ROUTE);
+    };
+    return siteMcp(req, ws.slug, reader, { prefix: "", origin: `https://${host}` }).then(
+      (res) => withHeaders(res.status, res.body, new Headers(res.headers)),
+      (error: unknown) => {
+        const { status, body, headers } = toErrorResponse(error, undefined, state?.requestId ?? "", services.log);
+        return withHeaders(status, JSON.stringify(body), new Headers({ ...headers, "content-type": "application/json" }));
+      },
+    );
+  };
+
 
   return new Elysia({ name: "quire-site" })
     .use(httpCore(services))
@@ -94,6 +117,7 @@ export function siteRoutes(services: Services) {
       // The site's consent prompt answers on its own origin, so the cookie is the domain's:
       // this one API route is reachable on a custom domain (it takes only that site's answers).
       if (ws && req.method === "POST" && routerPath(req.url) === CONSENT_PATH) return;
+      if (ws && req.method === "POST" && routerPath(req.url) === SITE_MCP_TAIL) return answerMcp(req, ws, host, set as Parameters<typeof toResponse>[1]);
       // Answered here, before routing: the framework's after-response hook does not run for
       // these, so their metrics and log line are written here.
       if (ws) {

@@ -101,6 +101,8 @@ export function exportUrls(
       const other = models.find((m) => m.version?.slug === slug);
       return to((other ? versionPrefix(other) : "") + "index.html");
     },
+    // A folder of files has no server behind it to answer MCP.
+    mcp: () => null,
     absolute: (url) => (baseUrl ? new URL(url, new URL(fromFile, baseUrl)).href : null),
   };
 }

@@ -210,6 +210,8 @@ function previewUrls(model: SiteModel, origin: string): SiteUrls {
     home: () => "/",
     file: (name) => `/${name}`,
     version: () => "/",
+    // The preview serves a folder on the writer's machine; only a published site answers MCP.
+    mcp: () => null,
     absolute: (url) => (url.startsWith("/") ? `${origin}${url}` : url),
   };
 }

@@ -19,6 +19,15 @@ interface SiteReading {
 type TreeItem = { title: string; path?: string; url?: string; children?: TreeItem[] };
 
 /**
+ * Where the reader reached the site, for the URLs the answers give: `/p/{slug}` on the instance's
+ * address (the default), or the root of a verified custom domain (`prefix` "", `origin` https://domain).
+ */
+export interface SitePlace {
+  prefix: string;
+  origin: string;
+}
+
+/**
  * The published site as its MCP tools see it (docs/decisions/site-mcp.md): the same site model the
  * pages are rendered from (SiteService.model), so "what the site shows" is one rule — published
  * pages of that site and version, behind the same visibility check as a page view. A site that
@@ -28,7 +37,7 @@ type TreeItem = { title: string; path?: string; url?: string; children?: TreeIte
 export class SiteReader {
   constructor(private readonly deps: { site: SiteService; search: SearchService; baseUrl: string }) {}
 
-  open(slug: string, principal: Principal | null, version?: string): SiteReading {
+  open(slug: string, principal: Principal | null, version?: string, place?: SitePlace): SiteReading {
     const { site } = this.deps;
     const ws = /^[a-z0-9-]{1,64}$/.test(slug) ? site.workspaceForSlug(slug) : null;
     if (!ws || ws.published !== 1) throw new NotFoundError("Site not found");
@@ -39,12 +48,12 @@ export class SiteReader {
       model = site.model(ws, version);
     }
     if (!model) throw new NotFoundError("Site not found");
-    return this.reading(model, `/p/${encodeURIComponent(ws.slug)}`, ws.id);
+    return this.reading(model, place ?? { prefix: `/p/${encodeURIComponent(ws.slug)}`, origin: this.deps.baseUrl.replace(/\/+$/, "") }, ws.id);
   }
 
-  private reading(model: SiteModel, prefix: string, workspaceId: string): SiteReading {
-    const urls = servedSiteUrls(model, { prefix, origin: this.deps.baseUrl.replace(/\/+$/, ""), assetVersion: "" });
-    const url = (p: SitePage) => abs(this.deps.baseUrl, urls.page(p.path));
+  private reading(model: SiteModel, place: SitePlace, workspaceId: string): SiteReading {
+    const urls = servedSiteUrls(model, { prefix: place.prefix, origin: place.origin, assetVersion: "" });
+    const url = (p: SitePage) => abs(place.origin, urls.page(p.path));
     const pageOf = (path: string): SitePage => {
       const clean = path.trim().replace(/^\/+/, "").replace(/\.md$/i, "");
       if (clean.split("/").some((s) => s === ".." || s === ".")) throw new ValidationError("path: must not contain . or .. segments", "path");

@@ -89,10 +89,24 @@ function sections(model: SiteModel): Array<{ title: string; pages: SitePage[] }>
   return out;
 }
 
-/** llms.txt (llmstxt.org): `# name`, a `>` summary, then `## section` lists of `- [title](url.md): description`. */
+/**
+ * llms.txt (llmstxt.org): `# name`, a `>` summary, a paragraph naming the site's MCP endpoint where
+ * a server answers it (docs/decisions/site-mcp.md), then `## section` lists of
+ * `- [title](url.md): description`.
+ */
 export function llmsTxt(model: SiteModel, urls: SiteUrls): string {
   const lines = [`# ${markdownInline(model.name)}`, ""];
   lines.push(`> ${markdownInline(model.description || `Documentation for ${model.name}.`)}`, "");
+  const mcp = urls.mcp();
+  if (mcp !== null) {
+    const url = abs(urls, mcp);
+    // One endpoint per site: a non-default version's file says how to ask for its pages.
+    const version = model.version && !model.version.is_default ? ` For this version's pages, pass \`version: "${model.version.slug}"\` to each tool.` : "";
+    lines.push(
+      `MCP server: [${markdownInline(url)}](${markdownUrl(url)}) (Streamable HTTP, read-only). Tools: \`site_search\`, \`site_read_page\`, \`site_list_pages\`, \`site_get_tree\`, \`site_get_llms_txt\`.${version}`,
+      "",
+    );
+  }
   for (const section of sections(model)) {
     lines.push(`## ${markdownInline(section.title)}`, "");
     for (const p of section.pages) {

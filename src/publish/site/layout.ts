@@ -28,6 +28,12 @@ interface LayoutOptions {
    */
   asksConsent?: boolean;
   /**
+   * Show the "Use with your AI assistant" snippet (the site's MCP endpoint with a copy button).
+   * A served public site only: an app outside the browser cannot sign in to a members-only site
+   * yet (docs/decisions/site-mcp.md), and an export or preview has no endpoint (SiteUrls.mcp).
+   */
+  offersAssistant?: boolean;
+  /**
    * The HTML of navigation entries that neither are nor hold the current page, which is the same
    * for every page whose URLs are relative to the same place: a caller writing many pages (the
    * export) passes one map per folder and the navigation is built once, not once per page.
@@ -77,6 +83,22 @@ const CONSENT_PROMPT = `<section class="consent-prompt" aria-labelledby="consent
 </section>
 `;
 
+/**
+ * The "Use with your AI assistant" snippet: the site's MCP endpoint as text anyone can select,
+ * and a copy button site.js reveals (it does nothing without the script). The button's name is
+ * its visible label; the result of a copy is announced by the status line.
+ */
+function assistantSnippet(model: SiteModel, endpoint: string): string {
+  const version = model.version && !model.version.is_default ? ` Its tools read the site's main version unless asked for <code>${h(model.version.slug)}</code>.` : "";
+  return `<section class="assistant-snippet" aria-labelledby="assistant-snippet-title">
+<h2 id="assistant-snippet-title" class="assistant-snippet-title">Use with your AI assistant</h2>
+<p class="assistant-snippet-text">Add this address to your AI assistant as an MCP server (a remote connector): it can then search and read these pages. No sign-in needed.${version}</p>
+<div class="assistant-snippet-row"><code class="assistant-snippet-url">${h(endpoint)}</code><button type="button" class="copy-mcp-url" data-copy="${h(endpoint)}" hidden>Copy URL</button></div>
+<p class="assistant-snippet-status" role="status"></p>
+</section>
+`;
+}
+
 /** Runs before first paint: the reader's explicit light/dark choice (the system's otherwise). */
 const MODE_SCRIPT = `try{var m=localStorage.getItem("quire-site-mode");if(m==="light"||m==="dark")document.documentElement.dataset.mode=m}catch(e){}`;
 
@@ -88,6 +110,9 @@ export function renderLayout(model: SiteModel, page: SitePage, body: RenderedBod
   const { prev, next } = neighbours(model, page);
   const hasH1 = body.headings.some((x) => x.depth === 1);
   const nonce = nonceAttr(options);
+  // The site's MCP endpoint, named in the head for agents (docs/decisions/site-mcp.md: rel="mcp").
+  const mcpPath = options.mode === "site" ? urls.mcp() : null;
+  const mcpUrl = mcpPath === null ? null : (urls.absolute(mcpPath) ?? mcpPath);
   const siteScript = urls.theme("site.js");
   // Only a site served by `quire serve` counts visitors, so only there is the reader asked
   // (same origin: on a custom domain the answer and its cookie are the domain's), and only
@@ -121,6 +146,7 @@ export function renderLayout(model: SiteModel, page: SitePage, body: RenderedBod
     `<link rel="alternate" type="text/markdown" href="${h(urls.raw(page.path))}">`,
     options.mode === "export" ? "" : `<link rel="alternate" type="application/rss+xml" title="${h(model.name)}" href="${h(urls.file("rss.xml"))}">`,
     options.mode === "export" ? "" : `<link rel="manifest" href="${h(urls.file("manifest.json"))}">`,
+    mcpUrl ? `<link rel="mcp" href="${h(mcpUrl)}" title="MCP server (read-only)">` : "",
     `<script${nonce}>${MODE_SCRIPT}</script>`,
     `<script${nonce} id="quire-site-config" type="application/json">${safeJson(config)}</script>`,
     `<script${nonce} src="${h(siteScript)}" defer></script>`,
@@ -192,7 +218,7 @@ ${pager}
 </main>
 ${tocHtml}
 </div>
-<footer class="site-footer"><p>${h(model.name)} · Published with Quire</p></footer>
+<footer class="site-footer">${mcpUrl && options.offersAssistant ? assistantSnippet(model, mcpUrl) : ""}<p>${h(model.name)} · Published with Quire</p></footer>
 ${asksConsent ? CONSENT_PROMPT : ""}</body>
 </html>
 `;

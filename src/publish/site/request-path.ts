@@ -40,3 +40,13 @@ export function wantsMarkdown(accept: string | null): boolean {
   if (!accept || !/markdown/i.test(accept)) return false;
   return /(^|,)\s*text\/markdown\s*(;|,|$)/i.test(accept) && !/(^|,)\s*text\/html\s*(;|,|$)/i.test(accept.split(/text\/markdown/i)[0] ?? "");
 }
+
+/**
+ * A Streamable HTTP client opening the site's MCP endpoint's event stream (`GET …/mcp` asking for
+ * `text/event-stream` and not for HTML). The endpoint offers none (docs/decisions/site-mcp.md),
+ * and the transport's answer for that is 405; a browser asking for a page named `mcp` never
+ * matches, and is answered the page.
+ */
+export function isMcpStreamRequest(method: string, tail: string, accept: string | null): boolean {
+  return method === "GET" && tail === "/mcp" && accept !== null && /text\/event-stream/i.test(accept) && !/text\/html/i.test(accept);
+}

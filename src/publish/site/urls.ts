@@ -22,6 +22,12 @@ export interface SiteUrls {
   /** The home of another version (the version switcher). */
   version(slug: string): string;
   /**
+   * The site's MCP endpoint (docs/decisions/site-mcp.md): one per site, whatever the version (its
+   * tools take the version as an argument); null where no server answers (the static export, the
+   * preview), so nothing there advertises it.
+   */
+  mcp(): string | null;
+  /**
    * The absolute URL for a URL this object returned (canonical links, Open Graph, sitemap, RSS);
    * null when the site has no absolute address (an export without a base URL).
    */
@@ -67,6 +73,7 @@ export function servedSiteUrls(model: SiteModel, opts: { prefix: string; origin:
       const v = model.versions.find((x) => x.slug === slug);
       return v && !v.is_default ? `${siteRoot}/${encodeURIComponent(slug)}/` : `${siteRoot}/`;
     },
+    mcp: () => `${siteRoot}/mcp`,
     absolute: (url) => (url.startsWith("/") ? `${opts.origin}${url}` : url),
   };
 }

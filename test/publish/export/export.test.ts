@@ -92,6 +92,15 @@ describe("static export", () => {
     expect(text("reference/api.html")).not.toContain("plan.html");
   });
 
+  test("advertises no MCP endpoint: a folder of files has no server to answer it", () => {
+    const decoder = new TextDecoder();
+    for (const [name, bytes] of files) {
+      if (!/\.(html|txt)$/.test(name)) continue;
+      const content = decoder.decode(bytes);
+      expect({ name, link: content.includes('rel="mcp"'), snippet: content.includes("assistant-snippet"), line: content.includes("MCP server") }).toEqual({ name, link: false, snippet: false, line: false });
+    }
+  });
+
   test("the same input gives the same bytes", async () => {
     const again = new Uint8Array(await (await exportAgainAsService()).arrayBuffer());
     expect(again.length).toBe(zipBytes.length);

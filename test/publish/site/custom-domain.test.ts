@@ -10,6 +10,7 @@ import { startTxtDns, type TxtDns } from "../../helpers/txt-dns.ts";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { registerUser, type TestUser } from "../../helpers/factories.ts";
 import { nextIp } from "../../helpers/client.ts";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { publish, verifyDomain, writePage } from "./support.ts";
 
 let dns: TxtDns;
@@ -78,6 +79,63 @@ test("a request naming a registered but unverified domain is served nothing, and
   const res = await fetch(server.url + "/guide", { headers: { host: pending, "x-forwarded-for": nextIp() } });
   expect(res.status).toBe(404);
   expect(await logLine(res.headers.get("x-request-id")!)).toMatchObject({ method: "GET", path: "/guide", status: 404 });
+});
+
+test("the site's MCP endpoint answers at /mcp on the verified domain, with the domain's URLs, and is named there", async () => {
+  // The SDK's client, every request carrying the domain's Host (as a reader's assistant would reach it).
+  const viaDomain: typeof fetch = Object.assign(
+    (input: string | URL | Request, init?: RequestInit) => {
+      const headers = new Headers(init?.headers);
+      headers.set("host", DOMAIN);
+      return fetch(input, { ...init, headers });
+    },
+    { preconnect: fetch.preconnect },
+  );
+  const client = new Client({ name: "site-reader", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { fetch: viaDomain }));
+  const list = (await client.callTool({ name: "site_list_pages", arguments: {} })) as { content: Array<{ text: string }> };
+  expect(list.content[0]!.text).toContain(`https://${DOMAIN}/guide`);
+  expect(list.content[0]!.text).not.toContain("/p/");
+  const read = (await client.callTool({ name: "site_read_page", arguments: { path: "guide.md" } })) as { content: Array<{ text: string }> };
+  expect(read.content[0]!.text).toContain("how to begin");
+  await client.close();
+
+  // Counted and logged as the domain's other requests; the per-IP floor's headers are on it.
+  const raw = await fetch(`${server.url}/mcp`, {
+    method: "POST",
+    headers: { host: DOMAIN, "x-forwarded-for": nextIp(), "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+  });
+  expect(raw.status).toBe(200);
+  expect(raw.headers.get("x-ratelimit-limit")).toBe("600");
+  expect(raw.headers.get("x-content-type-options")).toBe("nosniff");
+  expect(await logLine(raw.headers.get("x-request-id")!)).toMatchObject({ method: "POST", path: "/mcp", status: 200 });
+
+  // Discovery on the domain names the domain's endpoint.
+  expect(await (await onDomain("/llms.txt")).text()).toContain(`MCP server: [https://${DOMAIN}/mcp]`);
+  const page = await (await onDomain("/guide")).text();
+  expect(page).toContain(`<link rel="mcp" href="https://${DOMAIN}/mcp"`);
+  expect(page).toContain(`data-copy="https://${DOMAIN}/mcp"`);
+  expect((await onDomain("/mcp", { accept: "text/event-stream" })).status).toBe(405);
+});
+
+test("a members-only site's /mcp on its domain is 404 in the API's error shape for an anonymous client", async () => {
+  const other = await registerUser(server.url);
+  await writePage(other, "inside.md", { title: "Inside", body: "closed okapi text" });
+  await publish(other, { visibility: "authenticated" });
+  const domain = "closed.custom.example.test";
+  await verifyDomain(other, dns, domain);
+  const res = await fetch(`${server.url}/mcp`, {
+    method: "POST",
+    headers: { host: domain, "x-forwarded-for": nextIp(), "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "site_read_page", arguments: { path: "inside.md" } } }),
+  });
+  expect(res.status).toBe(404);
+  const body = (await res.json()) as { error: string; request_id: string };
+  expect(body.error).toBe("NOT_FOUND");
+  expect(body.request_id).toBe(res.headers.get("x-request-id")!);
+  expect(JSON.stringify(body)).not.toContain("okapi");
+  expect(await logLine(res.headers.get("x-request-id")!)).toMatchObject({ method: "POST", path: "/mcp", status: 404 });
 });
 
 describe("signing in to a members-only site on its custom domain", () => {
@@ -156,6 +214,14 @@ describe("signing in to a members-only site on its custom domain", () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("how to begin");
     expect(page.headers.get("cache-control")).toContain("private");
+    // The domain's cookie opens the members-only site's MCP endpoint on the domain too.
+    const mcp = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { host: DOMAIN, cookie: pair, "x-forwarded-for": nextIp(), "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "site_read_page", arguments: { path: "guide.md" } } }),
+    });
+    expect(mcp.status).toBe(200);
+    expect(await mcp.text()).toContain("how to begin");
 
     // Replayed, the token opens nothing; and the domain's cookie is no key to the instance's /p/.
     const replay = await exchange(target, handoff.state);

@@ -132,7 +132,9 @@ describe("feeds as pure functions", () => {
     expect((full.match(/^Source: /gm) ?? []).length).toBe(200);
     expect(full).toContain("50 more pages are listed in https://x.test/p/site/llms.txt");
     const llms = llmsTxt(model, urls);
-    expect(llms.startsWith("# Site\n\n> d\n\n## ")).toBe(true);
+    // The summary, then the paragraph naming the site's MCP endpoint, then the sections.
+    expect(llms.startsWith("# Site\n\n> d\n\nMCP server: [https://x.test/p/site/mcp](https://x.test/p/site/mcp) (Streamable HTTP, read-only). Tools: ")).toBe(true);
+    expect(llms).toMatch(/\n\n## [^\n]+\n\n- \[Page 0\]/);
     expect(llms).toContain("- [Page 0](https://x.test/p/site/p000.md)");
   });
 
