@@ -13,9 +13,13 @@ type StorageFailure = "full" | "read-only";
 
 const FULL_CODES = new Set(["ENOSPC", "EDQUOT", "SQLITE_FULL"]);
 const READ_ONLY_CODES = new Set(["EROFS", "SQLITE_READONLY"]);
-/** What native git and libraries that rethrow put in their message when the code is lost. */
-const FULL_TEXT = /\b(ENOSPC|EDQUOT)\b|No space left on device|Disk quota exceeded|database or disk is full/i;
-const READ_ONLY_TEXT = /\bEROFS\b|Read-only file system/i;
+/**
+ * What native git and libraries that rethrow put in their message when the code is lost — and
+ * this module's own refusals as a child `quire` process prints them ("disk is full", "storage is
+ * read-only"), so a parent reading its stderr (the scheduled backup) knows the cause too.
+ */
+const FULL_TEXT = /\b(ENOSPC|EDQUOT)\b|No space left on device|Disk quota exceeded|disk is full/i;
+const READ_ONLY_TEXT = /\bEROFS\b|Read-only file system|storage is read-only/i;
 
 const READ_ONLY_MESSAGE = "The server's storage is read-only; nothing was saved. Ask your administrator to check the disk.";
 
