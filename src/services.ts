@@ -121,6 +121,9 @@ export async function buildServices(opts: {
   const identity = await buildIdentityServices({ db, config, dataDir, email, workspaces, permissions });
   const { users, auth } = identity;
   const bus = new EventBus((error) => log.error("event listener failed", { error: String(error) }));
+  // A change the ledger committed wrote a file and the database: the disk takes writes again, so
+  // readiness need not wait for the git commit behind it to stop saying `unavailable`.
+  bus.onChange(() => storage.writeSucceeded());
   const search = buildSearch({ db, dataDir, log, closers, bus, permissions, workspaces });
   const realtime = buildRealtime({ db, log, closers, bus, permissions, workspaces, sessions: identity.sessions });
   const content = buildContentServices({ db, config, dataDir, bus, log, closers });

@@ -5,6 +5,7 @@
  */
 import { defineCommand } from "citty";
 import { runDoctor, type CheckResult } from "../ops/doctor.ts";
+import { describeError } from "./exit.ts";
 import { dataDirArg, dataDirFrom } from "./shared.ts";
 
 const MARK: Record<CheckResult["status"], string> = { pass: "ok  ", warn: "WARN", fail: "FAIL" };
@@ -35,7 +36,10 @@ export const doctorCommand = defineCommand({
       try {
         bundle = writeDiagnosticsBundle({ dataDir, dataDirRule: rule, report, config });
       } catch (error) {
-        process.stderr.write(`quire: the diagnostics bundle could not be written: ${(error as Error).message}\n`);
+        // Said as a full disk when it is one (the refusal before writing, or a write cut short);
+        // the checks are still printed, and the exit code says the bundle is missing.
+        process.stderr.write(`quire: the diagnostics bundle could not be written: ${describeError(error).message}\n`);
+        process.exitCode = 1;
       }
     }
     if (args.json) {

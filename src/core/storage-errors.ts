@@ -1,4 +1,5 @@
-import { statfsSync } from "node:fs";
+import { readdirSync, statfsSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { AppError, InsufficientStorageError, ServiceUnavailableError } from "./errors.ts";
 import type { Logger } from "./log.ts";
 
@@ -13,9 +14,13 @@ type StorageFailure = "full" | "read-only";
 
 const FULL_CODES = new Set(["ENOSPC", "EDQUOT", "SQLITE_FULL"]);
 const READ_ONLY_CODES = new Set(["EROFS", "SQLITE_READONLY"]);
-/** What native git and libraries that rethrow put in their message when the code is lost. */
-const FULL_TEXT = /\b(ENOSPC|EDQUOT)\b|No space left on device|Disk quota exceeded|database or disk is full/i;
-const READ_ONLY_TEXT = /\bEROFS\b|Read-only file system/i;
+/**
+ * What native git and libraries that rethrow put in their message when the code is lost — and
+ * this module's own refusals as a child `quire` process prints them ("disk is full", "storage is
+ * read-only"), so a parent reading its stderr (the scheduled backup) knows the cause too.
+ */
+const FULL_TEXT = /\b(ENOSPC|EDQUOT)\b|No space left on device|Disk quota exceeded|disk is full/i;
+const READ_ONLY_TEXT = /\bEROFS\b|Read-only file system|storage is read-only/i;
 
 const READ_ONLY_MESSAGE = "The server's storage is read-only; nothing was saved. Ask your administrator to check the disk.";
 
@@ -53,6 +58,35 @@ export function diskSpace(dir: string): { freeBytes: number; totalBytes: number;
   } catch {
     return null;
   }
+}
+
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/**
+ * Refuses, before anything is written, a job that would fill the disk holding `dir`: it expects
+ * to write about `neededBytes` (an export, a diagnostics bundle). The refusal is the full-disk
+ * one (507 over HTTP, exit 1 on the CLI) with the figures; when the free space cannot be read the
+ * job goes ahead and its own write failure, if any, says so.
+ */
+export function requireFreeSpace(dir: string, neededBytes: number, what: string): void {
+  const free = diskSpace(dir)?.freeBytes;
+  if (free === undefined || free >= neededBytes) return;
+  throw new InsufficientStorageError(
+    `Not enough free disk space for ${what}: it needs about ${mib(neededBytes)} and the disk holding ${dir} has ${mib(free)} free. ` +
+      "Nothing was written; free space or write it elsewhere, then try again.",
+  );
+}
+
+/** The size in bytes of the files under `dir`, leaving out dot-entries (a work tree's `.git`). */
+export function filesBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith(".")) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += filesBytes(path);
+    else if (entry.isFile()) total += statSync(path).size;
+  }
+  return total;
 }
 
 /** How long a refused write keeps readiness `unavailable` after it, unless a write succeeded since. */

@@ -164,8 +164,8 @@ export class CommitWorker {
   /**
    * Repairs the history of a workspace whose saves may not all be committed: the last run stopped
    * uncleanly (its pending marker is still there) or a commit failed. Whatever differs from HEAD
-   * is committed — one commit per person who alone saved those files since HEAD, the rest by
-   * Quire saying who cannot be told (recovery.ts) — and the index is rebuilt from HEAD, so
+   * is committed — in the order of the saves, a commit per run of one person's saves of files
+   * they alone saved since HEAD, the rest by Quire saying who cannot be told (recovery.ts) — and the index is rebuilt from HEAD, so
    * `git status` is clean and a pull meets no uncommitted save. With auto-commit off only the
    * index is rebuilt: differences are the user's uncommitted edits there. Run it with `withTree`.
    * Resolves with the number of commits made.
@@ -185,7 +185,7 @@ export class CommitWorker {
       const paths = this.parts.skipped.withinLimits(ws.id, repo, differing, new Set());
       if (paths.length > 0) {
         const savers = saversSince(db, ws.id, since);
-        const groups = recoveryGroups(paths, savers, (userId) => (users.byId(userId) ? this.authorOf({ id: userId, name: "" }) : null));
+        const groups = recoveryGroups(paths, savers, (userId) => (users.byId(userId) ? this.authorOf({ id: userId, name: "" }) : null), why);
         for (const g of groups) if ((await repo.commitPaths(g.paths, g.message, g.author)) !== null) commits++;
         files = paths.length;
       }

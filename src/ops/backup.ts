@@ -4,7 +4,10 @@
  * connection — never a file copy of a live database. VACUUM INTO reads inside one read
  * transaction, so the copy is the database as of one instant even while a server keeps writing
  * (WAL: the reader blocks no writer, the writers change nothing the reader sees). The copy is
- * written under a temporary name and renamed, so `backups/` never holds half a backup.
+ * written under a temporary name and renamed, so `backups/` never holds half a backup; a backup
+ * that fails part-way (the disk filled during VACUUM INTO) removes its temporary file and the
+ * copies of the same set already made, so what is left is whole sets only, and the retention
+ * still runs (docs/decisions/storage.md §6).
  *
  * Names: `quire-YYYYMMDDTHHMMSSZ.db`, `analytics-YYYYMMDDTHHMMSSZ.db` (UTC). The work trees are
  * not copied: every page is already a file under git (`workspaces/`), which the restore uses.
@@ -14,11 +17,13 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from
 import { join } from "node:path";
 import type { Logger } from "../core/log.ts";
 import { assetsAreEmbedded } from "../core/assets.ts";
+import { storageFailureOf } from "../core/storage-errors.ts";
 import { openReadOnly } from "../db/database.ts";
 
 const BACKUP_DIR = "backups";
 const BACKED_UP = ["quire", "analytics"] as const;
 const NAME = /^(quire|analytics)-(\d{8}T\d{6}Z)\.db$/;
+const TEMP = /^(quire|analytics)-\d{8}T\d{6}Z\.db\.\d+\.tmp$/;
 const DAY_MS = 24 * 3600_000;
 
 interface BackupFile {
@@ -67,16 +72,21 @@ export function backupNow(dataDir: string, nowMs: number = Date.now()): BackupRe
     const target = join(dir, `${database}-${stamp}.db`);
     const tmp = `${target}.${process.pid}.tmp`;
     rmSync(tmp, { force: true });
-    const db = openReadOnly(source);
     try {
-      db.query("VACUUM INTO ?").run(tmp);
+      const db = openReadOnly(source);
+      try {
+        db.query("VACUUM INTO ?").run(tmp);
+      } finally {
+        db.close();
+      }
+      renameSync(tmp, target);
     } catch (error) {
+      // All or nothing: a set missing its analytics copy would pass for whole, and as the newest
+      // it would be the one the retention keeps. Removing the part made also gives back the space.
       rmSync(tmp, { force: true });
+      for (const f of files) rmSync(f.path, { force: true });
       throw error;
-    } finally {
-      db.close();
     }
-    renameSync(tmp, target);
     files.push({ database, path: target, bytes: statSync(target).size });
   }
   return { stamp, files, ms: performance.now() - started };
@@ -108,6 +118,19 @@ export function pruneBackups(dataDir: string, retentionDays: number, nowMs: numb
   const all = listBackups(dataDir);
   const newest = all.find((b) => b.database === "quire");
   const removed: string[] = [];
+  // A temporary copy left by a backup process that was killed mid-way (its own failure removes
+  // it) would hold its space for ever: one older than a day belongs to no backup under way.
+  const dir = join(dataDir, BACKUP_DIR);
+  if (existsSync(dir)) {
+    for (const name of readdirSync(dir)) {
+      if (!TEMP.test(name)) continue;
+      const path = join(dir, name);
+      if ((statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? nowMs) < nowMs - DAY_MS) {
+        rmSync(path, { force: true });
+        removed.push(name);
+      }
+    }
+  }
   for (const b of all) {
     if (b.at >= nowMs - retentionDays * DAY_MS) continue;
     if (newest && b.at === newest.at) continue;
@@ -184,19 +207,35 @@ export class BackupScheduler {
   private async run(nowMs: number): Promise<BackupResult | null> {
     const newest = listBackups(this.deps.dataDir).find((b) => b.database === "quire");
     if (newest && nowMs - newest.at < DAY_MS) return null;
+    // Expired copies go first, so their space is there for the new one; the newest is never
+    // removed, so a backup that then fails leaves the last good copy.
+    const prunedBefore = this.prune(nowMs);
     try {
       const result = await (this.deps.backup ?? backupInChildProcess)(this.deps.dataDir, nowMs);
-      const removed = pruneBackups(this.deps.dataDir, this.deps.retentionDays, nowMs);
+      const removed = this.prune(nowMs);
       this.deps.log.info("backup made", {
         files: result.files.map((f) => f.path),
         bytes: result.files.reduce((n, f) => n + f.bytes, 0),
         ms: Math.round(result.ms),
-        pruned: removed.length,
+        pruned: prunedBefore + removed,
       });
       return result;
     } catch (error) {
-      this.deps.log.error("backup failed", { error: String(error) });
+      // A full or read-only disk is an operating condition, said as such (docs/decisions/storage.md).
+      const failure = storageFailureOf(error);
+      if (failure) this.deps.log.warn(failure === "full" ? "backup refused: the disk is full" : "backup refused: the storage is read-only", { error: String(error), pruned: prunedBefore });
+      else this.deps.log.error("backup failed", { error: String(error), pruned: prunedBefore });
       return null;
+    }
+  }
+
+  /** Applies the retention; how many files went. A failure to prune is logged, never thrown. */
+  private prune(nowMs: number): number {
+    try {
+      return pruneBackups(this.deps.dataDir, this.deps.retentionDays, nowMs).length;
+    } catch (error) {
+      this.deps.log.warn("pruning backups failed", { error: String(error) });
+      return 0;
     }
   }
 }

@@ -5,17 +5,21 @@
  * goes through the logger's field redaction plus an explicit list, and every text that goes in
  * is scrubbed of anything shaped like a secret (and of email addresses) before it is zipped.
  */
-import { statfsSync, writeFileSync } from "node:fs";
+import { rmSync, statfsSync, writeFileSync } from "node:fs";
 import { arch, cpus, freemem, platform, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { zipSync, strToU8 } from "fflate";
 import type { Config } from "../config.ts";
 import { redact } from "../core/log.ts";
+import { requireFreeSpace } from "../core/storage-errors.ts";
 import { BUILD_DATE, COMMIT, VERSION } from "../version.ts";
 import { backupStamp } from "./backup.ts";
 import type { DoctorReport } from "./doctor.ts";
 import { recentLogLines } from "./log-file.ts";
 import { readRunState } from "./runstate.ts";
+
+/** Free space the bundle leaves behind it at least: the server still has to write. */
+const BUNDLE_SPARE_BYTES = 1024 * 1024;
 
 const SCRUBS: Array<[RegExp, string]> = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, "[private key]"],
@@ -92,6 +96,16 @@ export function writeDiagnosticsBundle(opts: {
     "logs.txt": strToU8(logs.length > 0 ? logs.join("\n") + "\n" : "(no server log file in the data directory yet)\n"),
   };
   const path = join(opts.dataDir, `diagnostics-${backupStamp(opts.now ?? Date.now())}.zip`);
-  writeFileSync(path, zipSync(files, { level: 6 }), { mode: 0o600 });
+  const zip = zipSync(files, { level: 6 });
+  // The bundle is made in memory, so its size is known: refused before writing when the data
+  // directory's disk cannot take it with room to spare (a bundle is asked for when things go
+  // wrong, a full disk among them), and a write cut short leaves no truncated file.
+  requireFreeSpace(opts.dataDir, zip.length + BUNDLE_SPARE_BYTES, "the diagnostics bundle");
+  try {
+    writeFileSync(path, zip, { mode: 0o600 });
+  } catch (error) {
+    rmSync(path, { force: true });
+    throw error;
+  }
   return path;
 }

@@ -47,13 +47,19 @@ export class LogFile {
     const chunk = this.buffer.join("");
     this.buffer = [];
     this.bytes = 0;
+    // Counted in bytes, not characters: lines with non-ASCII text would otherwise let the file
+    // outgrow its cap.
+    const chunkBytes = Buffer.byteLength(chunk);
     try {
-      if (this.size + chunk.length > MAX_LOG_BYTES && this.size > 0) {
+      // The cap: this file and one older (the rename replaces the previous `.1`), so the log can
+      // never take more than twice MAX_LOG_BYTES however long the server runs. A failed rename
+      // skips the append too, so the file never grows past its cap.
+      if (this.size + chunkBytes > MAX_LOG_BYTES && this.size > 0) {
         renameSync(this.path, `${this.path}.1`);
         this.size = 0;
       }
       appendFileSync(this.path, chunk, { mode: 0o600 });
-      this.size += Buffer.byteLength(chunk);
+      this.size += chunkBytes;
     } catch {
       // The log file is a convenience for diagnostics; stderr has every line anyway.
     }

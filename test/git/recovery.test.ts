@@ -14,6 +14,7 @@ import { startTestServer, tempDir } from "../helpers/server.ts";
 import { registerUser } from "../helpers/factories.ts";
 import { git } from "../helpers/git-remote.ts";
 import { GIT_ENV, waitFor } from "./support.ts";
+import { recoveryGroups } from "../../src/git/recovery.ts";
 
 test("after an unclean stop each person's uncommitted saves are committed as theirs; shared ones by Quire; status clean", async () => {
   const dataDir = tempDir();
@@ -87,3 +88,36 @@ test("after an unclean stop each person's uncommitted saves are committed as the
     rmSync(dataDir, { recursive: true, force: true });
   }
 }, 30_000);
+
+test("recovery commits follow the order of the saves: Ada, Bob, then Ada again make three commits, each file at its last save", () => {
+  const ada = { name: "Ada Lovelace", email: "ada@example.test" };
+  const bob = { name: "Bob Kahn", email: "bob@example.test" };
+  const people: Record<string, typeof ada> = { ada, bob };
+  // Saves in this order: ada a1, bob b1, ada a2, ada a1 again (its last save comes after a2), bob+ada on shared.
+  const savers = new Map([
+    ["a1.md", { actors: new Set<string | null>(["ada"]), last: 3 }],
+    ["b1.md", { actors: new Set<string | null>(["bob"]), last: 1 }],
+    ["a2.md", { actors: new Set<string | null>(["ada"]), last: 2 }],
+    ["shared.md", { actors: new Set<string | null>(["ada", "bob"]), last: 4 }],
+  ]);
+  const groups = recoveryGroups(["a1.md", "a2.md", "b1.md", "shared.md", "upload.png"], savers, (id) => people[id] ?? null, "failure");
+  expect(groups.map((g) => [g.author.name, g.paths])).toEqual([
+    ["Bob Kahn", ["b1.md"]],
+    ["Ada Lovelace", ["a1.md", "a2.md"]],
+    ["Quire", ["shared.md", "upload.png"]],
+  ]);
+  expect(groups[0]!.message).toStartWith("Recover b1.md saved while a commit failed via Quire");
+  expect(groups[0]!.message).toContain("not committed when a commit failed");
+
+  // Interleaved saves by two people: one commit per run, in save order.
+  const interleaved = new Map([
+    ["x.md", { actors: new Set<string | null>(["ada"]), last: 0 }],
+    ["y.md", { actors: new Set<string | null>(["bob"]), last: 1 }],
+    ["z.md", { actors: new Set<string | null>(["ada"]), last: 2 }],
+  ]);
+  expect(recoveryGroups(["x.md", "y.md", "z.md"], interleaved, (id) => people[id] ?? null).map((g) => [g.author.name, g.paths])).toEqual([
+    ["Ada Lovelace", ["x.md"]],
+    ["Bob Kahn", ["y.md"]],
+    ["Ada Lovelace", ["z.md"]],
+  ]);
+});

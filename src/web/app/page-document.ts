@@ -3,7 +3,8 @@
  * autosave a couple of seconds after typing stops (Ctrl/Cmd+S forces it), the save status, the
  * conflict when someone else saved first and its three resolutions, and the page's changes on the
  * server (a rename here, someone else's save over the live stream). Whatever happens, the text
- * typed is never lost: a conflict keeps both sides.
+ * typed is never lost: a conflict keeps both sides, and a save the server's storage refused (507
+ * disk full, 503 read-only) keeps the text on screen and is retried on its own with backoff.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, get, messageOf, put } from "../api/client.ts";
@@ -14,10 +15,24 @@ import { onPageChange, type PageChange } from "../live/page-events.ts";
 import type { EditorHandle } from "../editor/RichEditor.tsx";
 import type { ConflictState } from "../screens/ConflictBanner.tsx";
 import type { FrontmatterPatch } from "../screens/FrontmatterForm.tsx";
+import { storageChanged } from "./storage-health.ts";
 
 export const AUTOSAVE_MS = 2000;
 
 export type SaveStatus = "saved" | "unsaved" | "saving" | "error" | "conflict";
+
+/** A refused save is tried again after this long, doubling up to STORAGE_RETRY_MAX_MS. */
+const STORAGE_RETRY_MS = 5000;
+const STORAGE_RETRY_MAX_MS = 60_000;
+
+/**
+ * The server refused for a reason that passes without the writer doing anything: its disk is full
+ * (507) or its storage read-only or the service briefly unavailable (503). Nothing was saved, and
+ * trying again later is the right answer.
+ */
+function isTransientRefusal(e: unknown): e is ApiError {
+  return e instanceof ApiError && (e.status === 507 || e.status === 503);
+}
 
 export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path: string) {
   const url = pageApiUrl(workspace.slug, path);
@@ -27,6 +42,8 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
   const [opened, setOpened] = useState<{ text: string; generation: number } | null>(null);
   const [status, setStatus] = useState<SaveStatus>("saved");
   const [saveError, setSaveError] = useState<string | null>(null);
+  // Set while a refused save waits for its automatic retry: the seconds until it.
+  const [retryIn, setRetryIn] = useState<number | null>(null);
   const [conflict, setConflict] = useState<ConflictState | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   // After "take theirs" the person's own text stays on screen to copy from: nothing typed is lost.
@@ -36,6 +53,8 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
   const savedText = useRef<string>("");
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const saving = useRef<Promise<void> | null>(null);
+  const retry = useRef<{ timer: ReturnType<typeof setTimeout> | null; delay: number }>({ timer: null, delay: STORAGE_RETRY_MS });
+  const saveRef = useRef<() => Promise<void>>(async () => {});
   useEffect(() => {
     let cancelled = false;
     takePage(workspace.slug, path).then(
@@ -59,6 +78,8 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
   const save = useCallback(async (): Promise<void> => {
     if (timer.current) clearTimeout(timer.current);
     timer.current = null;
+    if (retry.current.timer) clearTimeout(retry.current.timer);
+    retry.current.timer = null;
     if (saving.current) await saving.current;
     const text = currentText();
     if (text === savedText.current) {
@@ -73,6 +94,9 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
         savedText.current = text;
         setPage(p);
         setSaveError(null);
+        setRetryIn(null);
+        if (retry.current.delay !== STORAGE_RETRY_MS) storageChanged();
+        retry.current.delay = STORAGE_RETRY_MS;
         setStatus(currentText() === text ? "saved" : "unsaved");
       } catch (e) {
         if (e instanceof ApiError && e.status === 409) {
@@ -86,8 +110,23 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
             modifiedAt: String(e.body.modified_at ?? ""),
           });
           setStatus("conflict");
+        } else if (isTransientRefusal(e)) {
+          // The text stays on screen and unsaved; the save is tried again on its own (sooner on
+          // the next change or Ctrl+S), so the writer loses nothing and need not notice the moment
+          // space comes back.
+          setSaveError(messageOf(e));
+          setStatus("error");
+          storageChanged();
+          const delay = retry.current.delay;
+          retry.current.delay = Math.min(delay * 2, STORAGE_RETRY_MAX_MS);
+          setRetryIn(Math.round(delay / 1000));
+          retry.current.timer = setTimeout(() => {
+            retry.current.timer = null;
+            if (!conflictRef.current) void saveRef.current();
+          }, delay);
         } else {
           setSaveError(messageOf(e));
+          setRetryIn(null);
           setStatus("error");
         }
       }
@@ -96,6 +135,7 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
     await run;
     saving.current = null;
   }, [currentText, url]);
+  saveRef.current = save;
 
   const check = useRef<ReturnType<typeof setTimeout> | null>(null);
   const onChange = useCallback(() => {
@@ -134,6 +174,7 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
       window.removeEventListener("beforeunload", onBeforeUnload);
       removeGuard();
       if (timer.current) clearTimeout(timer.current);
+      if (retry.current.timer) clearTimeout(retry.current.timer);
     };
   }, [save, currentText]);
 
@@ -268,6 +309,7 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
     opened,
     status,
     saveError,
+    retryIn,
     conflict,
     notice,
     setNotice,

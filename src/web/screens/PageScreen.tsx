@@ -46,7 +46,7 @@ export default function PageScreen({
   line?: number;
 }) {
   const doc = usePageDocument(workspace, path);
-  const { page, loadError, opened, status, saveError, conflict, notice, setNotice, discarded, setDiscarded, editor, save, onChange, reopen, currentText } = doc;
+  const { page, loadError, opened, status, saveError, retryIn, conflict, notice, setNotice, discarded, setDiscarded, editor, save, onChange, reopen, currentText } = doc;
   // Asked again when the page's metadata changes (the publish flag lives there).
   const live = useLivePage(workspace.id, path, `${page?.publish}|${page?.frontmatter_hash ?? ""}`);
   const [mode, setMode] = useState<"rich" | "raw">(line !== undefined ? "raw" : "rich");
@@ -150,7 +150,13 @@ export default function PageScreen({
           onTreeChanged();
         }}
       />
-      {status === "error" && saveError && <Notice kind="error">Saving failed: {saveError} Your text is still here; saving is retried on the next change or with Ctrl+S.</Notice>}
+      {status === "error" && saveError && (
+        <Notice kind="error">
+          {retryIn !== null
+            ? `${saveError} Your text is kept here, not lost: saving is tried again by itself (next in about ${retryIn} s), or now with Ctrl+S.`
+            : `Saving failed: ${saveError} Your text is still here; saving is retried on the next change or with Ctrl+S.`}
+        </Notice>
+      )}
       {notice && <Notice kind="warning">{notice}</Notice>}
       {conflict && (
         <ConflictBanner

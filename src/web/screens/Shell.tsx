@@ -11,6 +11,7 @@ import { linkClick, navigate, pageUrl, useLocation } from "../app/router.ts";
 import { readPageEarly } from "../api/pages.ts";
 import { currentTheme, setTheme, type Theme } from "../app/theme.ts";
 import { useTree, useWorkspaces } from "../app/workspace-data.ts";
+import { useStorageHealth } from "../app/storage-health.ts";
 import { Notice, Spinner } from "../ui/controls.tsx";
 import { NewPageDialog } from "./NewPageDialog.tsx";
 import { JoinScreen } from "./InviteScreens.tsx";
@@ -120,6 +121,8 @@ function ShellFrame() {
   const superAdmin = !!workspaces?.some((w) => w.role === "super_admin");
   const joinToken = path.startsWith("/join/") ? decodeURIComponent(path.slice("/join/".length)) : null;
   const workspace = workspaces?.find((w) => w.slug === slug);
+  // Administrators see when the server's disk runs low or refuses writes (a banner over the page).
+  const storage = useStorageHealth(workspace?.rights.admin ? workspace.id : null);
   // Opened at a page's address: its code and its text load now, beside the workspace list, not
   // after it. (Once the workspace is known the page screen mounts at once and reads for itself.)
   const waitingForWorkspace = !workspace;
@@ -322,6 +325,15 @@ function ShellFrame() {
         )}
       </nav>
       <main id="main" className="content" tabIndex={-1}>
+        {storage && (
+          <div className="storage-banner">
+            <Notice kind={storage.status === "unavailable" ? "error" : "warning"}>
+              {storage.status === "unavailable"
+                ? "The server's storage is refusing writes (" + (storage.message ?? "full or read-only") + "): saves fail until space is freed. Editors keep their text and retry by themselves."
+                : "The server's disk is running low on free space (" + (storage.message ?? "under the configured minimum") + "). Free space before saves start failing."}
+            </Notice>
+          </div>
+        )}
         <Suspense fallback={<Spinner />}>{main}</Suspense>
       </main>
       {workspace && searching && (
