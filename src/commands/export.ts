@@ -15,7 +15,7 @@ import { dirname, resolve, sep } from "node:path";
 import { ValidationError } from "../core/errors.ts";
 import { isUlid } from "../core/ids.ts";
 import { silentLogger } from "../core/log.ts";
-import { filesBytes, requireFreeSpace } from "../core/storage-errors.ts";
+import { requireFreeSpace } from "../core/storage-errors.ts";
 import { parseInput } from "../core/validate.ts";
 import { openDatabase, openReadOnly, migrate, type Db } from "../db/database.ts";
 import { migrations } from "../db/migrations/index.ts";
@@ -87,9 +87,9 @@ export async function runExport(opts: {
       throw new CommandError(`--output must be outside the data directory (${dataDir})`, 2);
     }
     const ledger = new ContentLedger({ db, dataDir, bus: new EventBus(), log: silentLogger });
-    // An export that would fill the disk is refused before it starts (docs/decisions/storage.md §6).
-    requireFreeSpace(dirname(output), expectedExportBytes(ledger.dir(workspace.id).root), "the export");
     const exporter = new SiteExporter({ ledger, site: siteSourceOf(storeModelProvider({ db, ledger }), workspaces) });
+    // An export that would fill the disk is refused before it starts (docs/decisions/storage.md §6).
+    requireFreeSpace(dirname(output), exporter.expectedBytes(workspace.id), "the export");
     const service = new ExportService({ permissions: new Permissions(db, workspaces), exporter, baseUrl: "" });
     const progress = opts.progress ? progressLine() : null;
     let result;
@@ -108,19 +108,6 @@ export async function runExport(opts: {
     db.close();
     lock?.release();
   }
-}
-
-/** The site's own files (styles, scripts, search) beside the pages, at most. */
-const EXPORT_OVERHEAD_BYTES = 1024 * 1024;
-
-/**
- * What an export is expected to take: about the size of the workspace's files (Markdown grows
- * into HTML, the ZIP's compression shrinks it back; uploads go in as they are), plus the site's
- * own files. An estimate on the generous side: refusing an export that would have fitted is a
- * message, while filling the disk stops every save.
- */
-function expectedExportBytes(workspaceRoot: string): number {
-  return filesBytes(workspaceRoot) + EXPORT_OVERHEAD_BYTES;
 }
 
 /** Beside a running server nothing may be migrated: its schema must already be the one this build knows. */

@@ -2,7 +2,9 @@
  * Jobs that write a large file refuse to start on a disk that cannot take it, for real: the
  * target is a small tmpfs. `quire export` estimates its ZIP from the workspace's files and
  * `quire doctor --bundle` knows its bundle's size; either says so (exit 1, the full-disk wording
- * with the figures) and writes nothing, and goes through once space is freed. Skipped with a
+ * with the figures) and writes nothing, and goes through once space is freed. An export prepared
+ * for download (MCP `quire_export`) is written to the temporary folder first and is refused the
+ * same way when that disk cannot take it. Skipped with a
  * message where mounting is refused (not root).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -10,7 +12,8 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { tempDir } from "../helpers/server.ts";
+import { startTestServer, tempDir } from "../helpers/server.ts";
+import { registerUser } from "../helpers/factories.ts";
 import { runCli } from "./spawn.ts";
 
 const MOUNT = mkdtempSync(join(tmpdir(), "quire-tmpfs-cli-"));
@@ -79,5 +82,36 @@ describe.skipIf(!mounted)("on a disk too full for the job", () => {
     expect(written.stderr).toBe("");
     expect(JSON.parse(written.stdout).bundle).toMatch(/diagnostics-\d{8}T\d{6}Z\.zip$/);
     expect(bundles()).toHaveLength(1);
+  }, 60_000);
+
+  test("an export prepared for download refuses to start when the temporary folder's disk is too full, and goes through once space is freed", async () => {
+    const server = await startTestServer();
+    const owner = await registerUser(server.url);
+    const principal = { kind: "session" as const, userId: owner.id, orgId: server.services.workspaces.byId(owner.workspaceId)!.org_id, sessionId: "test" };
+    mkdirSync(join(server.dataDir, "workspaces", owner.workspaceId, "assets"), { recursive: true });
+    writeFileSync(join(server.dataDir, "workspaces", owner.workspaceId, "assets", "film.bin"), crypto.getRandomValues(new Uint8Array(3 * 1024 * 1024)));
+    const tmp = join(MOUNT, "tmp");
+    mkdirSync(tmp);
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      leaveFree(2 * 1024 * 1024);
+      const refused = await server.services.exporter.prepareDownload(principal, owner.workspaceId).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(refused).toMatchObject({ code: "INSUFFICIENT_STORAGE" });
+      expect(String((refused as Error).message)).toMatch(/^Not enough free disk space for the export: it needs about 4\.\d MB/);
+      expect(readdirSync(tmp)).toEqual([]);
+
+      rmSync(BALLAST);
+      const prepared = await server.services.exporter.prepareDownload(principal, owner.workspaceId);
+      expect(prepared.pages).toBeGreaterThan(0);
+      expect(prepared.url).toMatch(/\/api\/v1\/exports\//);
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+      await server.close();
+    }
   }, 60_000);
 });

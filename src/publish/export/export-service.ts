@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, mkdtempSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { requireFreeSpace } from "../../core/storage-errors.ts";
 import { dirname, join, resolve } from "node:path";
 import { NotFoundError, RateLimitedError, ValidationError } from "../../core/errors.ts";
 import { isUlid } from "../../core/ids.ts";
@@ -79,6 +80,8 @@ export class ExportService {
   async prepareDownload(principal: Principal, workspaceRef: string, input: unknown = {}): Promise<{ pages: number; bytes: number; url: string; expires_at: string }> {
     const options = parseInput(exportInput, input);
     const workspace = this.requireAdmin(principal, workspaceRef);
+    // The ZIP is written to the system's temporary folder first: refused before it starts when it would fill that disk.
+    requireFreeSpace(tmpdir(), this.deps.exporter.expectedBytes(workspace.id), "the export");
     this.claimDailyExport(workspace.id);
     const dir = mkdtempSync(join(tmpdir(), "quire-export-"));
     const file = join(dir, ExportService.filenameOf(workspace));

@@ -16,6 +16,7 @@
 import { readFileSync, statSync } from "node:fs";
 import type { WorkspaceDir } from "../../content/paths.ts";
 import type { ContentLedger } from "../../content/ledger.ts";
+import { filesBytes } from "../../core/storage-errors.ts";
 import { readAssetBytes } from "../../core/assets.ts";
 import { llmsTxt, robotsTxt, sitemapXml } from "../site/feeds.ts";
 import type { SiteModel } from "../site/model.ts";
@@ -57,8 +58,21 @@ export interface SiteSource {
   models(workspaceId: string): SiteModel[];
 }
 
+/** The site's own files (styles, scripts, search) beside the pages, at most. */
+const EXPORT_OVERHEAD_BYTES = 1024 * 1024;
+
 export class SiteExporter {
   constructor(private readonly deps: { ledger: ContentLedger; site: SiteSource }) {}
+
+  /**
+   * What an export of the workspace is expected to take: about the size of its files (Markdown
+   * grows into HTML, the ZIP's compression shrinks it back; uploads go in as they are), plus the
+   * site's own files. Generous on purpose: refusing an export that would have fitted is a message,
+   * while filling the disk stops every save.
+   */
+  expectedBytes(workspaceId: string): number {
+    return filesBytes(this.deps.ledger.dir(workspaceId).root) + EXPORT_OVERHEAD_BYTES;
+  }
 
   /** How many pages an export of the workspace holds (for progress and the MCP summary). */
   pageCount(workspaceId: string): number {
