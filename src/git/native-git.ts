@@ -33,9 +33,7 @@ export function sshCommand(ssh: SshOptions): string {
   return parts.join(" ");
 }
 
-export async function runGit(args: string[], opts: { cwd?: string; ssh?: SshOptions; timeoutMs?: number } = {}): Promise<NativeResult> {
-  const bin = gitBinary();
-  if (bin === null) throw new GitMissingError();
+function gitEnv(ssh: SshOptions): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("GIT_")) env[k] = v;
   Object.assign(env, {
@@ -44,10 +42,16 @@ export async function runGit(args: string[], opts: { cwd?: string; ssh?: SshOpti
     GIT_TERMINAL_PROMPT: "0",
     GIT_ASKPASS: "/bin/false",
     SSH_ASKPASS: "/bin/false",
-    GIT_SSH_COMMAND: sshCommand(opts.ssh ?? {}),
+    GIT_SSH_COMMAND: sshCommand(ssh),
     GIT_PROTOCOL: "version=2",
   });
-  const proc = Bun.spawn([bin, ...args], { cwd: opts.cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  return env;
+}
+
+export async function runGit(args: string[], opts: { cwd?: string; ssh?: SshOptions; timeoutMs?: number } = {}): Promise<NativeResult> {
+  const bin = gitBinary();
+  if (bin === null) throw new GitMissingError();
+  const proc = Bun.spawn([bin, ...args], { cwd: opts.cwd, env: gitEnv(opts.ssh ?? {}), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => proc.kill(), opts.timeoutMs ?? 120_000);
   try {
     const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
@@ -55,4 +59,15 @@ export async function runGit(args: string[], opts: { cwd?: string; ssh?: SshOpti
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A long-running local git command whose output is read as a stream (a whole history's log, a
+ * `cat-file --batch` answering requests); null when the binary is missing. Same environment as
+ * runGit; stderr is dropped (a failure shows as output ending early, which the reader handles).
+ */
+export function spawnGit(args: string[], cwd: string) {
+  const bin = gitBinary();
+  if (bin === null) return null;
+  return Bun.spawn([bin, ...args], { cwd, env: gitEnv({}), stdin: "pipe", stdout: "pipe", stderr: "ignore" });
 }

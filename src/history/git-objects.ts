@@ -13,7 +13,7 @@ export interface CommitInfo {
   author: { name: string; email: string; timestamp: number };
 }
 
-interface PageFileChange {
+export interface PageFileChange {
   path: string;
   before: string | null;
   after: string | null;
@@ -25,10 +25,23 @@ interface Entry {
   type: string;
 }
 
+/**
+ * What the version index reads a history through: a commit, its page changes against its first
+ * parent, and blobs. GitObjects (isomorphic-git, object by object) is one; the native reader
+ * (`native-log.ts`: one streaming `git log` and a `cat-file --batch`) is the other, and both must
+ * give the same answers (docs/decisions/page-history.md §2).
+ */
+export interface CommitSource {
+  commit(oid: string): Promise<CommitInfo | null>;
+  changes(commit: CommitInfo): Promise<PageFileChange[]>;
+  blob(oid: string): Promise<Uint8Array | null>;
+  close(): void;
+}
+
 /** Trees are read again and again by neighbouring commits; this many are kept. */
 const TREE_CACHE = 4096;
 
-export class GitObjects {
+export class GitObjects implements CommitSource {
   private readonly cache = {};
   private readonly trees = new Map<string, Entry[]>();
 
@@ -77,6 +90,15 @@ export class GitObjects {
     this.trees.set(oid, entries);
     return entries;
   }
+
+  /** The commit's page changes against its first parent (a root commit, or a parent missing from a shallow clone: against nothing). */
+  async changes(commit: CommitInfo): Promise<PageFileChange[]> {
+    const parent = commit.parents[0] ? await this.commit(commit.parents[0]) : null;
+    return this.pageChanges(parent?.tree ?? null, commit.tree);
+  }
+
+  /** Nothing to release: the object reads hold no process or file open. */
+  close(): void {}
 
   /** The blob of `path` in a commit's tree, or null. */
   async blobIdAt(commitTree: string, path: string): Promise<string | null> {

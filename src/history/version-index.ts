@@ -2,7 +2,8 @@ import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
 import { KeyedQueue } from "../core/write-queue.ts";
 import { channelOf } from "./channel.ts";
-import { GitObjects, type CommitInfo } from "./git-objects.ts";
+import { GitObjects, type CommitInfo, type CommitSource } from "./git-objects.ts";
+import { NativeLog } from "./native-log.ts";
 import { decode, lineStats, pageIdOf } from "./text-diff.ts";
 
 /**
@@ -48,7 +49,12 @@ export class VersionIndex {
   private readonly scheduled = new Set<string>();
   private stopped = false;
 
-  constructor(private readonly deps: { db: Db; log: Logger; workTree: (workspaceId: string) => string }) {}
+  /**
+   * `reader`: how a backfill reads the history — `native` (the default: one `git log` stream when
+   * the git binary exists, isomorphic-git otherwise) or `isomorphic` (always isomorphic-git; the
+   * tests compare the two).
+   */
+  constructor(private readonly deps: { db: Db; log: Logger; workTree: (workspaceId: string) => string; reader?: "native" | "isomorphic" }) {}
 
   git(workspaceId: string): GitObjects {
     let objects = this.objects.get(workspaceId);
@@ -131,8 +137,23 @@ export class VersionIndex {
     }
     // A new head's parents may not be read yet (a pull brings several commits): it ranks above
     // everything read so far, with room below it for the commits between it and what was read.
-    let top = db.query<{ r: number | null }, [string]>("SELECT MAX(rank) AS r FROM history_commits WHERE workspace_id = ?").get(workspaceId)?.r ?? null;
+    const top = db.query<{ r: number | null }, [string]>("SELECT MAX(rank) AS r FROM history_commits WHERE workspace_id = ?").get(workspaceId)?.r ?? null;
     const isIndexed = db.query<{ rank: number }, [string, string]>("SELECT rank FROM history_commits WHERE workspace_id = ? AND commit_id = ?");
+    const source: CommitSource = (this.deps.reader !== "isomorphic" && NativeLog.open(git, [...frontier.keys()])) || git;
+    try {
+      await this.walk(workspaceId, source, frontier, top, isIndexed);
+    } finally {
+      source.close();
+    }
+  }
+
+  private async walk(
+    workspaceId: string,
+    source: CommitSource,
+    frontier: Map<string, Frontier>,
+    top: number | null,
+    isIndexed: { get(workspaceId: string, oid: string): { rank: number } | null },
+  ): Promise<void> {
     while (frontier.size > 0 && !this.stopped) {
       const rows: VersionRow[] = [];
       const done: Array<{ oid: string; rank: number }> = [];
@@ -149,7 +170,7 @@ export class VersionIndex {
           done.push({ oid, rank: rankOf(oid)! }); // read meanwhile: only its frontier entry goes
           continue;
         }
-        const commit = await git.commit(oid);
+        const commit = await source.commit(oid);
         const parents = commit?.parents ?? [];
         let rank: number;
         if (best!.childRank !== null) rank = best!.childRank - 1;
@@ -158,7 +179,7 @@ export class VersionIndex {
         ranks.set(oid, rank);
         done.push({ oid, rank });
         if (!commit) continue; // missing object (shallow history): nothing further down to read
-        if (parents.length <= 1) rows.push(...(await this.changesOf(git, commit, rank)));
+        if (parents.length <= 1) rows.push(...(await this.changesOf(source, commit, rank)));
         for (const p of parents) {
           if (rankOf(p) !== null) continue;
           const prev = frontier.get(p);
@@ -194,9 +215,9 @@ export class VersionIndex {
   }
 
   /** The page changes of one commit against its parent; a deletion and an addition of the same page id are one rename. */
-  private async changesOf(git: GitObjects, commit: CommitInfo, rank: number): Promise<VersionRow[]> {
-    const parent = commit.parents[0] ? await git.commit(commit.parents[0]) : null;
-    const changes = await git.pageChanges(parent?.tree ?? null, commit.tree);
+  private async changesOf(source: CommitSource, commit: CommitInfo, rank: number): Promise<VersionRow[]> {
+    // By path: the readers list changes in different orders, and pairing renames depends on it.
+    const changes = (await source.changes(commit)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     if (changes.length === 0) return [];
     const base = {
       commit_id: commit.oid,
@@ -207,7 +228,7 @@ export class VersionIndex {
       message: commit.message.trimEnd(),
       channel: channelOf(commit.message),
     };
-    const read = async (oid: string | null) => (oid ? await git.blob(oid) : null);
+    const read = async (oid: string | null) => (oid ? await source.blob(oid) : null);
     const staged = await Promise.all(
       changes.map(async (c) => {
         const before = await read(c.before);
