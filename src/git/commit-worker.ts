@@ -174,6 +174,9 @@ export class CommitWorker {
     const { db, users, workspaces, log } = this.ctx.deps;
     const repo = this.ctx.repo(ws.id);
     if (!repo.exists()) return 0;
+    // Saves held for a full disk are older than the work tree: committing it first would put their
+    // versions after newer ones. The repair waits (retried) until they are in.
+    if (this.ctx.history.holding(ws.id)) throw this.ctx.history.heldRefusal(ws.id);
     const fresh = workspaces.byId(ws.id) ?? ws;
     let commits = 0;
     let files = 0;
