@@ -84,7 +84,14 @@ export class HistoryQueue {
   private readonly held = new Map<string, Held>();
   private closed = false;
 
-  constructor(private readonly deps: { repo: (workspaceId: string) => Repo; log: Logger }) {}
+  constructor(
+    private readonly deps: {
+      repo: (workspaceId: string) => Repo;
+      log: Logger;
+      /** Told of each refusal that holds saves (the storage health: its once-a-minute warning, readiness). */
+      onHeld?: (error: unknown) => void;
+    },
+  ) {}
 
   /** Runs `op` as the workspace's history writer, after every commit queued before it. */
   run<T>(workspaceId: string, op: () => Promise<T> | T): Promise<T> {
@@ -181,7 +188,10 @@ export class HistoryQueue {
     if (groups.length === 0) return;
     let held = this.held.get(workspaceId);
     if (!held) this.held.set(workspaceId, (held = { groups: [], saves: 0, bytes: 0, error, attempts: 0, timer: null }));
-    if (error !== null) held.error = error;
+    if (error !== null) {
+      held.error = error;
+      this.deps.onHeld?.(error);
+    }
     for (const group of groups) {
       held.groups.push(group);
       held.saves += group.length;
