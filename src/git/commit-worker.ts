@@ -47,7 +47,9 @@ export class CommitWorker {
    * is made, with its id (null when nothing changed); safe to await while holding the ledger's writer.
    */
   commitFiles(workspaceId: string, files: FileContent[], message: string, author: Author): Promise<string | null> {
-    return this.ctx.history.commit(workspaceId, files, message, author).then((oid) => {
+    // Its caller waits for it holding the ledger's writer (a conflict resolution), so it is never
+    // held for a full disk: refused at once while saves are held, and refused if its own commit fails.
+    return this.ctx.history.commitBuilt(workspaceId, async () => ({ files, message }), author).then((oid) => {
       this.ctx.announceCommit(workspaceId, oid);
       return oid;
     });
@@ -174,6 +176,9 @@ export class CommitWorker {
     const { db, users, workspaces, log } = this.ctx.deps;
     const repo = this.ctx.repo(ws.id);
     if (!repo.exists()) return 0;
+    // Saves held for a full disk are older than the work tree: committing it first would put their
+    // versions after newer ones. The repair waits (retried) until they are in.
+    if (this.ctx.history.holding(ws.id)) throw this.ctx.history.heldRefusal(ws.id);
     const fresh = workspaces.byId(ws.id) ?? ws;
     let commits = 0;
     let files = 0;

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../core/log.ts";
 import { KeyedQueue } from "../core/write-queue.ts";
+import { storageFailureOf } from "../core/storage-errors.ts";
 import type { FileContent, Repo } from "./repo.ts";
 import type { Author } from "./commit-message.ts";
 
@@ -34,6 +35,26 @@ const SHARE_FROM = 10;
 /** In a work tree's `.git/`: saves were handed to the worker and not yet all committed and staged. */
 export const PENDING_MARKER = "quire-pending";
 const MARKER_SLACK_MS = 1000;
+/**
+ * Saves whose commit the disk refused (full, or read-only) are held with their bytes and retried
+ * (docs/decisions/storage.md §3); beyond these, per workspace, they are let go to the work-tree repair.
+ */
+const HOLD_MAX_BYTES = 256 * 1024 * 1024;
+const HOLD_MAX_SAVES = 10_000;
+/** The first retry of held saves waits this long, doubling up to `HOLD_RETRY_MAX_MS`. */
+const HOLD_RETRY_MS = 1_000;
+const HOLD_RETRY_MAX_MS = 30_000;
+
+/** A workspace's saves held after the disk refused their commit: groups in order, each committed as it would have been. */
+interface Held {
+  groups: QueuedSave[][];
+  saves: number;
+  bytes: number;
+  /** The refusal of the last attempt (given to the saves if they are let go). */
+  error: unknown;
+  attempts: number;
+  timer: ReturnType<typeof setTimeout> | null;
+}
 
 interface QueuedSave {
   files: FileContent[];
@@ -59,13 +80,26 @@ export class HistoryQueue {
   private readonly holds = new Map<string, number>();
   /** Workspaces whose last commit failed: their marker stays until GitSync has repaired them. */
   private readonly failed = new Set<string>();
+  /** Saves held after the disk refused their commit, per workspace: nothing newer is committed before them. */
+  private readonly held = new Map<string, Held>();
   private closed = false;
 
-  constructor(private readonly deps: { repo: (workspaceId: string) => Repo; log: Logger }) {}
+  constructor(
+    private readonly deps: {
+      repo: (workspaceId: string) => Repo;
+      log: Logger;
+      /** Told of each refusal that holds saves (the storage health: its once-a-minute warning, readiness). */
+      onHeld?: (error: unknown) => void;
+    },
+  ) {}
 
   /** Runs `op` as the workspace's history writer, after every commit queued before it. */
   run<T>(workspaceId: string, op: () => Promise<T> | T): Promise<T> {
-    return this.queue.run(workspaceId, op);
+    // Held saves go first when the disk has room again: the op then sees them in HEAD.
+    return this.queue.run(workspaceId, async () => {
+      await this.flushHeld(workspaceId);
+      return op();
+    });
   }
 
   /**
@@ -98,6 +132,8 @@ export class HistoryQueue {
           const takenAt = Date.now();
           const taken = this.waiting.get(workspaceId) ?? [];
           this.waiting.delete(workspaceId);
+          // A new save is the moment to retry held ones; while they stay held, it waits behind them.
+          if (!(await this.flushHeld(workspaceId))) return void this.holdGroups(workspaceId, this.groupsOf(taken), null);
           if (await this.commitSaves(workspaceId, taken)) this.noteCommittedThrough(workspaceId, takenAt);
         }),
       );
@@ -107,23 +143,140 @@ export class HistoryQueue {
   /** Commits `saves` as few commits as authorship allows, in order; settles each save's promise. True when all were committed. */
   private async commitSaves(workspaceId: string, saves: QueuedSave[]): Promise<boolean> {
     let all = true;
-    // A few waiting saves (someone saving twice in quick succession) keep a commit each.
-    const groups = saves.length < SHARE_FROM ? saves.map((s) => [s]) : groupByAuthor(saves);
-    for (const group of groups) {
+    const groups = this.groupsOf(saves);
+    for (let i = 0; i < groups.length; i++) {
+      const group = groups[i]!;
       try {
-        const repo = this.deps.repo(workspaceId);
-        for (const s of group) await s.prepare?.(repo);
-        const latest = new Map<string, FileContent>();
-        for (const s of group) for (const f of s.files) latest.set(f.path, f);
-        const oid = await repo.commitContents([...latest.values()], sharedMessage(group.map((s) => s.message)), group[0]!.author);
-        for (const s of group) s.resolve(oid);
+        await this.commitGroup(workspaceId, group);
       } catch (error) {
         all = false;
+        if (storageFailureOf(error) !== null) {
+          // The disk refused: this commit and every later one wait with their bytes, in order.
+          this.holdGroups(workspaceId, groups.slice(i), error);
+          return false;
+        }
         this.failed.add(workspaceId); // the marker stays until GitSync has repaired the history
         for (const s of group) s.reject(error);
       }
     }
     return all;
+  }
+
+  /** A few waiting saves (someone saving twice in quick succession) keep a commit each; more share by author. */
+  private groupsOf(saves: QueuedSave[]): QueuedSave[][] {
+    if (saves.length === 0) return [];
+    return saves.length < SHARE_FROM ? saves.map((s) => [s]) : groupByAuthor(saves);
+  }
+
+  /** Makes one group's commit and settles its saves with it; throws (settling nothing) when it fails. */
+  private async commitGroup(workspaceId: string, group: QueuedSave[]): Promise<void> {
+    const repo = this.deps.repo(workspaceId);
+    for (const s of group) await s.prepare?.(repo);
+    const latest = new Map<string, FileContent>();
+    for (const s of group) for (const f of s.files) latest.set(f.path, f);
+    const oid = await repo.commitContents([...latest.values()], sharedMessage(group.map((s) => s.message)), group[0]!.author);
+    for (const s of group) s.resolve(oid);
+  }
+
+  /**
+   * Holds `groups` (after any already held) for a retry, their promises unsettled. Beyond the cap
+   * every held save is let go: rejected with the refusal, so GitSync repairs from the work tree
+   * (which holds each file's last version; earlier versions of a file saved twice are then lost
+   * to the history, never the file). `error` null: the groups wait behind held ones not yet retried.
+   */
+  private holdGroups(workspaceId: string, groups: QueuedSave[][], error: unknown): void {
+    if (groups.length === 0) return;
+    let held = this.held.get(workspaceId);
+    if (!held) this.held.set(workspaceId, (held = { groups: [], saves: 0, bytes: 0, error, attempts: 0, timer: null }));
+    if (error !== null) {
+      held.error = error;
+      this.deps.onHeld?.(error);
+    }
+    for (const group of groups) {
+      held.groups.push(group);
+      held.saves += group.length;
+      held.bytes += groupBytes(group);
+    }
+    if (held.saves > HOLD_MAX_SAVES || held.bytes > HOLD_MAX_BYTES) {
+      this.deps.log.warn("git commits held for a full disk exceed the cap: repairing from the work tree instead", {
+        workspace_id: workspaceId,
+        saves: held.saves,
+        bytes: held.bytes,
+      });
+      this.letGo(workspaceId);
+      return;
+    }
+    this.retryHeldLater(workspaceId, held);
+  }
+
+  /** Rejects every held save with the last refusal (GitSync repairs the history from the work tree). */
+  private letGo(workspaceId: string): void {
+    const held = this.held.get(workspaceId);
+    if (!held) return;
+    this.held.delete(workspaceId);
+    if (held.timer) clearTimeout(held.timer);
+    this.failed.add(workspaceId); // the marker stays until the repair is made
+    for (const group of held.groups) for (const s of group) s.reject(held.error);
+  }
+
+  private retryHeldLater(workspaceId: string, held: Held): void {
+    if (this.closed || held.timer) return;
+    const delay = Math.min(HOLD_RETRY_MS * 2 ** held.attempts, HOLD_RETRY_MAX_MS);
+    held.attempts++;
+    held.timer = setTimeout(() => {
+      held.timer = null;
+      if (this.held.get(workspaceId) !== held) return;
+      this.track(workspaceId, this.queue.run(workspaceId, () => this.flushHeld(workspaceId)));
+    }, delay);
+    held.timer.unref?.();
+  }
+
+  /**
+   * Commits the held saves in order, inside the queue. True when none is held any more; false when
+   * the disk still refuses (a retry is scheduled). Another failure lets them all go to the repair.
+   */
+  private async flushHeld(workspaceId: string): Promise<boolean> {
+    const held = this.held.get(workspaceId);
+    if (!held) return true;
+    while (held.groups.length > 0) {
+      const group = held.groups[0]!;
+      try {
+        await this.commitGroup(workspaceId, group);
+      } catch (error) {
+        held.error = error;
+        if (storageFailureOf(error) === null) {
+          this.letGo(workspaceId);
+          return true;
+        }
+        this.retryHeldLater(workspaceId, held);
+        return false;
+      }
+      held.groups.shift();
+      held.saves -= group.length;
+      held.bytes -= groupBytes(group);
+    }
+    this.held.delete(workspaceId);
+    if (held.timer) clearTimeout(held.timer);
+    this.scheduleIndexSync(workspaceId); // skipped while they were held
+    return true;
+  }
+
+  /** Whether saves of this workspace are held for a retry (a repair or a merge would overtake them). */
+  holding(workspaceId: string): boolean {
+    return this.held.has(workspaceId);
+  }
+
+  /** The refusal that holds this workspace's saves, to throw from work that must not overtake them; null when none are held. */
+  heldRefusal(workspaceId: string): unknown {
+    return this.held.get(workspaceId)?.error ?? null;
+  }
+
+  /**
+   * Shutdown: held saves are let go (rejected), the pending marker stays, and the next start
+   * repairs the history from the work tree.
+   */
+  releaseHeld(): void {
+    for (const id of [...this.held.keys()]) this.letGo(id);
   }
 
   /**
@@ -138,6 +291,8 @@ export class HistoryQueue {
     prepare?: (repo: Repo) => Promise<void>,
   ): Promise<string | null> {
     const job = this.queue.run(workspaceId, async () => {
+      // Built from the work tree, which is newer than held saves: it waits until they are in.
+      if (!(await this.flushHeld(workspaceId))) throw this.heldRefusal(workspaceId);
       const repo = this.deps.repo(workspaceId);
       await prepare?.(repo);
       const built = await build(repo);
@@ -222,7 +377,7 @@ export class HistoryQueue {
   }
 
   private noteCommittedThrough(workspaceId: string, takenAt: number): void {
-    if (!this.marked.has(workspaceId) || this.failed.has(workspaceId)) return;
+    if (!this.marked.has(workspaceId) || this.failed.has(workspaceId) || this.held.has(workspaceId)) return;
     try {
       writeFileSync(join(this.deps.repo(workspaceId).dir, ".git", PENDING_MARKER), String(takenAt - MARKER_SLACK_MS));
     } catch {
@@ -241,7 +396,7 @@ export class HistoryQueue {
   }
 
   private clearPending(workspaceId: string): void {
-    if (!this.marked.has(workspaceId) || this.failed.has(workspaceId) || this.outstanding.has(workspaceId) || this.waiting.has(workspaceId) || this.holds.has(workspaceId)) return;
+    if (!this.marked.has(workspaceId) || this.failed.has(workspaceId) || this.outstanding.has(workspaceId) || this.waiting.has(workspaceId) || this.holds.has(workspaceId) || this.held.has(workspaceId)) return;
     const repo = this.deps.repo(workspaceId);
     if (repo.indexLag > 0) return;
     rmSync(join(repo.dir, ".git", PENDING_MARKER), { force: true });
@@ -257,7 +412,8 @@ export class HistoryQueue {
     const timer = setTimeout(() => {
       this.indexTimers.delete(workspaceId);
       // Commits still coming (a burst): staging would hold them up; their end schedules it again.
-      if (this.outstanding.has(workspaceId) || this.waiting.has(workspaceId)) return;
+      // Held saves too: staging now would fail the same way; their commit schedules it again.
+      if (this.outstanding.has(workspaceId) || this.waiting.has(workspaceId) || this.held.has(workspaceId)) return;
       void this.queue
         .run(workspaceId, () => this.deps.repo(workspaceId).syncIndex(INDEX_SYNC_CHUNK))
         .then(() => {
@@ -277,6 +433,11 @@ export class HistoryQueue {
     this.indexTimers.delete(workspaceId);
     this.marked.delete(workspaceId);
     this.failed.delete(workspaceId);
+    const held = this.held.get(workspaceId);
+    if (held?.timer) clearTimeout(held.timer);
+    this.held.delete(workspaceId);
+    // Their files are being erased with the workspace: nothing is left to commit them into.
+    for (const group of held?.groups ?? []) for (const s of group) s.resolve(null);
   }
 
   /** Resolves when nothing is queued on any workspace (index updates waiting for their delay excluded). */
@@ -287,6 +448,7 @@ export class HistoryQueue {
   /** On shutdown: lets queued commits finish, then brings every waiting index up to date. */
   async close(repos: Iterable<[string, Repo]>): Promise<void> {
     this.closed = true;
+    this.releaseHeld();
     for (const t of this.indexTimers.values()) clearTimeout(t);
     this.indexTimers.clear();
     await this.queue.idle();
@@ -326,6 +488,9 @@ export function groupByAuthor<T extends { author: Author; files: FileContent[]; 
   }
   return groups;
 }
+
+const groupBytes = (group: Array<{ files: FileContent[] }>) =>
+  group.reduce((n, s) => n + s.files.reduce((m, f) => m + (typeof f.data === "string" ? Buffer.byteLength(f.data) : (f.data?.byteLength ?? 0)), 0), 0);
 
 const authorKey = (a: Author) => `${a.name}\u0000${a.email}`;
 

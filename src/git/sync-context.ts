@@ -43,7 +43,11 @@ export class SyncContext {
   private readonly pending = new Set<Promise<unknown>>();
 
   constructor(readonly deps: SyncDeps) {
-    this.history = new HistoryQueue({ repo: (id) => this.repo(id), log: deps.log });
+    this.history = new HistoryQueue({
+      repo: (id) => this.repo(id),
+      log: deps.log,
+      onHeld: (error) => void deps.storage?.refusal(error, "git commit"),
+    });
   }
 
   /** Tells the committed hooks of a commit the branch gained. */

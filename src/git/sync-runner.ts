@@ -238,9 +238,11 @@ export class SyncRunner {
     // The work tree and the history both held: every commit queued before the pull is made first.
     // Read now: auto-commit may have been switched since the sync started.
     const autoCommit = (workspaces.byId(ws.id) ?? ws).git_auto_commit === 1;
-    const plan = await this.ctx.withTree(ws.id, () =>
-      applyUpstream({ repo, workspaceId: ws.id, remoteOid, records: ledger.records, conflicts: this.parts.conflicts, noteWrite: (abs, text) => ledger.ownWrites.note(abs, text), keepUncommitted: !autoCommit }),
-    );
+    const plan = await this.ctx.withTree(ws.id, () => {
+      // A merge over saves held for a full disk would put them after the remote's versions.
+      if (this.ctx.history.holding(ws.id)) throw this.ctx.history.heldRefusal(ws.id);
+      return applyUpstream({ repo, workspaceId: ws.id, remoteOid, records: ledger.records, conflicts: this.parts.conflicts, noteWrite: (abs, text) => ledger.ownWrites.note(abs, text), keepUncommitted: !autoCommit });
+    });
     const touched = plan.applied.length + plan.merged.length;
     // A reconciler that announces the pages it changed itself (page events or one bulk-sync) is
     // left to do so; otherwise the pull announces them. Either way each change is told once.

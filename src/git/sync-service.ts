@@ -134,6 +134,8 @@ export class GitSync {
   async stop(): Promise<void> {
     this.ctx.stopping = true;
     this.worker.stopRetries();
+    // Saves held for a full disk would keep the busy loop below waiting: they go to the next start's repair.
+    this.ctx.history.releaseHeld();
     for (const off of this.unsubscribe) off();
     this.runner.flushTimers();
     while (this.ctx.busy) await this.ctx.settle();
