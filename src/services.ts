@@ -199,6 +199,7 @@ export async function buildServices(opts: {
       workspaces,
       permissions,
       plans: () => billing().plans,
+      storage,
     }),
   );
   search.searchedHooks.push((s) => analytics().recordSearch({ ...s, source: "app" }));

@@ -15,6 +15,7 @@
 import { randomBytes, createHmac } from "node:crypto";
 import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
+import type { StorageHealth } from "../core/storage-errors.ts";
 import { NotFoundError } from "../core/errors.ts";
 import { parseInput } from "../core/validate.ts";
 import type { Principal } from "../core/principal.ts";
@@ -109,6 +110,8 @@ export class Analytics {
       log: Logger;
       baseUrl: string;
       now?: () => number;
+      /** The data directory's storage: a flush a full disk refused is its rate-limited warning, not an error. */
+      storage?: StorageHealth;
     },
   ) {
     try {
@@ -399,6 +402,8 @@ export class Analytics {
     try {
       this.flush();
     } catch (error) {
+      // That flush's figures are dropped (counts, not anyone's writing); a full disk is said as such, at most once a minute.
+      if (this.deps.storage?.refusal(error, "analytics")) return;
       this.deps.log.error("analytics: flush failed", { error: String(error) });
     }
   }

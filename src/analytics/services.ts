@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Config } from "../config.ts";
 import type { Logger } from "../core/log.ts";
+import type { StorageHealth } from "../core/storage-errors.ts";
 import type { Closers } from "../core/closers.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
@@ -22,10 +23,11 @@ export function buildAnalytics(deps: {
   workspaces: WorkspaceRecords;
   permissions: Permissions;
   plans: () => Plans;
+  storage?: StorageHealth;
 }): Analytics {
   const db = openAnalyticsDb(join(deps.dataDir, "analytics.db"));
   deps.closers.push(() => db.close());
-  const analytics = new Analytics({ db, workspaces: deps.workspaces, permissions: deps.permissions, plans: deps.plans(), log: deps.log, baseUrl: deps.config.baseUrl });
+  const analytics = new Analytics({ db, workspaces: deps.workspaces, permissions: deps.permissions, plans: deps.plans(), log: deps.log, baseUrl: deps.config.baseUrl, storage: deps.storage });
   analytics.start();
   deps.closers.push(() => analytics.stop());
   return analytics;

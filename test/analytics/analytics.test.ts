@@ -12,6 +12,8 @@ import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { openAnalyticsDb } from "../../src/analytics/database.ts";
 import { Analytics, MAX_PATHS_PER_DAY, MAX_QUERIES_PER_DAY, OTHER } from "../../src/analytics/analytics.ts";
 import { silentLogger } from "../helpers/server.ts";
+import { createLogger } from "../../src/core/log.ts";
+import { StorageHealth } from "../../src/core/storage-errors.ts";
 
 let server: TestServer;
 let owner: TestUser;
@@ -234,6 +236,40 @@ describe("bounded storage", () => {
     analytics.purge();
     expect(db.query("SELECT COUNT(*) AS n FROM page_views").get()).toEqual({ n: 0 });
     expect(db.query("SELECT COUNT(*) AS n FROM visitor_days").get()).toEqual({ n: 0 });
+    db.close();
+  });
+});
+
+describe("a full disk", () => {
+  test("a flush the disk refuses is the storage warning (once a minute), not an error; the next flush with room writes", () => {
+    const dir = tempDir();
+    const db = openAnalyticsDb(join(dir, "analytics.db"));
+    const lines: Array<Record<string, unknown>> = [];
+    const log = createLogger({ level: "debug", write: (l) => lines.push(JSON.parse(l)) });
+    const analytics = new Analytics({
+      db,
+      workspaces: server.services.workspaces,
+      permissions: server.services.permissions,
+      plans: server.services.plans,
+      log,
+      baseUrl: "http://localhost:3000",
+      storage: new StorageHealth(dir, log, 0),
+    });
+    const ws = "01FULLDISKWORKSPACE000000A";
+    // A real SQLITE_FULL: the file may not grow past the pages it has.
+    const pages = db.query<{ page_count: number }, []>("PRAGMA page_count").get()!.page_count;
+    db.run(`PRAGMA max_page_count = ${pages}`);
+    for (let i = 0; i < 2_000; i++) analytics.recordPageView({ workspaceId: ws, path: `/page/${i}-${"x".repeat(200)}` });
+    analytics.stop(); // flushes
+    expect(lines.filter((l) => l.level === "error")).toEqual([]);
+    expect(lines.filter((l) => l.level === "warn").map((l) => [l.msg, l.where])).toEqual([["write refused: the data directory's disk is full", "analytics"]]);
+
+    db.run("PRAGMA max_page_count = 1073741823");
+    const again = new Analytics({ db, workspaces: server.services.workspaces, permissions: server.services.permissions, plans: server.services.plans, log, baseUrl: "http://localhost:3000" });
+    again.recordPageView({ workspaceId: ws, path: "/after" });
+    again.flush();
+    expect(db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM page_views WHERE workspace_id = ?").get(ws)!.n).toBe(1);
+    again.stop();
     db.close();
   });
 });
