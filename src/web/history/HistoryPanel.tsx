@@ -5,12 +5,14 @@
  */
 import { useCallback, useEffect, useState } from "react";
 import { messageOf } from "../api/client.ts";
-import { diffVersions, listVersions, type PageDiff, type VersionEntry } from "../api/history.ts";
+import { diffVersions, listVersions, type VersionEntry } from "../api/history.ts";
 import type { Page, Workspace } from "../api/types.ts";
 import { Dialog, Notice, Spinner } from "../ui/controls.tsx";
 import { DiffView } from "./DiffView.tsx";
 import { RestoreDialog } from "./RestoreDialog.tsx";
 import { shortCommit, when } from "./format.ts";
+import { usePagedList } from "./use-paged-list.ts";
+import { useShownDiff } from "./use-shown-diff.ts";
 
 const CHANNEL_LABEL: Record<string, string> = { web: "Web", api: "API", mcp: "MCP", git: "Git", restore: "Restore", recovery: "Recovery", import: "Import" };
 
@@ -35,45 +37,18 @@ interface Props {
 
 export default function HistoryPanel(props: Props) {
   const { workspace, path } = props;
-  const [items, setItems] = useState<VersionEntry[] | null>(null);
-  const [cursor, setCursor] = useState<string | null>(null);
   const [indexing, setIndexing] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   // What the last restore did; kept when the list is read again (a restore changes the page, which reloads the list).
   const [message, setMessage] = useState<{ kind: "success" | "error"; text: string } | null>(null);
-  const [shown, setShown] = useState<{ title: string; diff: PageDiff | null; error?: unknown } | null>(null);
+  const { shown, show: showDiff, close: closeDiff } = useShownDiff();
   const [restoring, setRestoring] = useState<VersionEntry | null>(null);
-
-  const load = useCallback(
-    async (after: string | null) => {
-      setBusy(true);
-      try {
-        const res = await listVersions(workspace.id, path, after);
-        setItems((prev) => (after && prev ? [...prev, ...res.items] : res.items));
-        setCursor(res.next_cursor);
-        setIndexing(res.indexing);
-        setError(null);
-      } catch (e) {
-        setError(e);
-      } finally {
-        setBusy(false);
-      }
-    },
-    [workspace.id, path],
-  );
+  const read = useCallback((after: string | null) => listVersions(workspace.id, path, after), [workspace.id, path]);
+  const { items, cursor, busy, error, load } = usePagedList(read, (page) => setIndexing(page.indexing));
   useEffect(() => {
     void load(null);
   }, [load, props.version]);
 
-  const show = async (title: string, from: string, to?: string) => {
-    setShown({ title, diff: null });
-    try {
-      setShown({ title, diff: await diffVersions(workspace.id, path, from, to) });
-    } catch (e) {
-      setShown({ title, diff: null, error: e });
-    }
-  };
+  const show = (title: string, from: string, to?: string) => showDiff(title, () => diffVersions(workspace.id, path, from, to));
 
   return (
     <aside className="history-panel" aria-label="Page history">
@@ -149,7 +124,7 @@ export default function HistoryPanel(props: Props) {
           {busy ? "Loading…" : "Show older versions"}
         </button>
       )}
-      <Dialog open={shown !== null} title={shown?.title ?? "Changes"} onClose={() => setShown(null)}>
+      <Dialog open={shown !== null} title={shown?.title ?? "Changes"} onClose={closeDiff}>
         {shown?.error !== undefined ? (
           <Notice kind="error">{messageOf(shown.error)}</Notice>
         ) : shown?.diff ? (
@@ -158,7 +133,7 @@ export default function HistoryPanel(props: Props) {
           <Spinner label="Loading the diff" />
         )}
         <div className="dialog-actions">
-          <button type="button" className="btn" onClick={() => setShown(null)}>
+          <button type="button" className="btn" onClick={closeDiff}>
             Close
           </button>
         </div>

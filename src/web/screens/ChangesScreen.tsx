@@ -5,12 +5,14 @@
  */
 import { useCallback, useEffect, useState } from "react";
 import { messageOf } from "../api/client.ts";
-import { diffVersions, listChanges, type ChangeEntry, type PageDiff } from "../api/history.ts";
+import { diffVersions, listChanges, type ChangeEntry } from "../api/history.ts";
 import type { Workspace } from "../api/types.ts";
 import { linkClick, pageUrl } from "../app/router.ts";
 import { Dialog, Notice, Spinner } from "../ui/controls.tsx";
 import { DiffView } from "../history/DiffView.tsx";
 import { shortCommit, when } from "../history/format.ts";
+import { usePagedList } from "../history/use-paged-list.ts";
+import { useShownDiff } from "../history/use-shown-diff.ts";
 
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 const dateInput = (d: Date) => d.toISOString().slice(0, 10);
@@ -25,28 +27,10 @@ function diffRef(entry: ChangeEntry): { path: string; from: string; to?: string 
 
 export default function ChangesScreen({ workspace }: { workspace: Workspace }) {
   const [since, setSince] = useState(() => dateInput(new Date(Date.now() - WEEK_MS)));
-  const [items, setItems] = useState<ChangeEntry[] | null>(null);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [shown, setShown] = useState<{ title: string; diff: PageDiff | null; error?: unknown } | null>(null);
+  const { shown, show: showDiff, close: closeDiff } = useShownDiff();
+  const read = useCallback((after: string | null) => listChanges(workspace.id, since, after), [workspace.id, since]);
+  const { items, setItems, cursor, busy, error, load } = usePagedList(read);
 
-  const load = useCallback(
-    async (after: string | null) => {
-      setBusy(true);
-      try {
-        const res = await listChanges(workspace.id, since, after);
-        setItems((prev) => (after && prev ? [...prev, ...res.items] : res.items));
-        setCursor(res.next_cursor);
-        setError(null);
-      } catch (e) {
-        setError(e);
-      } finally {
-        setBusy(false);
-      }
-    },
-    [workspace.id, since],
-  );
   useEffect(() => {
     setItems(null);
     void load(null);
@@ -55,13 +39,7 @@ export default function ChangesScreen({ workspace }: { workspace: Workspace }) {
   const show = async (entry: ChangeEntry) => {
     const ref = diffRef(entry);
     if (!ref) return;
-    const title = `Changes to ${entry.path} in ${shortCommit(entry.commit)}`;
-    setShown({ title, diff: null });
-    try {
-      setShown({ title, diff: await diffVersions(workspace.id, ref.path, ref.from, ref.to) });
-    } catch (e) {
-      setShown({ title, diff: null, error: e });
-    }
+    await showDiff(`Changes to ${entry.path} in ${shortCommit(entry.commit)}`, () => diffVersions(workspace.id, ref.path, ref.from, ref.to));
   };
 
   return (
@@ -111,10 +89,10 @@ export default function ChangesScreen({ workspace }: { workspace: Workspace }) {
           {busy ? "Loading…" : "Show older"}
         </button>
       )}
-      <Dialog open={shown !== null} title={shown?.title ?? "Changes"} onClose={() => setShown(null)}>
+      <Dialog open={shown !== null} title={shown?.title ?? "Changes"} onClose={closeDiff}>
         {shown?.error !== undefined ? <Notice kind="error">{messageOf(shown.error)}</Notice> : shown?.diff ? <DiffView diff={shown.diff} label={shown.title} /> : <Spinner label="Loading the diff" />}
         <div className="dialog-actions">
-          <button type="button" className="btn" onClick={() => setShown(null)}>
+          <button type="button" className="btn" onClick={closeDiff}>
             Close
           </button>
         </div>
