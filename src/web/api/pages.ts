@@ -1,15 +1,15 @@
 /** Pages by workspace slug and file path (…/content/:workspace/*): read, create, save, move, retitle, delete, upload. */
 import { api, del, get, post, put, uploadWithProgress } from "./client.ts";
 import type { Page } from "./types.ts";
+import { earlyReads } from "./early-reads.ts";
 
 export const contentBase = (slug: string) => `/api/v1/content/${encodeURIComponent(slug)}`;
 export const pageApiUrl = (slug: string, path: string) => `${contentBase(slug)}/${path.split("/").map(encodeURIComponent).join("/")}`;
 
 const readPage = (slug: string, path: string, signal?: AbortSignal) => get<Page>(pageApiUrl(slug, path), signal);
 
-/** A read started before the page's screen existed, and when; taken once, and only while fresh. */
-const early = new Map<string, { at: number; page: Promise<Page> }>();
-const EARLY_FRESH_MS = 5000;
+/** Reads started before the page's screen existed, by page address. */
+const early = earlyReads<Page>();
 
 /**
  * Starts reading the page an address names as soon as the signed-in app knows that address, so
@@ -17,19 +17,12 @@ const EARLY_FRESH_MS = 5000;
  * first paint waited on that chain).
  */
 export function readPageEarly(slug: string, path: string): void {
-  const url = pageApiUrl(slug, path);
-  if (early.has(url)) return;
-  const page = readPage(slug, path);
-  page.catch(() => {}); // the screen that takes it reports the failure
-  early.set(url, { at: Date.now(), page });
+  early.start(pageApiUrl(slug, path), () => readPage(slug, path), true);
 }
 
 /** The page's read: the one started early when it is still fresh, else a new one. */
 export function takePage(slug: string, path: string): Promise<Page> {
-  const url = pageApiUrl(slug, path);
-  const started = early.get(url);
-  early.delete(url);
-  return started && Date.now() - started.at < EARLY_FRESH_MS ? started.page : readPage(slug, path);
+  return early.take(pageApiUrl(slug, path), () => readPage(slug, path));
 }
 
 export const createPage = (slug: string, path: string, body: { title: string; body?: string; [field: string]: unknown }) =>

@@ -1,25 +1,21 @@
 /** Workspaces the caller belongs to, and creating one (Super Admin). Each carries the caller's `rights`. */
 import { get, post } from "./client.ts";
 import type { List, Workspace } from "./types.ts";
+import { earlyReads } from "./early-reads.ts";
 
 export const listWorkspaces = () => get<List<Workspace>>("/api/v1/workspaces");
 
-/** The list asked for while the app was still signing in; taken once, and only while fresh. */
-let early: { at: number; list: Promise<List<Workspace>> } | null = null;
-const EARLY_FRESH_MS = 5000;
+/** The list asked for while the app was still signing in. */
+const early = earlyReads<List<Workspace>>();
 
 /** Starts reading the workspace list as soon as a session exists, beside the reads sign-in still makes. */
 export function listWorkspacesEarly(): void {
-  const list = listWorkspaces();
-  list.catch(() => {}); // whoever takes it reports the failure
-  early = { at: Date.now(), list };
+  early.start("list", listWorkspaces);
 }
 
 /** The workspace list: the read started early when it is still fresh, else a new one. */
 export function takeWorkspaces(): Promise<List<Workspace>> {
-  const started = early;
-  early = null;
-  return started && Date.now() - started.at < EARLY_FRESH_MS ? started.list : listWorkspaces();
+  return early.take("list", listWorkspaces);
 }
 
 export const createWorkspace = (body: { name: string; slug?: string; description?: string; git_remote?: string; git_branch?: string; git_token?: string }) =>
