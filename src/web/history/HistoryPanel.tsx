@@ -7,8 +7,8 @@ import { useCallback, useEffect, useState } from "react";
 import { messageOf } from "../api/client.ts";
 import { diffVersions, listVersions, type VersionEntry } from "../api/history.ts";
 import type { Page, Workspace } from "../api/types.ts";
-import { Dialog, Notice, Spinner } from "../ui/controls.tsx";
-import { DiffView } from "./DiffView.tsx";
+import { Notice, Spinner } from "../ui/controls.tsx";
+import { DiffDialog } from "./DiffDialog.tsx";
 import { RestoreDialog } from "./RestoreDialog.tsx";
 import { shortCommit, when } from "./format.ts";
 import { usePagedList } from "./use-paged-list.ts";
@@ -124,20 +124,7 @@ export default function HistoryPanel(props: Props) {
           {busy ? "Loading…" : "Show older versions"}
         </button>
       )}
-      <Dialog open={shown !== null} title={shown?.title ?? "Changes"} onClose={closeDiff}>
-        {shown?.error !== undefined ? (
-          <Notice kind="error">{messageOf(shown.error)}</Notice>
-        ) : shown?.diff ? (
-          <DiffView diff={shown.diff} label={shown.title} />
-        ) : (
-          <Spinner label="Loading the diff" />
-        )}
-        <div className="dialog-actions">
-          <button type="button" className="btn" onClick={closeDiff}>
-            Close
-          </button>
-        </div>
-      </Dialog>
+      <DiffDialog shown={shown} onClose={closeDiff} />
       {restoring && (
         <RestoreDialog
           workspace={workspace}

@@ -2,7 +2,7 @@
 import { useState } from "react";
 import type { PageDiff } from "../api/history.ts";
 
-interface ShownDiff {
+export interface ShownDiff {
   title: string;
   diff: PageDiff | null;
   error?: unknown;

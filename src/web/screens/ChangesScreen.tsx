@@ -8,8 +8,8 @@ import { messageOf } from "../api/client.ts";
 import { diffVersions, listChanges, type ChangeEntry } from "../api/history.ts";
 import type { Workspace } from "../api/types.ts";
 import { linkClick, pageUrl } from "../app/router.ts";
-import { Dialog, Notice, Spinner } from "../ui/controls.tsx";
-import { DiffView } from "../history/DiffView.tsx";
+import { Notice, Spinner } from "../ui/controls.tsx";
+import { DiffDialog } from "../history/DiffDialog.tsx";
 import { shortCommit, when } from "../history/format.ts";
 import { usePagedList } from "../history/use-paged-list.ts";
 import { useShownDiff } from "../history/use-shown-diff.ts";
@@ -89,14 +89,7 @@ export default function ChangesScreen({ workspace }: { workspace: Workspace }) {
           {busy ? "Loading…" : "Show older"}
         </button>
       )}
-      <Dialog open={shown !== null} title={shown?.title ?? "Changes"} onClose={closeDiff}>
-        {shown?.error !== undefined ? <Notice kind="error">{messageOf(shown.error)}</Notice> : shown?.diff ? <DiffView diff={shown.diff} label={shown.title} /> : <Spinner label="Loading the diff" />}
-        <div className="dialog-actions">
-          <button type="button" className="btn" onClick={closeDiff}>
-            Close
-          </button>
-        </div>
-      </Dialog>
+      <DiffDialog shown={shown} onClose={closeDiff} />
     </div>
   );
 }
