@@ -9,7 +9,8 @@ import type { PageJson } from "../content/page-records.ts";
 import { agentPagePath, normalizePagePath } from "../content/paths.ts";
 import { assertRight, type ContentAccess } from "../content/rights.ts";
 import { restoreMessage } from "./channel.ts";
-import { changesQuery, diffQuery, historyQuery, restoreInput, trashRestoreInput, versionQuery, type VersionEntry } from "./schemas.ts";
+import { blame } from "./blame.ts";
+import { blameQuery, changesQuery, diffQuery, historyQuery, restoreInput, trashRestoreInput, versionQuery, type VersionEntry } from "./schemas.ts";
 import { renderedDiff, renderVersion } from "./rendered.ts";
 import { decode, frontmatterChanges, frontmatterOf, lineStats, unifiedDiff, wordChanges } from "./text-diff.ts";
 import type { VersionIndex, VersionRow } from "./version-index.ts";
@@ -22,6 +23,8 @@ import type { VersionIndex, VersionRow } from "./version-index.ts";
  */
 const ORIGIN_LABEL: Record<string, string> = { "web editor": "web editor", API: "API", MCP: "MCP" };
 const TRASH_MAX = 500;
+/** Versions a blame reads at most (the newest); older lines are credited to the oldest read. */
+const BLAME_MAX = 1000;
 
 interface HistoryPage {
   items: VersionEntry[];
@@ -121,6 +124,33 @@ export class HistoryService {
       ...(words ? { words: wordChanges(a.content, bText) } : {}),
       ...(rendered ? { rendered: renderedDiff(access.workspace.slug, path, a.content, bText) } : {}),
     };
+  }
+
+  /**
+   * Each line of the current file with the version that last wrote it (docs/decisions/page-history.md §10):
+   * the page's versions by page id, oldest first, then the file as it is now (lines not committed
+   * yet carry no commit).
+   */
+  async blame(access: ContentAccess, query: unknown) {
+    assertRight(access, "read");
+    const q = parseInput(blameQuery, query);
+    const ws = access.workspace.id;
+    const path = normalizePagePath(agentPagePath(q.path));
+    const current = this.deps.ledger.readFile(ws, path);
+    if (!current || !this.deps.ledger.records.live(ws, path)) throw new NotFoundError("Page not found");
+    const rows = (this.pageRows(ws, path, BLAME_MAX + 1, null) ?? []).filter((r, i, all) => all.findIndex((o) => o.commit_id === r.commit_id) === i);
+    const truncated = rows.length > BLAME_MAX;
+    const read = (truncated ? rows.slice(0, BLAME_MAX) : rows).reverse();
+    const git = this.deps.index.git(ws);
+    const steps = [];
+    for (const r of read) {
+      const bytes = r.blob ? await git.blob(r.blob) : null;
+      steps.push({ commit: r.commit_id, text: bytes ? decode(bytes).text : null });
+    }
+    steps.push({ commit: null, text: current.text });
+    const ranges = blame(steps);
+    const named = new Set(ranges.map((r) => r.commit));
+    return { path, content: current.text, ranges, commits: this.present(ws, read.filter((r) => named.has(r.commit_id)).reverse()), truncated };
   }
 
   // ---- restore -----------------------------------------------------------------------------

@@ -32,6 +32,8 @@ export const diffQuery = z.object({
   words: z.enum(["true", "false"]).optional(),
   rendered: z.enum(["true", "false"]).optional(),
 });
+/** GET …/history/blame */
+export const blameQuery = z.object({ path: pagePath });
 /** POST …/history/restore */
 export const restoreInput = z.strictObject({ path: pagePath, commit: commitId, last_known_hash: hash });
 /** POST …/trash/restore */
@@ -129,6 +131,15 @@ const changeEntryOutput = z.object({
   at: z.string(),
   channel: z.string(),
   diff: z.string().nullable().describe("The API path of this change's own diff: the page's version before it → this one (null for a creation or deletion)"),
+});
+export const blameOutput = z.object({
+  path: z.string(),
+  content: z.string().describe("The file the ranges describe (frontmatter included)"),
+  ranges: z
+    .array(z.object({ start: z.number().int(), count: z.number().int(), commit: z.string().nullable().describe("null: not committed yet") }))
+    .describe("Runs of lines of the current file (1-based, frontmatter included), each last written by one version"),
+  commits: z.array(versionEntryOutput).describe("The versions the ranges name"),
+  truncated: z.boolean().describe("True when the page has more versions than were read: its oldest lines carry the oldest version read"),
 });
 export const changesOutput = z.object({ items: z.array(changeEntryOutput), next_cursor: z.string().nullable() });
 

@@ -72,7 +72,7 @@ import { errorOutput } from "../core/schemas.ts";
 import { pageOutput, treeNodeOutput, treeOutput, treeQuery } from "../content/schemas.ts";
 import { workspaceOutput, workspaceListOutput } from "../workspaces/workspace-schemas.ts";
 import { searchOutput } from "../search/schemas.ts";
-import { historyOutput, versionContentOutput, diffOutput, trashOutput, changesOutput } from "../history/schemas.ts";
+import { historyOutput, versionContentOutput, diffOutput, trashOutput, changesOutput, blameOutput } from "../history/schemas.ts";
 
 type Auth = "bearer" | "public" | "webhook-signature" | "ws-cookie";
 
@@ -164,6 +164,7 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["PageVersion", versionContentOutput],
   ["PageDiff", diffOutput],
   ["Trash", trashOutput],
+  ["Blame", blameOutput],
   ["Changes", changesOutput],
   ["Member", memberOutput],
   ["MemberList", memberListOutput],

@@ -62,6 +62,30 @@ describe.skipIf(!hasChromium)("page history in a real browser", () => {
     expect(await versions.first().textContent()).toContain("3 lines added, 1 removed");
     await screenshot(page, "history-01-panel");
 
+    // Who wrote each line: the rewritten lines name the newest version, the untouched closing line the first.
+    await panel.getByRole("button", { name: "Who wrote each line" }).click();
+    const blame = page.getByRole("dialog", { name: "Who wrote each line of story.md" });
+    const blameTable = blame.getByRole("table", { name: "Lines and the versions that wrote them" });
+    await blameTable.waitFor();
+    const rows = blameTable.getByRole("row");
+    const versionOf = async (text: string) => {
+      const all = await rows.all();
+      let owner = "";
+      for (const row of all.slice(1)) {
+        const who = (await row.getByRole("cell").first().textContent()) ?? "";
+        if (who.trim() !== "") owner = who;
+        if ((await row.getByRole("cell").nth(2).textContent()) === text) return owner;
+      }
+      return null;
+    };
+    const ids = (await (await user.client.get(`/api/v1/workspaces/${user.workspaceId}/history?path=story.md`)).body.items).map((v: any) => v.commit.slice(0, 8));
+    expect(await versionOf("The third draft, rewritten.")).toContain(ids[0]);
+    expect(await versionOf("A new ending.")).toContain(ids[0]);
+    expect(await versionOf("A closing line.")).toContain(ids[2]);
+    await screenshot(page, "history-01b-blame");
+    await blame.getByRole("button", { name: "Close" }).click();
+    await blame.waitFor({ state: "hidden" });
+
     // The newest version's own changes: rendered first, then the source views with word highlights.
     await versions.first().getByRole("button", { name: "Show changes" }).click();
     const dialog = page.getByRole("dialog");

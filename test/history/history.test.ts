@@ -309,3 +309,45 @@ describe("bad input", () => {
     expect(byDate.body.items.map((c: any) => c.change)).toEqual(expect.arrayContaining(["created", "edited", "moved", "deleted"]));
   });
 });
+
+describe("blame", () => {
+  test("each line of a page renamed by a push and edited from two channels names the version that wrote it", async () => {
+    const create = await rw.owner.client.post(`/api/v1/content/${rw.ws.slug}/notes/blamed.md`, { title: "Blamed", body: "first line\nsecond line\n" });
+    expect(create.status).toBe(201);
+    await save(api, "notes/blamed.md", "first line\nsecond line, from the API\nthird line\n");
+    await idle();
+    await rw.ide.git(["pull", "--quiet", "origin", "main"]);
+    rw.ide.mv("notes/blamed.md", "notes/renamed.md");
+    await rw.ide.commit("Rename the notes", { name: "Ide Person", email: "ide@example.test" });
+    await rw.ide.push();
+    await pull();
+    const h = (await history("notes/renamed.md")).items;
+    const res = await rw.owner.client.get(`${base}/history/blame?path=notes/renamed.md`);
+    expect(res.status).toBe(200);
+    expect(res.body.truncated).toBe(false);
+    const byLine = (n: number) => res.body.ranges.find((r: any) => n >= r.start && n < r.start + r.count).commit;
+    const lines = rw.ide.readFile("notes/renamed.md")!.split("\n");
+    const at = (text: string) => lines.findIndex((l: string) => l === text) + 1;
+    const created = h.find((v: any) => v.change === "added").commit;
+    const apiSave = h.find((v: any) => v.channel === "api").commit;
+    expect(byLine(at("first line"))).toBe(created);
+    expect(byLine(at("second line, from the API"))).toBe(apiSave);
+    expect(byLine(at("third line"))).toBe(apiSave);
+    // Every commit a range names is described once, with its author and channel.
+    const named = new Set(res.body.ranges.map((r: any) => r.commit));
+    expect(new Set(res.body.commits.map((c: any) => c.commit))).toEqual(named);
+    expect(res.body.commits.find((c: any) => c.commit === apiSave)).toMatchObject({ channel: "api", author: { user_id: rw.owner.id } });
+  });
+
+  test("a page that does not exist is 404 and a bad path 400; someone outside the workspace sees 404", async () => {
+    const missing = await rw.owner.client.get(`${base}/history/blame?path=notes/nowhere.md`);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ error: "NOT_FOUND", message: "Page not found" });
+    const stranger = await registerUser(rw.server.url, { name: "Stranger", email: "stranger@example.test" });
+    const hidden = await stranger.client.get(`${base}/history/blame?path=notes/renamed.md`);
+    expect(hidden.status).toBe(404);
+    const bad = await rw.owner.client.get(`${base}/history/blame?path=../etc/passwd`);
+    expect(bad.status).toBe(400);
+  });
+});
+

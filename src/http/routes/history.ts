@@ -6,6 +6,8 @@ import type { Principal } from "../../core/principal.ts";
 import { historyAccess } from "../../history/access.ts";
 import { pageOutput } from "../../content/schemas.ts";
 import {
+  blameOutput,
+  blameQuery,
   changesOutput,
   changesQuery,
   diffOutput,
@@ -32,6 +34,7 @@ export function historyRoutes(services: Services) {
     .get("/:id/history", ({ principal, params, query }) => history.list(access(principal, params.id), query))
     .get("/:id/history/version", ({ principal, params, query }) => history.version(access(principal, params.id), query))
     .get("/:id/history/diff", ({ principal, params, query }) => history.diff(access(principal, params.id), query))
+    .get("/:id/history/blame", ({ principal, params, query }) => history.blame(access(principal, params.id), query))
     .post("/:id/history/restore", ({ principal, params, body }) => history.restore(access(principal, params.id), body))
     .get("/:id/trash", ({ principal, params }) => history.trash(access(principal, params.id)))
     .post("/:id/trash/restore", ({ principal, params, body }) => history.restoreTrash(access(principal, params.id), body))
@@ -43,6 +46,7 @@ export const historyDocs: RouteDocs = {
   "GET /api/v1/workspaces/:id/history": { summary: "A page's versions, newest first", tag: "history", query: historyQuery, response: historyOutput },
   "GET /api/v1/workspaces/:id/history/version": { summary: "A page as it was at a commit (?html=true adds its body rendered by the site's renderer)", tag: "history", query: versionQuery, response: versionContentOutput },
   "GET /api/v1/workspaces/:id/history/diff": { summary: "Diff of two versions of a page (or a version and the current file); ?words=true adds word highlights, ?rendered=true the rendered diff", tag: "history", query: diffQuery, response: diffOutput },
+  "GET /api/v1/workspaces/:id/history/blame": { summary: "Each line of a page's current file with the version that last wrote it", tag: "history", query: blameQuery, response: blameOutput },
   "POST /api/v1/workspaces/:id/history/restore": { summary: "Restore a version (hash-checked save)", tag: "history", body: restoreInput, response: pageOutput },
   "GET /api/v1/workspaces/:id/trash": { summary: "Deleted pages", tag: "history", response: trashOutput },
   "POST /api/v1/workspaces/:id/trash/restore": { summary: "Restore a deleted page", tag: "history", body: trashRestoreInput, response: pageOutput },

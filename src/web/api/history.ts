@@ -33,3 +33,8 @@ export const restoreFromTrash = (workspaceId: string, trashId: string) => post<P
 
 export const listChanges = (workspaceId: string, since: string, cursor?: string | null) =>
   get<Api.Changes>(`${workspaceBase(workspaceId)}/changes?${query({ since, cursor: cursor ?? undefined })}`);
+
+export type PageBlame = Api.Blame;
+
+/** Each line of the page's current file with the version that last wrote it. */
+export const blamePage = (workspaceId: string, path: string) => get<PageBlame>(`${workspaceBase(workspaceId)}/history/blame?${query({ path })}`);

@@ -159,6 +159,41 @@ export type AuthConfig = {
   ai_assist: boolean;
 };
 
+export type Blame = {
+  path: string;
+  /** The file the ranges describe (frontmatter included) */
+  content: string;
+  /** Runs of lines of the current file (1-based, frontmatter included), each last written by one version */
+  ranges: Array<{
+    start: number;
+    count: number;
+    /** null: not committed yet */
+    commit: string | null;
+  }>;
+  /** The versions the ranges name */
+  commits: Array<{
+    commit: string;
+    page_id: string | null;
+    path: string;
+    /** Set when this version moved the page */
+    old_path: string | null;
+    change: "added" | "modified" | "deleted" | "renamed";
+    author: {
+      name: string;
+      email: string;
+      user_id: string | null;
+    };
+    /** ISO time of the commit */
+    at: string;
+    message: string;
+    channel: "web" | "api" | "mcp" | "git" | "restore" | "recovery" | "import";
+    added: number;
+    removed: number;
+  }>;
+  /** True when the page has more versions than were read: its oldest lines carry the oldest version read */
+  truncated: boolean;
+};
+
 export type Changes = {
   items: Array<{
     commit: string;

@@ -8,6 +8,7 @@ import { messageOf } from "../api/client.ts";
 import { diffVersions, listVersions, type VersionEntry } from "../api/history.ts";
 import type { Page, Workspace } from "../api/types.ts";
 import { Notice, Spinner } from "../ui/controls.tsx";
+import { BlameDialog } from "./BlameDialog.tsx";
 import { DiffDialog } from "./DiffDialog.tsx";
 import { RestoreDialog } from "./RestoreDialog.tsx";
 import { shortCommit, when } from "./format.ts";
@@ -42,6 +43,7 @@ export default function HistoryPanel(props: Props) {
   const [message, setMessage] = useState<{ kind: "success" | "error"; text: string } | null>(null);
   const { shown, show: showDiff, close: closeDiff } = useShownDiff();
   const [restoring, setRestoring] = useState<VersionEntry | null>(null);
+  const [blaming, setBlaming] = useState(false);
   const read = useCallback((after: string | null) => listVersions(workspace.id, path, after), [workspace.id, path]);
   const { items, cursor, busy, error, load } = usePagedList(read, (page) => setIndexing(page.indexing));
   useEffect(() => {
@@ -56,6 +58,9 @@ export default function HistoryPanel(props: Props) {
         <h2>History</h2>
         <button type="button" className="btn btn-small" onClick={() => void load(null)} disabled={busy}>
           Refresh
+        </button>
+        <button type="button" className="btn btn-small" onClick={() => setBlaming(true)}>
+          Who wrote each line
         </button>
         <button type="button" className="btn btn-small" onClick={props.onClose} aria-label="Close history">
           Close
@@ -125,6 +130,7 @@ export default function HistoryPanel(props: Props) {
         </button>
       )}
       <DiffDialog shown={shown} onClose={closeDiff} />
+      {blaming && <BlameDialog workspaceId={workspace.id} path={path} onClose={() => setBlaming(false)} />}
       {restoring && (
         <RestoreDialog
           workspace={workspace}
