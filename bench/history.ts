@@ -94,7 +94,7 @@ let filling = true;
 void fill.then(() => (filling = false));
 while (filling) {
   const s = performance.now();
-  history.versions(access, "section-1/page-1.md", 50);
+  await history.versions(access, "section-1/page-1.md", 50);
   during.push(performance.now() - s);
   await Bun.sleep(50);
 }
@@ -109,19 +109,19 @@ const lists: number[] = [];
 for (let i = 0; i < 2000; i++) {
   const p = 1 + Math.floor(Math.random() * (PAGES - 1));
   const s = performance.now();
-  history.versions(access, `section-${p % 40}/page-${p}.md`, 50);
+  await history.versions(access, `section-${p % 40}/page-${p}.md`, 50);
   lists.push(performance.now() - s);
 }
 lists.sort((a, b) => a - b);
 console.log(`history list (50 newest, random page): p50 ${fmt(pct(lists, 50))}, p99 ${fmt(pct(lists, 99))} (budget p99 < 20 ms)`);
 
-const big = history.versions(access, "section-0/page-0.md", 100);
+const big = await history.versions(access, "section-0/page-0.md", 100);
 const deep: number[] = [];
 let cursor: string | undefined;
 let pagesRead = 0;
 do {
   const s = performance.now();
-  const page = history.versions(access, "section-0/page-0.md", 100, cursor);
+  const page = await history.versions(access, "section-0/page-0.md", 100, cursor);
   deep.push(performance.now() - s);
   cursor = page.next_cursor ?? undefined;
   pagesRead += page.items.length;

@@ -101,7 +101,7 @@ export async function runHistory(opts: { workspaceId: string; path: string; limi
       await index.idle(workspace.id);
     }
     try {
-      return new HistoryService({ db, ledger, index }).versions(operatorAccess(workspace), opts.path, limit);
+      return await new HistoryService({ db, ledger, index }).versions(operatorAccess(workspace), opts.path, limit);
     } catch (error) {
       throw asCommandError(error);
     }

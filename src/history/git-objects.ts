@@ -52,9 +52,14 @@ export class GitObjects implements CommitSource {
   }
 
   async head(): Promise<string | null> {
+    return this.resolve("HEAD");
+  }
+
+  /** The commit a ref names, or null when it does not exist. */
+  async resolve(ref: string): Promise<string | null> {
     const git = await loadGit();
     try {
-      return await git.resolveRef({ fs, dir: this.dir, ref: "HEAD" });
+      return await git.resolveRef({ fs, dir: this.dir, ref });
     } catch {
       return null;
     }

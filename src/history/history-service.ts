@@ -10,6 +10,7 @@ import { agentPagePath, normalizePagePath } from "../content/paths.ts";
 import { assertRight, type ContentAccess } from "../content/rights.ts";
 import { restoreMessage } from "./channel.ts";
 import { blame } from "./blame.ts";
+import { localOnly } from "./remote-reach.ts";
 import { blameQuery, changesQuery, diffQuery, historyQuery, restoreInput, trashRestoreInput, versionQuery, type VersionEntry } from "./schemas.ts";
 import { renderedDiff, renderVersion } from "./rendered.ts";
 import { decode, frontmatterChanges, frontmatterOf, lineStats, unifiedDiff, wordChanges } from "./text-diff.ts";
@@ -34,18 +35,21 @@ interface HistoryPage {
 }
 
 export class HistoryService {
+  /** Per workspace: the last answer of `localOnly`, for the HEAD and remote commit it was computed for. */
+  private readonly reach = new Map<string, { key: string; local: Set<string> | null }>();
+
   constructor(private readonly deps: { db: Db; ledger: ContentLedger; index: VersionIndex }) {}
 
   // ---- reads -------------------------------------------------------------------------------
 
-  list(access: ContentAccess, query: unknown): HistoryPage {
+  list(access: ContentAccess, query: unknown): Promise<HistoryPage> {
     assertRight(access, "read");
     const q = parseInput(historyQuery, query);
     return this.versions(access, q.path, q.limit, q.cursor);
   }
 
   /** A page's versions, newest first (the MCP tool calls this with its own defaults). */
-  versions(access: ContentAccess, rawPath: string, limit: number, cursor?: string): HistoryPage {
+  async versions(access: ContentAccess, rawPath: string, limit: number, cursor?: string): Promise<HistoryPage> {
     assertRight(access, "read");
     const ws = access.workspace.id;
     const path = normalizePagePath(agentPagePath(rawPath));
@@ -60,7 +64,7 @@ export class HistoryService {
     const shown = more ? rows.slice(0, limit) : rows;
     const last = shown[shown.length - 1];
     return {
-      items: this.present(ws, shown),
+      items: this.present(ws, shown, await this.notOnRemote(access)),
       next_cursor: more && last ? encodeCursor([String(last.at), String(last.rank), last.commit_id]) : null,
       indexing,
       git,
@@ -150,7 +154,7 @@ export class HistoryService {
     steps.push({ commit: null, text: current.text });
     const ranges = blame(steps);
     const named = new Set(ranges.map((r) => r.commit));
-    return { path, content: current.text, ranges, commits: this.present(ws, read.filter((r) => named.has(r.commit_id)).reverse()), truncated };
+    return { path, content: current.text, ranges, commits: this.present(ws, read.filter((r) => named.has(r.commit_id)).reverse(), await this.notOnRemote(access)), truncated };
   }
 
   // ---- restore -----------------------------------------------------------------------------
@@ -383,7 +387,26 @@ export class HistoryService {
     );
   }
 
-  private present(ws: string, rows: VersionRow[]): VersionEntry[] {
+  /**
+   * The commits of the local history the remote does not hold (not pushed yet, or removed from it
+   * by a force-push); null when the workspace has no remote or it was never fetched, or the walk
+   * was too long to answer. Computed once per pair of HEAD and remote commits.
+   */
+  private async notOnRemote(access: ContentAccess): Promise<Set<string> | null> {
+    const ws = access.workspace;
+    if (!ws.git_remote) return null;
+    const git = this.deps.index.git(ws.id);
+    const [head, remote] = await Promise.all([git.head(), git.resolve(`refs/remotes/origin/${ws.git_branch}`)]);
+    if (!head || !remote) return null;
+    const key = `${head}:${remote}`;
+    const cached = this.reach.get(ws.id);
+    if (cached?.key === key) return cached.local;
+    const local = head === remote ? new Set<string>() : await localOnly((oid) => git.commit(oid), head, remote);
+    this.reach.set(ws.id, { key, local });
+    return local;
+  }
+
+  private present(ws: string, rows: VersionRow[], notOnRemote: Set<string> | null): VersionEntry[] {
     const people = this.members(ws, rows);
     return rows.map((r) => ({
       commit: r.commit_id,
@@ -397,6 +420,7 @@ export class HistoryService {
       channel: r.channel,
       added: r.added,
       removed: r.removed,
+      on_remote: notOnRemote === null ? null : !notOnRemote.has(r.commit_id),
     }));
   }
 

@@ -80,6 +80,10 @@ const versionEntryOutput = z.object({
   channel: z.enum(CHANNELS as [string, ...string[]]),
   added: z.number().int(),
   removed: z.number().int(),
+  on_remote: z
+    .boolean()
+    .nullable()
+    .describe("False: the git remote does not hold this version (not pushed yet, or removed by a force-push); null: no remote to ask"),
 });
 export const historyOutput = z.object({
   items: z.array(versionEntryOutput),

@@ -189,6 +189,8 @@ export type Blame = {
     channel: "web" | "api" | "mcp" | "git" | "restore" | "recovery" | "import";
     added: number;
     removed: number;
+    /** False: the git remote does not hold this version (not pushed yet, or removed by a force-push); null: no remote to ask */
+    on_remote: boolean | null;
   }>;
   /** True when the page has more versions than were read: its oldest lines carry the oldest version read */
   truncated: boolean;
@@ -311,6 +313,8 @@ export type History = {
     channel: "web" | "api" | "mcp" | "git" | "restore" | "recovery" | "import";
     added: number;
     removed: number;
+    /** False: the git remote does not hold this version (not pushed yet, or removed by a force-push); null: no remote to ask */
+    on_remote: boolean | null;
   }>;
   next_cursor: string | null;
   /** True while the history is still being read from git: older versions may be missing */

@@ -86,6 +86,11 @@ export default function HistoryPanel(props: Props) {
                   <div>
                     <strong>{v.author.name || v.author.email}</strong> <span className={`channel channel-${v.channel}`}>{CHANNEL_LABEL[v.channel] ?? v.channel}</span>
                     {i === 0 && <span className="channel channel-current">Current</span>}
+                    {v.on_remote === false && (
+                      <span className="channel channel-local" title="The git remote does not hold this version: not pushed yet, or removed from the remote by a force-push">
+                        Not on the remote
+                      </span>
+                    )}
                     <div className="muted">
                       <time dateTime={v.at}>{when(v.at)}</time> · <code>{shortCommit(v.commit)}</code>
                     </div>
