@@ -158,14 +158,15 @@ async function restoreThroughServer(dataDir: string, opts: { workspaceId: string
   const slug = (ws as { slug?: string } | null)?.slug;
   if (!slug) throw new CommandError(`No workspace with id ${opts.workspaceId} reachable with this key`, 1);
   const page = await fetch(`${base}/content/${slug}/${opts.path.replace(/^\//, "").split("/").map(encodeURIComponent).join("/")}`, { headers });
-  const current = (await page.json()) as { content_hash?: string; error?: { message?: string } };
-  if (!page.ok || !current.content_hash) throw new CommandError(current.error?.message ?? `could not read ${opts.path} (${page.status})`, 1);
+  const current = (await page.json()) as { content_hash?: string; message?: string };
+  if (!page.ok || !current.content_hash) throw new CommandError(current.message ?? `could not read ${opts.path} (${page.status})`, 1);
   const res = await fetch(`${base}/workspaces/${opts.workspaceId}/history/restore`, {
     method: "POST",
     headers,
     body: JSON.stringify({ path: opts.path, commit: opts.commit.toLowerCase(), last_known_hash: current.content_hash }),
   });
-  const body = (await res.json()) as { path: string; content_hash: string; error?: { message?: string } };
-  if (!res.ok) throw new CommandError(body.error?.message ?? `restore failed (${res.status})`, 1);
+  // The API's error shape: {error: "<CODE>", message}.
+  const body = (await res.json()) as { path: string; content_hash: string; message?: string };
+  if (!res.ok) throw new CommandError(body.message ?? `restore failed (${res.status})`, 1);
   return body;
 }
