@@ -16,6 +16,8 @@ import { decode, lineStats, pageIdOf } from "./text-diff.ts";
  * and new commits through in between, and resumed from the stored frontier after a restart.
  */
 const CHUNK = 200;
+/** Commits read object by object before `auto` starts git's log stream for the rest. */
+const SMALL_RUN = 64;
 /** Rank distance between successive new heads: more commits than this in one pull may tie on rank. */
 const HEAD_GAP = 1_000_000;
 
@@ -50,11 +52,13 @@ export class VersionIndex {
   private stopped = false;
 
   /**
-   * `reader`: how a backfill reads the history — `native` (the default: one `git log` stream when
-   * the git binary exists, isomorphic-git otherwise) or `isomorphic` (always isomorphic-git; the
-   * tests compare the two).
+   * `reader`: how the history is read — `auto` (the default: isomorphic-git for the first
+   * SMALL_RUN commits, which is all a save or a small pull brings, then one `git log` stream for
+   * the rest when the git binary exists: starting git costs more than reading a few commits, and
+   * far less than reading thousands object by object), `native` (the stream from the start) or
+   * `isomorphic` (never the stream). The tests compare the three.
    */
-  constructor(private readonly deps: { db: Db; log: Logger; workTree: (workspaceId: string) => string; reader?: "native" | "isomorphic" }) {}
+  constructor(private readonly deps: { db: Db; log: Logger; workTree: (workspaceId: string) => string; reader?: "auto" | "native" | "isomorphic"; smallRun?: number }) {}
 
   git(workspaceId: string): GitObjects {
     let objects = this.objects.get(workspaceId);
@@ -139,9 +143,13 @@ export class VersionIndex {
     // everything read so far, with room below it for the commits between it and what was read.
     const top = db.query<{ r: number | null }, [string]>("SELECT MAX(rank) AS r FROM history_commits WHERE workspace_id = ?").get(workspaceId)?.r ?? null;
     const isIndexed = db.query<{ rank: number }, [string, string]>("SELECT rank FROM history_commits WHERE workspace_id = ? AND commit_id = ?");
-    const source: CommitSource = (this.deps.reader !== "isomorphic" && NativeLog.open(git, [...frontier.keys()])) || git;
+    const reader = this.deps.reader ?? "auto";
+    let highest = top;
+    if (reader !== "native") highest = await this.walk(workspaceId, git, frontier, highest, isIndexed, reader === "auto" ? (this.deps.smallRun ?? SMALL_RUN) : Infinity);
+    if (frontier.size === 0 || this.stopped) return;
+    const source: CommitSource = NativeLog.open(git, [...frontier.keys()]) || git;
     try {
-      await this.walk(workspaceId, source, frontier, top, isIndexed);
+      await this.walk(workspaceId, source, frontier, highest, isIndexed, Infinity);
     } finally {
       source.close();
     }
@@ -153,14 +161,16 @@ export class VersionIndex {
     frontier: Map<string, Frontier>,
     top: number | null,
     isIndexed: { get(workspaceId: string, oid: string): { rank: number } | null },
-  ): Promise<void> {
-    while (frontier.size > 0 && !this.stopped) {
+    budget: number,
+  ): Promise<number | null> {
+    let left = budget;
+    while (frontier.size > 0 && !this.stopped && left > 0) {
       const rows: VersionRow[] = [];
       const done: Array<{ oid: string; rank: number }> = [];
       const ranks = new Map<string, number>();
       const rankOf = (oid: string) => ranks.get(oid) ?? isIndexed.get(workspaceId, oid)?.rank ?? null;
       const added = new Map<string, Frontier>();
-      for (let n = 0; n < CHUNK && frontier.size > 0; n++) {
+      for (let n = 0; n < CHUNK && frontier.size > 0 && left > 0; n++, left--) {
         let oid = "";
         let best: Frontier | null = null;
         for (const [k, v] of frontier) if (best === null || v.at > best.at) [oid, best] = [k, v];
@@ -191,6 +201,7 @@ export class VersionIndex {
       this.write(workspaceId, rows, done, added);
       await new Promise((r) => setImmediate(r));
     }
+    return top;
   }
 
   private write(workspaceId: string, rows: VersionRow[], done: Array<{ oid: string; rank: number }>, added: Map<string, Frontier>): void {

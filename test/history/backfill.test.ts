@@ -50,11 +50,12 @@ interface Indexed {
   db: Db;
   index: VersionIndex;
 }
-function indexOf(work: string, reader: "native" | "isomorphic"): Indexed {
+function indexOf(work: string, reader: "native" | "isomorphic" | "auto"): Indexed {
   const db = openDatabase(join(root, `${reader}-${Math.random().toString(36).slice(2)}.db`));
   migrate(db);
   db.exec("PRAGMA foreign_keys = OFF"); // no workspace row: the index needs only the id
-  return { db, index: new VersionIndex({ db, log: silentLogger, workTree: () => work, reader }) };
+  // `auto` switches to git's log after 3 commits here, so the switch happens inside this small history.
+  return { db, index: new VersionIndex({ db, log: silentLogger, workTree: () => work, reader, smallRun: 3 }) };
 }
 const rows = (db: Db) => ({
   versions: db.query("SELECT * FROM page_versions ORDER BY workspace_id, commit_id, path").all(),
@@ -121,7 +122,7 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function backfill(reader: "native" | "isomorphic"): Promise<Indexed> {
+async function backfill(reader: "native" | "isomorphic" | "auto"): Promise<Indexed> {
   const x = indexOf(work, reader);
   await x.index.catchUp(WS);
   await x.index.idle(WS);
@@ -153,9 +154,10 @@ describe("backfill: native git log and isomorphic-git", () => {
     }
   });
 
-  test("both backfills write the same rows", async () => {
+  test("every reader writes the same rows (auto: isomorphic-git for the first commits, then git's log)", async () => {
     const a = await backfill("native");
     const b = await backfill("isomorphic");
+    const c = await backfill("auto");
     const ra = rows(a.db);
     expect(ra.versions.length).toBeGreaterThan(8);
     expect(ra.versions).toContainEqual(expect.objectContaining({ change: "renamed", path: "guide/getting-started.md", old_path: "guide/setup.md" }));
@@ -164,6 +166,7 @@ describe("backfill: native git log and isomorphic-git", () => {
     expect(ra.versions.some((v: any) => v.path.startsWith(".") || v.path.endsWith(".txt"))).toBe(false);
     expect(ra.versions).toEqual(rows(b.db).versions);
     expect(ra.commits).toEqual(rows(b.db).commits);
+    expect(rows(c.db)).toEqual(ra);
     expect(ra.frontier).toEqual([]);
 
     // New heads afterwards (a save, then a pull with a merge): read by each the same way.
@@ -174,18 +177,17 @@ describe("backfill: native git log and isomorphic-git", () => {
     write(work, "archive/new.md", page("01HZX3K8R2V6J9Q4T7W1Y5B0AC", "New", "Edited on the server."));
     await commit(work, "Update archive/new.md via web editor");
     const saved = await git(work, ["rev-parse", "HEAD"]);
-    for (const x of [a, b]) x.index.committed(WS, saved);
-    await a.index.idle(WS);
-    await b.index.idle(WS);
+    for (const x of [a, b, c]) x.index.committed(WS, saved);
+    for (const x of [a, b, c]) await x.index.idle(WS);
     await git(work, ["pull", "-q", "--no-rebase", "--no-edit", "origin", "main"]);
     const merged = await git(work, ["rev-parse", "HEAD"]);
-    for (const x of [a, b]) x.index.committed(WS, merged);
-    await a.index.idle(WS);
-    await b.index.idle(WS);
+    for (const x of [a, b, c]) x.index.committed(WS, merged);
+    for (const x of [a, b, c]) await x.index.idle(WS);
     const after = rows(a.db);
     expect(after.versions.length).toBe(ra.versions.length + 2);
     expect(after).toEqual(rows(b.db));
-    for (const x of [a, b]) {
+    expect(after).toEqual(rows(c.db));
+    for (const x of [a, b, c]) {
       await x.index.stop();
       x.db.close();
     }
