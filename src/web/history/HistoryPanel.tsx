@@ -45,7 +45,8 @@ export default function HistoryPanel(props: Props) {
   const [restoring, setRestoring] = useState<VersionEntry | null>(null);
   const [blaming, setBlaming] = useState(false);
   const read = useCallback((after: string | null) => listVersions(workspace.id, path, after), [workspace.id, path]);
-  const { items, cursor, busy, error, load } = usePagedList(read, (page) => setIndexing(page.indexing));
+  const [noGit, setNoGit] = useState(false);
+  const { items, cursor, busy, error, load } = usePagedList(read, (page) => (setIndexing(page.indexing), setNoGit(!page.git)));
   useEffect(() => {
     void load(null);
   }, [load, props.version]);
@@ -68,6 +69,7 @@ export default function HistoryPanel(props: Props) {
       </div>
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
       {error !== null && <Notice kind="error">{messageOf(error)}</Notice>}
+      {noGit && <Notice>This workspace keeps no git history, so there are no earlier versions to list. The page's Activity shows who changed it and when.</Notice>}
       {indexing && <Notice>The history is still being read from git: older versions may be missing for now.</Notice>}
       {items === null ? (
         <Spinner label="Loading history" />
