@@ -30,6 +30,8 @@ import { contentAccess } from "../src/content/access.ts";
 import { ms, percentile, printTable, REPO, timeEach, type Row } from "./harness.ts";
 
 const N = Number(process.argv[2] ?? 300);
+/** What tools/list must list: the tools of the committed snapshot (test/mcp/http.test.ts keeps it current). */
+const TOOL_COUNT = ((await Bun.file(join(REPO, "test/mcp/tools-list.snapshot.json")).json()) as unknown[]).length;
 
 /**
  * A bare JSON-RPC client on a child's stdin/stdout, one message a line: what any MCP client must
@@ -231,7 +233,7 @@ for (let i = 0; i < 15; i++) {
   bare.notify("notifications/initialized");
   const listed = await bare.request("tools/list");
   startsBare.push(performance.now() - t);
-  if ((listed as { tools: unknown[] }).tools.length !== 26) throw new Error("tools/list did not list the 26 tools");
+  if ((listed as { tools: unknown[] }).tools.length !== TOOL_COUNT) throw new Error(`tools/list did not list the ${TOOL_COUNT} tools`);
   startCpu.push(await bare.close());
   t = performance.now();
   const legacy = new LegacyClient({ name: "bench", version: "1" });
