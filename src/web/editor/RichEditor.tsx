@@ -6,6 +6,9 @@
 import { forwardRef, useEffect, useImperativeHandle, useMemo, useRef, useState } from "react";
 import type { Editor } from "@tiptap/core";
 import { imageFiles } from "./image-upload.ts";
+import { cleanPastedHtml, looksLikeMarkdown, MAX_PASTE_HTML } from "./paste-clean.ts";
+import { splitBlocks } from "../markdown/split.ts";
+import { blockToNode } from "../markdown/to-doc.ts";
 import { PagePicker, wikilinkFor, type PickablePage } from "./PagePicker.tsx";
 import { EditorContent, useEditor } from "@tiptap/react";
 import StarterKit from "@tiptap/starter-kit";
@@ -92,11 +95,33 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
       injectNonce: cspNonce(),
       editorProps: {
         attributes: { "aria-label": "Page content", role: "textbox", "aria-multiline": "true", class: "prose" },
-        handlePaste: (_view, event) => {
-          const files = imageFiles(event.clipboardData?.files);
-          if (files.length === 0 || !callbacks.current.uploadImage) return false;
+        // What other programs put on the clipboard is cleaned before ProseMirror parses it (paste-clean.ts).
+        transformPastedHTML: (html) => cleanPastedHtml(html) ?? "",
+        handlePaste: (view, event) => {
+          const data = event.clipboardData;
+          const files = imageFiles(data?.files);
+          if (files.length > 0 && callbacks.current.uploadImage) {
+            event.preventDefault();
+            insertImages(files, null);
+            return true;
+          }
+          const html = data?.getData("text/html") ?? "";
+          const text = data?.getData("text/plain") ?? "";
+          // A code editor's copy (styled spans) and an oversized document are pasted as their text;
+          // Markdown text becomes the blocks it describes.
+          const asText = html === "" || html.length > MAX_PASTE_HTML || (data?.types ?? []).includes("vscode-editor-data");
+          if (!asText || text === "" || view.state.selection.$from.parent.type.spec.code) return false;
+          if (looksLikeMarkdown(text)) {
+            const nodes = splitBlocks(text).blocks.map(blockToNode);
+            if (nodes.length > 0 && editorRef.current) {
+              event.preventDefault();
+              editorRef.current.chain().focus().insertContent(nodes).run();
+              return true;
+            }
+          }
+          if (html === "") return false;
           event.preventDefault();
-          insertImages(files, null);
+          view.pasteText(text);
           return true;
         },
         handleDrop: (view, event, _slice, moved) => {
