@@ -4,6 +4,8 @@ import { httpCore } from "../core.ts";
 import type { Principal } from "../../core/principal.ts";
 import type { SitePlace } from "../../publish/site-mcp/site-reader.ts";
 import type { RouteDocs } from "../openapi.ts";
+import { ForbiddenError } from "../../core/errors.ts";
+import { foreignToLocalInstance } from "../local-host.ts";
 
 type Handler = ReturnType<typeof import("../../mcp/site-http-handler.ts").siteMcpHandler>;
 
@@ -45,6 +47,7 @@ export function siteMcpRoutes(services: Services) {
     .post(
       `/p/:slug${SITE_MCP_TAIL}`,
       async ({ request, params, principal }) => {
+        if (foreignToLocalInstance(request, services.config.baseUrl)) throw new ForbiddenError("This server answers only requests for this machine's own address");
         const reader: Principal | null = principal ?? services.site.cookies.principal(request.headers.get("cookie"), Date.now());
         return answer(request, params.slug, reader);
       },
