@@ -282,7 +282,7 @@ const stdioSdk = await stdioCalls("MCP stdio (compiled, SDK client)", sdk as nev
 await sdk.close();
 rows.push({ measure: "load average at the end", value: load() });
 
-rows.push({ measure: "tools/list size", value: `${Math.round(listChars / 4)} tokens`, note: `${listChars} characters, ${TOOL_COUNT} tools` });
+rows.push({ measure: "tools/list size", value: `${Math.round(listChars / 4)} tokens`, note: `${listChars} characters, ${tools.tools.length} tools (HTTP, the key's scopes)` });
 const added = (label: string, a: { read: number; search: number; update: number }, b: { read: number; search: number; update: number }) =>
   rows.push({ measure: `added p50 ${label}`, value: `${ms(a.read - b.read)} / ${ms(a.search - b.search)} / ${ms(a.update - b.update)}`, note: "read / search / update" });
 added("MCP HTTP 2026 over REST", httpModern, rest);
