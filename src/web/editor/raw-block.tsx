@@ -7,6 +7,8 @@ import { Node, mergeAttributes } from "@tiptap/core";
 import { NodeViewWrapper, ReactNodeViewRenderer, type ReactNodeViewProps } from "@tiptap/react";
 import { useLayoutEffect, useRef } from "react";
 
+const SIZED_BY_CSS = typeof CSS !== "undefined" && CSS.supports("field-sizing", "content");
+
 const LABELS: Record<string, string> = {
   directive: "Component",
   table: "Table",
@@ -25,6 +27,9 @@ function RawBlockView({ node, updateAttributes, editor }: ReactNodeViewProps) {
   const text = String(node.attrs.text ?? "");
   const kind = String(node.attrs.kind ?? "other");
   useLayoutEffect(() => {
+    // Where CSS sizes the text area to its content (styles.css), nothing to do: measuring here
+    // forces a layout per block, which made a page with 150 such blocks open ~170 ms slower.
+    if (SIZED_BY_CSS) return;
     const el = ref.current;
     if (!el) return;
     el.style.height = "auto";

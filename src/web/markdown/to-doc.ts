@@ -187,8 +187,12 @@ export function blockToNode(source: SourceBlock): PMNode {
     if (e instanceof Unsupported) return rawBlock(source);
     throw e;
   }
-  // Faithfulness: written back, the block must render exactly as the original does.
+  // Faithfulness: written back, the block must render exactly as the original does. Written back
+  // byte for byte it does, without rendering either (most blocks of a page in the editor's own
+  // style: opening a long page renders only the blocks that would change).
+  const written = serializeBlock(node, hintFrom(source));
+  if (written === source.text) return node;
   const original = normalizeHtml(Parser.parse([source.token]));
-  const rewritten = normalizeHtml(marked.parse(serializeBlock(node, hintFrom(source)), { gfm: true, async: false }) as string);
+  const rewritten = normalizeHtml(marked.parse(written, { gfm: true, async: false }) as string);
   return original === rewritten ? node : rawBlock(source);
 }
