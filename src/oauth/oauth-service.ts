@@ -207,13 +207,12 @@ export class OAuthService {
     return row;
   }
 
-  /** The workspaces a person may hand to a client: those they reach in the organization they are signed in to. */
-  private reachable(userId: string, orgId: string) {
+  /** The workspaces a person may hand to a client: every one they reach now, with their role. */
+  private reachable(userId: string) {
     const rows = this.deps.workspaces.listReachableBy(userId, { onlyId: null, afterId: null, limit: 1000 });
     return rows.flatMap((w) => {
-      if (w.org_id !== orgId) return [];
       const role = this.deps.permissions.roleIn(userId, w);
-      return role === null ? [] : [{ id: w.id, slug: w.slug, name: w.name, role }];
+      return role === null ? [] : [{ id: w.id, slug: w.slug, name: w.name, role, org_id: w.org_id }];
     });
   }
 
@@ -233,7 +232,7 @@ export class OAuthService {
       redirect_host: new URL(row.redirect_uri).host,
       metadata_document: row.client_id.includes("://"),
       scopes: parseScopes(row.scopes),
-      workspaces: this.reachable(principal.userId, principal.orgId),
+      workspaces: this.reachable(principal.userId).map(({ org_id: _org, ...w }) => w),
       consent_token: consentToken,
     };
   }
@@ -256,15 +255,19 @@ export class OAuthService {
     const scopes = OAUTH_SCOPES.filter((s) => input.scopes.includes(s));
     if (scopes.length === 0) throw new ForbiddenError("Choose at least one scope, or deny");
     if (scopes.some((s) => !asked.includes(s))) throw new ForbiddenError("A scope the application did not ask for cannot be given");
-    const reachable = new Set(this.reachable(principal.userId, principal.orgId).map((w) => w.id));
+    const reachable = new Map(this.reachable(principal.userId).map((w) => [w.id, w.org_id]));
     const workspaceIds = [...new Set(input.workspace_ids)];
     if (workspaceIds.length === 0) throw new ForbiddenError("Choose at least one workspace, or deny");
     if (workspaceIds.some((id) => !reachable.has(id))) throw new NotFoundError("Workspace not found");
+    // A grant acts inside one organization, like an API key (a key reaches no other organization).
+    const orgs = new Set(workspaceIds.map((id) => reachable.get(id)!));
+    if (orgs.size > 1) throw new ForbiddenError("Choose workspaces of one organization; connect the app again for another");
+    const orgId = [...orgs][0]!;
     const code = randomToken(32);
     db.query(
       `INSERT INTO oauth_codes (code_hash, client_id, user_id, org_id, client_name, redirect_uri, code_challenge, resource, scopes, workspace_ids, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(sha256Hex(code), row.client_id, principal.userId, principal.orgId, row.client_name, row.redirect_uri, row.code_challenge, row.resource, scopes.join(" "), JSON.stringify(workspaceIds), nowMs + CODE_TTL_MS);
+    ).run(sha256Hex(code), row.client_id, principal.userId, orgId, row.client_name, row.redirect_uri, row.code_challenge, row.resource, scopes.join(" "), JSON.stringify(workspaceIds), nowMs + CODE_TTL_MS);
     return { redirect_to: this.redirectWith(row.redirect_uri, { code, state }) };
   }
 
@@ -380,8 +383,6 @@ export class OAuthService {
     if (!claims) return null;
     const grant = this.deps.grants.get(claims.grantId);
     if (!grant || grant.user_id !== claims.userId || grant.client_id !== claims.clientId || grant.org_id !== claims.orgId) return null;
-    const member = this.deps.db.query<{ n: number }, [string, string]>("SELECT COUNT(*) AS n FROM org_members WHERE org_id = ? AND user_id = ?").get(grant.org_id, grant.user_id);
-    if (!member || member.n === 0) return null;
     const granted = parseScopes(grant.scopes);
     const workspaceIds = JSON.parse(grant.workspace_ids) as string[];
     this.deps.grants.touch(grant.id, nowMs);
