@@ -6,11 +6,11 @@ import { OAUTH_SCOPES, type OAuthScope } from "./schemas.ts";
  * MCP access tokens live 10 minutes: a client refreshes without the person, and a revoked grant
  * is refused at once anyway (its row is looked up on every request).
  */
-export const MCP_ACCESS_TOKEN_TTL_SEC = 600;
+const MCP_ACCESS_TOKEN_TTL_SEC = 600;
 /** RFC 9068's type: a web session's token (typ JWT, aud quire) can never pass for one of these. */
 const TOKEN_TYPE = "at+jwt";
 
-export interface McpTokenClaims {
+interface McpTokenClaims {
   userId: string;
   orgId: string;
   grantId: string;

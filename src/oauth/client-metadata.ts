@@ -7,9 +7,9 @@ import { OAuthProtocolError } from "./errors.ts";
 import { checkRedirectUri } from "./redirect-uris.ts";
 
 /** A metadata document larger than this is refused (the documents are a few hundred bytes). */
-export const CLIENT_METADATA_MAX_BYTES = 16 * 1024;
+const CLIENT_METADATA_MAX_BYTES = 16 * 1024;
 /** The whole fetch (connect, headers, body) must finish within this. */
-export const CLIENT_METADATA_TIMEOUT_MS = 5_000;
+const CLIENT_METADATA_TIMEOUT_MS = 5_000;
 /** Cache-Control max-age is honoured up to this; a document without one is kept this long. */
 const MAX_CACHE_MS = 24 * 3600 * 1000;
 const DEFAULT_CACHE_MS = 5 * 60 * 1000;

@@ -3,7 +3,7 @@
  * `{error, error_description}`), which every OAuth client parses, not in the API's error shape;
  * so these are not AppErrors and only the OAuth routes map them (docs/decisions/mcp-authorization.md).
  */
-export type OAuthErrorCode =
+type OAuthErrorCode =
   | "invalid_request"
   | "invalid_client"
   | "invalid_grant"

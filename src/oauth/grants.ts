@@ -7,7 +7,7 @@ import { REFRESH_GRACE_MS } from "../identity/sessions.ts";
 import type { OAuthScope } from "./schemas.ts";
 
 /** A grant's refresh token lasts 30 days from its last use (each use rotates it). */
-export const OAUTH_REFRESH_TTL_MS = 30 * 24 * 3600 * 1000;
+const OAUTH_REFRESH_TTL_MS = 30 * 24 * 3600 * 1000;
 /** How many rotations inside the grace window are followed to find the live successor. */
 const MAX_GRACE_STEPS = 4;
 /** last_used_at is written at most this often per grant. */
@@ -26,7 +26,7 @@ export interface GrantRow {
   last_used_at: string | null;
 }
 
-export type GrantRotation = { kind: "rotated"; grant: GrantRow; refreshToken: string } | { kind: "invalid" } | { kind: "replayed" };
+type GrantRotation = { kind: "rotated"; grant: GrantRow; refreshToken: string } | { kind: "invalid" } | { kind: "replayed" };
 
 /**
  * Grants — what a person let one client do: scopes and workspaces, as consented — and their

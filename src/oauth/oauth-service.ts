@@ -19,7 +19,7 @@ import type { z } from "zod";
 /** A pending authorization waits this long for the person's consent. */
 const REQUEST_TTL_MS = 10 * 60 * 1000;
 /** An authorization code must be exchanged within this (and only once). */
-export const CODE_TTL_MS = 60 * 1000;
+const CODE_TTL_MS = 60 * 1000;
 const PKCE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const PKCE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -55,7 +55,7 @@ interface CodeRow {
   grant_id: string | null;
 }
 
-export interface TokenAnswer {
+interface TokenAnswer {
   access_token: string;
   token_type: "Bearer";
   expires_in: number;
