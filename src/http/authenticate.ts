@@ -26,7 +26,11 @@ class CredentialResolver {
     return this.verified.size;
   }
 
-  resolve(header: string | null, nowMs: number): Principal | null | Promise<Principal | null> {
+  /**
+   * `path` is the request's: at `/mcp` (and only there, its audience) a token that is not a web
+   * session's may be an MCP access token from Quire's authorization server (src/oauth/).
+   */
+  resolve(header: string | null, nowMs: number, path?: string): Principal | null | Promise<Principal | null> {
     const credential = bearer(header);
     if (!credential) return null;
     if (credential.startsWith(API_KEY_PREFIX)) return this.services.apiKeys.authenticate(credential, Math.floor(nowMs / 1000));
@@ -35,12 +39,12 @@ class CredentialResolver {
       if (hit.expMs > nowMs) return this.sessionPrincipal(hit, nowMs);
       this.verified.delete(credential);
     }
-    return this.verify(credential, nowMs);
+    return this.verify(credential, nowMs, path === "/mcp");
   }
 
-  private async verify(token: string, nowMs: number): Promise<Principal | null> {
+  private async verify(token: string, nowMs: number, mcp: boolean): Promise<Principal | null> {
     const claims = await this.services.tokens.verify(token);
-    if (!claims) return null;
+    if (!claims) return mcp ? this.services.oauth.authenticate(token, nowMs) : null;
     const exp = decodeJwt(token).exp;
     if (typeof exp === "number") {
       if (this.verified.size >= MAX_CACHED_TOKENS) this.evict(nowMs);

@@ -5,7 +5,6 @@ import { httpCore } from "../core.ts";
 import { ForbiddenError, UnauthorizedError } from "../../core/errors.ts";
 import { requireSession } from "../guards.ts";
 import { basename } from "node:path";
-import { nowMs } from "../../core/clock.ts";
 import { mcpHttp, type McpHttpOptions } from "../../mcp/http.ts";
 import { mcpClientConfigOutput } from "../../ai/schemas.ts";
 import type { RouteDocs } from "../openapi.ts";
@@ -38,13 +37,14 @@ export function mcpRoutes(services: Services, opts: McpHttpOptions & { oauth?: b
     opts.oauth
       ? `Bearer resource_metadata="${resourceMetadataUrl}", scope="read write delete admin"${tokenGiven ? ', error="invalid_token", error_description="the access token is not valid for this resource"' : ""}`
       : API_KEY_CHALLENGE;
-  const serve = async ({ request, principal, ip, set }: { request: Request; principal: import("../../core/principal.ts").Principal | null; ip: string; set: { headers: Record<string, string | number> } }) => {
+  const serve = ({ request, principal, ip, set }: { request: Request; principal: import("../../core/principal.ts").Principal | null; ip: string; set: { headers: Record<string, string | number> } }) => {
     if (!mcp.originOk(request)) throw new ForbiddenError("This Origin may not call the MCP endpoint; add it to the server's MCP CORS origins");
-    let caller = principal;
-    const token = caller === null && opts.oauth ? bearerOf(request) : null;
-    if (token !== null) caller = await services.oauth.authenticate(token, nowMs());
+    // An MCP access token was resolved with the request (src/http/authenticate.ts); where no
+    // authorization server runs (`quire mcp-server`) it is not accepted.
+    const oauthToken = principal?.kind === "api_key" && principal.workspaceIds !== undefined;
+    const caller = oauthToken && !opts.oauth ? null : principal;
     if (caller === null || caller.kind !== "api_key") {
-      set.headers["www-authenticate"] = challenge(token !== null);
+      set.headers["www-authenticate"] = challenge(caller === null && bearerOf(request) !== null);
       Object.assign(set.headers, mcp.cors(request));
       throw new UnauthorizedError(
         caller === null
