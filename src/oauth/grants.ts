@@ -129,6 +129,14 @@ export class Grants {
     return { kind: "replayed" };
   }
 
+  /** Drops expired refresh tokens, then the grants left with none (see OAuthService.purgeExpired). */
+  purgeExpired(nowMs: number): number {
+    return this.db.transaction(() => {
+      this.db.query("DELETE FROM oauth_refresh_tokens WHERE expires_at <= ?").run(nowMs);
+      return this.db.query("DELETE FROM oauth_grants WHERE NOT EXISTS (SELECT 1 FROM oauth_refresh_tokens t WHERE t.grant_id = oauth_grants.id)").run().changes;
+    })();
+  }
+
   /** Ends a grant: its refresh tokens go with it, and its access tokens are refused from now on. */
   delete(id: string): boolean {
     this.lastTouch.delete(id);

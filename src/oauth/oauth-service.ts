@@ -193,10 +193,19 @@ export class OAuthService {
     return url.href;
   }
 
+  /**
+   * Forgets what can never be used again, at most once a minute (on the next authorization):
+   * requests and codes past their life, and grants whose refresh tokens all expired (an app unused
+   * for 30 days), which would otherwise stay listed as connected.
+   */
   private purgeExpired(nowMs: number): void {
+    if (nowMs - this.purgedAt < 60_000) return;
+    this.purgedAt = nowMs;
     this.deps.db.query("DELETE FROM oauth_requests WHERE expires_at <= ?").run(nowMs);
     this.deps.db.query("DELETE FROM oauth_codes WHERE expires_at <= ? AND (used_at IS NULL OR used_at <= ?)").run(nowMs, nowMs - 24 * 3600 * 1000);
+    this.deps.grants.purgeExpired(nowMs);
   }
+  private purgedAt = 0;
 
   private pending(id: string, userId: string, nowMs: number): RequestRow {
     const row = this.deps.db.query<RequestRow, [string]>("SELECT * FROM oauth_requests WHERE id = ?").get(id);

@@ -3,11 +3,11 @@
  * discovery, an authorization from registration to a tool call, refresh, revocation, connected
  * apps, and the limits a token lives within (consented scopes and workspaces, the person's roles).
  */
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, setSystemTime, test } from "bun:test";
 import type { TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { memberWithRole } from "../access/support.ts";
-import { consentedCode, exchange, mcp, oauthServer, pkce, postForm, registerClient } from "./support.ts";
+import { authorize, consentedCode, exchange, mcp, oauthServer, pkce, postForm, registerClient } from "./support.ts";
 
 setDefaultTimeout(30_000);
 
@@ -183,6 +183,23 @@ describe("connected apps", () => {
     // The owner may revoke it for the organization.
     expect((await owner.client.delete(`/api/v1/oauth/grants/${seen.id}`)).status).toBe(204);
     expect((await mcp(server, t.access_token, "tools/list")).status).toBe(401);
+  });
+
+  test("an app unused for 30 days is forgotten: its refresh token is refused and it is no longer listed", async () => {
+    const person = await registerUser(server.url);
+    const t = await authorized(person);
+    expect((await person.client.get("/api/v1/oauth/grants")).body.items).toHaveLength(1);
+    try {
+      setSystemTime(new Date(Date.now() + 31 * 24 * 3600 * 1000));
+      // The next authorization request, anyone's, sweeps what expired.
+      const clientId = await registerClient(server, [REDIRECT]);
+      const started = await authorize(server, { client_id: clientId, redirect_uri: REDIRECT, code_challenge: pkce().challenge, code_challenge_method: "S256", resource: `${base}/mcp` });
+      expect(started.status).toBe(302);
+    } finally {
+      setSystemTime();
+    }
+    expect((await person.client.get("/api/v1/oauth/grants")).body.items).toEqual([]);
+    expect((await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: t.refresh_token })).body.error).toBe("invalid_grant");
   });
 
   test("an app's token cannot manage connected apps or reach the REST API", async () => {
