@@ -19,7 +19,7 @@ setDefaultTimeout(60_000);
 type Provider = OAuthClientProvider & { authorizationUrl?: URL; expectedState?: string };
 
 /** An in-memory provider, as a desktop app keeps these in its own storage. */
-function provider(redirectUrl: string, preset?: { client_id: string; issuer: string }): Provider {
+function provider(redirectUrl: string, preset?: { client_id: string; issuer: string }, clientName = "SDK Test Agent"): Provider {
   let clientInfo: any = preset;
   let tokens: any;
   let verifier = "";
@@ -29,7 +29,7 @@ function provider(redirectUrl: string, preset?: { client_id: string; issuer: str
       return redirectUrl;
     },
     get clientMetadata() {
-      return { client_name: "SDK Test Agent", redirect_uris: [redirectUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+      return { client_name: clientName, redirect_uris: [redirectUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
     },
     state() {
       p.expectedState = crypto.randomUUID();
@@ -165,6 +165,29 @@ describe.skipIf(!hasChromium)("the SDK client's OAuth flow against Quire, consen
     await client.close();
     const apps = await person.client.get("/api/v1/oauth/grants");
     expect(apps.body.items.map((a: { client_id: string }) => a.client_id)).toContain(clientId);
+    expectNoConsoleErrors(tab);
+  });
+
+  test("Revoke under Connected apps stops the app's very next call", async () => {
+    const p = provider(`http://127.0.0.1:${callback.port}/callback`, undefined, "Revocable Agent");
+    const client = await connectWithBrowser(p, (t) => approve(t, "Revocable Agent"));
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    const token = ((await p.tokens()) as { access_token: string }).access_token;
+    await tab.page.goto(`${server.url}/account`);
+    const row = tab.page.getByTestId("connected-app").filter({ hasText: "Revocable Agent" }).first();
+    await row.waitFor();
+    const before = await tab.page.getByTestId("connected-app").count();
+    tab.page.once("dialog", (d) => void d.accept());
+    await row.getByRole("button", { name: "Revoke" }).click();
+    // The row goes from both lists (the person's, and their organization's as its Super Admin).
+    await tab.page.waitForFunction((n) => document.querySelectorAll('[data-testid="connected-app"]').length === n, before - 2);
+    const res = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+    expect(res.status).toBe(401);
+    await client.close().catch(() => undefined);
     expectNoConsoleErrors(tab);
   });
 });
