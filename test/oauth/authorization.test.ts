@@ -107,6 +107,24 @@ describe("an authorization, start to finish", () => {
     expect(await owner.client.get(`/api/v1/content/${owner.workspaceSlug}/x`).then((r) => r.status)).toBe(404);
   });
 
+  test("the 2025 era's stateless requests take the same token, and meet the same insufficient_scope", async () => {
+    const t = await authorized(owner, { scopes: ["read"] });
+    const post = (body: unknown) =>
+      fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${t.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
+        body: JSON.stringify(body),
+      });
+    const list = await post({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+    expect(list.status).toBe(200);
+    const text = await list.text();
+    expect(text).toContain("quire_read_page");
+    expect(text).not.toContain("quire_write_page");
+    const write = await post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "quire_write_page", arguments: { path: "y", body: "z" } } });
+    expect(write.status).toBe(403);
+    expect(write.headers.get("www-authenticate")).toContain('error="insufficient_scope", scope="write"');
+  });
+
   test("the person may narrow the scopes but never widen them", async () => {
     const clientId = await registerClient(server, [REDIRECT]);
     const { challenge } = pkce();
