@@ -346,10 +346,12 @@ export class OAuthService {
     const token = str(form.refresh_token);
     if (!token || token.length > 200) throw new OAuthProtocolError("invalid_request", "refresh_token is required");
     this.checkResource(str(form.resource));
+    // A public client names itself (OAuth 2.1 §4.3.1), and a refresh token works for its own client only.
+    const clientId = str(form.client_id);
+    if (!clientId) throw new OAuthProtocolError("invalid_request", "client_id is required");
     const grantId = this.deps.grants.grantOfRefreshToken(token);
     const owner = grantId === null ? null : this.deps.grants.get(grantId);
-    const clientId = str(form.client_id);
-    if (owner && clientId !== undefined && clientId !== owner.client_id) throw new OAuthProtocolError("invalid_grant", "the refresh token was issued to another client");
+    if (owner && clientId !== owner.client_id) throw new OAuthProtocolError("invalid_grant", "the refresh token was issued to another client");
     const asked = str(form.scope);
     const narrowed = asked === undefined ? null : parseScopes(asked);
     const result = this.deps.grants.rotate(token, nowMs);

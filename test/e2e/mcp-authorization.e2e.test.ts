@@ -7,7 +7,7 @@
  * client finishes, lists tools and calls them.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport, UnauthorizedError, auth, type OAuthClientProvider } from "@modelcontextprotocol/client";
 import type { Browser } from "playwright-core";
 import type { TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
@@ -165,6 +165,15 @@ describe.skipIf(!hasChromium)("the SDK client's OAuth flow against Quire, consen
     await client.close();
     const apps = await person.client.get("/api/v1/oauth/grants");
     expect(apps.body.items.map((a: { client_id: string }) => a.client_id)).toContain(clientId);
+    // The SDK's own refresh: a rotated refresh token and a new access token that works.
+    const before = (await p.tokens()) as { access_token: string; refresh_token: string };
+    expect(await auth(p, { serverUrl: new URL(`${server.url}/mcp`) })).toBe("AUTHORIZED");
+    const after = (await p.tokens()) as { access_token: string; refresh_token: string };
+    expect(after.refresh_token).not.toBe(before.refresh_token);
+    const again = new Client({ name: "sdk-oauth-test", version: "1.0.0" });
+    await again.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { authProvider: p }));
+    expect((await again.listTools()).tools.length).toBeGreaterThan(0);
+    await again.close();
     expectNoConsoleErrors(tab);
   });
 

@@ -44,7 +44,7 @@ describe("authorization codes", () => {
     expect(second.status).toBe(400);
     expect(second.body).toEqual({ error: "invalid_grant", error_description: expect.stringContaining("already used") });
     expect((await mcp(server, first.body.access_token, "tools/list")).status).toBe(401);
-    const refresh = await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: first.body.refresh_token });
+    const refresh = await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: first.body.refresh_token, client_id: c.clientId });
     expect(refresh.body.error).toBe("invalid_grant");
   });
 
@@ -229,7 +229,7 @@ describe("tokens", () => {
     expect(replay.body.error).toBe("invalid_grant");
     setSystemTime();
     // The successor and both access tokens are dead too.
-    expect((await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: next.refresh_token })).body.error).toBe("invalid_grant");
+    expect((await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: next.refresh_token, client_id: c.clientId })).body.error).toBe("invalid_grant");
     expect((await mcp(server, next.access_token, "tools/list")).status).toBe(401);
     expect((await mcp(server, t.access_token, "tools/list")).status).toBe(401);
   });
@@ -249,7 +249,7 @@ describe("tokens", () => {
     const app = apps.find((a) => a.client_id === c.clientId)!;
     expect((await owner.client.delete(`/api/v1/oauth/grants/${app.id}`)).status).toBe(204);
     expect((await mcp(server, t.access_token, "tools/list")).status).toBe(401);
-    expect((await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: t.refresh_token })).body.error).toBe("invalid_grant");
+    expect((await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: c.clientId })).body.error).toBe("invalid_grant");
     expect((await owner.client.delete(`/api/v1/oauth/grants/${app.id}`)).status).toBe(404);
   });
 
@@ -258,7 +258,9 @@ describe("tokens", () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: "unsupported_grant_type", error_description: expect.any(String) });
     expect(res.headers.get("cache-control")).toBe("no-store");
-    expect((await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: "garbage" })).body.error).toBe("invalid_grant");
+    expect((await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: "garbage", client_id: "quire_client_x" })).body.error).toBe("invalid_grant");
+    // A public client names itself on a refresh (OAuth 2.1 §4.3.1): without client_id the request is malformed.
+    expect((await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: "garbage" })).body.error).toBe("invalid_request");
     expect((await mcp(server, "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.", "tools/list")).status).toBe(401);
   });
 });

@@ -217,7 +217,7 @@ describe("connected apps", () => {
       setSystemTime();
     }
     expect((await person.client.get("/api/v1/oauth/grants")).body.items).toEqual([]);
-    expect((await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: t.refresh_token })).body.error).toBe("invalid_grant");
+    expect((await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: t.clientId })).body.error).toBe("invalid_grant");
   });
 
   test("an app's token cannot manage connected apps or reach the REST API", async () => {
