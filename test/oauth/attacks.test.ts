@@ -265,6 +265,21 @@ describe("tokens", () => {
   });
 });
 
+test("guessing codes or refresh tokens from one address meets a 429 after 60 a minute", async () => {
+  const ip = "10.250.1.1";
+  const statuses: number[] = [];
+  for (let i = 0; i < 61; i++) {
+    const res = await fetch(`${server.url}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": ip },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: `guess-${i}`, client_id: "quire_client_x" }).toString(),
+    });
+    statuses.push(res.status);
+  }
+  expect(statuses.slice(0, 60).every((s) => s === 400)).toBe(true);
+  expect(statuses[60]).toBe(429);
+});
+
 describe("the consent step", () => {
   async function pending() {
     const clientId = await registerClient(server, [LOOPBACK], "Consent Probe");
