@@ -1,4 +1,4 @@
-import { decodeJwt } from "jose";
+import { decodeJwt, decodeProtectedHeader } from "jose";
 import type { Principal } from "../core/principal.ts";
 import { API_KEY_PREFIX } from "../identity/api-keys.ts";
 import type { Services } from "../services.ts";
@@ -43,6 +43,8 @@ class CredentialResolver {
   }
 
   private async verify(token: string, nowMs: number, mcp: boolean): Promise<Principal | null> {
+    // An MCP access token says so in its header (typ at+jwt): one signature check, not two.
+    if (mcp && typOf(token) === "at+jwt") return this.services.oauth.authenticate(token, nowMs);
     const claims = await this.services.tokens.verify(token);
     if (!claims) return mcp ? this.services.oauth.authenticate(token, nowMs) : null;
     const exp = decodeJwt(token).exp;
@@ -68,6 +70,14 @@ class CredentialResolver {
         this.verified.delete(token);
       }
     }
+  }
+}
+
+function typOf(token: string): string | undefined {
+  try {
+    return decodeProtectedHeader(token).typ;
+  } catch {
+    return undefined;
   }
 }
 
