@@ -291,6 +291,8 @@ const RULE_SCOPE: Record<string, string> = {
   register: "`POST /api/auth/register`",
   password_reset: "`POST /api/auth/forgot-password`, `POST /api/auth/reset-password`",
   auth: "credential and token endpoints under `/api/auth/` (not the reads of one's own account, nor a proven session's renewals), and `DELETE /api/v1/users/me`",
+  oauth_register: "`POST /oauth/register` (MCP clients' dynamic registration)",
+  oauth: "`GET /oauth/authorize` (it may fetch a client's metadata document), `POST /oauth/token`, `POST /oauth/revoke`",
   session_use: "`POST /api/auth/refresh` with a cookie naming a stored refresh token, `POST /api/auth/ws-token` with a session token (uses of a session, not guesses)",
   content_read: "reads under `/api/v1/content/`",
   content_write: "writes under `/api/v1/content/`",

@@ -29,6 +29,7 @@ import { historyRoutes } from "./http/routes/history.ts";
 import { opsApiRoutes } from "./http/routes/ops-api.ts";
 import { metricsRoutes } from "./http/routes/metrics.ts";
 import { mcpRoutes } from "./http/routes/mcp.ts";
+import { oauthRoutes } from "./http/routes/oauth.ts";
 import { aiRoutes } from "./http/routes/ai.ts";
 import { qualityRoutes } from "./http/routes/quality.ts";
 import { exportRoutes } from "./http/routes/export.ts";
@@ -117,5 +118,6 @@ function workspaceApiRoutes(services: Services) {
 function agentRoutes(services: Services) {
   return new Elysia({ name: "quire-agent-api" })
     .use(aiRoutes(services))
-    .use(mcpRoutes(services, { origins: services.config.mcpCorsOrigins, selfOrigin: new URL(services.config.baseUrl).origin }));
+    .use(oauthRoutes(services))
+    .use(mcpRoutes(services, { origins: services.config.mcpCorsOrigins, selfOrigin: new URL(services.config.baseUrl).origin, oauth: true }));
 }

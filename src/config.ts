@@ -57,6 +57,8 @@ export interface Config {
   watchFiles: boolean;
   /** Outbound webhook URLs may lead to private, loopback or link-local addresses (WEBHOOK_ALLOWLIST_PRIVATE). */
   webhookAllowPrivate: boolean;
+  /** MCP clients' metadata documents may be fetched over http from private or loopback addresses (OAUTH_CLIENT_METADATA_ALLOWLIST_PRIVATE). */
+  oauthClientMetadataAllowPrivate: boolean;
   /** Cloud: the payment provider's webhook signing secret (STRIPE_WEBHOOK_SECRET); without it every event is refused. */
   stripeWebhookSecret?: string;
   /** Cloud: the payment provider's API for checkout and portal sessions (STRIPE_SECRET_KEY, STRIPE_PRICE_TEAM/BUSINESS, STRIPE_API_URL). */
@@ -248,6 +250,7 @@ export function loadConfig(env: Env = process.env): Config {
     git,
     watchFiles: bool("QUIRE_WATCH_FILES", true),
     webhookAllowPrivate: bool("WEBHOOK_ALLOWLIST_PRIVATE", false),
+    oauthClientMetadataAllowPrivate: bool("OAUTH_CLIENT_METADATA_ALLOWLIST_PRIVATE", false),
     ...(read("STRIPE_WEBHOOK_SECRET") ? { stripeWebhookSecret: read("STRIPE_WEBHOOK_SECRET") } : {}),
     stripe,
     metrics: {

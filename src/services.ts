@@ -50,6 +50,7 @@ import type { PublishServices } from "./publish/services.ts";
 import type { BillingServices } from "./billing/services.ts";
 import type { Analytics } from "./analytics/analytics.ts";
 import type { AccountDeletion } from "./identity/account-deletion.ts";
+import type { OAuthServices } from "./oauth/services.ts";
 
 export interface Services
   extends AccessServices,
@@ -61,6 +62,7 @@ export interface Services
     CollabServices,
     PublishServices,
     BillingServices,
+    OAuthServices,
     OpsServices {
   config: Config;
   log: Logger;
@@ -259,6 +261,10 @@ export async function buildServices(opts: {
     return { accountDeletion: deletion };
   });
 
+  const oauth = lazy(() =>
+    (require("./oauth/services.ts") as typeof import("./oauth/services.ts")).buildOAuthServices({ db, config, signingKeys: identity.signingKeys, permissions, workspaces, users }),
+  );
+
   const services = {
     ...access,
     ...identity,
@@ -293,5 +299,6 @@ export async function buildServices(opts: {
   const analyticsGroup = lazy(() => ({ analytics: analytics() }));
   defineLazy(services, analyticsGroup, ["analytics"]);
   defineLazy(services, accountDeletion, ["accountDeletion"]);
+  defineLazy(services, oauth, ["oauth"]);
   return services;
 }

@@ -38,6 +38,7 @@ export class Permissions {
   principalRole(principal: Principal, workspace: WorkspaceRow): EffectiveRole | null {
     if (principal.kind === "api_key") {
       if (principal.workspaceId !== null && principal.workspaceId !== workspace.id) return null;
+      if (principal.workspaceIds !== undefined && !principal.workspaceIds.includes(workspace.id)) return null;
       // Keys are scoped to their organization: a key reaches no other organization's workspace,
       // even one its owner was invited to (a key limited to that workspace belongs to its org).
       if (principal.orgId !== workspace.org_id) return null;

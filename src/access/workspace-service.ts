@@ -82,6 +82,9 @@ export class WorkspaceService {
     if (principal.kind === "api_key" && principal.workspaceId !== null) {
       throw new ForbiddenError("An API key limited to one workspace cannot create workspaces");
     }
+    if (principal.kind === "api_key" && principal.workspaceIds !== undefined) {
+      throw new ForbiddenError("An authorized app reaches only the workspaces it was given and cannot create workspaces");
+    }
     if (!permissions.isSuperAdminOf(principal.userId, principal.orgId)) {
       throw new ForbiddenError("Only the organization's Super Admin can create workspaces");
     }

@@ -15,6 +15,11 @@ export type Principal =
       scopes: ApiKeyScope[];
       /** A key may be limited to one workspace. */
       workspaceId: string | null;
+      /**
+       * An MCP client authorized by OAuth acts as its person through a key-like principal, limited
+       * to the workspaces the person consented to (src/oauth/).
+       */
+      workspaceIds?: readonly string[];
     };
 
 type HttpMethodClass = "read" | "write" | "delete";

@@ -78,6 +78,17 @@ export const RATE_RULES: RateRule[] = [
   // A session's own renewals, per account: no person reaches 300 loads of the app a minute, and a
   // stolen refresh token gains nothing by the pace (a replay ends the session: reuse detection).
   { name: "session_use", limit: 300, windowSec: 60, keyBy: "user", matches: (m, p, _c, session = false) => session && isSessionUse(m, p) },
+  // MCP clients' OAuth calls, per IP: registration stores a row for anyone who asks; an
+  // authorization request may make the server fetch a client's metadata document; the token
+  // endpoint takes codes and refresh tokens (each a one-use secret, so the pace only bounds the work).
+  { name: "oauth_register", limit: 20, windowSec: 3600, keyBy: "ip", matches: (m, p) => m === "POST" && p === "/oauth/register" },
+  {
+    name: "oauth",
+    limit: 60,
+    windowSec: 60,
+    keyBy: "ip",
+    matches: (m, p) => (m === "POST" && (p === "/oauth/token" || p === "/oauth/revoke")) || (m === "GET" && p === "/oauth/authorize"),
+  },
   { name: "content_read", limit: 300, windowSec: 60, keyBy: "caller", matches: (m, p) => isRead(m) && p.startsWith("/api/v1/content/") },
   { name: "content_write", limit: 60, windowSec: 60, keyBy: "caller", matches: (m, p) => !isRead(m) && m !== "OPTIONS" && p.startsWith("/api/v1/content/") },
   {

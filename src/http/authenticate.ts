@@ -1,4 +1,4 @@
-import { decodeJwt } from "jose";
+import { decodeJwt, decodeProtectedHeader } from "jose";
 import type { Principal } from "../core/principal.ts";
 import { API_KEY_PREFIX } from "../identity/api-keys.ts";
 import type { Services } from "../services.ts";
@@ -26,7 +26,11 @@ class CredentialResolver {
     return this.verified.size;
   }
 
-  resolve(header: string | null, nowMs: number): Principal | null | Promise<Principal | null> {
+  /**
+   * `path` is the request's: at `/mcp` (and only there, its audience) a token that is not a web
+   * session's may be an MCP access token from Quire's authorization server (src/oauth/).
+   */
+  resolve(header: string | null, nowMs: number, path?: string): Principal | null | Promise<Principal | null> {
     const credential = bearer(header);
     if (!credential) return null;
     if (credential.startsWith(API_KEY_PREFIX)) return this.services.apiKeys.authenticate(credential, Math.floor(nowMs / 1000));
@@ -35,12 +39,14 @@ class CredentialResolver {
       if (hit.expMs > nowMs) return this.sessionPrincipal(hit, nowMs);
       this.verified.delete(credential);
     }
-    return this.verify(credential, nowMs);
+    return this.verify(credential, nowMs, path === "/mcp");
   }
 
-  private async verify(token: string, nowMs: number): Promise<Principal | null> {
+  private async verify(token: string, nowMs: number, mcp: boolean): Promise<Principal | null> {
+    // An MCP access token says so in its header (typ at+jwt): one signature check, not two.
+    if (mcp && typOf(token) === "at+jwt") return this.services.oauth.authenticate(token, nowMs);
     const claims = await this.services.tokens.verify(token);
-    if (!claims) return null;
+    if (!claims) return mcp ? this.services.oauth.authenticate(token, nowMs) : null;
     const exp = decodeJwt(token).exp;
     if (typeof exp === "number") {
       if (this.verified.size >= MAX_CACHED_TOKENS) this.evict(nowMs);
@@ -64,6 +70,14 @@ class CredentialResolver {
         this.verified.delete(token);
       }
     }
+  }
+}
+
+function typOf(token: string): string | undefined {
+  try {
+    return decodeProtectedHeader(token).typ;
+  } catch {
+    return undefined;
   }
 }
 

@@ -128,7 +128,7 @@ export function httpCore(services: Services) {
       state.ip = clientIp(request, server?.requestIP(request)?.address, config.trustProxy);
       const now = nowMs();
       const authorization = request.headers.get("authorization");
-      state.principal = await credentials.resolve(authorization, now);
+      state.principal = await credentials.resolve(authorization, now, path);
       const account = state.principal ? null : refreshAccount(services, request, path);
       const limit = rateLimiter.hit(request.method, path, state.principal, state.ip, now, authorization !== null, account, (state.refunds = []));
       if (limit) {

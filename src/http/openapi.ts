@@ -69,6 +69,7 @@ import {
   qualityReportOutput,
 } from "../publish/schemas.ts";
 import { errorOutput } from "../core/schemas.ts";
+import { consentOutput as oauthConsentOutput, consentDecisionOutput, grantListOutput, grantOutput, registrationOutput, tokenOutput } from "../oauth/schemas.ts";
 import { pageOutput, treeNodeOutput, treeOutput, treeQuery } from "../content/schemas.ts";
 import { workspaceOutput, workspaceListOutput } from "../workspaces/workspace-schemas.ts";
 import { searchOutput } from "../search/schemas.ts";
@@ -83,7 +84,7 @@ interface RouteDoc {
   auth?: Auth;
   body?: z.ZodType;
   /** Request body media type when not JSON. */
-  bodyType?: "multipart/form-data" | "application/octet-stream";
+  bodyType?: "multipart/form-data" | "application/octet-stream" | "application/x-www-form-urlencoded";
   query?: z.ZodType;
   /** Path parameters' schema, when the route validates them (otherwise each is a string). */
   params?: z.ZodType;
@@ -212,6 +213,12 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["Upload", uploadOutput],
   ["Assist", assistOutput],
   ["McpClientConfig", mcpClientConfigOutput],
+  ["OAuthToken", tokenOutput],
+  ["OAuthClientRegistration", registrationOutput],
+  ["OAuthConsent", oauthConsentOutput],
+  ["OAuthConsentDecision", consentDecisionOutput],
+  ["ConnectedApp", grantOutput],
+  ["ConnectedAppList", grantListOutput],
 ];
 
 const outputRegistry = z.registry<{ id: string }>();

@@ -3,7 +3,7 @@ import type { Config } from "../config.ts";
 import type { Db } from "../db/database.ts";
 import type { EmailOutbox } from "../mail/email-outbox.ts";
 import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
-import { loadOrCreateSigningKey } from "./signing-key.ts";
+import { loadOrCreateSigningKey, type SigningKeys } from "./signing-key.ts";
 import { AccessTokens } from "./access-tokens.ts";
 import { createPasswordHasher, dummyHashInDatabase, type PasswordHasher } from "./passwords.ts";
 import { Sessions } from "./sessions.ts";
@@ -25,6 +25,8 @@ export interface IdentityServices {
   organizations: Organizations;
   sessions: Sessions;
   tokens: AccessTokens;
+  /** The instance key every token is signed with (the MCP authorization server's access tokens too). */
+  signingKeys: SigningKeys;
   passwords: PasswordHasher;
   auth: AuthService;
   passwordResets: PasswordResets;
@@ -54,6 +56,7 @@ export async function buildIdentityServices(deps: {
     organizations,
     sessions,
     tokens,
+    signingKeys: keys,
     passwords,
     auth,
     passwordResets: new PasswordResets({ db, users, sessions, passwords, mailer: deps.email, baseUrl: config.baseUrl }),

@@ -3,7 +3,7 @@ import type { Principal } from "../core/principal.ts";
 import { nowMs } from "../core/clock.ts";
 import { MAX_BODY_BYTES } from "../core/net/body-limit.ts";
 import type { Services } from "../services.ts";
-import { buildMcpServer, type McpSession, type OneMessage } from "./server.ts";
+import { allTools, buildMcpServer, type McpSession, type OneMessage } from "./server.ts";
 
 /**
  * The message a 2026-07-28 request carries, from its `Mcp-Method` / `Mcp-Name` headers (required
@@ -54,4 +54,9 @@ export function mcpHandler(services: Services, instructions: (principal: Princip
       onerror: (error) => services.log.debug("mcp request refused", { error: error.message }),
     },
   );
+}
+
+/** The scope a tool needs over HTTP (undefined: no such tool), for the 403 `insufficient_scope` of an OAuth token. */
+export function toolScope(name: string, assistConfigured: boolean): "read" | "write" | "delete" | undefined {
+  return allTools("http", assistConfigured).find((t) => t.name === name)?.scope;
 }

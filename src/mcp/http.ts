@@ -1,4 +1,4 @@
-import type { Principal } from "../core/principal.ts";
+import { scopesAllow, type Principal } from "../core/principal.ts";
 import { nowMs } from "../core/clock.ts";
 import type { Services } from "../services.ts";
 import type { OneMessage } from "./server.ts";
@@ -16,6 +16,8 @@ export interface McpHttpOptions {
   origins: string[];
   /** The server's own origin (BASE_URL's, or the mcp-server's address). */
   selfOrigin: string;
+  /** Where the protected resource metadata is, when an authorization server issues tokens for this endpoint. */
+  resourceMetadataUrl?: string;
 }
 
 /** Bodies up to this size are read ahead to learn a 2025-era request's one message. */
@@ -85,6 +87,22 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
     return { "access-control-allow-origin": origin, vary: "Origin", "access-control-expose-headers": EXPOSED_HEADERS };
   };
 
+  /**
+   * The scope an OAuth token lacks for the tool this request calls, or null. Such a call is refused
+   * with HTTP 403 `insufficient_scope` naming the scope (MCP authorization, step-up), so the client
+   * can ask the person for more; an API key gets the tool's own error result, as before.
+   */
+  const missingScope = (request: Request, principal: Principal, peeked: OneMessage | undefined): { needed: string; tool: string } | null => {
+    if (!opts.resourceMetadataUrl || principal.kind !== "api_key" || principal.workspaceIds === undefined) return null;
+    const method = request.headers.get("mcp-method")?.trim() ?? peeked?.method;
+    const name = request.headers.get("mcp-name")?.trim() ?? peeked?.name;
+    if (method !== "tools/call" || !name) return null;
+    const { toolScope } = require("./http-handler.ts") as typeof import("./http-handler.ts");
+    const needed = toolScope(name, services.assist.configured);
+    if (needed === undefined || scopesAllow(principal.scopes, needed)) return null;
+    return { needed, tool: name };
+  };
+
   return {
     originOk,
     cors,
@@ -105,8 +123,11 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
         },
       });
     },
-    async handle(request: Request, principal: Principal, ip: string): Promise<Response> {
+    /** `refuseScope` is called (and must throw) when an OAuth token lacks the scope of the tool called. */
+    async handle(request: Request, principal: Principal, ip: string, refuseScope?: (missing: { needed: string; tool: string }) => never): Promise<Response> {
       const { forward, message } = await peekLegacy(request);
+      const missing = refuseScope ? missingScope(request, principal, message) : null;
+      if (missing) refuseScope!(missing);
       const extra = { principal, ip, ...(message ? { message } : {}) };
       const response = await handlerOf().fetch(forward, { authInfo: { token: "", clientId: principal.userId, scopes: principal.kind === "api_key" ? principal.scopes : [], extra } });
       const extraHeaders = cors(request);

@@ -82,6 +82,21 @@ describe.skipIf(!hasChromium)("external sign-in in a real browser", () => {
     await tab.context.close();
   }, 60_000);
 
+  test("a deep link survives the provider's round trip (an AI app's consent screen is one)", async () => {
+    const tab = await tabWithoutWebFonts();
+    const { page } = tab;
+    await page.goto(origin + "/account");
+    await page.waitForURL(/\/login\?next=%2Faccount$/);
+    await page.getByRole("button", { name: "Sign in with Test ID" }).click();
+    await page.waitForURL(`${issuer.issuer}/**`);
+    await atProvider(page, "grace");
+    await page.waitForURL(`${origin}/account`);
+    await page.getByRole("heading", { name: "Profile" }).waitFor();
+    tab.errors.splice(0, tab.errors.length, ...tab.errors.filter((e) => !e.startsWith("Failed to load resource") || e.includes(origin)));
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 60_000);
+
   test("an unverified email meeting an existing account: the sign-in screen says what to do", async () => {
     await registerUser(server.url, { email: `ivan.${stamp}@example.test` });
     const tab = await tabWithoutWebFonts();

@@ -485,6 +485,30 @@ describe("the documented answers are the real answers", () => {
     expectDocumented("GET /api/v1/workspaces/:id/changes", await c.get(`${ws}/changes?since=2000-01-01`));
   });
 
+  test("MCP authorization: a registration, the consent request and answer, tokens and connected apps answer exactly as documented", async () => {
+    const person = await registerUser(server.url);
+    const c = person.client;
+    const redirect = "http://127.0.0.1:4567/callback";
+    const registration = await c.post("/oauth/register", { client_name: "Documented Agent", redirect_uris: [redirect] }, { token: null });
+    expect(registration.status).toBe(201);
+    expectDocumented("POST /oauth/register", registration);
+    const verifier = "documented-verifier-documented-verifier-0123456789";
+    const challenge = new Bun.CryptoHasher("sha256").update(verifier).digest("base64url");
+    const query = new URLSearchParams({ response_type: "code", client_id: registration.body.client_id, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: "S256", resource: `${server.config.baseUrl}/mcp`, scope: "read" });
+    const started = await c.get(`/oauth/authorize?${query}`, { token: null });
+    expect(started.status).toBe(302);
+    const id = new URL(started.headers.get("location")!, server.url).searchParams.get("request")!;
+    const view = await c.get(`/api/v1/oauth/consent/${id}`);
+    expectDocumented("GET /api/v1/oauth/consent/:id", view);
+    const decided = await c.post(`/api/v1/oauth/consent/${id}`, { consent_token: view.body.consent_token, approve: true, scopes: ["read"], workspace_ids: [person.workspaceId] });
+    expectDocumented("POST /api/v1/oauth/consent/:id", decided);
+    const form = new URLSearchParams({ grant_type: "authorization_code", code: new URL(decided.body.redirect_to).searchParams.get("code")!, redirect_uri: redirect, client_id: registration.body.client_id, code_verifier: verifier });
+    const tokens = await c.request("POST", "/oauth/token", { body: form.toString(), headers: { "content-type": "application/x-www-form-urlencoded" }, token: null });
+    expectDocumented("POST /oauth/token", tokens);
+    expectDocumented("GET /api/v1/oauth/grants", await c.get("/api/v1/oauth/grants"));
+    expectDocumented("GET /api/v1/oauth/grants/organization", await c.get("/api/v1/oauth/grants/organization"));
+  });
+
   test("every route whose answer has a schema was checked above with its success status", () => {
     const withSchema = Object.entries(API_ROUTES).filter(([, d]) => d.response).map(([k, d]) => [k, d.status ?? 200] as const);
     expect(withSchema.filter(([k, status]) => !checked.get(k)?.has(status)).map(([k]) => k)).toEqual([]);

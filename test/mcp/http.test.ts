@@ -156,7 +156,8 @@ describe("HTTP edges", () => {
     for (const authorization of [undefined, "Bearer quire_live_notakey", "Basic abc", `Bearer ${owner.accessToken}`]) {
       const res = await rpc(authorization ? { authorization } : {}, list);
       expect(res.status).toBe(401);
-      expect(res.headers.get("www-authenticate")).toStartWith('Bearer realm="quire"');
+      // The endpoint is an OAuth protected resource: the challenge names its metadata (src/oauth/).
+      expect(res.headers.get("www-authenticate")).toStartWith(`Bearer resource_metadata="${server.config.baseUrl}/.well-known/oauth-protected-resource/mcp"`);
       expect(((await res.json()) as { error: string }).error).toBe("UNAUTHORIZED");
     }
   });

@@ -10,6 +10,7 @@ import { startTestServer, tempDir } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { CLI, cliEnv, REPO } from "../cli/spawn.ts";
 import { createKey, httpClient, ok } from "./fixture.ts";
+import { consentedCode, exchange, pkce, registerClient } from "../oauth/support.ts";
 
 // Real processes and servers on a shared machine: allow for slow moments.
 setDefaultTimeout(30_000);
@@ -19,16 +20,24 @@ let owner: TestUser;
 let key: string;
 let proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
 let url: string;
+/** An MCP access token the main server issued for this data directory (same BASE_URL, so the same audience). */
+let oauthToken: string;
+const BASE_URL = "http://quire.test";
 const home = tempDir("quire-inspector-home-");
 
 beforeAll(async () => {
-  const server = await startTestServer({}, { keepDir: true });
+  const server = await startTestServer({ BASE_URL }, { keepDir: true });
   owner = await registerUser(server.url);
   key = (await createKey(owner, ["read", "write", "delete"])).key;
+  const redirect = "http://127.0.0.1:4567/callback";
+  const clientId = await registerClient(server, [redirect]);
+  const { verifier, challenge } = pkce();
+  const { code } = await consentedCode(server, owner, { client_id: clientId, redirect_uri: redirect, code_challenge: challenge });
+  oauthToken = (await exchange(server, clientId, redirect, code, verifier)).body.access_token;
   dataDir = server.dataDir;
   await server.close();
   proc = Bun.spawn([process.execPath, CLI, "mcp-server", "--addr", "127.0.0.1:0", "--cors-origins", "https://agent.example"], {
-    env: cliEnv({ DATA_DIR: dataDir }),
+    env: cliEnv({ DATA_DIR: dataDir, BASE_URL }),
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -50,6 +59,20 @@ afterAll(async () => {
 });
 
 describe("quire mcp-server", () => {
+  test("takes API keys only: an MCP access token the main server issued is refused with the API-key challenge", async () => {
+    expect(oauthToken).toBeString();
+    const call = (token: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+      });
+    const refused = await call(oauthToken);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toStartWith('Bearer realm="quire"');
+    expect((await call(key)).status).toBe(200);
+  });
+
   test("serves /mcp on its own address for both eras; the Origin list holds", async () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     for (const era of ["2026", "2025"] as const) {

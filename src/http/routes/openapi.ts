@@ -19,6 +19,7 @@ import { healthDocs } from "./health.ts";
 import { invitationsDocs } from "./invitations.ts";
 import { mcpDocs } from "./mcp.ts";
 import { membersDocs } from "./members.ts";
+import { oauthDocs } from "./oauth.ts";
 import { oidcDocs } from "./oidc.ts";
 import { onboardingDocs } from "./onboarding.ts";
 import { outboundWebhooksDocs } from "./outbound-webhooks.ts";
@@ -67,6 +68,7 @@ export const API_ROUTES: RouteDocs = {
   ...invitationsDocs,
   ...mcpDocs,
   ...membersDocs,
+  ...oauthDocs,
   ...oidcDocs,
   ...onboardingDocs,
   ...outboundWebhooksDocs,

@@ -245,6 +245,30 @@ export type CommentList = {
   next_cursor: string | null;
 };
 
+export type ConnectedApp = {
+  id: string;
+  client_id: string;
+  client_name: string;
+  redirect_host: string;
+  scopes: Array<"read" | "write" | "delete" | "admin">;
+  workspaces: {
+    id: string;
+    slug: string;
+    name: string;
+  }[];
+  created_at: string;
+  last_used_at: string | null;
+  user: {
+    id: string;
+    name: string;
+    email: string;
+  };
+};
+
+export type ConnectedAppList = {
+  items: ConnectedApp[];
+};
+
 export type Consent = {
   workspace_id: string;
   consent: "granted" | "denied";
@@ -398,6 +422,45 @@ export type MemberList = {
 
 export type Message = {
   message: string;
+};
+
+export type OAuthClientRegistration = {
+  client_id: string;
+  client_id_issued_at: number;
+  client_name: string;
+  redirect_uris: string[];
+  token_endpoint_auth_method: "none";
+  grant_types: string[];
+  response_types: string[];
+};
+
+export type OAuthConsent = {
+  request_id: string;
+  client_id: string;
+  client_name: string;
+  redirect_uri: string;
+  redirect_host: string;
+  metadata_document: boolean;
+  scopes: Array<"read" | "write" | "delete" | "admin">;
+  workspaces: {
+    id: string;
+    slug: string;
+    name: string;
+    role: string;
+  }[];
+  consent_token: string;
+};
+
+export type OAuthConsentDecision = {
+  redirect_to: string;
+};
+
+export type OAuthToken = {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
 };
 
 export type Onboarding = {

@@ -4,6 +4,7 @@ import { navigate, useLocation } from "./router.ts";
 import { ForgotPasswordScreen, LoginScreen, RegisterScreen, ResetPasswordScreen } from "../screens/AuthScreens.tsx";
 import { Shell } from "../screens/Shell.tsx";
 import { InviteAcceptScreen } from "../screens/InviteScreens.tsx";
+import { ConsentScreen } from "../screens/ConsentScreen.tsx";
 import { Spinner } from "../ui/controls.tsx";
 
 /** Chooses the screen: sign-in screens for signed-out people, the shell for everyone else. */
@@ -42,5 +43,7 @@ export function App() {
     return <LoginScreen />;
   }
   if (path === "/login" || path === "/register") return <Spinner />;
+  // An AI app waiting for the person's consent: a page of its own, outside the workspace shell.
+  if (path === "/oauth/consent") return <ConsentScreen />;
   return <Shell />;
 }

@@ -5,6 +5,7 @@ import type { List, Session } from "../api/types.ts";
 import { useAuth } from "../app/auth.tsx";
 import { Field, Notice, Spinner } from "../ui/controls.tsx";
 import { SignInMethods } from "./SignInMethods.tsx";
+import { ConnectedApps } from "./ConnectedApps.tsx";
 import { AUTH } from "../api/auth.ts";
 
 /** Proves the current password, sets a new one; every session ends, so this one signs in again. */
@@ -96,6 +97,7 @@ export default function AccountScreen() {
         </table>
       )}
       <SignInMethods />
+      <ConnectedApps />
       {user?.has_password && (
         <>
           <h2>Change password</h2>

@@ -47,9 +47,18 @@ function useForm() {
   return { busy, error, run };
 }
 
+/**
+ * Where a provider sign-in returns to inside the app. The provider sends the browser back to
+ * /login, so `next` (a deep link, an AI app's consent screen) is kept in this tab's storage across
+ * the round trip.
+ */
+const PROVIDER_NEXT = "quire.sign-in-next";
+
 /** Signs in with a provider: the server answers the provider's URL, the browser goes there. */
-async function startProvider(id: string): Promise<void> {
+async function startProvider(id: string, next: string | null): Promise<void> {
   const { url } = await api<{ url: string }>(oidcUrl(id), { method: "POST", json: {}, noRefresh: true });
+  if (next) sessionStorage.setItem(PROVIDER_NEXT, safeNext(next));
+  else sessionStorage.removeItem(PROVIDER_NEXT);
   location.assign(url);
 }
 
@@ -79,8 +88,13 @@ export function LoginScreen() {
     if (claimed.current) return;
     claimed.current = true;
     setOutside({ busy: true, error: null });
+    const next = sessionStorage.getItem(PROVIDER_NEXT);
+    sessionStorage.removeItem(PROVIDER_NEXT);
     api<{ access_token: string }>(AUTH.oidcClaim, { method: "POST", json: { code }, noRefresh: true })
       .then((tokens) => adoptSession(tokens.access_token))
+      .then(() => {
+        if (next) navigate(safeNext(next), { replace: true });
+      })
       .catch((err: unknown) => setOutside({ busy: false, error: messageOf(err) }));
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
@@ -174,7 +188,7 @@ export function LoginScreen() {
               disabled={outside.busy}
               onClick={() => {
                 setOutside({ busy: true, error: null });
-                startProvider(p.id).catch((err: unknown) => setOutside({ busy: false, error: messageOf(err) }));
+                startProvider(p.id, query.get("next")).catch((err: unknown) => setOutside({ busy: false, error: messageOf(err) }));
               }}
             >
               Sign in with {p.name}
