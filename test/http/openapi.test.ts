@@ -469,6 +469,7 @@ describe("the documented answers are the real answers", () => {
     const older = list.body.items[1].commit;
     expectDocumented("GET /api/v1/workspaces/:id/history/version", await c.get(`${ws}/history/version?path=history-doc.md&commit=${older}`));
     expectDocumented("GET /api/v1/workspaces/:id/history/diff", await c.get(`${ws}/history/diff?path=history-doc.md&from=${older}&words=true`));
+    expectDocumented("GET /api/v1/workspaces/:id/history/blame", await c.get(`${ws}/history/blame?path=history-doc.md`));
     const current = await c.get(`/api/v1/content/${owner.workspaceSlug}/history-doc.md`);
     const restored = await c.post(`${ws}/history/restore`, { path: "history-doc.md", commit: older, last_known_hash: current.body.content_hash });
     expect(restored.status).toBe(200);
