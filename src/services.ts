@@ -262,7 +262,19 @@ export async function buildServices(opts: {
   });
 
   const oauth = lazy(() =>
-    (require("./oauth/services.ts") as typeof import("./oauth/services.ts")).buildOAuthServices({ db, config, signingKeys: identity.signingKeys, permissions, workspaces, users }),
+    (require("./oauth/services.ts") as typeof import("./oauth/services.ts")).buildOAuthServices({
+      db,
+      config,
+      signingKeys: identity.signingKeys,
+      permissions,
+      workspaces,
+      users,
+      // The sites whose MCP endpoints take tokens: published, and for members only.
+      membersOnlySite: (slug) => {
+        const ws = site.membersOnlySite(slug);
+        return ws ? { workspaceId: ws.id, name: ws.name } : null;
+      },
+    }),
   );
 
   const services = {

@@ -11,6 +11,8 @@ const MCP_ACCESS_TOKEN_TTL_SEC = 600;
 const TOKEN_TYPE = "at+jwt";
 
 interface McpTokenClaims {
+  /** The resource the token is for (its `aud`). */
+  audience: string;
   userId: string;
   orgId: string;
   grantId: string;
@@ -20,9 +22,10 @@ interface McpTokenClaims {
 }
 
 /**
- * JWT access tokens for the MCP resource, signed with the instance key (RS256), `aud` the MCP
- * endpoint's URL (the resource indicator, RFC 8707): a token minted for anything else — another
- * server's resource, the web app's audience — fails the audience check.
+ * JWT access tokens for an MCP resource, signed with the instance key (RS256), `aud` the MCP
+ * endpoint's URL (the resource indicator, RFC 8707): `{BASE_URL}/mcp`, or a members-only site's
+ * `{BASE_URL}/p/{slug}/mcp`. Each endpoint verifies with its own URL, so a token minted for anything
+ * else — another endpoint, another server's resource, the web app's audience — fails the check.
  */
 export class McpAccessTokens {
   constructor(
@@ -37,7 +40,7 @@ export class McpAccessTokens {
       .setProtectedHeader({ alg: "RS256", typ: TOKEN_TYPE, kid: this.keys.kid })
       .setSubject(c.userId)
       .setIssuer(this.issuer)
-      .setAudience(this.audience)
+      .setAudience(c.audience)
       .setIssuedAt(iat)
       .setJti(crypto.randomUUID())
       .setExpirationTime(iat + MCP_ACCESS_TOKEN_TTL_SEC)
@@ -45,22 +48,25 @@ export class McpAccessTokens {
     return { token, expiresIn: MCP_ACCESS_TOKEN_TTL_SEC };
   }
 
-  /** The claims of a valid token for this resource, or null for anything else. */
-  async verify(token: string): Promise<McpTokenClaims | null> {
+  /**
+   * The claims of a valid token for `audience` (the workspace endpoint's by default), or null for
+   * anything else. `audience: null` accepts any of this server's resources (revocation only).
+   */
+  async verify(token: string, audience: string | null = this.audience): Promise<McpTokenClaims | null> {
     try {
       const { payload } = await jwtVerify(token, this.keys.publicKey, {
         algorithms: ["RS256"],
         issuer: this.issuer,
-        audience: this.audience,
+        ...(audience === null ? {} : { audience }),
         typ: TOKEN_TYPE,
         requiredClaims: ["sub", "exp", "iat", "aud"],
       });
-      const { sub, org, gid, client_id, scope, exp } = payload as Record<string, unknown>;
-      if (typeof sub !== "string" || typeof org !== "string" || typeof gid !== "string" || typeof client_id !== "string" || typeof scope !== "string" || typeof exp !== "number") {
+      const { sub, org, gid, client_id, scope, exp, aud } = payload as Record<string, unknown>;
+      if (typeof sub !== "string" || typeof org !== "string" || typeof gid !== "string" || typeof client_id !== "string" || typeof scope !== "string" || typeof exp !== "number" || typeof aud !== "string") {
         return null;
       }
       const scopes = scope.split(" ").filter((s): s is OAuthScope => (OAUTH_SCOPES as readonly string[]).includes(s));
-      return { userId: sub, orgId: org, grantId: gid, clientId: client_id, scopes, expMs: exp * 1000 };
+      return { audience: aud, userId: sub, orgId: org, grantId: gid, clientId: client_id, scopes, expMs: exp * 1000 };
     } catch (error) {
       if (error instanceof joseErrors.JOSEError || error instanceof TypeError) return null;
       throw error;

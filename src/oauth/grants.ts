@@ -22,6 +22,7 @@ export interface GrantRow {
   redirect_uri: string;
   scopes: string;
   workspace_ids: string;
+  resource: string;
   created_at: string;
   last_used_at: string | null;
 }
@@ -50,7 +51,7 @@ export class Grants {
     return createHmac("sha256", this.successorKey).update("oauth-refresh-successor\0").update(token).digest("base64url");
   }
 
-  create(input: { userId: string; orgId: string; clientId: string; clientName: string; redirectUri: string; scopes: OAuthScope[]; workspaceIds: string[] }, nowMs: number): { grant: GrantRow; refreshToken: string } {
+  create(input: { userId: string; orgId: string; clientId: string; clientName: string; redirectUri: string; scopes: OAuthScope[]; workspaceIds: string[]; resource: string }, nowMs: number): { grant: GrantRow; refreshToken: string } {
     const grant: GrantRow = {
       id: ulid(nowMs),
       user_id: input.userId,
@@ -60,6 +61,7 @@ export class Grants {
       redirect_uri: input.redirectUri,
       scopes: input.scopes.join(" "),
       workspace_ids: JSON.stringify(input.workspaceIds),
+      resource: input.resource,
       created_at: isoFromMs(nowMs),
       last_used_at: isoFromMs(nowMs),
     };
@@ -67,10 +69,10 @@ export class Grants {
     this.db.transaction(() => {
       this.db
         .query(
-          `INSERT INTO oauth_grants (id, user_id, org_id, client_id, client_name, redirect_uri, scopes, workspace_ids, created_at, last_used_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO oauth_grants (id, user_id, org_id, client_id, client_name, redirect_uri, scopes, workspace_ids, resource, created_at, last_used_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(grant.id, grant.user_id, grant.org_id, grant.client_id, grant.client_name, grant.redirect_uri, grant.scopes, grant.workspace_ids, grant.created_at, grant.last_used_at);
+        .run(grant.id, grant.user_id, grant.org_id, grant.client_id, grant.client_name, grant.redirect_uri, grant.scopes, grant.workspace_ids, grant.resource, grant.created_at, grant.last_used_at);
       this.insertRefresh(refreshToken, grant.id, nowMs);
     })();
     return { grant, refreshToken };

@@ -93,6 +93,8 @@ export class OAuthService {
       permissions: Permissions;
       workspaces: WorkspaceRecords;
       users: Users;
+      /** A published members-only site by its slug (its workspace), or null: the sites whose MCP endpoints take tokens. */
+      membersOnlySite(slug: string): { workspaceId: string; name: string } | null;
     },
   ) {
     this.issuer = deps.baseUrl;
@@ -103,14 +105,31 @@ export class OAuthService {
     return this.deps.clients;
   }
 
-  /** RFC 9728: what the MCP endpoint is and who issues its tokens. */
-  protectedResourceMetadata() {
+  /**
+   * What a resource indicator names: the workspace endpoint (`{BASE_URL}/mcp`, every scope, the
+   * workspaces the person picks), or a published members-only site's endpoint
+   * (`{BASE_URL}/p/{slug}/mcp`: read only, that site's workspace only), or nothing this server
+   * issues tokens for (null).
+   */
+  target(resource: string | undefined): { resource: string; site: { slug: string; workspaceId: string; name: string } | null } | null {
+    if (resource === this.resource) return { resource, site: null };
+    const prefix = `${this.issuer}/p/`;
+    if (resource === undefined || !resource.startsWith(prefix) || !resource.endsWith("/mcp")) return null;
+    const slug = resource.slice(prefix.length, -"/mcp".length);
+    if (!/^[a-z0-9-]{1,64}$/.test(slug)) return null;
+    const site = this.deps.membersOnlySite(slug);
+    return site ? { resource, site: { slug, ...site } } : null;
+  }
+
+  /** RFC 9728: what an MCP endpoint is and who issues its tokens (`resource` a site's: its own document). */
+  protectedResourceMetadata(resource: string = this.resource) {
+    const site = this.target(resource)?.site ?? null;
     return {
-      resource: this.resource,
+      resource,
       authorization_servers: [this.issuer],
-      scopes_supported: [...OAUTH_SCOPES],
+      scopes_supported: site ? ["read"] : [...OAUTH_SCOPES],
       bearer_methods_supported: ["header"],
-      resource_name: "Quire",
+      resource_name: site ? `${site.name} (published site)` : "Quire",
     };
   }
 
@@ -166,14 +185,17 @@ export class OAuthService {
     if (method !== "S256") return back("invalid_request", "code_challenge_method must be S256 (plain is not accepted)");
     if (!PKCE_CHALLENGE.test(challenge)) return back("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier (43 characters)");
     const resource = str(query.resource);
-    if (resource === undefined) return back("invalid_target", `resource is required and must be ${this.resource}`);
-    if (resource !== this.resource) return back("invalid_target", `this server issues tokens only for ${this.resource}`);
+    if (resource === undefined) return back("invalid_target", `resource is required and must be ${this.resource} or a members-only site's MCP endpoint`);
+    const target = this.target(resource);
+    if (!target) return back("invalid_target", `this server issues tokens only for ${this.resource} and members-only sites' MCP endpoints`);
     let scopes: OAuthScope[];
     try {
       scopes = parseScopes(str(query.scope));
     } catch (error) {
       return back("invalid_scope", (error as OAuthProtocolError).description);
     }
+    // A site's endpoint is read-only: whatever was asked, reading is what can be given (RFC 6749 §3.3).
+    if (target.site) scopes = ["read"];
     if (scopes.length === 0) scopes = ["read"];
     const id = randomToken(24);
     this.purgeExpired(nowMs);
@@ -216,6 +238,14 @@ export class OAuthService {
     return row;
   }
 
+  /** What a consent may give for `resource`: a site's workspace alone, else every workspace the person reaches. */
+  private offered(userId: string, resource: string) {
+    const all = this.reachable(userId);
+    const target = this.target(resource);
+    if (!target) return [];
+    return target.site ? all.filter((w) => w.id === target.site!.workspaceId) : all;
+  }
+
   /** The workspaces a person may hand to a client: every one they reach now, with their role. */
   private reachable(userId: string) {
     const rows = this.deps.workspaces.listReachableBy(userId, { onlyId: null, afterId: null, limit: 1000 });
@@ -241,7 +271,8 @@ export class OAuthService {
       redirect_host: new URL(row.redirect_uri).host,
       metadata_document: row.client_id.includes("://"),
       scopes: parseScopes(row.scopes),
-      workspaces: this.reachable(principal.userId).map(({ org_id: _org, ...w }) => w),
+      workspaces: this.offered(principal.userId, row.resource).map(({ org_id: _org, ...w }) => w),
+      site: this.target(row.resource)?.site?.name ?? null,
       consent_token: consentToken,
     };
   }
@@ -264,7 +295,7 @@ export class OAuthService {
     const scopes = OAUTH_SCOPES.filter((s) => input.scopes.includes(s));
     if (scopes.length === 0) throw new ForbiddenError("Choose at least one scope, or deny");
     if (scopes.some((s) => !asked.includes(s))) throw new ForbiddenError("A scope the application did not ask for cannot be given");
-    const reachable = new Map(this.reachable(principal.userId).map((w) => [w.id, w.org_id]));
+    const reachable = new Map(this.offered(principal.userId, row.resource).map((w) => [w.id, w.org_id]));
     const workspaceIds = [...new Set(input.workspace_ids)];
     if (workspaceIds.length === 0) throw new ForbiddenError("Choose at least one workspace, or deny");
     if (workspaceIds.some((id) => !reachable.has(id))) throw new NotFoundError("Workspace not found");
@@ -288,8 +319,10 @@ export class OAuthService {
     throw new OAuthProtocolError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token");
   }
 
-  private checkResource(resource: string | undefined): void {
-    if (resource !== undefined && resource !== this.resource) throw new OAuthProtocolError("invalid_target", `this server issues tokens only for ${this.resource}`);
+  /** A token request's `resource`, when given, must be the one the authorization was made for, and still a resource of this server. */
+  private checkResource(asked: string | undefined, granted: string): void {
+    if (asked !== undefined && asked !== granted) throw new OAuthProtocolError("invalid_target", `this authorization is for ${granted}`);
+    if (!this.target(granted)) throw new OAuthProtocolError("invalid_target", `${granted} is not a resource of this server any more`);
   }
 
   private async exchangeCode(form: Record<string, unknown>, nowMs: number): Promise<TokenAnswer> {
@@ -321,8 +354,7 @@ export class OAuthService {
     if (!PKCE_VERIFIER.test(verifier) || !constantTimeEqual(computed, row.code_challenge)) {
       throw new OAuthProtocolError("invalid_grant", "code_verifier does not match the code_challenge");
     }
-    this.checkResource(str(form.resource));
-    if (row.resource !== this.resource) throw new OAuthProtocolError("invalid_target", `this server issues tokens only for ${this.resource}`);
+    this.checkResource(str(form.resource), row.resource);
     // A metadata-document client is looked up again: a document whose redirect URIs changed since
     // the consent no longer vouches for the URI the code went to.
     const client = await this.deps.clients.resolve(row.client_id, nowMs).catch((error: unknown) => {
@@ -334,24 +366,24 @@ export class OAuthService {
     }
     const scopes = parseScopes(row.scopes);
     const { grant, refreshToken } = this.deps.grants.create(
-      { userId: row.user_id, orgId: row.org_id, clientId: row.client_id, clientName: row.client_name, redirectUri: row.redirect_uri, scopes, workspaceIds: JSON.parse(row.workspace_ids) as string[] },
+      { userId: row.user_id, orgId: row.org_id, clientId: row.client_id, clientName: row.client_name, redirectUri: row.redirect_uri, scopes, workspaceIds: JSON.parse(row.workspace_ids) as string[], resource: row.resource },
       nowMs,
     );
     db.query("UPDATE oauth_codes SET grant_id = ? WHERE code_hash = ?").run(grant.id, row.code_hash);
-    const access = await this.deps.tokens.issue({ userId: grant.user_id, orgId: grant.org_id, grantId: grant.id, clientId: grant.client_id, scopes }, nowMs);
+    const access = await this.deps.tokens.issue({ audience: grant.resource, userId: grant.user_id, orgId: grant.org_id, grantId: grant.id, clientId: grant.client_id, scopes }, nowMs);
     return { access_token: access.token, token_type: "Bearer", expires_in: access.expiresIn, refresh_token: refreshToken, scope: scopes.join(" ") };
   }
 
   private async refresh(form: Record<string, unknown>, nowMs: number): Promise<TokenAnswer> {
     const token = str(form.refresh_token);
     if (!token || token.length > 200) throw new OAuthProtocolError("invalid_request", "refresh_token is required");
-    this.checkResource(str(form.resource));
     // A public client names itself (OAuth 2.1 §4.3.1), and a refresh token works for its own client only.
     const clientId = str(form.client_id);
     if (!clientId) throw new OAuthProtocolError("invalid_request", "client_id is required");
     const grantId = this.deps.grants.grantOfRefreshToken(token);
     const owner = grantId === null ? null : this.deps.grants.get(grantId);
     if (owner && clientId !== owner.client_id) throw new OAuthProtocolError("invalid_grant", "the refresh token was issued to another client");
+    if (owner) this.checkResource(str(form.resource), owner.resource);
     const asked = str(form.scope);
     const narrowed = asked === undefined ? null : parseScopes(asked);
     const result = this.deps.grants.rotate(token, nowMs);
@@ -362,7 +394,7 @@ export class OAuthService {
     const scopes = narrowed && narrowed.length > 0 ? narrowed : granted;
     this.deps.grants.touch(result.grant.id, nowMs);
     const g = result.grant;
-    const access = await this.deps.tokens.issue({ userId: g.user_id, orgId: g.org_id, grantId: g.id, clientId: g.client_id, scopes }, nowMs);
+    const access = await this.deps.tokens.issue({ audience: g.resource, userId: g.user_id, orgId: g.org_id, grantId: g.id, clientId: g.client_id, scopes }, nowMs);
     return { access_token: access.token, token_type: "Bearer", expires_in: access.expiresIn, refresh_token: result.refreshToken, scope: scopes.join(" ") };
   }
 
@@ -379,8 +411,8 @@ export class OAuthService {
       this.deps.grants.delete(fromRefresh);
       return;
     }
-    const claims = await this.deps.tokens.verify(token);
-    if (claims) this.deps.grants.delete(claims.grantId);
+    const claims = await this.deps.tokens.verify(token, null);
+    if (claims && this.target(claims.audience)) this.deps.grants.delete(claims.grantId);
   }
 
   /**
@@ -389,11 +421,11 @@ export class OAuthService {
    * the workspaces are the consented ones, and the person's roles in them are checked on each call
    * by the permission check as for any caller (removed from a workspace: gone at once).
    */
-  async authenticate(token: string, nowMs: number): Promise<Principal | null> {
-    const claims = await this.deps.tokens.verify(token);
+  async authenticate(token: string, nowMs: number, resource: string = this.resource): Promise<Principal | null> {
+    const claims = await this.deps.tokens.verify(token, resource);
     if (!claims) return null;
     const grant = this.deps.grants.get(claims.grantId);
-    if (!grant || grant.user_id !== claims.userId || grant.client_id !== claims.clientId || grant.org_id !== claims.orgId) return null;
+    if (!grant || grant.user_id !== claims.userId || grant.client_id !== claims.clientId || grant.org_id !== claims.orgId || grant.resource !== resource) return null;
     const granted = parseScopes(grant.scopes);
     const workspaceIds = JSON.parse(grant.workspace_ids) as string[];
     this.deps.grants.touch(grant.id, nowMs);

@@ -84,6 +84,7 @@ export const consentOutput = z.object({
   metadata_document: z.boolean(),
   scopes: z.array(z.enum(OAUTH_SCOPES)),
   workspaces: z.array(consentWorkspace),
+  site: z.string().nullable().describe("Set when the app asks to read one members-only published site (its name): read only, that site's workspace only"),
   consent_token: z.string(),
 });
 

@@ -15,7 +15,15 @@ export interface OAuthServices {
   oauth: OAuthService;
 }
 
-export function buildOAuthServices(deps: { db: Db; config: Config; signingKeys: SigningKeys; permissions: Permissions; workspaces: WorkspaceRecords; users: Users }): OAuthServices {
+export function buildOAuthServices(deps: {
+  db: Db;
+  config: Config;
+  signingKeys: SigningKeys;
+  permissions: Permissions;
+  workspaces: WorkspaceRecords;
+  users: Users;
+  membersOnlySite(slug: string): { workspaceId: string; name: string } | null;
+}): OAuthServices {
   const { db, config } = deps;
   const baseUrl = config.baseUrl.replace(/\/+$/, "");
   const clients = new OAuthClients(db, new ClientMetadataDocuments(config.oauthClientMetadataAllowPrivate));
@@ -28,6 +36,7 @@ export function buildOAuthServices(deps: { db: Db; config: Config; signingKeys: 
     permissions: deps.permissions,
     workspaces: deps.workspaces,
     users: deps.users,
+    membersOnlySite: deps.membersOnlySite,
   });
   return { oauth };
 }

@@ -211,6 +211,12 @@ export class SiteService {
     return models.some((m) => m !== null && this.referencedUploads(ws.id, m).has(filename));
   }
 
+  /** The workspace of a published site that only its members may read, by the site's slug; null for any other. */
+  membersOnlySite(slug: string): WorkspaceRow | null {
+    const ws = /^[a-z0-9-]{1,64}$/.test(slug) ? this.workspaceForSlug(slug) : null;
+    return ws !== null && ws.published === 1 && this.effectiveVisibility(ws) === "authenticated" ? ws : null;
+  }
+
   /** The caller's role in the workspace (a reader with none gets null). */
   roleOf(principal: Principal | null, ws: WorkspaceRow): EffectiveRole | null {
     return principal ? this.deps.permissions.principalRole(principal, ws) : null;

@@ -13,6 +13,7 @@ import type { TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { expectNoConsoleErrors, hasChromium, launch, newTab, signInInUi, type Tab } from "./browser.ts";
 import { oauthServer } from "../oauth/support.ts";
+import { publish, writePage } from "../publish/site/support.ts";
 
 setDefaultTimeout(60_000);
 
@@ -91,8 +92,8 @@ afterAll(async () => {
 });
 
 /** Connects; the first attempt needs the person: drive the browser, finish, connect again. */
-async function connectWithBrowser(p: Provider, consent: (tab: Tab) => Promise<void>): Promise<Client> {
-  const mcpUrl = new URL(`${server.url}/mcp`);
+async function connectWithBrowser(p: Provider, consent: (tab: Tab) => Promise<void>, endpoint = `${server.url}/mcp`): Promise<Client> {
+  const mcpUrl = new URL(endpoint);
   const first = new Client({ name: "sdk-oauth-test", version: "1.0.0" });
   const error = await first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: p })).then(
     () => null,
@@ -101,7 +102,7 @@ async function connectWithBrowser(p: Provider, consent: (tab: Tab) => Promise<vo
   expect(error).toBeInstanceOf(UnauthorizedError);
   expect(p.authorizationUrl?.origin).toBe(new URL(server.config.baseUrl).origin);
   expect(p.authorizationUrl?.searchParams.get("code_challenge_method")).toBe("S256");
-  expect(p.authorizationUrl?.searchParams.get("resource")).toBe(`${server.config.baseUrl}/mcp`);
+  expect(p.authorizationUrl?.searchParams.get("resource")).toBe(`${server.config.baseUrl}${mcpUrl.pathname}`);
   const before = arrivals.length;
   await tab.page.goto(p.authorizationUrl!.href);
   await consent(tab);
@@ -198,5 +199,45 @@ describe.skipIf(!hasChromium)("the SDK client's OAuth flow against Quire, consen
     expect(res.status).toBe(401);
     await client.close().catch(() => undefined);
     expectNoConsoleErrors(tab);
+  });
+
+  test("a members-only site's MCP endpoint: its own resource, read only, that site's workspace; its token works nowhere else", async () => {
+    const member = await registerUser(server.url);
+    await writePage(member, "inside.md", { title: "Inside", body: "Members only okapi notes." });
+    await publish(member, { visibility: "authenticated" });
+    const endpoint = `${server.url}/p/${member.workspaceSlug}/mcp`;
+    const p = provider(`http://127.0.0.1:${callback.port}/callback`, undefined, "Site Reader Agent");
+    await tab.context.clearCookies();
+    const client = await connectWithBrowser(
+      p,
+      async (t) => {
+        await t.page.getByLabel("Email").waitFor();
+        await signInInUi(t.page, member);
+        await t.page.getByTestId("consent-site").waitFor();
+        // Reading is all a site's endpoint can be given, and only this site's workspace is offered.
+        expect(await t.page.getByRole("checkbox", { name: /scope|read/i }).count()).toBe(1);
+        expect(await t.page.locator('input[name="workspace"]').count()).toBe(1);
+        await approve(t, "Site Reader Agent");
+      },
+      endpoint,
+    );
+    const { tools } = await client.listTools();
+    expect(tools.every((t) => t.name.startsWith("site_"))).toBe(true);
+    const read = (await client.callTool({ name: "site_read_page", arguments: { path: "inside.md" } })) as { content: Array<{ text: string }> };
+    expect(read.content.map((c) => c.text).join("")).toContain("Members only okapi notes.");
+    await client.close();
+    // The token is for this endpoint only: the workspace endpoint and another site refuse it.
+    const token = ((await p.tokens()) as { access_token: string }).access_token;
+    const ask = (url: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+      });
+    expect((await ask(`${server.url}/mcp`)).status).toBe(401);
+    expect((await ask(`${server.url}/p/${person.workspaceSlug}/mcp`)).status).not.toBe(200);
+    expect((await ask(endpoint)).status).toBe(200);
+    // Signed out by clearing the cookies, the app's first refresh is refused (401) before the sign-in.
+    expectNoConsoleErrors(tab, [401]);
   });
 });

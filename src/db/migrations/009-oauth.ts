@@ -35,6 +35,7 @@ CREATE TABLE oauth_grants (
   redirect_uri TEXT NOT NULL,
   scopes TEXT NOT NULL,                -- space-separated, as consented
   workspace_ids TEXT NOT NULL,         -- JSON array of the workspaces consented to
+  resource TEXT NOT NULL,              -- the protected resource its tokens are for: {BASE_URL}/mcp or a members-only site's {BASE_URL}/p/{slug}/mcp
   created_at TEXT NOT NULL,
   last_used_at TEXT
 );

@@ -12,7 +12,7 @@ import type { RouteDocs } from "../openapi.ts";
 /** The challenge of a 401 where no authorization server serves this endpoint (`quire mcp-server`): a Bearer API key. */
 const API_KEY_CHALLENGE = 'Bearer realm="quire", error="invalid_token", error_description="an API key (quire_live_...) is required"';
 
-function bearerOf(request: Request): string | null {
+export function bearerOf(request: Request): string | null {
   const match = /^\s*Bearer\s+(\S{1,8192})\s*$/i.exec(request.headers.get("authorization") ?? "");
   return match ? match[1]! : null;
 }

@@ -3,6 +3,7 @@ import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import { requireSession } from "../guards.ts";
 import { nowMs } from "../../core/clock.ts";
+import { NotFoundError } from "../../core/errors.ts";
 import { escapeHtml } from "../../core/escape.ts";
 import { OAuthProtocolError } from "../../oauth/errors.ts";
 import {
@@ -94,6 +95,12 @@ export function oauthRoutes(services: Services) {
       .use(httpCore(services))
       .get("/.well-known/oauth-protected-resource", resourceMetadata)
       .get("/.well-known/oauth-protected-resource/mcp", resourceMetadata)
+      // A members-only site's MCP endpoint is a resource of its own; any other site has none.
+      .get("/.well-known/oauth-protected-resource/p/:slug/mcp", ({ params }) => {
+        const resource = `${services.config.baseUrl.replace(/\/+$/, "")}/p/${params.slug}/mcp`;
+        if (!services.oauth.target(resource)) throw new NotFoundError("No such protected resource");
+        return json(services.oauth.protectedResourceMetadata(resource), 200, { "cache-control": "public, max-age=300" });
+      })
       .get("/.well-known/oauth-authorization-server", () => json(services.oauth.authorizationServerMetadata(), 200, { "cache-control": "public, max-age=300" }))
       .options("/.well-known/*", preflight)
       .get("/oauth/authorize", async ({ request }) => {
@@ -161,6 +168,7 @@ export function oauthRoutes(services: Services) {
 export const oauthDocs: RouteDocs = {
   "GET /.well-known/oauth-protected-resource": { summary: "Protected resource metadata of the MCP endpoint (RFC 9728)", tag: "oauth", auth: "public" },
   "GET /.well-known/oauth-protected-resource/mcp": { summary: "Protected resource metadata of /mcp, path-suffixed form (RFC 9728)", tag: "oauth", auth: "public" },
+  "GET /.well-known/oauth-protected-resource/p/:slug/mcp": { summary: "Protected resource metadata of a members-only site's MCP endpoint (RFC 9728)", tag: "oauth", auth: "public" },
   "GET /.well-known/oauth-authorization-server": { summary: "Authorization server metadata (RFC 8414)", tag: "oauth", auth: "public" },
   "GET /oauth/authorize": {
     summary: "Authorization request (code flow, PKCE S256, resource indicator): redirects to the consent screen, or shows an error page for an unknown client or redirect URI",

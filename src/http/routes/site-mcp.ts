@@ -4,7 +4,8 @@ import { httpCore } from "../core.ts";
 import type { Principal } from "../../core/principal.ts";
 import type { SitePlace } from "../../publish/site-mcp/site-reader.ts";
 import type { RouteDocs } from "../openapi.ts";
-import { ForbiddenError } from "../../core/errors.ts";
+import { ForbiddenError, UnauthorizedError } from "../../core/errors.ts";
+import { bearerOf } from "./mcp.ts";
 import { foreignToLocalInstance } from "../local-host.ts";
 
 type Handler = ReturnType<typeof import("../../mcp/site-http-handler.ts").siteMcpHandler>;
@@ -46,9 +47,20 @@ export function siteMcpRoutes(services: Services) {
     .use(httpCore(services))
     .post(
       `/p/:slug${SITE_MCP_TAIL}`,
-      async ({ request, params, principal }) => {
+      async ({ request, params, principal, set }) => {
         if (foreignToLocalInstance(request, services.config.baseUrl)) throw new ForbiddenError("This server answers only requests for this machine's own address");
-        const reader: Principal | null = principal ?? services.site.cookies.principal(request.headers.get("cookie"), Date.now());
+        let reader: Principal | null = principal ?? services.site.cookies.principal(request.headers.get("cookie"), Date.now());
+        if (reader === null && services.site.membersOnlySite(params.slug) !== null) {
+          // A members-only site is an OAuth protected resource of its own (docs/decisions/site-mcp.md):
+          // a token for exactly this endpoint, or the challenge that says where to get one.
+          const base = services.config.baseUrl.replace(/\/+$/, "");
+          const token = bearerOf(request);
+          reader = token === null ? null : await services.oauth.authenticate(token, Date.now(), `${base}/p/${params.slug}/mcp`);
+          if (reader === null) {
+            set.headers["www-authenticate"] = `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/p/${params.slug}/mcp", scope="read"${token === null ? "" : ', error="invalid_token"'}`;
+            throw new UnauthorizedError("This site is for its members: sign in through the MCP authorization (see the resource metadata), or use an API key of a member");
+          }
+        }
         return answer(request, params.slug, reader);
       },
       { parse: "none" },

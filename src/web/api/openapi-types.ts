@@ -448,6 +448,8 @@ export type OAuthConsent = {
     name: string;
     role: string;
   }[];
+  /** Set when the app asks to read one members-only published site (its name): read only, that site's workspace only */
+  site: string | null;
   consent_token: string;
 };
 

@@ -72,7 +72,15 @@ export function ConsentScreen() {
         {consent && (
           <>
             <h1>
-              Allow <strong data-testid="consent-client">{consent.client_name}</strong> to use Quire as you?
+              {consent.site === null ? (
+                <>
+                  Allow <strong data-testid="consent-client">{consent.client_name}</strong> to use Quire as you?
+                </>
+              ) : (
+                <>
+                  Allow <strong data-testid="consent-client">{consent.client_name}</strong> to read the site <strong data-testid="consent-site">{consent.site}</strong> as you?
+                </>
+              )}
             </h1>
             <p>
               After you answer you are sent back to <strong data-testid="consent-host">{consent.redirect_host}</strong>.

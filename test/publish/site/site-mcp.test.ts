@@ -95,16 +95,25 @@ describe("POST /p/{slug}/mcp, with the SDK's client and no sign-in", () => {
     await c.close();
   });
 
-  test("an unknown site and a members-only site asked anonymously are 404, saying nothing more", async () => {
-    for (const slug of ["no-such-site", closed.workspaceSlug, "..%2f"]) {
-      const r = await fetch(`${server.url}/p/${slug}/mcp`, {
+  test("an unknown site is 404; a members-only site asked anonymously is 401 naming its resource metadata, and nothing of its pages", async () => {
+    const post = (slug: string) =>
+      fetch(`${server.url}/p/${slug}/mcp`, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
       });
+    for (const slug of ["no-such-site", "..%2f"]) {
+      const r = await post(slug);
       expect(r.status).toBe(404);
-      expect(await r.text()).not.toContain("zebrafish");
+      expect(r.headers.get("www-authenticate")).toBeNull();
     }
+    // Its HTML pages send an anonymous reader to the sign-in already; the MCP endpoint says how an
+    // assistant signs in instead: the members' OAuth protected resource of this one site.
+    const closedSite = await post(closed.workspaceSlug);
+    expect(closedSite.status).toBe(401);
+    const base = server.services.config.baseUrl;
+    expect(closedSite.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/p/${closed.workspaceSlug}/mcp", scope="read"`);
+    expect(await closedSite.text()).not.toContain("zebrafish");
   });
 });
 
@@ -118,11 +127,11 @@ describe("who reads what", () => {
     expect((await call(member, "site_search", { query: "zebrafish" })).text).toContain("Inside");
     await member.close();
 
-    // The SDK's client, anonymously: refused before any exchange, the page's text never sent.
+    // The SDK's client, anonymously: refused before any exchange (401: sign in first), the page's text never sent.
     const anonymous = new Client({ name: "site-reader", version: "1.0.0" });
     let refused: unknown = null;
     await anonymous.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/p/${closed.workspaceSlug}/mcp`))).catch((error: unknown) => (refused = error));
-    expect(String(refused)).toContain("NOT_FOUND");
+    expect(String(refused)).toContain("UNAUTHORIZED");
     expect(String(refused)).not.toContain("zebrafish");
     // Someone else's cookie (a signed-in person who is not a member) is refused the same way.
     const stranger = await rawMcp(closed.workspaceSlug, { cookie: await siteCookie(owner) });
