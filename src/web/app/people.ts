@@ -1,8 +1,6 @@
 /** The people of a workspace (ids and names), cached per workspace for the tab's lifetime. */
 import { useEffect, useState } from "react";
-import { get } from "../api/client.ts";
-import type { List } from "../api/types.ts";
-import { workspaceUrls } from "../api/workspaces.ts";
+import { listPeople } from "../api/presence.ts";
 import type { Person } from "../api/types.ts";
 
 export type { Person } from "../api/types.ts";
@@ -12,7 +10,7 @@ const cache = new Map<string, Promise<Person[]>>();
 function loadPeople(workspaceId: string, fresh = false): Promise<Person[]> {
   let p = cache.get(workspaceId);
   if (!p || fresh) {
-    p = get<List<Person>>(workspaceUrls(workspaceId).people).then((l) => l.items);
+    p = listPeople(workspaceId).then((l) => l.items);
     p.catch(() => cache.delete(workspaceId));
     cache.set(workspaceId, p);
   }

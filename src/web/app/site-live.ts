@@ -1,7 +1,6 @@
 /** Whether a page is live on its workspace's published site, and where (the "View on site" link, the publish toggle's note). */
 import { useEffect, useState } from "react";
-import { get } from "../api/client.ts";
-import { workspaceUrls } from "../api/workspaces.ts";
+import { livePages } from "../api/presence.ts";
 
 export interface LiveState {
   /** The site itself is switched on. */
@@ -10,18 +9,12 @@ export interface LiveState {
   url: string | null;
 }
 
-interface LivePages {
-  published: boolean;
-  url: string;
-  pages: Array<{ path: string; url: string }>;
-}
-
 /** Re-asked whenever `version` changes (pass something that changes on save, e.g. the content hash). */
 export function useLivePage(workspaceId: string, path: string, version: string): LiveState | null {
   const [state, setState] = useState<LiveState | null>(null);
   useEffect(() => {
     const controller = new AbortController();
-    get<LivePages>(workspaceUrls(workspaceId).sitePages, controller.signal).then(
+    livePages(workspaceId, controller.signal).then(
       (live) => setState({ sitePublished: live.published, url: live.published ? (live.pages.find((p) => p.path === path)?.url ?? null) : null }),
       () => setState(null),
     );

@@ -4,16 +4,14 @@
  * after "opened page B"; the open page is repeated every 30 s so it does not lapse.
  */
 import { useEffect } from "react";
-import { get, post } from "../api/client.ts";
-import type { List } from "../api/types.ts";
+import { listViewing, reportViewing } from "../api/presence.ts";
 import type { LiveClient } from "./live.ts";
-import { workspaceUrls } from "../api/workspaces.ts";
 
 const REPEAT_MS = 30_000;
 let queue: Promise<unknown> = Promise.resolve();
 
 function report(workspaceId: string, path: string | null) {
-  queue = queue.then(() => post(workspaceUrls(workspaceId).viewing, { path }).catch(() => {}));
+  queue = queue.then(() => reportViewing(workspaceId, path).catch(() => {}));
 }
 
 export function useViewingReport(live: LiveClient | null, workspaceId: string | undefined, path: string | undefined) {
@@ -34,7 +32,7 @@ export function useViewingReport(live: LiveClient | null, workspaceId: string | 
   // On every (re)connect: read who views what now.
   useEffect(() => {
     if (!live || !workspaceId || connected === 0) return;
-    void get<List<{ user_id: string; path: string }>>(workspaceUrls(workspaceId).viewing).then(
+    void listViewing(workspaceId).then(
       (l) => live.setViewing(workspaceId, l.items),
       () => {},
     );

@@ -3,20 +3,11 @@
  * opened with ?page=<path>. Older entries load on demand through the API's cursor.
  */
 import { useCallback, useEffect, useState } from "react";
-import { get, messageOf } from "../api/client.ts";
-import type { List, Workspace } from "../api/types.ts";
+import { messageOf } from "../api/client.ts";
+import type { Workspace } from "../api/types.ts";
+import { listActivity, type Activity } from "../api/reports.ts";
 import { linkClick, pageUrl } from "../app/router.ts";
 import { Notice, Spinner } from "../ui/controls.tsx";
-import { workspaceUrls } from "../api/workspaces.ts";
-
-interface Activity {
-  id: string;
-  action: string;
-  actor: { id: string | null; name: string };
-  page_path: string | null;
-  details: Record<string, unknown>;
-  created_at: string;
-}
 
 const ACTIONS: Record<string, string> = {
   page_created: "created",
@@ -38,15 +29,12 @@ export default function ActivityScreen({ workspace, page }: { workspace: Workspa
   const [action, setAction] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const base = page
-    ? workspaceUrls(workspace.id).pageActivity(page)
-    : workspaceUrls(workspace.id).activity(action);
 
   const load = useCallback(
     async (after: string | null) => {
       setBusy(true);
       try {
-        const res = await get<List<Activity>>(`${base}${after ? `&cursor=${encodeURIComponent(after)}` : ""}`);
+        const res = await listActivity(workspace.id, { page, action, cursor: after });
         setItems((prev) => (after && prev ? [...prev, ...res.items] : res.items));
         setCursor(res.next_cursor);
         setError(null);
@@ -56,7 +44,7 @@ export default function ActivityScreen({ workspace, page }: { workspace: Workspa
         setBusy(false);
       }
     },
-    [base],
+    [workspace.id, page, action],
   );
   useEffect(() => {
     setItems(null);

@@ -3,34 +3,15 @@
  * for, and — the list writers most need — the searches that found nothing, over 7, 30 or 90 days.
  */
 import { useEffect, useState } from "react";
-import { ApiError, get, messageOf } from "../api/client.ts";
+import { ApiError, messageOf } from "../api/client.ts";
 import type { Workspace } from "../api/types.ts";
 import { linkClick, navigate, pageUrl, useLocation } from "../app/router.ts";
 import { Notice, Spinner } from "../ui/controls.tsx";
-import { workspaceUrls } from "../api/workspaces.ts";
+import { analyticsReports } from "../api/reports.ts";
 
 const WINDOWS = [7, 30, 90] as const;
 
-interface Overview {
-  page_views: number;
-  visitors: number;
-  searches: number;
-  no_result_searches: number;
-}
-interface PagesReport {
-  items: { path: string; views: number }[];
-  referrers: { host: string; views: number }[];
-}
-interface SearchesReport {
-  items: { query: string; searches: number; no_results: number }[];
-  no_results: { query: string; searches: number }[];
-}
-
-interface Reports {
-  overview: Overview;
-  pages: PagesReport;
-  searches: SearchesReport;
-}
+type Reports = Awaited<ReturnType<typeof analyticsReports>>;
 
 /** A site path (`/guide/intro`) as the page it names in the editor, when it looks like one. */
 function editorLink(slug: string, path: string): string | null {
@@ -49,15 +30,10 @@ export default function AnalyticsScreen({ workspace }: { workspace: Workspace })
 
   useEffect(() => {
     const controller = new AbortController();
-    const base = workspaceUrls(workspace.id).analytics;
     setReports(null);
     setError(null);
-    Promise.all([
-      get<Overview>(`${base}/overview?days=${days}`, controller.signal),
-      get<PagesReport>(`${base}/pages?days=${days}&limit=20`, controller.signal),
-      get<SearchesReport>(`${base}/searches?days=${days}&limit=20`, controller.signal),
-    ])
-      .then(([overview, pages, searches]) => setReports({ overview, pages, searches }))
+    analyticsReports(workspace.id, days, controller.signal)
+      .then(setReports)
       .catch((e) => {
         if (!controller.signal.aborted) setError(e);
       });

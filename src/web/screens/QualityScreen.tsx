@@ -3,25 +3,11 @@
  * grouped by page, worst pages first; each finding with a line opens the Markdown source at it.
  */
 import { useCallback, useEffect, useState } from "react";
-import { get, messageOf } from "../api/client.ts";
+import { messageOf } from "../api/client.ts";
 import type { Workspace } from "../api/types.ts";
 import { linkClick, pageUrl } from "../app/router.ts";
 import { Notice, Spinner } from "../ui/controls.tsx";
-import { workspaceUrls } from "../api/workspaces.ts";
-
-interface Finding {
-  path: string;
-  kind: string;
-  severity: "error" | "warning" | "info";
-  message: string;
-  line?: number;
-}
-
-interface Report {
-  score: number;
-  pages: Array<{ path: string; score: number; findings: Finding[] }>;
-  findings: Finding[];
-}
+import { qualityReport, type QualityFinding as Finding, type QualityReport as Report } from "../api/reports.ts";
 
 const KINDS: Record<string, string> = {
   dead_link: "Dead link",
@@ -44,7 +30,7 @@ export default function QualityScreen({ workspace }: { workspace: Workspace }) {
   const load = useCallback(async () => {
     setBusy(true);
     try {
-      setReport(await get<Report>(workspaceUrls(workspace.id).quality));
+      setReport(await qualityReport(workspace.id));
       setError(null);
     } catch (e) {
       setError(e);

@@ -3,19 +3,11 @@
  * older request), results with highlighted snippets, arrow keys to choose, Enter to open, Esc to close.
  */
 import { useEffect, useId, useRef, useState } from "react";
-import { get, messageOf } from "../api/client.ts";
+import { messageOf } from "../api/client.ts";
 import type { Workspace } from "../api/types.ts";
 import { navigate, pageUrl } from "../app/router.ts";
 import { Snippet } from "./search-snippet.tsx";
-import { workspaceUrls } from "../api/workspaces.ts";
-
-interface Hit {
-  page_id: string;
-  path: string;
-  title: string;
-  description: string;
-  snippet: string;
-}
+import { searchWorkspace, type SearchHit as Hit } from "../api/reports.ts";
 
 export const SEARCH_DEBOUNCE_MS = 150;
 
@@ -44,7 +36,7 @@ export default function SearchDialog({ workspace, onClose }: { workspace: Worksp
     const t = setTimeout(async () => {
       setBusy(true);
       try {
-        const res = await get<{ items: Hit[] }>(workspaceUrls(workspace.id).search(query), ctl.signal);
+        const res = await searchWorkspace(workspace.id, query, ctl.signal);
         setHits(res.items);
         setActive(0);
         setError(null);
