@@ -7,7 +7,7 @@
  * is the same 404 with the same body as a page that does not exist.
  *
  * This file is the dispatch; what it answers with lives beside the site's pure parts: the
- * per-model caches (site/page-cache.ts), the CSP and its nonce (site/csp-nonce.ts), ETags
+ * per-model caches (site/page-cache.ts), the CSP (site/site-csp.ts), ETags
  * (site/etag.ts), the path rules (site/request-path.ts) and the custom domain's sign-in
  * hand-off (site/sign-in-handoff.ts).
  */
@@ -24,9 +24,8 @@ import type { SiteUrls } from "./site/urls.ts";
 import { renderSitePage } from "./site/render-page.ts";
 import { readSiteAsset, siteAssetType, siteAssetVersion } from "./site/site-assets.ts";
 import { safeJson } from "./site/escape.ts";
-import { NONCE_MARK, nextNonce, siteCsp, withNonce } from "./site/csp-nonce.ts";
 import { bytesEtag, etagMatches, etagOf } from "./site/etag.ts";
-import { cachedDoc, sharedHeaders, SitePageCache } from "./site/page-cache.ts";
+import { cachedDoc, sharedHeaders, sharedResponse, SitePageCache } from "./site/page-cache.ts";
 import { isMcpStreamRequest, splitPath, wantsMarkdown } from "./site/request-path.ts";
 import { signInHandoff } from "./site/sign-in-handoff.ts";
 import { NOT_FOUND, type SiteAnswer, type SiteRequest, type SiteSearch, type SiteView } from "./site/site-answer.ts";
@@ -48,6 +47,21 @@ const FEEDS: Record<string, string> = {
 
 /** How long an organization's plan answer (analytics reported or not) is reused by the site. */
 const REPORTED_MS = 10_000;
+
+/**
+ * What a shared cache (a CDN, a reverse proxy) may do with an answer (docs/decisions/site-caching.md):
+ * store it for five minutes when anyone may read it and nothing in the request names a reader;
+ * otherwise never store it anywhere. A members-only site, a recognized member (whose page has
+ * an edit link), and any request carrying a cookie or an Authorization header are `private,
+ * no-store` — marked so on the response itself, so even a cache that ignores `Vary` never keeps
+ * them for someone else.
+ */
+function cacheControlOf(isPrivate: boolean, isMember: boolean, req: SiteRequest): string {
+  if (isPrivate || isMember || req.principal !== null || req.headers.has("cookie") || req.headers.has("authorization")) return PRIVATE;
+  return PUBLIC;
+}
+const PUBLIC = "public, max-age=300";
+const PRIVATE = "private, no-store";
 
 export class SiteServer {
   private readonly cache = new SitePageCache();
@@ -154,7 +168,7 @@ export class SiteServer {
     }
     const urlsKey = `${req.prefix}|${req.origin}|${model.version?.slug ?? ""}`;
     const urls = this.cache.urlsFor(model, urlsKey, req.prefix, req.origin, assetVersion);
-    const cacheControl = isPrivate || role !== null ? "private, max-age=300" : "public, max-age=300";
+    const cacheControl = cacheControlOf(isPrivate, role !== null, req);
 
     // Site files at the root of the (version's) site.
     if (segments.length === 1 && SITE_FILES.has(segments[0]!)) {
@@ -199,24 +213,16 @@ export class SiteServer {
       if (markdown === null) return NOT_FOUND;
       const body = renderSitePage(this.deps.site.renders, model, page, markdown, urls, urlsKey);
       const editUrl = canEdit ? `${this.deps.config.baseUrl}/w/${encodeURIComponent(ws.slug)}/p/${page.path.split("/").map(encodeURIComponent).join("/")}` : null;
-      const html = renderLayout(model, page, body, urls, { mode: "site", nonce: NONCE_MARK, editUrl, searchUrl: urls.file("search"), asksConsent, offersAssistant });
-      doc = cachedDoc(html);
+      const html = renderLayout(model, page, body, urls, { mode: "site", editUrl, searchUrl: urls.file("search"), asksConsent, offersAssistant });
+      doc = cachedDoc(html, body.hasMermaid);
       byModel.set(key, doc);
     }
     const shared = sharedHeaders(doc, cacheControl);
     if (req.method === "GET") this.notify(this.viewedHooks, { workspaceId: ws.id, path: `/${page.path}`, headers: req.headers, ip: req.ip });
-    if (etagMatches(req.headers.get("if-none-match"), doc.etag)) {
-      // A 304's headers replace the cached ones, and the cached body carries the nonce of the
-      // response that delivered it: a new policy here would block every script of that body.
-      return { status: 304, headers: {}, shared, body: null };
-    }
-    const nonce = nextNonce();
-    return {
-      status: 200,
-      headers: { "content-security-policy": siteCsp(nonce.text) },
-      shared,
-      body: req.method === "HEAD" ? null : withNonce(doc, nonce.ascii),
-    };
+    // The page's policy is the same on every response of its version, so a 304 may carry it too.
+    if (etagMatches(req.headers.get("if-none-match"), doc.etag)) return { status: 304, headers: {}, shared, body: null };
+    if (req.method === "HEAD") return { status: 200, headers: {}, shared, body: null };
+    return { status: 200, headers: {}, shared, body: doc.bytes, response: sharedResponse(doc, cacheControl) };
   }
 
   private markdown(ws: WorkspaceRow, model: SiteModel, page: SitePage, cacheControl: string, req: SiteRequest, negotiated = false): SiteAnswer {

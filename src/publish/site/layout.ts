@@ -100,7 +100,7 @@ function assistantSnippet(model: SiteModel, endpoint: string): string {
 }
 
 /** Runs before first paint: the reader's explicit light/dark choice (the system's otherwise). */
-const MODE_SCRIPT = `try{var m=localStorage.getItem("quire-site-mode");if(m==="light"||m==="dark")document.documentElement.dataset.mode=m}catch(e){}`;
+export const MODE_SCRIPT = `try{var m=localStorage.getItem("quire-site-mode");if(m==="light"||m==="dark")document.documentElement.dataset.mode=m}catch(e){}`;
 
 export function renderLayout(model: SiteModel, page: SitePage, body: RenderedBody, urls: SiteUrls, options: LayoutOptions): string {
   const title = documentTitle(model, page);
