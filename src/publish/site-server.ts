@@ -56,15 +56,16 @@ const REPORTED_MS = 10_000;
  * no-store` — marked so on the response itself, so even a cache that ignores `Vary` never keeps
  * them for someone else.
  */
-function cacheControlOf(isPrivate: boolean, isMember: boolean, req: SiteRequest): string {
+function cacheControlOf(isPrivate: boolean, isMember: boolean, req: SiteRequest, publicValue: string): string {
   if (isPrivate || isMember || req.principal !== null || req.headers.has("cookie") || req.headers.has("authorization")) return PRIVATE;
-  return PUBLIC;
+  return publicValue;
 }
-const PUBLIC = "public, max-age=300";
 const PRIVATE = "private, no-store";
 
 export class SiteServer {
   private readonly cache = new SitePageCache();
+  /** Cache-Control of what anyone may read: SITE_CACHE_MAX_AGE bounds how long a publish takes to show through a cache. */
+  private readonly publicCache: string;
   private readonly assetTags = new Map<string, string>();
   private assetVersion: Promise<string> | undefined;
   private assetVersionText: string | undefined;
@@ -85,7 +86,9 @@ export class SiteServer {
       /** Whether the organization's analytics are reported to its members (Community: always; Cloud: plans with analytics). */
       analyticsReported?: (orgId: string) => boolean;
     },
-  ) {}
+  ) {
+    this.publicCache = `public, max-age=${deps.config.publish.cacheMaxAge}`;
+  }
 
   /**
    * Whether the site asks its readers for analytics consent: only where a visitor figure is
@@ -168,7 +171,7 @@ export class SiteServer {
     }
     const urlsKey = `${req.prefix}|${req.origin}|${model.version?.slug ?? ""}`;
     const urls = this.cache.urlsFor(model, urlsKey, req.prefix, req.origin, assetVersion);
-    const cacheControl = cacheControlOf(isPrivate, role !== null, req);
+    const cacheControl = cacheControlOf(isPrivate, role !== null, req, this.publicCache);
 
     // Site files at the root of the (version's) site.
     if (segments.length === 1 && SITE_FILES.has(segments[0]!)) {
@@ -343,7 +346,7 @@ export class SiteServer {
       const target = resolveRedirect(model, key);
       if (!target) continue;
       const location = "url" in target ? target.url : urls.page(target.page.path);
-      return { status: 301, headers: { location, "cache-control": "public, max-age=300" }, body: null };
+      return { status: 301, headers: { location, "cache-control": this.publicCache }, body: null };
     }
     return NOT_FOUND;
   }
