@@ -7,6 +7,9 @@
  *   page provides it (the static export), else GET {search}?q= on the site
  * - mermaid: loaded only when the page has a diagram (the config names the script)
  * - analytics consent: served sites (config.consent) ask once, unless the browser opts out
+ * - a large site's navigation: sections collapsed to one link (li[data-nav-key]) become sections
+ *   again, filled from the site's navigation file when first opened (fetched once, on the first
+ *   use of the sidebar; its URL names its version, so the browser keeps it)
  */
 (function () {
   "use strict";
@@ -64,6 +67,33 @@
     document.addEventListener("keydown", function (e) {
       if (e.key === "Escape" && document.body.classList.contains("nav-open")) setNav(false);
     });
+
+    // ---- a large site's navigation -------------------------------------------------------------
+    var sidebar = document.getElementById("sidebar");
+    var navFile = sidebar && sidebar.getAttribute("data-nav-file");
+    if (navFile && sidebar.querySelector("li[data-nav-key]")) {
+      var navAsked = false;
+      var askNav = function () {
+        if (navAsked) return;
+        navAsked = true;
+        fetch(navFile, { credentials: "same-origin" })
+          .then(function (r) {
+            return r.ok ? r.json() : null;
+          })
+          .then(function (nav) {
+            if (!nav || !nav.items) return;
+            var keyed = sidebar.querySelectorAll("li[data-nav-key]");
+            Array.prototype.forEach.call(keyed, function (li) {
+              openable(li, navEntry(nav.items, li.getAttribute("data-nav-key") || ""));
+            });
+          })
+          .catch(function () {});
+      };
+      ["pointerover", "focusin", "touchstart"].forEach(function (type) {
+        sidebar.addEventListener(type, askNav, { passive: true });
+      });
+      if (navButton) navButton.addEventListener("click", askNav);
+    }
 
     // ---- copy buttons ------------------------------------------------------------------------
     document.addEventListener("click", function (e) {
@@ -386,6 +416,64 @@
         },
       });
     }
+  }
+
+  /** The navigation file's entry at a key ("3.1": the second entry of the fourth). */
+  function navEntry(items, key) {
+    var entry = null;
+    var list = items;
+    var parts = key.split(".");
+    for (var i = 0; i < parts.length; i++) {
+      entry = list && list[Number(parts[i])];
+      if (!entry) return null;
+      list = entry.c;
+    }
+    return entry;
+  }
+
+  /** Turns a collapsed entry (its one link) into a section whose entries are built when it is first opened. */
+  function openable(li, entry) {
+    li.removeAttribute("data-nav-key");
+    var label = li.firstElementChild;
+    if (!entry || !entry.c || !label) return;
+    var details = document.createElement("details");
+    var summary = document.createElement("summary");
+    summary.appendChild(label);
+    details.appendChild(summary);
+    var filled = false;
+    details.addEventListener("toggle", function () {
+      if (!details.open || filled) return;
+      filled = true;
+      details.appendChild(navList(entry.c));
+    });
+    li.appendChild(details);
+  }
+
+  function navList(items) {
+    var ul = document.createElement("ul");
+    items.forEach(function (e) {
+      var li = document.createElement("li");
+      if (e.h) {
+        li.className = "nav-heading";
+        li.textContent = e.t;
+      } else {
+        var label;
+        if (e.u) {
+          label = document.createElement("a");
+          label.className = e.x ? "nav-link nav-external" : "nav-link";
+          label.href = e.u;
+          if (e.x) label.rel = "noopener";
+        } else {
+          label = document.createElement("span");
+          label.className = "nav-section";
+        }
+        label.textContent = e.t;
+        li.appendChild(label);
+        if (e.c) openable(li, e);
+      }
+      ul.appendChild(li);
+    });
+    return ul;
   }
 
   function loadMermaid(src) {

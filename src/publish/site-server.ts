@@ -30,11 +30,18 @@ import { isMcpStreamRequest, splitPath, wantsMarkdown } from "./site/request-pat
 import { signInHandoff } from "./site/sign-in-handoff.ts";
 import { NOT_FOUND, type SiteAnswer, type SiteRequest, type SiteSearch, type SiteView } from "./site/site-answer.ts";
 import { siteSearchQuery } from "./schemas.ts";
+import { LARGE_SITE_PAGES, navForPage } from "./site/large-nav.ts";
+import { navJson, siteMapHtml } from "./site/nav-file.ts";
+import { siteCsp } from "./site/site-csp.ts";
 import type { SiteService } from "./site-service.ts";
 
 export type { SiteAnswer, SiteRequest, SiteView } from "./site/site-answer.ts";
 
-const SITE_FILES = new Set(["sitemap.xml", "robots.txt", "rss.xml", "llms.txt", "llms-full.txt", "manifest.json", "search"]);
+const SITE_FILES = new Set(["sitemap.xml", "robots.txt", "rss.xml", "llms.txt", "llms-full.txt", "manifest.json", "search", "nav.json"]);
+/** The page listing every page (a large site's whole navigation without a script); a page of the same route wins. */
+const SITE_MAP = "site-map";
+/** A versioned file (its URL names its content) may be kept by whoever may keep it at all for a year. */
+const FOREVER = "max-age=31536000, immutable";
 /** The site's machine-readable files and their content types. */
 const FEEDS: Record<string, string> = {
   "sitemap.xml": "application/xml; charset=utf-8",
@@ -177,6 +184,10 @@ export class SiteServer {
     if (segments.length === 1 && SITE_FILES.has(segments[0]!)) {
       return this.siteFile(ws, model, urls, segments[0]!, req, { isPrivate, cacheControl, role, urlsKey });
     }
+    if (segments.length === 1 && segments[0] === SITE_MAP && !model.byRoute.has(SITE_MAP)) {
+      const map = this.cache.text(model, `site-map|${urlsKey}`, () => siteMapHtml(model, urls))!;
+      return this.text(map.body, "text/html; charset=utf-8", cacheControl, req, { "content-security-policy": siteCsp(false), vary: "Accept, Cookie, Authorization" }, map.etag);
+    }
     // Uploads referenced by the site's pages.
     if (segments[0] === "assets" && segments.length === 2) return this.upload(ws, model, segments[1]!, cacheControl, req);
 
@@ -216,7 +227,11 @@ export class SiteServer {
       if (markdown === null) return NOT_FOUND;
       const body = renderSitePage(this.deps.site.renders, model, page, markdown, urls, urlsKey);
       const editUrl = canEdit ? `${this.deps.config.baseUrl}/w/${encodeURIComponent(ws.slug)}/p/${page.path.split("/").map(encodeURIComponent).join("/")}` : null;
-      const html = renderLayout(model, page, body, urls, { mode: "site", editUrl, searchUrl: urls.file("search"), asksConsent, offersAssistant });
+      // A large site's pages carry the reader's path of the navigation; the rest comes from the navigation file.
+      const large = model.pages.length > LARGE_SITE_PAGES;
+      const layoutModel = large ? { ...model, nav: navForPage(model, page) } : model;
+      const largeNav = large ? { file: `${urls.file("nav.json")}?v=${this.navFile(model, urls, urlsKey).version}`, siteMap: urls.file(SITE_MAP) } : undefined;
+      const html = renderLayout(layoutModel, page, body, urls, { mode: "site", editUrl, searchUrl: urls.file("search"), asksConsent, offersAssistant, largeNav });
       doc = cachedDoc(html, body.hasMermaid);
       byModel.set(key, doc);
     }
@@ -226,6 +241,12 @@ export class SiteServer {
     if (etagMatches(req.headers.get("if-none-match"), doc.etag)) return { status: 304, headers: {}, shared, body: null };
     if (req.method === "HEAD") return { status: 200, headers: {}, shared, body: null };
     return { status: 200, headers: {}, shared, body: doc.bytes, response: sharedResponse(doc, cacheControl) };
+  }
+
+  /** The navigation file of a model under these URLs, and its version (what its URL names). */
+  private navFile(model: SiteModel, urls: SiteUrls, urlsKey: string): { body: string; etag: string; version: string } {
+    const made = this.cache.text(model, `nav.json|${urlsKey}`, () => navJson(model, urls))!;
+    return { ...made, version: made.etag.slice(1, 17) };
   }
 
   private markdown(ws: WorkspaceRow, model: SiteModel, page: SitePage, cacheControl: string, req: SiteRequest, negotiated = false): SiteAnswer {
@@ -251,6 +272,13 @@ export class SiteServer {
   ): SiteAnswer {
     const { cacheControl } = ctx;
     if (name === "search") return this.searchAnswer(ws, model, urls, req);
+    if (name === "nav.json") {
+      const nav = this.navFile(model, urls, ctx.urlsKey);
+      // Asked for under the URL the pages name (its version): the bytes at that URL never change.
+      const versioned = req.query.get("v") === nav.version;
+      const control = versioned ? `${cacheControl.startsWith("public") ? "public" : "private"}, ${FOREVER}` : cacheControl;
+      return this.text(nav.body, "application/json; charset=utf-8", control, req, {}, nav.etag);
+    }
     const feed = FEEDS[name];
     if (!feed) return NOT_FOUND;
     const made = this.cache.text(model, `${name}|${ctx.urlsKey}|${ctx.isPrivate}`, () => {

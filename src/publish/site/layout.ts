@@ -8,6 +8,7 @@ import { safeJson } from "./escape.ts";
 import { neighbours, type NavItem, type SiteModel, type SitePage } from "./model.ts";
 import type { SiteUrls } from "./urls.ts";
 import type { RenderResult } from "../render/index.ts";
+import { collapsedKey } from "./large-nav.ts";
 
 /** What the renderer produced for a page (the parts the layout uses). */
 type RenderedBody = Pick<RenderResult, "html" | "headings" | "hasMermaid" | "hasMath" | "hasCode">;
@@ -39,6 +40,12 @@ interface LayoutOptions {
    * export) passes one map per folder and the navigation is built once, not once per page.
    */
   navMemo?: NavMemo;
+  /**
+   * A large site served by `quire serve` (site/large-nav.ts): the navigation file's versioned URL,
+   * from which the site's script fills the collapsed sections, and the site map page's URL (the
+   * whole tree without a script).
+   */
+  largeNav?: { file: string; siteMap: string };
 }
 
 /**
@@ -206,8 +213,8 @@ ${versionSwitcher}
 </div>
 </header>
 <div class="site-body">
-<nav id="sidebar" class="sidebar" aria-label="Site navigation">
-${renderNav(model.nav, page, urls, options.navMemo)}
+<nav id="sidebar" class="sidebar" aria-label="Site navigation"${options.largeNav ? ` data-nav-file="${h(options.largeNav.file)}"` : ""}>
+${renderNav(model.nav, page, urls, options.navMemo, options.largeNav !== undefined)}${options.largeNav ? `\n<p class="nav-site-map"><a href="${h(options.largeNav.siteMap)}">All pages</a></p>` : ""}
 </nav>
 <main id="content" class="content">
 <article class="page">
@@ -224,7 +231,7 @@ ${asksConsent ? CONSENT_PROMPT : ""}</body>
 `;
 }
 
-function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls, memo?: NavMemo): string {
+function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls, memo?: NavMemo, keyed = false): string {
   // The entries on the way to the current page, found once (not by searching each entry's subtree).
   const trail = new Set<NavItem>();
   findTrail(items, current, trail);
@@ -248,7 +255,11 @@ function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls, memo?: N
         const label = item.page
           ? `<a class="nav-link" href="${h(urls.page(item.page.path))}"${isCurrent ? ` aria-current="page"` : ""}>${h(item.title)}</a>`
           : `<span class="nav-section">${h(item.title)}</span>`;
-        if (item.children.length === 0) return `<li>${label}</li>`;
+        if (item.children.length === 0) {
+          // A section collapsed to one link names its place in the navigation file (site.js opens it from there).
+          const key = keyed ? collapsedKey(item) : undefined;
+          return key === undefined ? `<li>${label}</li>` : `<li data-nav-key="${key}">${label}</li>`;
+        }
         const open = trail.has(item) ? " open" : "";
         return `<li><details${open}><summary>${label}</summary>${list(item.children)}</details></li>`;
       }

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { LARGE_SITE_PAGES, navForPage } from "../../../src/publish/export/large-nav.ts";
+import { LARGE_SITE_PAGES, navForPage } from "../../../src/publish/site/large-nav.ts";
 import { exportUrls } from "../../../src/publish/export/export-urls.ts";
 import { NavMemo, renderLayout } from "../../../src/publish/site/layout.ts";
 import type { NavItem, SiteModel, SitePage } from "../../../src/publish/site/model.ts";

@@ -1,13 +1,16 @@
 import type { NavItem, SiteModel, SitePage } from "../site/model.ts";
 
 /**
- * The navigation of one exported page on a large site. The site's layout puts the whole navigation
- * on every page (sections other than the current one closed, opened in place by the reader): on the
- * /p/ site each page is rendered once and cached, but an export writes every page, so its size grows
- * with the square of the page count (10,000 pages × 10,000 links). Above LARGE_SITE_PAGES the
- * export keeps the path to the current page open and turns every other section into a single link
- * to its own page (or its first page): the same sidebar as closed sections look, one click instead
- * of an in-place expansion. Smaller sites get the navigation exactly as /p/ renders it.
+ * The navigation of one page on a large site. The layout can put the whole navigation on every
+ * page (sections other than the current one closed, opened in place by the reader), but then a
+ * page's size grows with the site (5,000 pages: over 500 KB of HTML per page, most of it the same
+ * links) and an export's with the square of the page count. Above LARGE_SITE_PAGES the export and
+ * the /p/ site keep the path to the current page open (with its siblings and the current section)
+ * and turn every other section into a single link to its own page (or its first page): the same
+ * sidebar as closed sections look, one click instead of an in-place expansion. On the /p/ site the
+ * site's script turns those links back into sections it fills from the navigation file
+ * (site/nav-file.ts, `collapsedKey`); the site map page lists everything without a script.
+ * Smaller sites get the whole navigation.
  */
 export const LARGE_SITE_PAGES = 300;
 
@@ -63,11 +66,24 @@ function collapsed(item: NavItem & { kind: "page" | "section" }): NavItem {
   return c;
 }
 
-function prune(items: NavItem[], trail: ReadonlySet<NavItem>): NavItem[] {
-  return items.map((item): NavItem => {
+/**
+ * Where a collapsed entry sits in the whole navigation: its indexes from the top, joined by
+ * dots ("3.1"), as the navigation file lists the entries. Set when the entry is collapsed.
+ */
+const keys = new WeakMap<NavItem, string>();
+
+/** The key of a collapsed entry in the navigation file (undefined for every other entry). */
+export function collapsedKey(item: NavItem): string | undefined {
+  return keys.get(item);
+}
+
+function prune(items: NavItem[], trail: ReadonlySet<NavItem>, prefix = ""): NavItem[] {
+  return items.map((item, i): NavItem => {
     if ((item.kind !== "page" && item.kind !== "section") || item.children.length === 0) return item;
-    if (trail.has(item)) return { ...item, children: prune(item.children, trail) };
-    return collapsed(item);
+    if (trail.has(item)) return { ...item, children: prune(item.children, trail, `${prefix}${i}.`) };
+    const c = collapsed(item);
+    keys.set(c, `${prefix}${i}`);
+    return c;
   });
 }
 
