@@ -431,14 +431,23 @@
     return entry;
   }
 
-  /** Turns a collapsed entry (its one link) into a section whose entries are built when it is first opened. */
+  /**
+   * Turns a collapsed entry (its one link) into a section whose entries are built when it is first
+   * opened, as the layout writes sections: a link stays beside the toggle, never inside it.
+   */
   function openable(li, entry) {
     li.removeAttribute("data-nav-key");
     var label = li.firstElementChild;
     if (!entry || !entry.c || !label) return;
     var details = document.createElement("details");
     var summary = document.createElement("summary");
-    summary.appendChild(label);
+    if (label.tagName === "A") {
+      li.classList.add("nav-branch");
+      var text = document.createElement("span");
+      text.className = "nav-toggle-text";
+      text.textContent = "Pages under " + entry.t;
+      summary.appendChild(text);
+    } else summary.appendChild(label);
     details.appendChild(summary);
     var filled = false;
     details.addEventListener("toggle", function () {

@@ -261,6 +261,9 @@ function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls, memo?: N
           return key === undefined ? `<li>${label}</li>` : `<li data-nav-key="${key}">${label}</li>`;
         }
         const open = trail.has(item) ? " open" : "";
+        // A section's own page is a link beside its toggle, never inside it: a link within a
+        // <summary> is a control inside a control, which screen readers announce badly.
+        if (item.page) return `<li class="nav-branch">${label}<details${open}><summary><span class="nav-toggle-text">Pages under ${h(item.title)}</span></summary>${list(item.children)}</details></li>`;
         return `<li><details${open}><summary>${label}</summary>${list(item.children)}</details></li>`;
       }
     }

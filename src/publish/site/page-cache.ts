@@ -100,7 +100,7 @@ export function sharedHeaders(doc: CachedDoc, cacheControl: string): Headers {
 export function sharedResponse(doc: CachedDoc, cacheControl: string): Response {
   let response = doc.responses.get(cacheControl);
   if (!response) {
-    response = new Response(doc.bytes, { status: 200, headers: sharedHeaders(doc, cacheControl) });
+    response = new Response(doc.bytes as ConstructorParameters<typeof Response>[0], { status: 200, headers: sharedHeaders(doc, cacheControl) });
     doc.responses.set(cacheControl, response);
   }
   return response;
