@@ -5,7 +5,8 @@
  * - copy buttons on code blocks (button.copy-code) and the site's MCP address (button.copy-mcp-url)
  * - search: Ctrl/Cmd+K (or "/") opens a dialog; asks window.quireSearch(query, limit) when the
  *   page provides it (the static export), else GET {search}?q= on the site
- * - mermaid: loaded only when the page has a diagram (the config names the script)
+ * - mermaid: loaded only when the page has a diagram (the config names the script), once one
+ *   comes near the screen
  * - analytics consent: served sites (config.consent) ask once, unless the browser opts out
  * - a large site's navigation: sections collapsed to one link (li[data-nav-key]) become sections
  *   again, filled from the site's navigation file when first opened (fetched once, on the first
@@ -183,7 +184,30 @@
     setupSearch();
 
     // ---- mermaid -----------------------------------------------------------------------------
-    if (config.mermaid && document.querySelector(".mermaid")) loadMermaid(config.mermaid);
+    // Mermaid is large and draws on the main thread: it is fetched when a diagram comes near the
+    // screen, not while the page first renders (a page whose diagrams are further down pays
+    // nothing until the reader scrolls there). Printing draws every diagram first.
+    var diagrams = document.querySelectorAll(".mermaid");
+    if (config.mermaid && diagrams.length) {
+      var mermaidAsked = false;
+      var askMermaid = function () {
+        if (mermaidAsked) return;
+        mermaidAsked = true;
+        if (seen) seen.disconnect();
+        loadMermaid(config.mermaid);
+      };
+      var seen = window.IntersectionObserver
+        ? new IntersectionObserver(
+            function (entries) {
+              for (var i = 0; i < entries.length; i++) if (entries[i].isIntersecting) return askMermaid();
+            },
+            { rootMargin: "200px" },
+          )
+        : null;
+      if (seen) Array.prototype.forEach.call(diagrams, function (d) { seen.observe(d); });
+      else askMermaid();
+      window.addEventListener("beforeprint", askMermaid);
+    }
 
     // ---- analytics consent -------------------------------------------------------------------
     setupConsent();

@@ -86,7 +86,10 @@ describe.skipIf(!hasChromium)("the published site with axe-core", () => {
         for (const path of ["/", "/guides/long-guide", "/components"]) {
           await tab.page.goto(`${server.url}/p/${owner.workspaceSlug}${path}`, { waitUntil: "load" });
           // Diagrams and the script's controls are part of what readers get.
-          if (path === "/components") await tab.page.locator(".mermaid.mermaid-rendered svg").first().waitFor({ timeout: 30_000 });
+          if (path === "/components") {
+            await tab.page.locator(".mermaid").first().scrollIntoViewIfNeeded();
+            await tab.page.locator(".mermaid.mermaid-rendered svg").first().waitFor({ timeout: 30_000 });
+          }
           found.push(...(await seriousViolations(tab, `${theme}/${mode} ${path}`)));
         }
       }
