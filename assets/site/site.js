@@ -462,7 +462,8 @@
   function openable(li, entry) {
     li.removeAttribute("data-nav-key");
     var label = li.firstElementChild;
-    if (!entry || !entry.c || !label) return;
+    // A page cached before a publish may name an older file's places: fill only what still matches.
+    if (!entry || !entry.c || !label || entry.t !== label.textContent) return;
     var details = document.createElement("details");
     var summary = document.createElement("summary");
     if (label.tagName === "A") {

@@ -57,7 +57,7 @@ const REPORTED_MS = 10_000;
 
 /**
  * What a shared cache (a CDN, a reverse proxy) may do with an answer (docs/decisions/site-caching.md):
- * store it for five minutes when anyone may read it and nothing in the request names a reader;
+ * store it for SITE_CACHE_MAX_AGE seconds when anyone may read it and nothing in the request names a reader;
  * otherwise never store it anywhere. A members-only site, a recognized member (whose page has
  * an edit link), and any request carrying a cookie or an Authorization header are `private,
  * no-store` — marked so on the response itself, so even a cache that ignores `Vary` never keeps
