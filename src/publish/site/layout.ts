@@ -208,7 +208,7 @@ ${head}
 <a class="site-name" href="${h(urls.home())}">${h(model.name)}</a>
 ${versionSwitcher}
 <div class="header-actions">
-<button type="button" class="search-open" aria-haspopup="dialog" aria-label="Search" aria-keyshortcuts="Control+K"><span class="search-icon" aria-hidden="true"></span><span class="search-label">Search</span><kbd>Ctrl K</kbd></button>
+<button type="button" class="search-open" aria-haspopup="dialog" aria-keyshortcuts="Control+K"><span class="search-icon" aria-hidden="true"></span><span class="search-label">Search</span><kbd>Ctrl K</kbd></button>
 <button type="button" class="mode-toggle" aria-label="Switch between light and dark"><span aria-hidden="true"></span></button>
 </div>
 </header>
