@@ -9,8 +9,9 @@
  *   comes near the screen
  * - analytics consent: served sites (config.consent) ask once, unless the browser opts out
  * - a large site's navigation: sections collapsed to one link (li[data-nav-key]) become sections
- *   again, filled from the site's navigation file when first opened (fetched once, on the first
- *   use of the sidebar; its URL names its version, so the browser keeps it)
+ *   again, filled from the site's navigation file when first opened, and the runs of a long list
+ *   left out of the page (li[data-nav-more]) come back (the file is fetched once, on the first use
+ *   of the sidebar; its URL names its version, so the browser keeps it)
  */
 (function () {
   "use strict";
@@ -72,7 +73,7 @@
     // ---- a large site's navigation -------------------------------------------------------------
     var sidebar = document.getElementById("sidebar");
     var navFile = sidebar && sidebar.getAttribute("data-nav-file");
-    if (navFile && sidebar.querySelector("li[data-nav-key]")) {
+    if (navFile && sidebar.querySelector("li[data-nav-key], li[data-nav-more]")) {
       var navAsked = false;
       var askNav = function () {
         if (navAsked) return;
@@ -83,6 +84,18 @@
           })
           .then(function (nav) {
             if (!nav || !nav.items) return;
+            // Runs of a long list the page left out ("list:from:to"; list "" is the top) come back in place.
+            var runs = sidebar.querySelectorAll("li[data-nav-more]");
+            Array.prototype.forEach.call(runs, function (li) {
+              var run = (li.getAttribute("data-nav-more") || "").split(":");
+              var holder = run[0] === "" ? { c: nav.items } : navEntry(nav.items, run[0]);
+              var from = Number(run[1]);
+              var to = Number(run[2]);
+              if (!holder || !holder.c || !(to <= holder.c.length) || !(from < to)) return;
+              var filled = navList(holder.c.slice(from, to));
+              while (filled.firstChild) li.parentNode.insertBefore(filled.firstChild, li);
+              li.parentNode.removeChild(li);
+            });
             var keyed = sidebar.querySelectorAll("li[data-nav-key]");
             Array.prototype.forEach.call(keyed, function (li) {
               openable(li, navEntry(nav.items, li.getAttribute("data-nav-key") || ""));

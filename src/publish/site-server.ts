@@ -30,7 +30,7 @@ import { isMcpStreamRequest, splitPath, wantsMarkdown } from "./site/request-pat
 import { signInHandoff } from "./site/sign-in-handoff.ts";
 import { NOT_FOUND, type SiteAnswer, type SiteRequest, type SiteSearch, type SiteView } from "./site/site-answer.ts";
 import { siteSearchQuery } from "./schemas.ts";
-import { LARGE_SITE_PAGES, navForPage } from "./site/large-nav.ts";
+import { LARGE_SITE_PAGES, navForServedPage } from "./site/large-nav.ts";
 import { navJson, siteMapHtml } from "./site/nav-file.ts";
 import { siteCsp } from "./site/site-csp.ts";
 import type { SiteService } from "./site-service.ts";
@@ -229,7 +229,7 @@ export class SiteServer {
       const editUrl = canEdit ? `${this.deps.config.baseUrl}/w/${encodeURIComponent(ws.slug)}/p/${page.path.split("/").map(encodeURIComponent).join("/")}` : null;
       // A large site's pages carry the reader's path of the navigation; the rest comes from the navigation file.
       const large = model.pages.length > LARGE_SITE_PAGES;
-      const layoutModel = large ? { ...model, nav: navForPage(model, page) } : model;
+      const layoutModel = large ? { ...model, nav: navForServedPage(model, page) } : model;
       const largeNav = large ? { file: `${urls.file("nav.json")}?v=${this.navFile(model, urls, urlsKey).version}`, siteMap: urls.file(SITE_MAP) } : undefined;
       const html = renderLayout(layoutModel, page, body, urls, { mode: "site", editUrl, searchUrl: urls.file("search"), asksConsent, offersAssistant, largeNav });
       doc = cachedDoc(html, body.hasMermaid);

@@ -19,6 +19,54 @@ export function navForPage(model: SiteModel, page: SitePage): NavItem[] {
   return prune(model.nav, trailsOf(model).get(page.path) ?? EMPTY);
 }
 
+/**
+ * Entries of one list shown in a served page at most; a longer list on the reader's path (a
+ * folder of a thousand pages side by side) shows LIST_WINDOW entries either side of the reader's
+ * and one "more" entry (`moreOf`) for each run left out, which the site's script fills from the
+ * navigation file and which links to the site map without it. The export keeps whole lists: it
+ * has neither the file nor the site map.
+ */
+export const MAX_LIST_ENTRIES = 150;
+const LIST_WINDOW = 50;
+
+/** The navigation of a page of a large site served by `quire serve`: navForPage, long lists cut to a window. */
+export function navForServedPage(model: SiteModel, page: SitePage): NavItem[] {
+  if (model.pages.length <= LARGE_SITE_PAGES) return model.nav;
+  return prune(model.nav, trailsOf(model).get(page.path) ?? EMPTY, "", true);
+}
+
+/** A run of entries left out of a long list: the list's key ("" for the top), and the run's indexes [from, to). */
+interface MoreEntries {
+  list: string;
+  from: number;
+  to: number;
+}
+
+const more = new WeakMap<NavItem, MoreEntries>();
+
+/** The run of entries a "more" entry stands for (undefined for every other entry). */
+export function moreOf(item: NavItem): MoreEntries | undefined {
+  return more.get(item);
+}
+
+function moreEntry(list: string, from: number, to: number): NavItem {
+  const item: NavItem = { kind: "heading", title: `${to - from} more` };
+  more.set(item, { list, from, to });
+  return item;
+}
+
+/** The entries of a long list around index `at` (the reader's entry; -1: none), with a "more" entry per run left out. */
+function windowed(items: NavItem[], at: number, list: string): Array<{ item: NavItem; index: number } | NavItem> {
+  const centre = at === -1 ? 0 : at;
+  const from = Math.max(0, Math.min(centre - LIST_WINDOW, items.length - 2 * LIST_WINDOW - 1));
+  const to = Math.min(items.length, from + 2 * LIST_WINDOW + 1);
+  const out: Array<{ item: NavItem; index: number } | NavItem> = [];
+  if (from > 0) out.push(moreEntry(list, 0, from));
+  for (let i = from; i < to; i++) out.push({ item: items[i]!, index: i });
+  if (to < items.length) out.push(moreEntry(list, to, items.length));
+  return out;
+}
+
 const EMPTY: ReadonlySet<NavItem> = new Set();
 
 /**
@@ -77,14 +125,17 @@ export function collapsedKey(item: NavItem): string | undefined {
   return keys.get(item);
 }
 
-function prune(items: NavItem[], trail: ReadonlySet<NavItem>, prefix = ""): NavItem[] {
-  return items.map((item, i): NavItem => {
+function prune(items: NavItem[], trail: ReadonlySet<NavItem>, prefix = "", cut = false): NavItem[] {
+  const one = (item: NavItem, i: number): NavItem => {
     if ((item.kind !== "page" && item.kind !== "section") || item.children.length === 0) return item;
-    if (trail.has(item)) return { ...item, children: prune(item.children, trail, `${prefix}${i}.`) };
+    if (trail.has(item)) return { ...item, children: prune(item.children, trail, `${prefix}${i}.`, cut) };
     const c = collapsed(item);
     keys.set(c, `${prefix}${i}`);
     return c;
-  });
+  };
+  if (!cut || items.length <= MAX_LIST_ENTRIES) return items.map(one);
+  const at = items.findIndex((item) => trail.has(item));
+  return windowed(items, at, prefix.slice(0, -1)).map((e) => ("index" in e ? one(e.item, e.index) : e));
 }
 
 function firstPage(items: NavItem[]): SitePage | null {

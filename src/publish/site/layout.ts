@@ -8,7 +8,7 @@ import { safeJson } from "./escape.ts";
 import { neighbours, type NavItem, type SiteModel, type SitePage } from "./model.ts";
 import type { SiteUrls } from "./urls.ts";
 import type { RenderResult } from "../render/index.ts";
-import { collapsedKey } from "./large-nav.ts";
+import { collapsedKey, moreOf } from "./large-nav.ts";
 
 /** What the renderer produced for a page (the parts the layout uses). */
 type RenderedBody = Pick<RenderResult, "html" | "headings" | "hasMermaid" | "hasMath" | "hasCode">;
@@ -214,7 +214,7 @@ ${versionSwitcher}
 </header>
 <div class="site-body">
 <nav id="sidebar" class="sidebar" aria-label="Site navigation"${options.largeNav ? ` data-nav-file="${h(options.largeNav.file)}"` : ""}>
-${renderNav(model.nav, page, urls, options.navMemo, options.largeNav !== undefined)}${options.largeNav ? `\n<p class="nav-site-map"><a href="${h(options.largeNav.siteMap)}">All pages</a></p>` : ""}
+${renderNav(model.nav, page, urls, options.navMemo, options.largeNav?.siteMap)}${options.largeNav ? `\n<p class="nav-site-map"><a href="${h(options.largeNav.siteMap)}">All pages</a></p>` : ""}
 </nav>
 <main id="content" class="content">
 <article class="page">
@@ -231,7 +231,9 @@ ${asksConsent ? CONSENT_PROMPT : ""}</body>
 `;
 }
 
-function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls, memo?: NavMemo, keyed = false): string {
+/** `siteMap`: a large served site's site map, where the entries a page leaves out are (site/large-nav.ts). */
+function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls, memo?: NavMemo, siteMap?: string): string {
+  const keyed = siteMap !== undefined;
   // The entries on the way to the current page, found once (not by searching each entry's subtree).
   const trail = new Set<NavItem>();
   findTrail(items, current, trail);
@@ -245,8 +247,13 @@ function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls, memo?: N
   };
   const entry = (item: NavItem): string => {
     switch (item.kind) {
-      case "heading":
+      case "heading": {
+        // A run of a long list left out of the page: the site's script puts it back from the
+        // navigation file; without it the link leads to the site map.
+        const left = keyed ? moreOf(item) : undefined;
+        if (left) return `<li class="nav-more" data-nav-more="${left.list}:${left.from}:${left.to}"><a class="nav-link" href="${h(siteMap!)}">${left.to - left.from} more pages</a></li>`;
         return `<li class="nav-heading">${h(item.title)}</li>`;
+      }
       case "link":
         return `<li><a class="nav-link nav-external" href="${h(item.url)}" rel="noopener">${h(item.title)}</a></li>`;
       case "page":

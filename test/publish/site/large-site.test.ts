@@ -120,6 +120,33 @@ describe("a page of a large site", () => {
   });
 });
 
+describe("a folder of hundreds of pages side by side", () => {
+  test("a page shows the entries around its own; the rest is one entry per run, keyed into the navigation file and linked to the site map", async () => {
+    const flat = await registerUser(server.url);
+    await publish(flat);
+    await manyPages(flat, 1, 400);
+    const page = await get(server, `/p/${flat.workspaceSlug}/part-0/topic-200`);
+    expect(page.status).toBe(200);
+    const nav = /<nav id="sidebar"[\s\S]*?<\/nav>/.exec(page.text)![0];
+    const runs = [...nav.matchAll(/<li class="nav-more" data-nav-more="([\d.]*):(\d+):(\d+)"><a class="nav-link" href="([^"]+)">(\d+) more pages<\/a><\/li>/g)];
+    expect(runs.length).toBe(2);
+    for (const [, , from, to, href, count] of runs) {
+      expect(href).toBe(`/p/${flat.workspaceSlug}/site-map`);
+      expect(Number(count)).toBe(Number(to) - Number(from));
+    }
+    expect(nav).toContain(`href="/p/${flat.workspaceSlug}/part-0/topic-200" aria-current="page"`);
+    expect((nav.match(/class="nav-link/g) ?? []).length).toBeLessThan(160);
+    // The runs name the entries of the file's list that the page left out, and only those.
+    const file = JSON.parse((await get(server, navFileOf(page.text)!)).text) as { items: Array<{ t: string; u?: string; c?: Array<{ u: string }> }> };
+    const [, list] = runs[0]!;
+    const entries = file.items[Number(list)]!.c!;
+    const shown = new Set([...nav.matchAll(/href="([^"]+)"/g)].map((m) => m[1]));
+    for (const [, , from, to] of runs) for (const e of entries.slice(Number(from), Number(to))) expect(shown.has(e.u)).toBe(false);
+    const inRuns = runs.reduce((n, [, , from, to]) => n + Number(to) - Number(from), 0);
+    expect(inRuns + entries.filter((e) => shown.has(e.u)).length).toBe(entries.length);
+  });
+});
+
 describe("a large members-only site", () => {
   test("its navigation file and site map are the members' only, never stored by a shared cache", async () => {
     for (const path of ["/nav.json", "/site-map"]) {
