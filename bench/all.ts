@@ -13,7 +13,8 @@ const SCRIPTS: Array<{ name: string; args: string[] }> = [
   { name: "render", args: ["bench/render.ts"] }, // the published-page renderer alone: cold, warm, cached
   { name: "ops", args: ["bench/ops.ts"] }, // status, doctor, /metrics scrape, backup on 1,000 pages
   { name: "mcp", args: ["bench/mcp.ts"] }, // compiled quire mcp start → tools/list; read/search/update over stdio and HTTP vs REST
-  { name: "publish", args: ["bench/publish.ts"] }, // published pages: cached, first render, vs nginx, RSS of 1,000 pages
+  { name: "publish", args: ["bench/publish.ts"] }, // published pages: cached, first render, vs nginx and through nginx proxy_cache, RSS of 1,000 pages
+  { name: "site-scale", args: ["bench/site-scale.ts", "5000"] }, // a 5,000-page site: page size, nav.json, cached page and first render
   { name: "export-peers", args: ["bench/export-peers.ts", "1000", "10000"] }, // quire export vs Hugo, MkDocs, VitePress; quality scan
   { name: "quality", args: ["bench/quality-scan.ts"] }, // the quality scan of 1,000 pages: first scan, re-scan, link regions
   { name: "team", args: ["bench/team-editing.ts"] }, // ten people editing at once: 429s (docs/architecture.md §10)

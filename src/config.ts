@@ -73,8 +73,11 @@ export interface Config {
   ai?: { baseUrl: string; apiKey?: string; model: string };
   /** Browser origins allowed to call `POST /mcp` on the main port (MCP_CORS_ORIGINS); BASE_URL's own origin always is. */
   mcpCorsOrigins: string[];
-  /** Published sites: PUBLISH_REQUIRE_AUTH forces every site to members only; the DNS server custom domains are checked against. */
-  publish: { requireAuth: boolean; dnsResolver?: string };
+  /**
+   * Published sites: PUBLISH_REQUIRE_AUTH forces every site to members only; SITE_CACHE_MAX_AGE is
+   * how long (seconds) a shared cache may keep a public page; the DNS server custom domains are checked against.
+   */
+  publish: { requireAuth: boolean; cacheMaxAge: number; dnsResolver?: string };
   /** External sign-in providers (OIDC_*). */
   oidc: ExternalSignInConfig;
   /** Passkeys (WEBAUTHN_*); absent when WEBAUTHN_RP_ID is unset. */
@@ -203,7 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
     if (base !== undefined && aiModel !== undefined) ai = { baseUrl: base, model: aiModel, ...(aiKey ? { apiKey: aiKey } : {}) };
   }
   const mcpCorsOrigins = originList(read("MCP_CORS_ORIGINS"), "MCP_CORS_ORIGINS", problems);
-  const publish: Config["publish"] = { requireAuth: bool("PUBLISH_REQUIRE_AUTH", false) };
+  const publish: Config["publish"] = { requireAuth: bool("PUBLISH_REQUIRE_AUTH", false), cacheMaxAge: int("SITE_CACHE_MAX_AGE", 300, 0, 86_400) };
   const resolver = read("CUSTOM_DOMAIN_RESOLVER");
   if (resolver !== undefined) {
     // An IPv4 address or a bracketed IPv6 address, with an optional port: what node:dns setServers takes.

@@ -5,8 +5,13 @@
  * - copy buttons on code blocks (button.copy-code) and the site's MCP address (button.copy-mcp-url)
  * - search: Ctrl/Cmd+K (or "/") opens a dialog; asks window.quireSearch(query, limit) when the
  *   page provides it (the static export), else GET {search}?q= on the site
- * - mermaid: loaded only when the page has a diagram (the config names the script)
+ * - mermaid: loaded only when the page has a diagram (the config names the script), once one
+ *   comes near the screen
  * - analytics consent: served sites (config.consent) ask once, unless the browser opts out
+ * - a large site's navigation: sections collapsed to one link (li[data-nav-key]) become sections
+ *   again, filled from the site's navigation file when first opened, and the runs of a long list
+ *   left out of the page (li[data-nav-more]) come back (the file is fetched once, on the first use
+ *   of the sidebar; its URL names its version, so the browser keeps it)
  */
 (function () {
   "use strict";
@@ -64,6 +69,45 @@
     document.addEventListener("keydown", function (e) {
       if (e.key === "Escape" && document.body.classList.contains("nav-open")) setNav(false);
     });
+
+    // ---- a large site's navigation -------------------------------------------------------------
+    var sidebar = document.getElementById("sidebar");
+    var navFile = sidebar && sidebar.getAttribute("data-nav-file");
+    if (navFile && sidebar.querySelector("li[data-nav-key], li[data-nav-more]")) {
+      var navAsked = false;
+      var askNav = function () {
+        if (navAsked) return;
+        navAsked = true;
+        fetch(navFile, { credentials: "same-origin" })
+          .then(function (r) {
+            return r.ok ? r.json() : null;
+          })
+          .then(function (nav) {
+            if (!nav || !nav.items) return;
+            // Runs of a long list the page left out ("list:from:to"; list "" is the top) come back in place.
+            var runs = sidebar.querySelectorAll("li[data-nav-more]");
+            Array.prototype.forEach.call(runs, function (li) {
+              var run = (li.getAttribute("data-nav-more") || "").split(":");
+              var holder = run[0] === "" ? { c: nav.items } : navEntry(nav.items, run[0]);
+              var from = Number(run[1]);
+              var to = Number(run[2]);
+              if (!holder || !holder.c || !(to <= holder.c.length) || !(from < to)) return;
+              var filled = navList(holder.c.slice(from, to));
+              while (filled.firstChild) li.parentNode.insertBefore(filled.firstChild, li);
+              li.parentNode.removeChild(li);
+            });
+            var keyed = sidebar.querySelectorAll("li[data-nav-key]");
+            Array.prototype.forEach.call(keyed, function (li) {
+              openable(li, navEntry(nav.items, li.getAttribute("data-nav-key") || ""));
+            });
+          })
+          .catch(function () {});
+      };
+      ["pointerover", "focusin", "touchstart"].forEach(function (type) {
+        sidebar.addEventListener(type, askNav, { passive: true });
+      });
+      if (navButton) navButton.addEventListener("click", askNav);
+    }
 
     // ---- copy buttons ------------------------------------------------------------------------
     document.addEventListener("click", function (e) {
@@ -153,7 +197,30 @@
     setupSearch();
 
     // ---- mermaid -----------------------------------------------------------------------------
-    if (config.mermaid && document.querySelector(".mermaid")) loadMermaid(config.mermaid);
+    // Mermaid is large and draws on the main thread: it is fetched when a diagram comes near the
+    // screen, not while the page first renders (a page whose diagrams are further down pays
+    // nothing until the reader scrolls there). Printing draws every diagram first.
+    var diagrams = document.querySelectorAll(".mermaid");
+    if (config.mermaid && diagrams.length) {
+      var mermaidAsked = false;
+      var askMermaid = function () {
+        if (mermaidAsked) return;
+        mermaidAsked = true;
+        if (seen) seen.disconnect();
+        loadMermaid(config.mermaid);
+      };
+      var seen = window.IntersectionObserver
+        ? new IntersectionObserver(
+            function (entries) {
+              for (var i = 0; i < entries.length; i++) if (entries[i].isIntersecting) return askMermaid();
+            },
+            { rootMargin: "200px" },
+          )
+        : null;
+      if (seen) Array.prototype.forEach.call(diagrams, function (d) { seen.observe(d); });
+      else askMermaid();
+      window.addEventListener("beforeprint", askMermaid);
+    }
 
     // ---- analytics consent -------------------------------------------------------------------
     setupConsent();
@@ -386,6 +453,74 @@
         },
       });
     }
+  }
+
+  /** The navigation file's entry at a key ("3.1": the second entry of the fourth). */
+  function navEntry(items, key) {
+    var entry = null;
+    var list = items;
+    var parts = key.split(".");
+    for (var i = 0; i < parts.length; i++) {
+      entry = list && list[Number(parts[i])];
+      if (!entry) return null;
+      list = entry.c;
+    }
+    return entry;
+  }
+
+  /**
+   * Turns a collapsed entry (its one link) into a section whose entries are built when it is first
+   * opened, as the layout writes sections: a link stays beside the toggle, never inside it.
+   */
+  function openable(li, entry) {
+    li.removeAttribute("data-nav-key");
+    var label = li.firstElementChild;
+    // A page cached before a publish may name an older file's places: fill only what still matches.
+    if (!entry || !entry.c || !label || entry.t !== label.textContent) return;
+    var details = document.createElement("details");
+    var summary = document.createElement("summary");
+    if (label.tagName === "A") {
+      li.classList.add("nav-branch");
+      var text = document.createElement("span");
+      text.className = "nav-toggle-text";
+      text.textContent = "Pages under " + entry.t;
+      summary.appendChild(text);
+    } else summary.appendChild(label);
+    details.appendChild(summary);
+    var filled = false;
+    details.addEventListener("toggle", function () {
+      if (!details.open || filled) return;
+      filled = true;
+      details.appendChild(navList(entry.c));
+    });
+    li.appendChild(details);
+  }
+
+  function navList(items) {
+    var ul = document.createElement("ul");
+    items.forEach(function (e) {
+      var li = document.createElement("li");
+      if (e.h) {
+        li.className = "nav-heading";
+        li.textContent = e.t;
+      } else {
+        var label;
+        if (e.u) {
+          label = document.createElement("a");
+          label.className = e.x ? "nav-link nav-external" : "nav-link";
+          label.href = e.u;
+          if (e.x) label.rel = "noopener";
+        } else {
+          label = document.createElement("span");
+          label.className = "nav-section";
+        }
+        label.textContent = e.t;
+        li.appendChild(label);
+        if (e.c) openable(li, e);
+      }
+      ul.appendChild(li);
+    });
+    return ul;
   }
 
   function loadMermaid(src) {

@@ -117,7 +117,7 @@ export function httpCore(services: Services) {
       states.set(request, state);
       set.headers["x-request-id"] = requestId;
       set.headers["x-content-type-options"] = "nosniff";
-      // Routes that render documents (published sites, the app) set their own nonce-based policy.
+      // Routes that render documents (published sites, the app) set their own policy.
       if (path.startsWith("/api/")) set.headers["content-security-policy"] = API_CSP;
 
       const length = request.headers.get("content-length");

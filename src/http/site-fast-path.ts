@@ -25,17 +25,16 @@ type Limit = { limit: number; remaining: number; resetAt: number } | null;
  * so it skips the framework's per-request context, router and hook chain (most of the cost of a
  * cached page), and does what httpCore does for such a request with the same functions: request
  * id, client address, the rate limit, `nosniff`, the error shape, the metrics and the log line.
- * The site server decides everything else (visibility, members' cookie, ETag/304, the nonce and
- * the page's headers, analytics) exactly as on the framework's route.
+ * The site server decides everything else (visibility, members' cookie, ETag/304, the page's
+ * headers and policy, analytics) exactly as on the framework's route.
  *
  * Anything else is handed to the framework unchanged: other methods, an Authorization header
  * (API keys and their scopes), a body, a query string (its percent-encoding is checked there),
  * and a Host that is a registered custom domain (its requests are all the site's, by host).
  *
- * A cached page is answered synchronously (no promise, no turn of the event loop), its response
- * starting from the headers its cached version shares with every response (copied natively,
- * cheaper than building them from an object each time) plus its own: request id, rate-limit
- * state and the CSP with this response's nonce.
+ * A cached page is answered synchronously (no promise, no turn of the event loop), as a clone of
+ * the one response its cached version made (bytes and headers shared by every reader) plus this
+ * response's own headers: request id and rate-limit state.
  */
 export function siteFastPath(services: Services, framework: (request: Request) => Response | Promise<Response>) {
   const { config, log, rateLimiter, site } = services;
@@ -116,9 +115,12 @@ export function siteFastPath(services: Services, framework: (request: Request) =
 }
 
 function respond(site: SiteAnswer, requestId: string, limit: Limit): Response {
-  // The response takes the page's shared headers (which hold nosniff) in one native copy, and
-  // this response's own are added to its headers in place: no intermediate Headers to copy again.
-  const response = new Response(site.body as ConstructorParameters<typeof Response>[0], { status: site.status, headers: site.shared ?? NOSNIFF });
+  // A cached page's 200 is a clone of the response its version made once (bytes and shared
+  // headers, which hold nosniff); anything else takes the shared headers in one native copy.
+  // This response's own headers are added in place: no intermediate Headers to copy again.
+  const response = site.response
+    ? (site.response.clone() as Response)
+    : new Response(site.body as ConstructorParameters<typeof Response>[0], { status: site.status, headers: site.shared ?? NOSNIFF });
   const out = response.headers;
   common(out, requestId, limit);
   for (const name in site.headers) out.set(name, site.headers[name]!);

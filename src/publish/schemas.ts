@@ -31,6 +31,8 @@ export const RESERVED_SITE_SEGMENTS = new Set([
   "llms.txt",
   "llms-full.txt",
   "manifest.json",
+  "nav.json",
+  "site-map",
   "_quire",
   "assets",
 ]);

@@ -7,7 +7,7 @@
  * is the same 404 with the same body as a page that does not exist.
  *
  * This file is the dispatch; what it answers with lives beside the site's pure parts: the
- * per-model caches (site/page-cache.ts), the CSP and its nonce (site/csp-nonce.ts), ETags
+ * per-model caches (site/page-cache.ts), the CSP (site/site-csp.ts), ETags
  * (site/etag.ts), the path rules (site/request-path.ts) and the custom domain's sign-in
  * hand-off (site/sign-in-handoff.ts).
  */
@@ -24,18 +24,24 @@ import type { SiteUrls } from "./site/urls.ts";
 import { renderSitePage } from "./site/render-page.ts";
 import { readSiteAsset, siteAssetType, siteAssetVersion } from "./site/site-assets.ts";
 import { safeJson } from "./site/escape.ts";
-import { NONCE_MARK, nextNonce, siteCsp, withNonce } from "./site/csp-nonce.ts";
 import { bytesEtag, etagMatches, etagOf } from "./site/etag.ts";
-import { cachedDoc, sharedHeaders, SitePageCache } from "./site/page-cache.ts";
+import { cachedDoc, sharedHeaders, sharedResponse, SitePageCache } from "./site/page-cache.ts";
 import { isMcpStreamRequest, splitPath, wantsMarkdown } from "./site/request-path.ts";
 import { signInHandoff } from "./site/sign-in-handoff.ts";
 import { NOT_FOUND, type SiteAnswer, type SiteRequest, type SiteSearch, type SiteView } from "./site/site-answer.ts";
 import { siteSearchQuery } from "./schemas.ts";
+import { LARGE_SITE_PAGES, navForServedPage } from "./site/large-nav.ts";
+import { navJson, siteMapHtml } from "./site/nav-file.ts";
+import { siteCsp } from "./site/site-csp.ts";
 import type { SiteService } from "./site-service.ts";
 
 export type { SiteAnswer, SiteRequest, SiteView } from "./site/site-answer.ts";
 
-const SITE_FILES = new Set(["sitemap.xml", "robots.txt", "rss.xml", "llms.txt", "llms-full.txt", "manifest.json", "search"]);
+const SITE_FILES = new Set(["sitemap.xml", "robots.txt", "rss.xml", "llms.txt", "llms-full.txt", "manifest.json", "search", "nav.json"]);
+/** The page listing every page (a large site's whole navigation without a script); a page of the same route wins. */
+const SITE_MAP = "site-map";
+/** A versioned file (its URL names its content) may be kept by whoever may keep it at all for a year. */
+const FOREVER = "max-age=31536000, immutable";
 /** The site's machine-readable files and their content types. */
 const FEEDS: Record<string, string> = {
   "sitemap.xml": "application/xml; charset=utf-8",
@@ -49,8 +55,24 @@ const FEEDS: Record<string, string> = {
 /** How long an organization's plan answer (analytics reported or not) is reused by the site. */
 const REPORTED_MS = 10_000;
 
+/**
+ * What a shared cache (a CDN, a reverse proxy) may do with an answer (docs/decisions/site-caching.md):
+ * store it for SITE_CACHE_MAX_AGE seconds when anyone may read it and nothing in the request names a reader;
+ * otherwise never store it anywhere. A members-only site, a recognized member (whose page has
+ * an edit link), and any request carrying a cookie or an Authorization header are `private,
+ * no-store` — marked so on the response itself, so even a cache that ignores `Vary` never keeps
+ * them for someone else.
+ */
+function cacheControlOf(isPrivate: boolean, isMember: boolean, req: SiteRequest, publicValue: string): string {
+  if (isPrivate || isMember || req.principal !== null || req.headers.has("cookie") || req.headers.has("authorization")) return PRIVATE;
+  return publicValue;
+}
+const PRIVATE = "private, no-store";
+
 export class SiteServer {
   private readonly cache = new SitePageCache();
+  /** Cache-Control of what anyone may read: SITE_CACHE_MAX_AGE bounds how long a publish takes to show through a cache. */
+  private readonly publicCache: string;
   private readonly assetTags = new Map<string, string>();
   private assetVersion: Promise<string> | undefined;
   private assetVersionText: string | undefined;
@@ -71,7 +93,9 @@ export class SiteServer {
       /** Whether the organization's analytics are reported to its members (Community: always; Cloud: plans with analytics). */
       analyticsReported?: (orgId: string) => boolean;
     },
-  ) {}
+  ) {
+    this.publicCache = `public, max-age=${deps.config.publish.cacheMaxAge}`;
+  }
 
   /**
    * Whether the site asks its readers for analytics consent: only where a visitor figure is
@@ -154,11 +178,15 @@ export class SiteServer {
     }
     const urlsKey = `${req.prefix}|${req.origin}|${model.version?.slug ?? ""}`;
     const urls = this.cache.urlsFor(model, urlsKey, req.prefix, req.origin, assetVersion);
-    const cacheControl = isPrivate || role !== null ? "private, max-age=300" : "public, max-age=300";
+    const cacheControl = cacheControlOf(isPrivate, role !== null, req, this.publicCache);
 
     // Site files at the root of the (version's) site.
     if (segments.length === 1 && SITE_FILES.has(segments[0]!)) {
       return this.siteFile(ws, model, urls, segments[0]!, req, { isPrivate, cacheControl, role, urlsKey });
+    }
+    if (segments.length === 1 && segments[0] === SITE_MAP && !model.byRoute.has(SITE_MAP)) {
+      const map = this.cache.text(model, `site-map|${urlsKey}`, () => siteMapHtml(model, urls))!;
+      return this.text(map.body, "text/html; charset=utf-8", cacheControl, req, { "content-security-policy": siteCsp(false), vary: "Accept, Cookie, Authorization" }, map.etag);
     }
     // Uploads referenced by the site's pages.
     if (segments[0] === "assets" && segments.length === 2) return this.upload(ws, model, segments[1]!, cacheControl, req);
@@ -199,24 +227,26 @@ export class SiteServer {
       if (markdown === null) return NOT_FOUND;
       const body = renderSitePage(this.deps.site.renders, model, page, markdown, urls, urlsKey);
       const editUrl = canEdit ? `${this.deps.config.baseUrl}/w/${encodeURIComponent(ws.slug)}/p/${page.path.split("/").map(encodeURIComponent).join("/")}` : null;
-      const html = renderLayout(model, page, body, urls, { mode: "site", nonce: NONCE_MARK, editUrl, searchUrl: urls.file("search"), asksConsent, offersAssistant });
-      doc = cachedDoc(html);
+      // A large site's pages carry the reader's path of the navigation; the rest comes from the navigation file.
+      const large = model.pages.length > LARGE_SITE_PAGES;
+      const layoutModel = large ? { ...model, nav: navForServedPage(model, page) } : model;
+      const largeNav = large ? { file: `${urls.file("nav.json")}?v=${this.navFile(model, urls, urlsKey).version}`, siteMap: urls.file(SITE_MAP) } : undefined;
+      const html = renderLayout(layoutModel, page, body, urls, { mode: "site", editUrl, searchUrl: urls.file("search"), asksConsent, offersAssistant, largeNav });
+      doc = cachedDoc(html, body.hasMermaid);
       byModel.set(key, doc);
     }
     const shared = sharedHeaders(doc, cacheControl);
     if (req.method === "GET") this.notify(this.viewedHooks, { workspaceId: ws.id, path: `/${page.path}`, headers: req.headers, ip: req.ip });
-    if (etagMatches(req.headers.get("if-none-match"), doc.etag)) {
-      // A 304's headers replace the cached ones, and the cached body carries the nonce of the
-      // response that delivered it: a new policy here would block every script of that body.
-      return { status: 304, headers: {}, shared, body: null };
-    }
-    const nonce = nextNonce();
-    return {
-      status: 200,
-      headers: { "content-security-policy": siteCsp(nonce.text) },
-      shared,
-      body: req.method === "HEAD" ? null : withNonce(doc, nonce.ascii),
-    };
+    // The page's policy is the same on every response of its version, so a 304 may carry it too.
+    if (etagMatches(req.headers.get("if-none-match"), doc.etag)) return { status: 304, headers: {}, shared, body: null };
+    if (req.method === "HEAD") return { status: 200, headers: {}, shared, body: null };
+    return { status: 200, headers: {}, shared, body: doc.bytes, response: sharedResponse(doc, cacheControl) };
+  }
+
+  /** The navigation file of a model under these URLs, and its version (what its URL names). */
+  private navFile(model: SiteModel, urls: SiteUrls, urlsKey: string): { body: string; etag: string; version: string } {
+    const made = this.cache.text(model, `nav.json|${urlsKey}`, () => navJson(model, urls))!;
+    return { ...made, version: made.etag.slice(1, 17) };
   }
 
   private markdown(ws: WorkspaceRow, model: SiteModel, page: SitePage, cacheControl: string, req: SiteRequest, negotiated = false): SiteAnswer {
@@ -242,6 +272,13 @@ export class SiteServer {
   ): SiteAnswer {
     const { cacheControl } = ctx;
     if (name === "search") return this.searchAnswer(ws, model, urls, req);
+    if (name === "nav.json") {
+      const nav = this.navFile(model, urls, ctx.urlsKey);
+      // Asked for under the URL the pages name (its version): the bytes at that URL never change.
+      const versioned = req.query.get("v") === nav.version;
+      const control = versioned ? `${cacheControl.startsWith("public") ? "public" : "private"}, ${FOREVER}` : cacheControl;
+      return this.text(nav.body, "application/json; charset=utf-8", control, req, {}, nav.etag);
+    }
     const feed = FEEDS[name];
     if (!feed) return NOT_FOUND;
     const made = this.cache.text(model, `${name}|${ctx.urlsKey}|${ctx.isPrivate}`, () => {
@@ -337,7 +374,7 @@ export class SiteServer {
       const target = resolveRedirect(model, key);
       if (!target) continue;
       const location = "url" in target ? target.url : urls.page(target.page.path);
-      return { status: 301, headers: { location, "cache-control": "public, max-age=300" }, body: null };
+      return { status: 301, headers: { location, "cache-control": this.publicCache }, body: null };
     }
     return NOT_FOUND;
   }

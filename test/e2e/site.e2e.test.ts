@@ -52,6 +52,10 @@ describe.skipIf(!hasChromium)("the published site in a real browser", () => {
     await copy.click();
     await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toContain("quire serve --port 4000");
     await page.goto(site("/components"));
+    // Mermaid is fetched only once a diagram comes near the screen.
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => "mermaid" in window)).toBe(false);
+    await page.locator(".mermaid").first().scrollIntoViewIfNeeded();
     await page.locator(".mermaid.mermaid-rendered svg").first().waitFor({ timeout: 30_000 });
     await page.locator(".katex").first().waitFor();
     expectNoConsoleErrors(tab);

@@ -20,6 +20,8 @@ const CUSTOM_DOMAIN_ROUTE = "/* (custom domain)";
  * nothing (404 on every path). `POST /api/v1/site-session` gives a signed-in member's browser the
  * cookie that opens members-only sites; `DELETE` removes it (sign-out).
  */
+const INSTANCE_ROBOTS = "# Published sites live under /p/; the app and its API are not for crawlers.\nUser-agent: *\nAllow: /p/\nDisallow: /\n";
+
 /** The query of a request without one (most site requests); nothing writes to a request's query. */
 const NO_QUERY = new URLSearchParams();
 
@@ -129,6 +131,14 @@ export function siteRoutes(services: Services) {
         const notFound = toResponse({ status: 404, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }, body: NOT_FOUND_HTML }, set as Parameters<typeof toResponse>[1]);
         return finishEarlyResponse(services, req, notFound, CUSTOM_DOMAIN_ROUTE);
       }
+    })
+    // The instance's own robots.txt (a crawler reads it before any /p/ page): published sites
+    // are open to crawlers (each site's own robots.txt and sitemap say the rest), the app is not.
+    // On a custom domain the hook above answers with the site's.
+    .get("/robots.txt", ({ set }) => {
+      set.headers["content-type"] = "text/plain; charset=utf-8";
+      set.headers["cache-control"] = "public, max-age=3600";
+      return INSTANCE_ROBOTS;
     })
     .get("/p/*", ({ request: req, set }) => servePath(req, set as Parameters<typeof toResponse>[1]))
     .head("/p/*", ({ request: req, set }) => servePath(req, set as Parameters<typeof toResponse>[1]))

@@ -10,7 +10,7 @@ import { RenderCache } from "../render/cache.ts";
 import { renderSitePage } from "../site/render-page.ts";
 import { NavMemo, renderLayout } from "../site/layout.ts";
 import type { SiteModel } from "../site/model.ts";
-import { LARGE_SITE_PAGES, navForPage } from "./large-nav.ts";
+import { LARGE_SITE_PAGES, navForPage } from "../site/large-nav.ts";
 import { exportUrls, HrefCache, versionPrefix, zipPathOfPage } from "./export-urls.ts";
 import { relativeHref } from "./paths.ts";
 import { scorePage, type ScoredPage } from "./search-index.ts";

@@ -21,7 +21,7 @@ import { llmsTxt, manifestJson, robotsTxt, rssXml, sitemapXml } from "../site/fe
 import { escapeHtml as h } from "../../core/escape.ts";
 import type { SiteModel, SitePage } from "../site/model.ts";
 import { readSiteAsset, siteAssetType } from "../site/site-assets.ts";
-import { siteCsp } from "../site/csp-nonce.ts";
+import { previewCsp } from "../site/site-csp.ts";
 import { anchorSuffix, encodePath, type SiteUrls } from "../site/urls.ts";
 import { fileModel } from "./file-model.ts";
 
@@ -172,7 +172,7 @@ function renderPage(model: SiteModel, page: SitePage, urls: SiteUrls, dir: Works
   const headers = {
     "content-type": "text/html; charset=utf-8",
     "cache-control": "no-store",
-    "content-security-policy": siteCsp(nonce),
+    "content-security-policy": previewCsp(nonce),
     "x-content-type-options": "nosniff",
   };
   const reload = `<script nonce="${nonce}" src="/_quire/preview.js"></script>`;

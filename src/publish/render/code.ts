@@ -123,6 +123,7 @@ export function renderCodeBlock(code: string, info: CodeInfo): string {
   return (
     `<figure class="code-block"${dataLang}>${title}` +
     `<button class="copy-code" type="button" data-copy aria-label="Copy code">Copy</button>` +
-    `<pre class="${preClasses.join(" ")}"><code${langClass}>${inner}${lines.length > 0 ? "\n" : ""}</code></pre></figure>\n`
+    // Focusable: a keyboard reader scrolls a block wider than the column with the arrow keys.
+    `<pre class="${preClasses.join(" ")}" tabindex="0"><code${langClass}>${inner}${lines.length > 0 ? "\n" : ""}</code></pre></figure>\n`
   );
 }

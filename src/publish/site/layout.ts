@@ -8,6 +8,7 @@ import { safeJson } from "./escape.ts";
 import { neighbours, type NavItem, type SiteModel, type SitePage } from "./model.ts";
 import type { SiteUrls } from "./urls.ts";
 import type { RenderResult } from "../render/index.ts";
+import { collapsedKey, moreOf } from "./large-nav.ts";
 
 /** What the renderer produced for a page (the parts the layout uses). */
 type RenderedBody = Pick<RenderResult, "html" | "headings" | "hasMermaid" | "hasMath" | "hasCode">;
@@ -39,6 +40,12 @@ interface LayoutOptions {
    * export) passes one map per folder and the navigation is built once, not once per page.
    */
   navMemo?: NavMemo;
+  /**
+   * A large site served by `quire serve` (site/large-nav.ts): the navigation file's versioned URL,
+   * from which the site's script fills the collapsed sections, and the site map page's URL (the
+   * whole tree without a script).
+   */
+  largeNav?: { file: string; siteMap: string };
 }
 
 /**
@@ -100,7 +107,7 @@ function assistantSnippet(model: SiteModel, endpoint: string): string {
 }
 
 /** Runs before first paint: the reader's explicit light/dark choice (the system's otherwise). */
-const MODE_SCRIPT = `try{var m=localStorage.getItem("quire-site-mode");if(m==="light"||m==="dark")document.documentElement.dataset.mode=m}catch(e){}`;
+export const MODE_SCRIPT = `try{var m=localStorage.getItem("quire-site-mode");if(m==="light"||m==="dark")document.documentElement.dataset.mode=m}catch(e){}`;
 
 export function renderLayout(model: SiteModel, page: SitePage, body: RenderedBody, urls: SiteUrls, options: LayoutOptions): string {
   const title = documentTitle(model, page);
@@ -201,13 +208,13 @@ ${head}
 <a class="site-name" href="${h(urls.home())}">${h(model.name)}</a>
 ${versionSwitcher}
 <div class="header-actions">
-<button type="button" class="search-open" aria-haspopup="dialog"><span class="search-icon" aria-hidden="true"></span><span class="search-label">Search</span><kbd>Ctrl K</kbd></button>
+<button type="button" class="search-open" aria-haspopup="dialog" aria-keyshortcuts="Control+K"><span class="search-icon" aria-hidden="true"></span><span class="search-label">Search</span><kbd>Ctrl K</kbd></button>
 <button type="button" class="mode-toggle" aria-label="Switch between light and dark"><span aria-hidden="true"></span></button>
 </div>
 </header>
 <div class="site-body">
-<nav id="sidebar" class="sidebar" aria-label="Site navigation">
-${renderNav(model.nav, page, urls, options.navMemo)}
+<nav id="sidebar" class="sidebar" aria-label="Site navigation"${options.largeNav ? ` data-nav-file="${h(options.largeNav.file)}"` : ""}>
+${renderNav(model.nav, page, urls, options.navMemo, options.largeNav?.siteMap)}${options.largeNav ? `\n<p class="nav-site-map"><a href="${h(options.largeNav.siteMap)}">All pages</a></p>` : ""}
 </nav>
 <main id="content" class="content">
 <article class="page">
@@ -224,7 +231,9 @@ ${asksConsent ? CONSENT_PROMPT : ""}</body>
 `;
 }
 
-function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls, memo?: NavMemo): string {
+/** `siteMap`: a large served site's site map, where the entries a page leaves out are (site/large-nav.ts). */
+function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls, memo?: NavMemo, siteMap?: string): string {
+  const keyed = siteMap !== undefined;
   // The entries on the way to the current page, found once (not by searching each entry's subtree).
   const trail = new Set<NavItem>();
   findTrail(items, current, trail);
@@ -238,8 +247,13 @@ function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls, memo?: N
   };
   const entry = (item: NavItem): string => {
     switch (item.kind) {
-      case "heading":
+      case "heading": {
+        // A run of a long list left out of the page: the site's script puts it back from the
+        // navigation file; without it the link leads to the site map.
+        const left = keyed ? moreOf(item) : undefined;
+        if (left) return `<li class="nav-more" data-nav-more="${left.list}:${left.from}:${left.to}"><a class="nav-link" href="${h(siteMap!)}">${left.to - left.from} more pages</a></li>`;
         return `<li class="nav-heading">${h(item.title)}</li>`;
+      }
       case "link":
         return `<li><a class="nav-link nav-external" href="${h(item.url)}" rel="noopener">${h(item.title)}</a></li>`;
       case "page":
@@ -248,8 +262,15 @@ function renderNav(items: NavItem[], current: SitePage, urls: SiteUrls, memo?: N
         const label = item.page
           ? `<a class="nav-link" href="${h(urls.page(item.page.path))}"${isCurrent ? ` aria-current="page"` : ""}>${h(item.title)}</a>`
           : `<span class="nav-section">${h(item.title)}</span>`;
-        if (item.children.length === 0) return `<li>${label}</li>`;
+        if (item.children.length === 0) {
+          // A section collapsed to one link names its place in the navigation file (site.js opens it from there).
+          const key = keyed ? collapsedKey(item) : undefined;
+          return key === undefined ? `<li>${label}</li>` : `<li data-nav-key="${key}">${label}</li>`;
+        }
         const open = trail.has(item) ? " open" : "";
+        // A section's own page is a link beside its toggle, never inside it: a link within a
+        // <summary> is a control inside a control, which screen readers announce badly.
+        if (item.page) return `<li class="nav-branch">${label}<details${open}><summary><span class="nav-toggle-text">Pages under ${h(item.title)}</span></summary>${list(item.children)}</details></li>`;
         return `<li><details${open}><summary>${label}</summary>${list(item.children)}</details></li>`;
       }
     }

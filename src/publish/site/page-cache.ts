@@ -1,18 +1,29 @@
 import type { SiteModel } from "./model.ts";
 import { servedSiteUrls, type SiteUrls } from "./urls.ts";
-import { nonceTemplate, type NonceTemplate } from "./csp-nonce.ts";
+import { siteCsp } from "./site-csp.ts";
 import { etagOf } from "./etag.ts";
 
-/** A finished page of one site model version, ready to be answered from memory. */
-interface CachedDoc extends NonceTemplate {
+/**
+ * A finished page of one site model version, ready to be answered from memory: the same bytes
+ * and headers for every reader it is served to (no per-response nonce), so a 200 is a copy of
+ * one response made once.
+ */
+interface CachedDoc {
+  /** The document's UTF-8 bytes. */
+  bytes: Uint8Array;
+  /** A strong ETag of the bytes. */
   etag: string;
+  /** The page's Content-Security-Policy (it admits inline style elements only where a diagram is drawn). */
+  csp: string;
   /** The headers every response of this version shares, by Cache-Control value (public or private). */
   shared: Map<string, Headers>;
+  /** A finished 200 response by Cache-Control value, cloned for each GET (never sent itself). */
+  responses: Map<string, Response>;
 }
 
 /**
  * What the published site makes once per site model and then answers from memory: the URL
- * builders (per mount point and origin), the finished pages (as nonce templates) and the text
+ * builders (per mount point and origin), the finished pages (bytes and headers) and the text
  * answers (feeds, Markdown twins). Everything is keyed by the model object, so a republished
  * site (a new model) leaves the old entries to the garbage collector with the old model.
  */
@@ -57,9 +68,11 @@ export class SitePageCache {
   }
 }
 
-/** A rendered page (with NONCE_MARK where the nonce goes) made into its cached form. */
-export function cachedDoc(html: string): CachedDoc {
-  return { ...nonceTemplate(html), etag: etagOf(html), shared: new Map() };
+const utf8 = new TextEncoder();
+
+/** A rendered page made into its cached form. */
+export function cachedDoc(html: string, hasDiagrams: boolean): CachedDoc {
+  return { bytes: utf8.encode(html), etag: etagOf(html), csp: siteCsp(hasDiagrams), shared: new Map(), responses: new Map() };
 }
 
 /** The headers every response of this page version shares under this Cache-Control, built once. */
@@ -70,6 +83,7 @@ export function sharedHeaders(doc: CachedDoc, cacheControl: string): Headers {
       "content-type": "text/html; charset=utf-8",
       "cache-control": cacheControl,
       etag: doc.etag,
+      "content-security-policy": doc.csp,
       "referrer-policy": "strict-origin-when-cross-origin",
       vary: "Accept, Cookie, Authorization",
       "x-content-type-options": "nosniff",
@@ -77,4 +91,17 @@ export function sharedHeaders(doc: CachedDoc, cacheControl: string): Headers {
     doc.shared.set(cacheControl, shared);
   }
   return shared;
+}
+
+/**
+ * The 200 response of this page version under this Cache-Control, made once: each GET sends a
+ * clone (cheaper than a new Response from the bytes and headers) and adds its own headers to it.
+ */
+export function sharedResponse(doc: CachedDoc, cacheControl: string): Response {
+  let response = doc.responses.get(cacheControl);
+  if (!response) {
+    response = new Response(doc.bytes as ConstructorParameters<typeof Response>[0], { status: 200, headers: sharedHeaders(doc, cacheControl) });
+    doc.responses.set(cacheControl, response);
+  }
+  return response;
 }

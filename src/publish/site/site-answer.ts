@@ -37,7 +37,7 @@ export interface SiteSearch {
 
 export interface SiteAnswer {
   status: number;
-  /** This response's own headers (for a page: its CSP with the fresh nonce). */
+  /** This response's own headers (beyond `shared`). */
   headers: Record<string, string>;
   /**
    * Headers shared by every response of one cached page version (type, caching, ETag, referrer
@@ -46,6 +46,12 @@ export interface SiteAnswer {
    */
   shared?: Headers;
   body: string | Uint8Array | Blob | null;
+  /**
+   * The same answer as a finished response, made once per cached page version (a 200 of a GET):
+   * a transport may send a clone of it, with its own headers added, instead of building one from
+   * `shared`, `headers` and `body`. Never sent or modified itself.
+   */
+  response?: Response;
 }
 
 /** Every "no" a reader may not learn about: the same answer as a page that does not exist. */

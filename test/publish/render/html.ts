@@ -90,7 +90,10 @@ export function normalizeHtml(html: string, opts: NormalizeOptions = {}): string
         if (mode === "unwrap") return;
         const attrs = { ...attribs };
         if (opts.headingIds && /^h[1-6]$/.test(name)) delete attrs.id;
-        if (opts.codeBlocks && codeFigure > 0 && name === "pre") delete attrs.class;
+        if (opts.codeBlocks && codeFigure > 0 && name === "pre") {
+          delete attrs.class;
+          delete attrs.tabindex;
+        }
         if (opts.codeBlocks && codeFigure > 0 && name === "code") {
           const lang = (attrs.class ?? "").split(/\s+/).find((c) => c.startsWith("language-") && c !== "language-none");
           if (lang) attrs.class = lang;

@@ -56,9 +56,9 @@ test("a served site carries the prompt (hidden until its script decides) and whe
   expect(page.text).toContain(`<section ${PROMPT} aria-labelledby="consent-prompt-title" hidden>`);
   expect(page.text).toMatch(/<button type="button" class="consent-yes" data-consent="granted">Allow<\/button>/);
   expect(configOf(page.text).consent).toEqual({ url: "/api/analytics/consent", workspace: owner.workspaceId });
-  // No inline handler: the buttons work through site.js under the nonce-only CSP.
+  // No inline handler: the buttons work through site.js under a policy that admits no inline code but the hashed one.
   expect(page.text).not.toMatch(/<section class="consent-prompt"[\s\S]*?\son[a-z]+=/);
-  expect(page.headers.get("content-security-policy")).toMatch(/script-src 'nonce-[^']+'(?![^;]*unsafe-inline)/);
+  expect(page.headers.get("content-security-policy")).toMatch(/script-src 'self' 'sha256-[^']+'(?![^;]*unsafe-inline)/);
 
   const onDomain = await rawGet(server, "/guide", { host: DOMAIN });
   expect(onDomain.status).toBe(200);

@@ -51,6 +51,14 @@ describe("escaping, through the real server", () => {
     expect((r.text.match(/<script\b/g) ?? []).length).toBe(3);
   });
 
+  test("the instance's own robots.txt opens the published sites to crawlers and closes the app", async () => {
+    const r = await get(server, "/robots.txt");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    const rules = r.text.split("\n").filter((l) => l !== "" && !l.startsWith("#"));
+    expect(rules).toEqual(["User-agent: *", "Allow: /p/", "Disallow: /"]);
+  });
+
   test("sitemap, RSS, llms.txt and manifest.json carry it escaped for their formats", async () => {
     const rss = (await get(server, `/p/${owner.workspaceSlug}/rss.xml`)).text;
     assertWellFormedXml(rss);

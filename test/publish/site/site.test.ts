@@ -77,29 +77,50 @@ describe("pages and the published switch", () => {
 });
 
 describe("headers", () => {
-  test("public cache, ETag of the bytes, 304 on If-None-Match, a fresh CSP nonce on every response", async () => {
+  test("public cache, a strong ETag of the bytes, 304 on If-None-Match, the same bytes and policy for every reader", async () => {
     const a = await get(server, site("/guides/intro"));
-    const b = await get(server, site("/guides/intro"));
+    const b = await get(server, site("/guides/intro"), { "user-agent": "Another/1.0", "accept-language": "fr" });
     expect(a.headers.get("cache-control")).toBe("public, max-age=300");
+    expect(a.headers.get("vary")).toBe("Accept, Cookie, Authorization");
     expect(a.headers.get("x-content-type-options")).toBe("nosniff");
     const etag = a.headers.get("etag")!;
     expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
     expect(b.headers.get("etag")).toBe(etag);
+    // One immutable response per page version: no per-response nonce in the bytes or the policy.
+    expect(b.text).toBe(a.text);
+    expect(new Bun.CryptoHasher("sha256").update(a.text).digest("hex").slice(0, 32)).toBe(etag.slice(1, -1));
     const csp = a.headers.get("content-security-policy")!;
-    const nonce = /'nonce-([^']+)'/.exec(csp)![1]!;
-    expect(/'nonce-([^']+)'/.exec(b.headers.get("content-security-policy")!)![1]).not.toBe(nonce);
-    expect(csp).toMatch(/script-src 'nonce-[^']+'(;|$)/);
+    expect(b.headers.get("content-security-policy")).toBe(csp);
+    expect(csp).not.toContain("nonce-");
     expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
     expect(csp).toContain("style-src-attr 'unsafe-inline'");
-    // Every script carries this response's nonce.
-    const scripts = [...a.text.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+    expect(csp).toMatch(/style-src 'self';/);
+    // Every inline script the browser runs is allowed by its hash; the others are the site's own files or JSON data.
+    const hashes = [...csp.matchAll(/'sha256-([^']+)'/g)].map((m) => m[1]);
+    const scripts = [...a.text.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
     expect(scripts.length).toBeGreaterThan(0);
-    for (const s of scripts) expect(s).toContain(`nonce="${nonce}"`);
+    for (const [, attrs, text] of scripts) {
+      expect(attrs).not.toContain("nonce");
+      if (/\bsrc="/.test(attrs!)) expect(attrs).toMatch(/src="\/p\/[^"]+\/_quire\/[^"]+\?v=/);
+      else if (/type="application\/json"/.test(attrs!)) continue;
+      else expect(hashes).toContain(new Bun.CryptoHasher("sha256").update(text!).digest("base64"));
+    }
     const cached = await get(server, site("/guides/intro"), { "if-none-match": etag });
     expect(cached.status).toBe(304);
     expect(cached.text).toBe("");
-    // No new policy on a 304: the browser keeps the one whose nonce its cached copy carries.
-    expect(cached.headers.get("content-security-policy")).toBeNull();
+    expect(cached.headers.get("etag")).toBe(etag);
+    // The policy of a version never changes, so a 304 may carry it: it is the same one.
+    expect(cached.headers.get("content-security-policy")).toBe(csp);
+  });
+
+  test("a request with a cookie or an Authorization header is marked private, no-store, even when its page is the public one", async () => {
+    const anon = await get(server, site("/guides/intro"));
+    const cookie = await get(server, site("/guides/intro"), { cookie: "quire_consent=granted" });
+    expect(cookie.status).toBe(200);
+    expect(cookie.headers.get("cache-control")).toBe("private, no-store");
+    expect(cookie.text).toBe(anon.text);
+    const bearer = await get(server, site("/guides/intro"), { authorization: "Bearer not-a-key" });
+    expect(bearer.headers.get("cache-control")).not.toContain("public");
   });
 
   test("an edit changes the ETag", async () => {
@@ -129,11 +150,11 @@ describe("visibility", () => {
     }
   });
 
-  test("a member's API key reads it, privately cached; a non-member's key gets the missing page's 404", async () => {
+  test("a member's API key reads it, never stored by a shared cache; a non-member's key gets the missing page's 404", async () => {
     const key = await apiKey(priv);
     const r = await get(server, `/p/${priv.workspaceSlug}/secret`, { authorization: `Bearer ${key}` });
     expect(r.status).toBe(200);
-    expect(r.headers.get("cache-control")).toBe("private, max-age=300");
+    expect(r.headers.get("cache-control")).toBe("private, no-store");
     const search = await get(server, `/p/${priv.workspaceSlug}/search?q=quasar`, { authorization: `Bearer ${key}` });
     expect(JSON.parse(search.text).items.map((i: { title: string }) => i.title)).toEqual(["Members only"]);
     const stranger = await registerUser(server.url);

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { LARGE_SITE_PAGES, navForPage } from "../../../src/publish/export/large-nav.ts";
+import { LARGE_SITE_PAGES, MAX_LIST_ENTRIES, moreOf, navForPage, navForServedPage } from "../../../src/publish/site/large-nav.ts";
 import { exportUrls } from "../../../src/publish/export/export-urls.ts";
 import { NavMemo, renderLayout } from "../../../src/publish/site/layout.ts";
 import type { NavItem, SiteModel, SitePage } from "../../../src/publish/site/model.ts";
@@ -84,4 +84,26 @@ test("the navigation built once per folder (the layout's memo) is the navigation
       expect(once).toContain(`aria-current="page"`);
     }
   }
+});
+
+test("a served page shows a long list around the reader's entry; each run left out is one entry naming its place in the list", () => {
+  // One folder of 1,000 pages side by side.
+  const m = model(1, 1000);
+  const folder = (m.nav[0] as Extract<NavItem, { kind: "section" }>).children;
+  expect(folder.length).toBeGreaterThan(MAX_LIST_ENTRIES);
+  const shown = (navForServedPage(m, m.pages[500]!)[0] as Extract<NavItem, { kind: "section" }>).children;
+  expect(shown.length).toBeLessThanOrEqual(MAX_LIST_ENTRIES);
+  expect(shown.some((item) => item.kind === "page" && item.page.path === "s0/p500.md")).toBe(true);
+  const runs = shown.map(moreOf).filter((r) => r !== undefined);
+  expect(runs).toEqual([
+    { list: "0", from: 0, to: 450 },
+    { list: "0", from: 551, to: 1000 },
+  ]);
+  // Every entry of the list is either shown or in a run, once.
+  const pages = shown.filter((item) => item.kind === "page").length;
+  expect(pages + runs.reduce((n, r) => n + (r.to - r.from), 0)).toBe(1000);
+  // At the list's start the window starts there too; the export keeps the whole list.
+  const first = (navForServedPage(m, m.pages[0]!)[0] as Extract<NavItem, { kind: "section" }>).children;
+  expect(first.map(moreOf).filter((r) => r !== undefined)).toEqual([{ list: "0", from: 101, to: 1000 }]);
+  expect((navForPage(m, m.pages[500]!)[0] as Extract<NavItem, { kind: "section" }>).children.length).toBe(1000);
 });
