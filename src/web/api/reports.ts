@@ -9,7 +9,6 @@ import { workspaceUrls } from "./workspaces.ts";
 export type Activity = Api.Activity;
 export type SearchHit = Api.SearchResults["items"][number];
 export type QualityReport = Api.QualityReport;
-export type QualityFinding = Api.QualityFinding;
 
 /** A page of the activity feed: the workspace's (filtered by `action`), or one page's when `page` is given. */
 export function listActivity(workspaceId: string, opts: { page?: string | null; action?: string; cursor?: string | null }) {

@@ -7,7 +7,7 @@ import { messageOf } from "../api/client.ts";
 import type { Workspace } from "../api/types.ts";
 import { linkClick, pageUrl } from "../app/router.ts";
 import { Notice, Spinner } from "../ui/controls.tsx";
-import { qualityReport, type QualityFinding as Finding, type QualityReport as Report } from "../api/reports.ts";
+import { qualityReport, type QualityReport as Report } from "../api/reports.ts";
 
 const KINDS: Record<string, string> = {
   dead_link: "Dead link",

@@ -4,22 +4,10 @@
  * (new secret, old one stops at once) and delete.
  */
 import { useState } from "react";
-import { del, post } from "../api/client.ts";
-import type { List, Workspace } from "../api/types.ts";
+import type { Workspace } from "../api/types.ts";
+import { createApiKey, listApiKeys, mcpClientConfig, revokeApiKey, rotateApiKey, type McpClientConfig } from "../api/settings.ts";
 import { Field, Notice } from "../ui/controls.tsx";
 import { fmtDate, ListTable, SecretBox, useAction, useResource } from "./common.tsx";
-import { API_KEYS, MCP_CLIENT_CONFIG, apiKeyUrl } from "../api/account.ts";
-
-interface ApiKey {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: string[];
-  workspace_id: string | null;
-  expires_at: number | null;
-  created_at: string;
-  last_used_at: string | null;
-}
 
 const SCOPES: Array<[string, string]> = [
   ["read", "Read pages and search"],
@@ -28,13 +16,6 @@ const SCOPES: Array<[string, string]> = [
   ["admin:read", "Read workspace administration"],
   ["admin", "Administer the workspace"],
 ];
-
-/** How this server says MCP clients reach it (GET /api/v1/mcp/client-config). */
-interface McpClientConfig {
-  command: string;
-  args: string[];
-  http_url: string;
-}
 
 /** Claude Desktop / Cursor format: the running executable's absolute path, the key in the environment. */
 function mcpStdioConfig(cfg: McpClientConfig, slug: string, secret: string): string {
@@ -51,8 +32,8 @@ function mcpHttpConfig(cfg: McpClientConfig, secret: string): string {
 }
 
 export function ApiKeysSettings({ workspace }: { workspace: Workspace }) {
-  const { data, error, reload } = useResource<List<ApiKey>>(API_KEYS);
-  const client = useResource<McpClientConfig>(MCP_CLIENT_CONFIG);
+  const { data, error, reload } = useResource("keys", listApiKeys);
+  const client = useResource("mcp-client-config", mcpClientConfig);
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<string[]>(["read"]);
   const [days, setDays] = useState("90");
@@ -71,7 +52,7 @@ export function ApiKeysSettings({ workspace }: { workspace: Workspace }) {
           if (days) body.expires_at = Math.floor(Date.now() / 1000) + Number(days) * 86_400;
           if (onlyHere) body.workspace_id = workspace.id;
           // The answer is the key's record plus `key`, the secret (shown only in this answer).
-          const res = await action.run(() => post<ApiKey & { key: string }>(API_KEYS, body));
+          const res = await action.run(() => createApiKey(body));
           if (res) {
             setSecret({ name: res.name, value: res.key });
             setName("");
@@ -154,7 +135,7 @@ export function ApiKeysSettings({ workspace }: { workspace: Workspace }) {
                 aria-label={`Rotate ${k.name}`}
                 onClick={async () => {
                   if (!window.confirm(`Rotate “${k.name}”? The current secret stops working at once.`)) return;
-                  const res = await action.run(() => post<ApiKey & { key: string }>(`${apiKeyUrl(k.id)}/rotate`));
+                  const res = await action.run(() => rotateApiKey(k.id));
                   if (res) setSecret({ name: res.name, value: res.key });
                   await reload();
                 }}
@@ -167,7 +148,7 @@ export function ApiKeysSettings({ workspace }: { workspace: Workspace }) {
                 aria-label={`Delete ${k.name}`}
                 onClick={async () => {
                   if (!window.confirm(`Delete “${k.name}”? Anything using it stops working.`)) return;
-                  await action.run(() => del(apiKeyUrl(k.id)));
+                  await action.run(() => revokeApiKey(k.id));
                   await reload();
                 }}
               >

@@ -1,12 +1,11 @@
 /** Workspace name, description and what editors may do with pages (admins). */
 import { useEffect, useState } from "react";
-import { put } from "../api/client.ts";
 import type { Workspace } from "../api/types.ts";
+import { readSettings, saveSettings } from "../api/settings.ts";
 import { Field, Notice, Spinner } from "../ui/controls.tsx";
 import { useAction, useResource } from "./common.tsx";
-import { workspaceUrls } from "../api/workspaces.ts";
 
-interface Settings {
+interface GeneralForm {
   name: string;
   description: string;
   editor_can_create_pages: boolean;
@@ -14,9 +13,8 @@ interface Settings {
 }
 
 export function GeneralSettings({ workspace, onSaved }: { workspace: Workspace; onSaved(): void }) {
-  const url = workspaceUrls(workspace.id).settings;
-  const { data, error } = useResource<Settings>(url);
-  const [form, setForm] = useState<Settings | null>(null);
+  const { data, error } = useResource(workspace.id, () => readSettings(workspace.id));
+  const [form, setForm] = useState<GeneralForm | null>(null);
   const [saved, setSaved] = useState(false);
   const action = useAction();
   useEffect(() => {
@@ -30,7 +28,7 @@ export function GeneralSettings({ workspace, onSaved }: { workspace: Workspace; 
       onSubmit={async (e) => {
         e.preventDefault();
         setSaved(false);
-        const ok = await action.run(() => put(url, form));
+        const ok = await action.run(() => saveSettings(workspace.id, { ...form }));
         if (ok !== undefined) {
           setSaved(true);
           onSaved();

@@ -4,42 +4,10 @@
  * the open conflicts, each with ours and theirs side by side and the three resolutions.
  */
 import { useEffect, useState } from "react";
-import { get, post, put } from "../api/client.ts";
+import { listConflicts, readConflict, readSettings, regenerateWebhookSecret, resolveConflict, saveSettings, syncNow, type ConflictDetail, type ConflictSummary, type SyncResult } from "../api/settings.ts";
 import type { Workspace } from "../api/types.ts";
 import { Field, Notice, Spinner } from "../ui/controls.tsx";
 import { CopyButton, SecretBox, useAction, useResource } from "./common.tsx";
-import { workspaceUrls } from "../api/workspaces.ts";
-
-interface GitSettingsJson {
-  git_remote: string | null;
-  git_branch: string;
-  git_auto_commit: boolean;
-  sync_interval: number;
-  sync_status: string;
-  webhook_secret: string;
-  webhook_url: string;
-  /** Whether an HTTPS access token is stored for the remote (the token itself is never sent back). */
-  git_token_set: boolean;
-}
-
-interface SyncResult {
-  status: "completed" | "conflict" | "ignored" | "failed";
-  changes: { added: number; updated: number; deleted: number };
-  conflicts?: number;
-  error?: string;
-}
-
-interface ConflictSummary {
-  id: string;
-  path: string;
-  timestamp: string;
-}
-
-interface ConflictDetail extends ConflictSummary {
-  ours: string;
-  theirs: string | null;
-  theirs_deleted?: boolean;
-}
 
 /** `20261121T131855Z` → a local date and time. */
 function when(stamp: string): string {
@@ -48,16 +16,15 @@ function when(stamp: string): string {
 }
 
 function ConflictView({ workspace, summary, onResolved }: { workspace: Workspace; summary: ConflictSummary; onResolved(): void }) {
-  const base = workspaceUrls(workspace.id).conflict(summary.id);
   const [detail, setDetail] = useState<ConflictDetail | null>(null);
   const [merged, setMerged] = useState<string | null>(null);
   const action = useAction();
   useEffect(() => {
-    void get<ConflictDetail>(base).then(setDetail, () => setDetail(null));
-  }, [base]);
+    void readConflict(workspace.id, summary.id).then(setDetail, () => setDetail(null));
+  }, [workspace.id, summary.id]);
   const resolve = async (resolution: "kept_local" | "kept_remote" | "custom") => {
     const body = resolution === "custom" ? { resolution, content: merged ?? "" } : { resolution };
-    if ((await action.run(() => post(`${base}/resolve`, body))) !== undefined) onResolved();
+    if ((await action.run(() => resolveConflict(workspace.id, summary.id, body))) !== undefined) onResolved();
   };
   return (
     <li className="conflict-item" aria-label={`Conflict in ${summary.path}`}>
@@ -109,9 +76,8 @@ function ConflictView({ workspace, summary, onResolved }: { workspace: Workspace
 }
 
 export default function GitSettings({ workspace }: { workspace: Workspace }) {
-  const url = workspaceUrls(workspace.id).settings;
-  const { data, error, reload } = useResource<GitSettingsJson>(url);
-  const conflicts = useResource<{ sync_status: string; conflicts: ConflictSummary[] }>(workspaceUrls(workspace.id).conflicts);
+  const { data, error, reload } = useResource(workspace.id, () => readSettings(workspace.id));
+  const conflicts = useResource(workspace.id, () => listConflicts(workspace.id));
   const [form, setForm] = useState<{ git_branch: string; git_auto_commit: boolean; sync_interval: string } | null>(null);
   const [saved, setSaved] = useState(false);
   const [result, setResult] = useState<SyncResult | null>(null);
@@ -147,7 +113,7 @@ export default function GitSettings({ workspace }: { workspace: Workspace }) {
           disabled={sync.busy}
           onClick={async () => {
             setResult(null);
-            const r = await sync.run(() => post<SyncResult>(workspaceUrls(workspace.id).sync));
+            const r = await sync.run(() => syncNow(workspace.id));
             if (r) setResult(r);
             await Promise.all([reload(), conflicts.reload()]);
           }}
@@ -179,7 +145,7 @@ export default function GitSettings({ workspace }: { workspace: Workspace }) {
         onSubmit={async (e) => {
           e.preventDefault();
           setSaved(false);
-          const ok = await save.run(() => put(url, { git_branch: form.git_branch, git_auto_commit: form.git_auto_commit, sync_interval: Number(form.sync_interval) }));
+          const ok = await save.run(() => saveSettings(workspace.id, { git_branch: form.git_branch, git_auto_commit: form.git_auto_commit, sync_interval: Number(form.sync_interval) }));
           if (ok !== undefined) {
             setSaved(true);
             await reload();
@@ -212,7 +178,7 @@ export default function GitSettings({ workspace }: { workspace: Workspace }) {
             onSubmit={async (e) => {
               e.preventDefault();
               setTokenSaved(null);
-              const ok = await tokenAction.run(() => put(url, { git_token: token }));
+              const ok = await tokenAction.run(() => saveSettings(workspace.id, { git_token: token }));
               if (ok !== undefined) {
                 setToken("");
                 setTokenSaved("Access token saved.");
@@ -234,7 +200,7 @@ export default function GitSettings({ workspace }: { workspace: Workspace }) {
                   disabled={tokenAction.busy}
                   onClick={async () => {
                     setTokenSaved(null);
-                    const ok = await tokenAction.run(() => put(url, { git_token: null }));
+                    const ok = await tokenAction.run(() => saveSettings(workspace.id, { git_token: null }));
                     if (ok !== undefined) {
                       setTokenSaved("Access token removed.");
                       await reload();
@@ -266,7 +232,7 @@ export default function GitSettings({ workspace }: { workspace: Workspace }) {
         disabled={secret.busy}
         onClick={async () => {
           if (!window.confirm("Generate a new webhook secret? The git host must be given the new one.")) return;
-          await secret.run(() => post(workspaceUrls(workspace.id).webhookSecret));
+          await secret.run(() => regenerateWebhookSecret(workspace.id));
           await reload();
         }}
       >

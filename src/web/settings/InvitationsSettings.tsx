@@ -1,25 +1,13 @@
 /** Invite by email with a role; when the instance sends no email the link is shown to pass on. */
 import { useState } from "react";
-import { del, post } from "../api/client.ts";
-import { bootData, type List, type Workspace } from "../api/types.ts";
+import { bootData, type Workspace } from "../api/types.ts";
+import { invite, listInvitations, revokeInvitation, type Invitation } from "../api/settings.ts";
 import { Field, Notice } from "../ui/controls.tsx";
 import { fmtDate, ListTable, roleLabel, SecretBox, useAction, useResource } from "./common.tsx";
 import { RoleSelect } from "./RoleSelect.tsx";
-import { workspaceUrls } from "../api/workspaces.ts";
-
-interface Invitation {
-  id: string;
-  email: string;
-  role: string;
-  status: string;
-  created_at: string;
-  expires_at: string;
-  url?: string;
-}
 
 export function InvitationsSettings({ workspace }: { workspace: Workspace }) {
-  const base = workspaceUrls(workspace.id).invitations;
-  const { data, error, reload } = useResource<List<Invitation>>(base);
+  const { data, error, reload } = useResource(workspace.id, () => listInvitations(workspace.id));
   const [email, setEmail] = useState("");
   const [role, setRole] = useState("editor");
   const [created, setCreated] = useState<Invitation | null>(null);
@@ -31,7 +19,7 @@ export function InvitationsSettings({ workspace }: { workspace: Workspace }) {
         onSubmit={async (e) => {
           e.preventDefault();
           setCreated(null);
-          const inv = await action.run(() => post<Invitation>(base, { email, role }));
+          const inv = await action.run(() => invite(workspace.id, { email, role }));
           if (inv) {
             setCreated(inv);
             setEmail("");
@@ -73,7 +61,7 @@ export function InvitationsSettings({ workspace }: { workspace: Workspace }) {
                 className="btn btn-small btn-danger"
                 aria-label={`Revoke the invitation of ${i.email}`}
                 onClick={async () => {
-                  await action.run(() => del(`${base}/${i.id}`));
+                  await action.run(() => revokeInvitation(workspace.id, i.id));
                   await reload();
                 }}
               >

@@ -1,24 +1,14 @@
 /** Members of the workspace: change a role, remove someone (admins; the API keeps the last admin). */
-import { del, put } from "../api/client.ts";
-import type { List, Workspace } from "../api/types.ts";
+import type { Workspace } from "../api/types.ts";
+import { listMembers, removeMember, setMemberRole } from "../api/settings.ts";
 import { useAuth } from "../app/auth.tsx";
 import { Notice } from "../ui/controls.tsx";
 import { fmtDate, ListTable, useAction, useResource } from "./common.tsx";
 import { RoleSelect } from "./RoleSelect.tsx";
-import { workspaceUrls } from "../api/workspaces.ts";
-
-interface Member {
-  user_id: string;
-  name: string;
-  email: string;
-  role: string;
-  joined_at: string;
-}
 
 export function MembersSettings({ workspace }: { workspace: Workspace }) {
   const { user } = useAuth();
-  const base = workspaceUrls(workspace.id).members;
-  const { data, error, reload } = useResource<List<Member>>(`${base}?limit=100`);
+  const { data, error, reload } = useResource(workspace.id, () => listMembers(workspace.id));
   const action = useAction();
   return (
     <>
@@ -42,7 +32,7 @@ export function MembersSettings({ workspace }: { workspace: Workspace }) {
                 value={m.role}
                 disabled={action.busy}
                 onChange={async (role) => {
-                  await action.run(() => put(`${base}/${m.user_id}/role`, { role }));
+                  await action.run(() => setMemberRole(workspace.id, m.user_id, role));
                   await reload();
                 }}
               />
@@ -56,7 +46,7 @@ export function MembersSettings({ workspace }: { workspace: Workspace }) {
                 aria-label={`Remove ${m.name}`}
                 onClick={async () => {
                   if (!window.confirm(`Remove ${m.name} from ${workspace.name}?`)) return;
-                  await action.run(() => del(`${base}/${m.user_id}`));
+                  await action.run(() => removeMember(workspace.id, m.user_id));
                   await reload();
                 }}
               >

@@ -1,26 +1,13 @@
 /** Share links: anyone signed in who opens one joins with its role (never admin), within its limits. */
 import { useState } from "react";
-import { del, post } from "../api/client.ts";
-import type { List, Workspace } from "../api/types.ts";
+import type { Workspace } from "../api/types.ts";
+import { createShareLink, listShareLinks, revokeShareLink } from "../api/settings.ts";
 import { Field, Notice } from "../ui/controls.tsx";
 import { fmtDate, ListTable, roleLabel, SecretBox, useAction, useResource } from "./common.tsx";
 import { RoleSelect, SHARE_LINK_ROLES } from "./RoleSelect.tsx";
-import { workspaceUrls } from "../api/workspaces.ts";
-
-interface ShareLink {
-  id: string;
-  role: string;
-  uses: number;
-  max_uses: number | null;
-  expires_at: string | null;
-  active: boolean;
-  created_at: string;
-  token?: string;
-}
 
 export function ShareLinksSettings({ workspace }: { workspace: Workspace }) {
-  const base = workspaceUrls(workspace.id).shareLinks;
-  const { data, error, reload } = useResource<List<ShareLink>>(base);
+  const { data, error, reload } = useResource(workspace.id, () => listShareLinks(workspace.id));
   const [role, setRole] = useState("viewer");
   const [maxUses, setMaxUses] = useState("");
   const [days, setDays] = useState("7");
@@ -36,7 +23,7 @@ export function ShareLinksSettings({ workspace }: { workspace: Workspace }) {
           const body: Record<string, unknown> = { role };
           if (maxUses) body.max_uses = Number(maxUses);
           if (days) body.expires_at = new Date(Date.now() + Number(days) * 86_400_000).toISOString();
-          const link = await action.run(() => post<ShareLink>(base, body));
+          const link = await action.run(() => createShareLink(workspace.id, body));
           if (link?.token) {
             setCreated(`${location.origin}/join/${link.token}`);
             await reload();
@@ -75,7 +62,7 @@ export function ShareLinksSettings({ workspace }: { workspace: Workspace }) {
                 type="button"
                 className="btn btn-small btn-danger"
                 onClick={async () => {
-                  await action.run(() => del(`${base}/${l.id}`));
+                  await action.run(() => revokeShareLink(workspace.id, l.id));
                   await reload();
                 }}
               >

@@ -4,45 +4,16 @@
  * and a link to the live site. Everything here calls the site's API (src/publish/).
  */
 import { useEffect, useState } from "react";
-import { del, post, put } from "../api/client.ts";
+import { createSiteVersion, deleteSiteVersion, makeDefaultVersion, readSite, removeCustomDomain, saveSettings, setCustomDomain, verifyCustomDomain, type SiteStatus, type SiteVersion } from "../api/settings.ts";
 import type { Workspace } from "../api/types.ts";
 import { Field, Notice, Spinner } from "../ui/controls.tsx";
 import { CopyButton, fmtDate, useAction, useResource } from "./common.tsx";
 import { SITE_THEMES, type ThemeSwatch } from "./site-themes.ts";
-import { workspaceUrls } from "../api/workspaces.ts";
 
-interface Version {
-  slug: string;
-  name: string;
-  base_path: string;
-  is_default: boolean;
-  created_at: string;
-}
-
-interface DomainJson {
-  domain: string;
-  status: "pending" | "verified" | "failed";
-  verification: { type: "TXT"; name: string; value: string };
-  checked_at: string | null;
-  error: string | null;
-}
-
-interface SiteStatus {
-  published: boolean;
-  visibility: "authenticated" | "public";
-  effective_visibility: "authenticated" | "public";
-  require_auth: boolean;
-  theme: string;
-  url: string;
-  page_count: number;
-  custom_domain: DomainJson | null;
-  versions: Version[];
-  problems: string[];
-}
+type Version = SiteVersion;
 
 export function SiteSettings({ workspace }: { workspace: Workspace }) {
-  const base = workspaceUrls(workspace.id).base;
-  const { data, error, reload } = useResource<SiteStatus>(`${base}/site`);
+  const { data, error, reload } = useResource(workspace.id, () => readSite(workspace.id));
   const action = useAction();
   const [notice, setNotice] = useState<string | null>(null);
   const [theme, setTheme] = useState<string | null>(null);
@@ -54,7 +25,7 @@ export function SiteSettings({ workspace }: { workspace: Workspace }) {
 
   const save = async (patch: Record<string, unknown>, done: string) => {
     setNotice(null);
-    const ok = await action.run(() => put(`${base}/admin/settings`, patch));
+    const ok = await action.run(() => saveSettings(workspace.id, patch));
     if (ok !== undefined) {
       setNotice(done);
       await reload();
@@ -148,8 +119,8 @@ export function SiteSettings({ workspace }: { workspace: Workspace }) {
         </button>
       </section>
 
-      <CustomDomain base={base} domain={data.custom_domain} onChanged={reload} />
-      <Versions base={base} versions={data.versions} onChanged={reload} />
+      <CustomDomain workspaceId={workspace.id} domain={data.custom_domain} onChanged={reload} />
+      <Versions workspaceId={workspace.id} versions={data.versions} onChanged={reload} />
     </div>
   );
 }
@@ -192,7 +163,7 @@ function ThemePreview({ name, swatch, mode }: { name: string; swatch: ThemeSwatc
   );
 }
 
-function CustomDomain({ base, domain, onChanged }: { base: string; domain: DomainJson | null; onChanged(): Promise<void> }) {
+function CustomDomain({ workspaceId, domain, onChanged }: { workspaceId: string; domain: SiteStatus["custom_domain"]; onChanged(): Promise<void> }) {
   const [value, setValue] = useState(domain?.domain ?? "");
   const action = useAction();
   const status = domain?.status;
@@ -204,7 +175,7 @@ function CustomDomain({ base, domain, onChanged }: { base: string; domain: Domai
         className="inline-form"
         onSubmit={async (e) => {
           e.preventDefault();
-          if ((await action.run(() => put(`${base}/custom-domain`, { domain: value }))) !== undefined) await onChanged();
+          if ((await action.run(() => setCustomDomain(workspaceId, value))) !== undefined) await onChanged();
         }}
       >
         <Field label="Domain" placeholder="docs.example.com" value={value} onChange={(e) => setValue(e.target.value)} />
@@ -247,7 +218,7 @@ function CustomDomain({ base, domain, onChanged }: { base: string; domain: Domai
           )}
           {domain.error && <p className="hint">Last check {fmtDate(domain.checked_at)}: {domain.error}</p>}
           <div className="row-actions">
-            <button className="btn" type="button" disabled={action.busy} onClick={async () => (await action.run(() => post(`${base}/custom-domain/verify`))) !== undefined && onChanged()}>
+            <button className="btn" type="button" disabled={action.busy} onClick={async () => (await action.run(() => verifyCustomDomain(workspaceId))) !== undefined && onChanged()}>
               {action.busy ? "Checking…" : "Check DNS now"}
             </button>
             <button
@@ -256,7 +227,7 @@ function CustomDomain({ base, domain, onChanged }: { base: string; domain: Domai
               disabled={action.busy}
               onClick={async () => {
                 if (!confirm(`Stop serving the site on ${domain.domain}?`)) return;
-                if ((await action.run(() => del(`${base}/custom-domain`))) !== undefined) {
+                if ((await action.run(() => removeCustomDomain(workspaceId))) !== undefined) {
                   setValue("");
                   await onChanged();
                 }
@@ -271,7 +242,7 @@ function CustomDomain({ base, domain, onChanged }: { base: string; domain: Domai
   );
 }
 
-function Versions({ base, versions, onChanged }: { base: string; versions: Version[]; onChanged(): Promise<void> }) {
+function Versions({ workspaceId, versions, onChanged }: { workspaceId: string; versions: Version[]; onChanged(): Promise<void> }) {
   const [form, setForm] = useState({ slug: "", name: "", base_path: "", snapshot: true });
   const action = useAction();
   const run = async (work: () => Promise<unknown>) => {
@@ -310,7 +281,7 @@ function Versions({ base, versions, onChanged }: { base: string; versions: Versi
                 <td>{fmtDate(v.created_at)}</td>
                 <td className="row-actions">
                   {!v.is_default && (
-                    <button className="btn btn-small" type="button" disabled={action.busy} onClick={() => run(() => put(`${base}/versions/${encodeURIComponent(v.slug)}/default`))}>
+                    <button className="btn btn-small" type="button" disabled={action.busy} onClick={() => run(() => makeDefaultVersion(workspaceId, v.slug))}>
                       Set default
                     </button>
                   )}
@@ -318,7 +289,7 @@ function Versions({ base, versions, onChanged }: { base: string; versions: Versi
                     className="btn btn-small btn-danger"
                     type="button"
                     disabled={action.busy}
-                    onClick={() => confirm(`Delete version ${v.name}? Its pages stay in the workspace.`) && run(() => del(`${base}/versions/${encodeURIComponent(v.slug)}`))}
+                    onClick={() => confirm(`Delete version ${v.name}? Its pages stay in the workspace.`) && run(() => deleteSiteVersion(workspaceId, v.slug))}
                   >
                     Delete
                   </button>
@@ -333,7 +304,7 @@ function Versions({ base, versions, onChanged }: { base: string; versions: Versi
         onSubmit={async (e) => {
           e.preventDefault();
           const body = { slug: form.slug.trim(), name: form.name.trim(), snapshot: form.snapshot, ...(form.base_path.trim() ? { base_path: form.base_path.trim() } : {}) };
-          if ((await action.run(() => post(`${base}/versions`, body))) !== undefined) {
+          if ((await action.run(() => createSiteVersion(workspaceId, body))) !== undefined) {
             setForm({ slug: "", name: "", base_path: "", snapshot: true });
             await onChanged();
           }

@@ -1,21 +1,24 @@
 /** Helpers shared by the settings tabs: a reloadable list, an action runner with error and progress, copy buttons. */
-import { useCallback, useEffect, useState, type ReactNode } from "react";
-import { get, messageOf } from "../api/client.ts";
+import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
+import { messageOf } from "../api/client.ts";
 import type { List } from "../api/types.ts";
 import { Notice, Spinner } from "../ui/controls.tsx";
 
-export function useResource<T>(url: string | null) {
+/** A read from src/web/api/ kept with its error and a reload; `key` names what is read (a new key reads again). */
+export function useResource<T>(key: string | null, read: () => Promise<T>) {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const reader = useRef(read);
+  reader.current = read;
   const load = useCallback(async () => {
-    if (!url) return;
+    if (key === null) return;
     try {
-      setData(await get<T>(url));
+      setData(await reader.current());
       setError(null);
     } catch (e) {
       setError(e);
     }
-  }, [url]);
+  }, [key]);
   useEffect(() => {
     void load();
   }, [load]);
