@@ -8,7 +8,7 @@
  * records: a macOS or Windows executable carrying this machine's Linux binding could not hash a
  * password. The build date is the commit's date, so one commit builds to the same bytes
  * (docs/decisions/releases.md says where that holds). A copy of install.sh goes beside the files,
- * with the release location filled in when QUIRE_RELEASE_URL is set for the release.
+ * and install.ps1 too, with the release location filled in when QUIRE_RELEASE_URL is set for the release.
  *
  * Options: --out <dir>, --targets <comma-separated subset, e.g. linux-x64,darwin-arm64>.
  */
@@ -86,14 +86,16 @@ writeFileSync(
   join(out, "manifest.json"),
   JSON.stringify({ version: `v${pkg.version}`, commit, date, files }, null, 2) + "\n",
 );
-// The installer beside the binaries; its default release location is this release's when known.
-const installer = readFileSync(join(ROOT, "install.sh"), "utf8");
+// The installers beside the binaries; their default release location is this release's when known.
 const releaseUrl = process.env.QUIRE_RELEASE_URL;
-writeFileSync(
-  join(out, "install.sh"),
-  releaseUrl ? installer.replace(/^default_release_url=.*$/m, `default_release_url=${shellQuote(releaseUrl)}`) : installer,
-  { mode: 0o755 },
-);
+for (const [file, pattern, line] of [
+  ["install.sh", /^default_release_url=.*$/m, (url: string) => `default_release_url=${shellQuote(url)}`],
+  ["install.ps1", /^\$DefaultReleaseUrl = .*$/m, (url: string) => `$DefaultReleaseUrl = '${url.replaceAll("'", "''")}'`],
+] as const) {
+  const text = readFileSync(join(ROOT, file), "utf8");
+  if (!pattern.test(text)) fail(`${file} has no default release location line to fill in`);
+  writeFileSync(join(out, file), releaseUrl ? text.replace(pattern, line(releaseUrl)) : text, { mode: 0o755 });
+}
 console.log(
   `release v${pkg.version} (${commit}): ${files.length} file(s) in ${out} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
 );

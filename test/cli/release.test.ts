@@ -38,9 +38,9 @@ const EXPECTED: Record<string, { format: BinaryFormat["format"]; cpu: BinaryForm
   [`quire-${pkg.version}-windows-x64.exe`]: { format: "PE32+", cpu: "x86-64", binding: "win32-x64-msvc" },
 };
 
-async function release(dir: string, targets?: string): Promise<string> {
+async function release(dir: string, targets?: string, env: Record<string, string> = {}): Promise<string> {
   const args = ["bun", "run", "release", "--out", dir, ...(targets ? ["--targets", targets] : [])];
-  const proc = Bun.spawn(args, { cwd: REPO, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(args, { cwd: REPO, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`release failed (${code}):\n${stdout}${stderr}`);
   return stdout + stderr;
@@ -60,7 +60,7 @@ const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest(
 
 test("every platform's executable is there, listed in SHA256SUMS (checked by sha256sum) and manifest.json", async () => {
   const names = Object.keys(EXPECTED).sort();
-  expect(readdirSync(out).sort()).toEqual([...names, "SHA256SUMS", "install.sh", "manifest.json"].sort());
+  expect(readdirSync(out).sort()).toEqual([...names, "SHA256SUMS", "install.ps1", "install.sh", "manifest.json"].sort());
 
   const check = Bun.spawnSync(["sha256sum", "--check", "--strict", "SHA256SUMS"], { cwd: out, stdout: "pipe", stderr: "pipe" });
   expect(check.stderr.toString()).toBe("");
@@ -132,8 +132,14 @@ test("the Linux x64 executable runs here and hashes a password with its embedded
   }
 }, 60_000);
 
-test("building the same commit again gives the same bytes", async () => {
-  await release(again, "linux-x64,darwin-arm64,windows-x64");
+test("building the same commit again gives the same bytes; the installers carry the release location given", async () => {
+  const url = "https://downloads.example.test/quire's";
+  await release(again, "linux-x64,darwin-arm64,windows-x64", { QUIRE_RELEASE_URL: url });
+  const sh = await Bun.file(join(again, "install.sh")).text();
+  expect(sh).toContain(`\ndefault_release_url='https://downloads.example.test/quire'"'"'s'\n`);
+  expect(Bun.spawnSync(["sh", "-c", `eval "$(grep '^default_release_url=' "$0")"; printf %s "$default_release_url"`, join(again, "install.sh")]).stdout.toString()).toBe(url);
+  expect(Bun.spawnSync(["sh", "-n", join(again, "install.sh")]).exitCode).toBe(0);
+  expect(await Bun.file(join(again, "install.ps1")).text()).toContain(`\n$DefaultReleaseUrl = 'https://downloads.example.test/quire''s'\n`);
   const sums = (dir: string) =>
     Bun.file(join(dir, "SHA256SUMS"))
       .text()
