@@ -15,7 +15,7 @@ const root = tempDir("quire-install-sh-");
 const releases = join(root, "releases");
 const v = `v${pkg.version}`;
 let server: ReturnType<typeof Bun.serve>;
-let cutServer: ReturnType<typeof Bun.listen>;
+let cutServer: Bun.TCPSocketListener<undefined>;
 let base = "";
 
 const sha256 = (bytes: Uint8Array | string) => createHash("sha256").update(bytes).digest("hex");
