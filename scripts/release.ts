@@ -1,7 +1,8 @@
 /**
  * `bun run release`: compiles `quire` for every platform Bun compiles for into `dist/release/` (or
  * `--out`), as `quire-<version>-<os>-<arch>[.exe]`, with `SHA256SUMS` (the `sha256sum` format) and
- * `manifest.json` (version, commit, date, and each file's size and SHA-256).
+ * `manifest.json` (version, commit, date, the database schema it writes — what `quire upgrade`
+ * checks before a downgrade — and each file's size and SHA-256).
  *
  * Each binary is built by build.ts (the options of `bun run build`) with `--target` and the target's
  * own argon2 binding, fetched from the npm registry and checked against the integrity bun.lock
@@ -18,6 +19,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { gunzipSync } from "node:zlib";
 import pkg from "../package.json" with { type: "json" };
+import { SCHEMA_VERSION } from "../src/db/migrations/index.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 
@@ -84,7 +86,7 @@ for (const target of wanted as Target[]) {
 writeFileSync(join(out, "SHA256SUMS"), files.map((f) => `${f.sha256}  ${f.name}\n`).join(""));
 writeFileSync(
   join(out, "manifest.json"),
-  JSON.stringify({ version: `v${pkg.version}`, commit, date, files }, null, 2) + "\n",
+  JSON.stringify({ version: `v${pkg.version}`, commit, date, schema: SCHEMA_VERSION, files }, null, 2) + "\n",
 );
 // The installers beside the binaries; their default release location is this release's when known.
 const releaseUrl = process.env.QUIRE_RELEASE_URL;

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
+import { SCHEMA_VERSION } from "../../src/db/migrations/index.ts";
 import { tempDir } from "../helpers/server.ts";
 import { binaryFormat, type BinaryFormat } from "./binary-format.ts";
 import { REPO, runCli, startServe } from "./spawn.ts";
@@ -16,6 +17,7 @@ const again = tempDir("quire-release-again-");
 
 interface Manifest {
   version: string;
+  schema: number;
   commit: string;
   date: string;
   files: Array<{
@@ -69,6 +71,7 @@ test("every platform's executable is there, listed in SHA256SUMS (checked by sha
 
   expect(manifest.version).toBe(`v${pkg.version}`);
   expect(manifest.commit).toMatch(/^[0-9a-f]{7,}$/);
+  expect(manifest.schema).toBe(SCHEMA_VERSION);
   const commitDate = Bun.spawnSync(["git", "show", "-s", "--format=%ct", manifest.commit], { cwd: REPO }).stdout.toString().trim();
   expect(Date.parse(manifest.date)).toBe(Number(commitDate) * 1000);
   expect(manifest.files.map((f) => f.name).sort()).toEqual(names);

@@ -27,3 +27,6 @@ export const migrations: Migration[] = [
   { version: 7, name: "webhooks-onboarding-billing", sql: webhooksOnboardingBilling },
   { version: 8, name: "page-history", sql: pageHistory },
 ];
+
+/** The schema this version writes: its newest migration (a release's manifest.json names it as `schema`). */
+export const SCHEMA_VERSION = Math.max(...migrations.map((m) => m.version));
