@@ -100,6 +100,8 @@ const result = await Bun.build({
     QUIRE_BUILD_VERSION: JSON.stringify(pkg.version),
     QUIRE_BUILD_COMMIT: JSON.stringify(commit),
     QUIRE_BUILD_DATE: JSON.stringify(date),
+    // Where `quire upgrade` looks for releases unless QUIRE_RELEASE_URL says otherwise at run time.
+    QUIRE_BUILD_RELEASE_URL: JSON.stringify(process.env.QUIRE_RELEASE_URL ?? ""),
     // The MCP tools' JSON Schemas, converted here once instead of at every `quire mcp` start.
     // Where the executable's file system holds the worker: its path from the entry points' common
     // folder (the project root), as JavaScript. test/cli/build.test.ts exports with workers to prove it.
