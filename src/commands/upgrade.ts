@@ -5,6 +5,7 @@
  */
 import { defineCommand } from "citty";
 import { releaseSource } from "../releases/location.ts";
+import { restartInstalledService } from "../service/manager.ts";
 import { planUpgrade, refusal, replaceBinary } from "../releases/upgrade.ts";
 import { VERSION } from "../version.ts";
 import { CommandError } from "./exit.ts";
@@ -45,7 +46,7 @@ export const upgradeCommand = defineCommand({
     const got = await replaceBinary(plan, source, binary, (step, detail) => {
       if (!args.json && step === "verified") process.stderr.write(`Checksum verified: ${detail}\n`);
     });
-    const restart = await restartService();
+    const restart = await restartInstalledService();
     out(
       `Replaced ${binary}: quire ${plan.current} → ${plan.target}.` +
         (restart ? ` ${restart}` : " A server already running keeps the old version until it is restarted (quire stop, then quire serve)."),
@@ -63,7 +64,3 @@ function installedBinary(): string {
   return process.execPath;
 }
 
-/** Restarts the installed service that runs quire, if there is one: its message, else null. */
-async function restartService(): Promise<string | null> {
-  return null;
-}
