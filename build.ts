@@ -15,7 +15,7 @@
  * only when the target is this machine's platform). SOURCE_DATE_EPOCH, when set, is the build date,
  * so building one commit twice gives the same bytes (docs/decisions/releases.md).
  */
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync, existsSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { webBundlePlugin } from "./src/web/build-web.ts";
@@ -164,19 +164,39 @@ async function gitCommit(): Promise<string> {
   }
 }
 
-/** An exclusive lock: creating a directory is atomic; one left by a build that died is taken over after 10 minutes. */
+/**
+ * An exclusive lock: creating a directory is atomic. The holder's pid is written inside, so a lock
+ * left by a build that died (killed, crashed) is taken over at once rather than waited for.
+ */
 async function lockBuildDir(lock: string): Promise<void> {
   mkdirSync(join(lock, ".."), { recursive: true });
   for (;;) {
     try {
       mkdirSync(lock);
+      writeFileSync(join(lock, "pid"), String(process.pid));
       process.on("exit", () => rmSync(lock, { recursive: true, force: true }));
       return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      if (Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 10 * 60_000) rmSync(lock, { recursive: true, force: true });
-      await Bun.sleep(250);
+      if (!holderAlive(lock)) rmSync(lock, { recursive: true, force: true });
+      else await Bun.sleep(250);
     }
+  }
+}
+
+function holderAlive(lock: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(lock, "pid"), "utf8"));
+  } catch {
+    // Just created and its pid not written yet, or removed meanwhile: alive unless it is old.
+    return Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0) < 60_000;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -124,8 +124,9 @@ async function argon2Binding(platform: string): Promise<{ package: string; file:
     const node = tarEntry(gunzipSync(tgz), `package/${file}`);
     if (!node) fail(`${url} holds no package/${file}`);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(`${path}.tmp`, node);
-    renameSync(`${path}.tmp`, path);
+    // Beside it under a name of its own, then renamed: two releases fetching at once never mix bytes.
+    writeFileSync(`${path}.${process.pid}.tmp`, node);
+    renameSync(`${path}.${process.pid}.tmp`, path);
   }
   return { package: `${name}@${argon2Version}`, file, path, bytes: await Bun.file(path).bytes() };
 }

@@ -191,3 +191,12 @@ test("bad input: a version that is not one, a missing release, no release locati
   expect(unset.code).toBe(1);
   expect(unset.stderr).toContain("set QUIRE_RELEASE_URL");
 });
+
+test("install.sh is portable POSIX sh: ShellCheck finds nothing, and dash runs it", () => {
+  const r = Bun.spawnSync(["shellcheck", "--shell=sh", "--severity=style", join(REPO, "install.sh")], { stdout: "pipe", stderr: "pipe" });
+  expect(r.stdout.toString() + r.stderr.toString()).toBe("");
+  expect(r.exitCode).toBe(0);
+  const help = Bun.spawnSync(["dash", join(REPO, "install.sh"), "--help"], { stdout: "pipe" });
+  expect(help.exitCode).toBe(0);
+  expect(help.stdout.toString()).toContain("./install.sh [--prefix DIR] [--version vX.Y.Z] [SOURCE]");
+});

@@ -135,18 +135,29 @@ test("the Linux x64 executable runs here and hashes a password with its embedded
   }
 }, 60_000);
 
-test("building the same commit again gives the same bytes; the installers carry the release location given", async () => {
-  const url = "https://downloads.example.test/quire's";
-  await release(again, "linux-x64,darwin-arm64,windows-x64", { QUIRE_RELEASE_URL: url });
-  const sh = await Bun.file(join(again, "install.sh")).text();
-  expect(sh).toContain(`\ndefault_release_url='https://downloads.example.test/quire'"'"'s'\n`);
-  expect(Bun.spawnSync(["sh", "-c", `eval "$(grep '^default_release_url=' "$0")"; printf %s "$default_release_url"`, join(again, "install.sh")]).stdout.toString()).toBe(url);
-  expect(Bun.spawnSync(["sh", "-n", join(again, "install.sh")]).exitCode).toBe(0);
-  expect(await Bun.file(join(again, "install.ps1")).text()).toContain(`\n$DefaultReleaseUrl = 'https://downloads.example.test/quire''s'\n`);
+test("building the same commit again gives the same bytes", async () => {
+  await release(again, "linux-x64,darwin-arm64,windows-x64");
   const sums = (dir: string) =>
     Bun.file(join(dir, "SHA256SUMS"))
       .text()
       .then((t) => t.trim().split("\n"));
   const first = await sums(out);
-  for (const line of await sums(again)) expect(first).toContain(line);
+  const second = await sums(again);
+  expect(second).toHaveLength(3);
+  for (const line of second) expect(first).toContain(line);
+}, 120_000);
+
+test("a release made with QUIRE_RELEASE_URL carries it: in the executable's upgrade and in both installers", async () => {
+  const located = join(again, "located");
+  const url = "https://downloads.example.test/quire's";
+  await release(located, "linux-x64", { QUIRE_RELEASE_URL: url });
+  const sh = await Bun.file(join(located, "install.sh")).text();
+  expect(sh).toContain(`\ndefault_release_url='https://downloads.example.test/quire'"'"'s'\n`);
+  expect(Bun.spawnSync(["sh", "-c", `eval "$(grep '^default_release_url=' "$0")"; printf %s "$default_release_url"`, join(located, "install.sh")]).stdout.toString()).toBe(url);
+  expect(Bun.spawnSync(["sh", "-n", join(located, "install.sh")]).exitCode).toBe(0);
+  expect(await Bun.file(join(located, "install.ps1")).text()).toContain(`\n$DefaultReleaseUrl = 'https://downloads.example.test/quire''s'\n`);
+  // With no QUIRE_RELEASE_URL at run time, upgrade asks the location it was released for.
+  const check = await runCli(["upgrade", "--check"], { cmd: [join(located, `quire-${pkg.version}-linux-x64`)], cwd: located, env: { QUIRE_RELEASE_URL: undefined } });
+  expect(check.code).toBe(1);
+  expect(check.stderr).toContain("https://downloads.example.test/quire's/latest/manifest.json");
 }, 120_000);
