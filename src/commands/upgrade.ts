@@ -46,7 +46,7 @@ export const upgradeCommand = defineCommand({
     const got = await replaceBinary(plan, source, binary, (step, detail) => {
       if (!args.json && step === "verified") process.stderr.write(`Checksum verified: ${detail}\n`);
     });
-    const restart = await restartInstalledService();
+    const restart = await restartInstalledService(binary);
     out(
       `Replaced ${binary}: quire ${plan.current} → ${plan.target}.` +
         (restart ? ` ${restart}` : " A server already running keeps the old version until it is restarted (quire stop, then quire serve)."),

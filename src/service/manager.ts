@@ -154,16 +154,17 @@ function startCommand(plan: ServicePlan): string {
 }
 
 /**
- * Restarts whichever installed service (user first, then system) runs quire, after an upgrade put a
- * new executable in place: the manager stops it gracefully (SIGTERM: saves flushed) and starts the
- * new one. Null when none is installed; otherwise what happened.
+ * Restarts the installed service (user first, then system) that runs `binary`, after an upgrade put
+ * a new executable there: the manager stops it gracefully (SIGTERM: saves flushed) and starts the
+ * new one. A service that runs another executable is not this upgrade's to restart. Null when there
+ * is none; otherwise what happened.
  */
-export async function restartInstalledService(env: Env = process.env, platform: NodeJS.Platform = process.platform): Promise<string | null> {
+export async function restartInstalledService(binary: string, env: Env = process.env, platform: NodeJS.Platform = process.platform): Promise<string | null> {
   const manager = managerFor(platform);
   if (manager === "windows") return null;
   for (const user of [true, false]) {
     const path = serviceFilePath(manager, user, env);
-    if (!existsSync(path)) continue;
+    if (!existsSync(path) || !runsBinary(readFileSync(path, "utf8"), binary)) continue;
     const cmd =
       manager === "systemd"
         ? systemctl(user, "try-restart", `${SERVICE_NAME}.service`)
@@ -172,6 +173,14 @@ export async function restartInstalledService(env: Env = process.env, platform: 
     return r.ok ? `Restarted the service (${cmd.join(" ")}).` : `Could not restart the service (${cmd.join(" ")}: ${r.out || "no output"}); restart it by hand.`;
   }
   return null;
+}
+
+/** Whether a unit's ExecStart (or a property list's first program argument) is `binary`. */
+function runsBinary(content: string, binary: string): boolean {
+  const exec = /^ExecStart=("(?:[^"\\]|\\.)*"|\S+)/m.exec(content)?.[1];
+  if (exec !== undefined) return exec.replace(/^"|"$/g, "").replaceAll('\\"', '"').replaceAll("\\\\", "\\").replaceAll("%%", "%").replaceAll("$$", "$") === binary;
+  const first = /<key>ProgramArguments<\/key>\s*<array>\s*<string>([^<]*)<\/string>/.exec(content)?.[1];
+  return first !== undefined && first.replaceAll("&quot;", '"').replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&") === binary;
 }
 
 /**

@@ -120,6 +120,28 @@ test("upgrades to the newest served release: verified, swapped in place, nothing
   expect(versionOf(built)).toBe(`quire v${pkg.version}`);
 });
 
+test("with a service installed, the upgrade restarts it through its service manager (and says so when that fails)", async () => {
+  const binary = installation("with-service");
+  const home = join(root, "with-service", "home");
+  mkdirSync(join(home, ".config", "systemd", "user"), { recursive: true });
+  const unit = join(home, ".config", "systemd", "user", "quire.service");
+  const serviceEnv = { HOME: home, XDG_CONFIG_HOME: undefined, XDG_RUNTIME_DIR: join(home, "no-runtime"), DBUS_SESSION_BUS_ADDRESS: undefined };
+  // A service that runs another executable is left alone.
+  writeFileSync(unit, `[Service]\nExecStart=${join(root, "elsewhere", "quire")} serve\n`);
+  const other = await upgrade(binary, ["--json", "--to", "v9.9.9"], serviceEnv);
+  expect(JSON.parse(other.stdout).service).toBeNull();
+  // The one that runs this executable is restarted; no user service manager answers here (no
+  // session bus), so the attempt is reported.
+  const again = installation("with-service-2");
+  writeFileSync(unit, `[Service]\nExecStart=${again} serve --port 3000\n`);
+  const r = await upgrade(again, ["--json"], serviceEnv);
+  expect(r.code).toBe(0);
+  const out = JSON.parse(r.stdout);
+  expect(out.upgraded).toBe(true);
+  expect(out.service).toStartWith("Could not restart the service (systemctl --user try-restart quire.service:");
+  expect(versionOf(again)).toBe("quire v9.9.9");
+});
+
 test("--to pins a release; a checksum mismatch is refused naming both hashes, and nothing changes", async () => {
   const binary = installation("mismatch");
   const r = await upgrade(binary, ["--to", "v9.9.8"]);
