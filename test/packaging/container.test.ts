@@ -131,7 +131,10 @@ test("podman builds the image; it runs as 65532 with /data its own, checks its h
     );
   const version = inImage(["/usr/local/bin/quire", "--version"]);
   expect(await new Response(version.stdout).text()).toBe(`quire v${pkg.version}\n`);
-  const port = 20000 + (process.pid % 20000);
+  // A port free right now (the server in the image binds it itself; the host's network is shared).
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = probe.port;
+  probe.stop(true);
   const server = inImage(["/usr/local/bin/quire", "serve"], { PORT: String(port) });
   try {
     let health: Response | undefined;
