@@ -17,6 +17,7 @@ const REPO = join(import.meta.dir, "../..");
 const dir = tempDir("quire-container-");
 const tag = `localhost/quire-test-${process.pid}`;
 const base = `${tag}-base`;
+const container = `quire-test-${process.pid}-ctr`;
 const podman = (...args: string[]) => {
   const r = Bun.spawnSync(["podman", ...args], { stdout: "pipe", stderr: "pipe" });
   return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
@@ -86,7 +87,7 @@ beforeAll(async () => {
   if (imported.code !== 0) throw new Error(`podman import failed: ${imported.err}`);
 }, 180_000);
 afterAll(() => {
-  podman("rm", "-f", `${tag}-ctr`);
+  podman("rm", "-f", container);
   podman("rmi", "-f", tag, base);
   rmSync(dir, { recursive: true, force: true });
 });
@@ -108,9 +109,9 @@ test("podman builds the image; it runs as 65532 with /data its own, checks its h
   expect(config.Healthcheck?.Test).toEqual(["CMD", "/usr/local/bin/quire", "status", "--data-dir", "/data"]);
 
   // The image's files: the executable byte for byte, /data owned by the user, nothing else of the context.
-  expect(podman("create", "--name", `${tag}-ctr`.replace("localhost/", ""), tag).code).toBe(0);
+  expect(podman("create", "--name", container, tag).code).toBe(0);
   const exported = join(dir, "image.tar");
-  expect(podman("export", "-o", exported, `${tag}-ctr`.replace("localhost/", "")).code).toBe(0);
+  expect(podman("export", "-o", exported, container).code).toBe(0);
   const listing = Bun.spawnSync(["tar", "--numeric-owner", "-tvf", exported]).stdout.toString();
   expect(listing).toMatch(/^d\S+ 65532\/65532 .* \.?\/?data\/?$/m);
   expect(listing).not.toContain("unrelated.txt");
