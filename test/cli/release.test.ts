@@ -10,7 +10,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { SCHEMA_VERSION } from "../../src/db/migrations/index.ts";
 import { tempDir } from "../helpers/server.ts";
 import { binaryFormat, type BinaryFormat } from "./binary-format.ts";
-import { REPO, runCli, startServe } from "./spawn.ts";
+import { REPO, cliEnv, runCli, startServe } from "./spawn.ts";
 
 const out = tempDir("quire-release-");
 const again = tempDir("quire-release-again-");
@@ -134,6 +134,40 @@ test("the Linux x64 executable runs here and hashes a password with its embedded
     rmSync(dataDir, { recursive: true, force: true });
   }
 }, 60_000);
+
+test("the Linux arm64 executable, run under qemu-user, serves and hashes a password with its embedded aarch64 binding", async () => {
+  // qemu-user runs an aarch64 program on this x64 machine with Debian's aarch64 glibc (.ci/run installs both).
+  const emulate = ["qemu-aarch64-static", "-L", "/usr/aarch64-linux-gnu", join(out, `quire-${pkg.version}-linux-arm64`)];
+  const version = await runCli(["--version"], { cmd: emulate, cwd: out });
+  expect(version.stderr).toBe("");
+  expect(version.stdout).toBe(`quire v${pkg.version}\n`);
+  const dataDir = tempDir("quire-release-arm64-");
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = probe.port;
+  probe.stop(true);
+  const proc = Bun.spawn([...emulate, "serve", "--port", String(port), "--data-dir", dataDir], { cwd: dataDir, env: cliEnv(), stdout: "ignore", stderr: "pipe" });
+  const log = new Response(proc.stderr).text();
+  try {
+    let up = false;
+    // Emulated, the start takes several seconds (JIT-compiled code translated instruction by instruction).
+    for (let i = 0; i < 240 && !up && proc.exitCode === null; i++) {
+      await Bun.sleep(250);
+      up = (await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => null))?.ok === true;
+    }
+    expect({ up, exit: proc.exitCode }).toEqual({ up: true, exit: null });
+    const reg = await fetch(`http://127.0.0.1:${port}/api/auth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Arm", email: "arm@example.test", password: "long enough password", terms_accepted: true }),
+    });
+    expect(reg.status).toBe(201);
+  } finally {
+    proc.kill("SIGTERM");
+    await proc.exited;
+    if (proc.exitCode !== 0) console.error(await log);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 120_000);
 
 test("building the same commit again gives the same bytes", async () => {
   await release(again, "linux-x64,darwin-arm64,windows-x64");
