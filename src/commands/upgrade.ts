@@ -4,6 +4,7 @@
  * service that runs it when one is installed. The logic is src/releases/upgrade.ts.
  */
 import { defineCommand } from "citty";
+import { probeInstance } from "../ops/instance-probe.ts";
 import { releaseSource } from "../releases/location.ts";
 import { restartInstalledService } from "../service/manager.ts";
 import { planUpgrade, refusal, replaceBinary } from "../releases/upgrade.ts";
@@ -47,11 +48,21 @@ export const upgradeCommand = defineCommand({
       if (!args.json && step === "verified") process.stderr.write(`Checksum verified: ${detail}\n`);
     });
     const restart = await restartInstalledService(binary);
-    out(
-      `Replaced ${binary}: quire ${plan.current} → ${plan.target}.` +
-        (restart ? ` ${restart}` : " A server already running keeps the old version until it is restarted (quire stop, then quire serve)."),
-      { upgraded: true, binary, sha256: got.sha256, service: restart },
-    );
+    // Without a service to restart, a server started by hand keeps running the old code: say which.
+    const running = restart === null ? await probeInstance(dataDir) : null;
+    const server =
+      running?.state === "confirmed"
+        ? ` The server on ${dataDir} (pid ${running.runstate.pid}) still runs ${running.version}: restart it to run ${plan.target} (quire stop, then quire serve).`
+        : restart === null
+          ? " A server started before this keeps the old version until it is restarted."
+          : "";
+    out(`Replaced ${binary}: quire ${plan.current} → ${plan.target}.${restart ? ` ${restart}` : ""}${server}`, {
+      upgraded: true,
+      binary,
+      sha256: got.sha256,
+      service: restart,
+      running_server: running?.state === "confirmed" ? { pid: running.runstate.pid, version: running.version } : null,
+    });
   },
 });
 

@@ -12,7 +12,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { migrate, openDatabase } from "../../src/db/database.ts";
 import { SCHEMA_VERSION } from "../../src/db/migrations/index.ts";
 import { tempDir } from "../helpers/server.ts";
-import { REPO, runCli } from "./spawn.ts";
+import { REPO, runCli, startServe } from "./spawn.ts";
 
 const root = tempDir("quire-upgrade-");
 const built = join(root, "built", "quire");
@@ -140,6 +140,24 @@ test("with a service installed, the upgrade restarts it through its service mana
   expect(out.upgraded).toBe(true);
   expect(out.service).toStartWith("Could not restart the service (systemctl --user try-restart quire.service:");
   expect(versionOf(again)).toBe("quire v9.9.9");
+});
+
+test("a server started by hand keeps running the old version through the swap, and the upgrade names it", async () => {
+  const binary = installation("running");
+  const running = join(root, "running", "data");
+  const s = await startServe(running, { cmd: [binary], cwd: root });
+  try {
+    const r = await upgrade(binary, ["--json"], { DATA_DIR: running });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ upgraded: true, service: null, running_server: { pid: s.pid, version: `v${pkg.version}` } });
+    const human = await upgrade(installation("running-2"), [], { DATA_DIR: running });
+    expect(human.stdout).toContain(`The server on ${running} (pid ${s.pid}) still runs v${pkg.version}: restart it to run v9.9.9 (quire stop, then quire serve).`);
+    // The running process was not disturbed by its file being replaced.
+    expect((await fetch(`${s.base}/api/health`)).status).toBe(200);
+  } finally {
+    s.proc.kill("SIGTERM");
+    expect(await s.exited).toBe(0);
+  }
 });
 
 test("--to pins a release; a checksum mismatch is refused naming both hashes, and nothing changes", async () => {
