@@ -92,7 +92,8 @@ if [ -z "$source" ]; then
   if [ -z "$version" ]; then
     fetch "$release_url/latest/manifest.json" "$sums" ||
       { echo "install.sh: could not read $release_url/latest/manifest.json" >&2; exit 1; }
-    version=$(sed -n 's/^ *"version": *"\(v[0-9][0-9A-Za-z.-]*\)".*$/\1/p' "$sums" | head -n 1)
+    # The top-level "version" (the first one), whether the JSON is laid out on lines or on one.
+    version=$(tr ',' '\n' < "$sums" | tr '{' '\n' | sed -n 's/^[[:space:]]*"version"[[:space:]]*:[[:space:]]*"\(v[0-9][0-9A-Za-z.-]*\)".*$/\1/p' | head -n 1)
     [ -n "$version" ] || { echo "install.sh: $release_url/latest/manifest.json names no version" >&2; exit 1; }
   fi
   name="quire-${version#v}-$(platform)"

@@ -58,6 +58,9 @@ beforeAll(async () => {
   cpSync(join(releases, "v9.9.9", "SHA256SUMS"), join(releases, "v9.9.7", "SHA256SUMS"));
   // A file that matches its checksum but is another version than the folder it was asked from.
   standIn("v9.9.6", "v9.9.6", { says: "v9.9.9" });
+  // Another release location whose latest manifest is JSON on one line.
+  standIn("compact/latest", "v9.9.5");
+  writeFileSync(join(releases, "compact/latest/manifest.json"), JSON.stringify({ files: [{ name: "x" }], version: "v9.9.5", schema: 8 }));
 
   server = Bun.serve({
     hostname: "127.0.0.1",
@@ -139,6 +142,15 @@ test("--version pins a release (with or without the v)", async () => {
   const again = await install([`--prefix=${prefix}`, "--version=9.9.9"]);
   expect(again.code).toBe(0);
   expect(readdirSync(join(prefix, "bin"))).toEqual(["quire"]);
+});
+
+test("the latest version is read from a manifest.json written on one line too", async () => {
+  const { prefix, installed } = prefixWithOld("compact");
+  const r = await install(["--prefix", prefix], `${base}/compact`);
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain(`${base}/compact/latest/quire-9.9.5-linux-x64`);
+  expect(Bun.spawnSync([installed]).stdout.toString()).toBe("quire v9.9.5\n");
 });
 
 test("a download cut half-way is refused and the installed executable is untouched", async () => {
