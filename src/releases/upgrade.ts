@@ -171,6 +171,12 @@ export async function replaceBinary(
     onStep("answered", now);
     if (!windows) unlinkSync(old);
     return got;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EACCES" || code === "EPERM") {
+      throw new ReleaseError(`cannot write in ${dir} (${code}): run quire upgrade as the user who may replace ${binary}; nothing was changed`);
+    }
+    throw error;
   } finally {
     rmSync(tmp, { force: true });
   }
