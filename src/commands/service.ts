@@ -25,6 +25,11 @@ function planFrom(args: ScopeArgs) {
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port < 1 || port > 65535) throw new CommandError(`--port must be a port number from 1 to 65535, not ${JSON.stringify(portText)}`, 2);
   const user = args.user === true;
+  // A LaunchDaemon runs as root unless given a user account made for it: on macOS, quire runs as the
+  // user who installs it (a LaunchAgent, started at login), which is what a laptop needs.
+  if (process.platform === "darwin" && !user) {
+    throw new CommandError("on macOS the service runs as your user: quire service install --user (a system LaunchDaemon would run as root)", 2);
+  }
   // A system service keeps its data where systemd keeps state; a user service where quire would.
   const dataDir = args["data-dir"] || process.env.DATA_DIR || (user || process.platform !== "linux" ? resolveDataDir(undefined).path : SYSTEM_DATA_DIR);
   const explicit = args["data-dir"] || process.env.DATA_DIR ? resolveDataDir(dataDir).path : dataDir;
