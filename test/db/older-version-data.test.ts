@@ -1,7 +1,8 @@
 /**
  * A newer Quire opens an older Quire's data. The executable of the last commit before the newest
  * database migration (the previous schema) is built from git, creates a data directory the way a
- * user would — a workspace synced to a git remote, a user, a page, an API key, a published site —
+ * user would — a workspace synced to a git remote, a user, a page, an API key, a published site, a
+ * search in analytics —
  * and stops; then the current code starts on it and everything is there: records, files and
  * settings, sign-in, the key, search, the site, and git pushes. A data directory from a newer
  * schema is refused with a clear error and left as it was.
@@ -27,7 +28,7 @@ let bare: BareRemote;
 let owner: TestUser;
 let workspaceId = "";
 let apiKey = "";
-let before: { tables: Record<string, number>; files: string[]; page: unknown; settings: Record<string, unknown>; site: string };
+let before: { tables: Record<string, number>; files: string[]; page: unknown; settings: Record<string, unknown>; site: string; searches: unknown };
 const timings: Record<string, number> = {};
 
 const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: REPO, stdout: "pipe", stderr: "pipe" }).stdout.toString().trim();
@@ -105,7 +106,17 @@ beforeAll(async () => {
     await waitFor(async () => (await owner.client.get(`/api/v1/workspaces/${workspaceId}/admin/settings`)).body.sync_status === "synced", 20_000, "synced");
     const site = await fetch(`${old.base}/p/handbook/guides/upgrade-notes`);
     expect(site.status).toBe(200);
+    // A search, which analytics records (analytics.db).
+    await waitFor(async () => {
+      const r = await owner.client.get(`/api/v1/workspaces/${workspaceId}/search?q=zebracorn`);
+      return JSON.stringify(r.body).includes("upgrade-notes") ? r : null;
+    }, 10_000, "the older version's search");
+    const searches = await waitFor(async () => {
+      const r = await owner.client.get(`/api/v1/workspaces/${workspaceId}/analytics/searches`);
+      return r.status === 200 && JSON.stringify(r.body).includes("zebracorn") ? r.body : null;
+    }, 10_000, "the search in analytics");
     before = {
+      searches,
       page: (await owner.client.get("/api/v1/content/handbook/guides/upgrade-notes.md")).body,
       settings: (await owner.client.get(`/api/v1/workspaces/${workspaceId}/admin/settings`)).body,
       site: await site.text(),
@@ -154,6 +165,11 @@ test("the current code opens the older version's data: every record, file and se
     expect(login.status).toBe(200);
     const token = ((await login.json()) as { access_token: string }).access_token;
     const auth = { authorization: `Bearer ${token}` };
+    // Analytics holds exactly what the older version recorded (before this test searches again).
+    const searches = await (await fetch(`${s.base}/api/v1/workspaces/${workspaceId}/analytics/searches`, { headers: auth })).json();
+    expect(searches).toEqual(before.searches);
+    expect(JSON.stringify(searches)).toContain("zebracorn");
+    expect(before.files).toContain("analytics.db");
     const byKey = await fetch(`${s.base}/api/v1/content/handbook/guides/upgrade-notes.md`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(byKey.status).toBe(200);
 
