@@ -2,10 +2,9 @@
  * A newer Quire opens an older Quire's data. The executable of the last commit before the newest
  * database migration (the previous schema) is built from git, creates a data directory the way a
  * user would — a workspace synced to a git remote, a user, a page, an API key, a published site, a
- * search in analytics —
- * and stops; then the current code starts on it and everything is there: records, files and
- * settings, sign-in, the key, search, the site, and git pushes. A data directory from a newer
- * schema is refused with a clear error and left as it was.
+ * search in analytics — and stops; then the current code starts on it and everything is there:
+ * records, files and settings, sign-in, the key, analytics, search, the site, and git pushes. A data
+ * directory from a newer schema is refused with a clear error and left as it was.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
