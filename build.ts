@@ -9,9 +9,13 @@
  * `main()`. To embed another directory (a web bundle produced earlier in this script, say), add it
  * to EMBED_DIRS with the prefix under which `readAssetText` will find its files.
  *
- * Options: --outfile <path>, --target <bun target, e.g. bun-linux-arm64> (cross-compiling).
+ * Options: --outfile <path>, --target <bun target, e.g. bun-linux-arm64> (cross-compiling),
+ * --argon2-binding <path to an argon2 .node file> (the target's native binding, which
+ * scripts/release.ts fetches: without it the binding installed for this machine is embedded, right
+ * only when the target is this machine's platform). SOURCE_DATE_EPOCH, when set, is the build date,
+ * so building one commit twice gives the same bytes (docs/decisions/releases.md).
  */
-import { mkdirSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { webBundlePlugin } from "./src/web/build-web.ts";
@@ -24,16 +28,21 @@ const EMBED_DIRS: Array<{ dir: string; prefix: string }> = [{ dir: join(ROOT, "a
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
-  options: { outfile: { type: "string" }, target: { type: "string" } },
+  options: { outfile: { type: "string" }, target: { type: "string" }, "argon2-binding": { type: "string" } },
 });
 const outfile = resolve(ROOT, values.outfile ?? "dist/quire");
 const started = performance.now();
 
 const commit = await gitCommit();
-const date = new Date().toISOString();
+const sourceDate = Number(process.env.SOURCE_DATE_EPOCH);
+const date = new Date(Number.isFinite(sourceDate) && sourceDate > 0 ? sourceDate * 1000 : Date.now()).toISOString();
 
-// Per process, so two builds running at once in one checkout do not trample each other.
-const buildDir = join(ROOT, "dist", `.build-${process.pid}`);
+// Per process, so two builds running at once in one checkout do not trample each other. The folder's
+// name is inside the executable (its modules' paths), so a reproducible build (SOURCE_DATE_EPOCH set)
+// uses one fixed name instead and waits for any other such build to finish with it.
+const reproducible = Number.isFinite(sourceDate) && sourceDate > 0;
+const buildDir = join(ROOT, "dist", reproducible ? ".build-reproducible" : `.build-${process.pid}`);
+if (reproducible) await lockBuildDir(`${buildDir}.lock`);
 const EXPORT_WORKER = join(ROOT, "src/publish/export/page-worker.ts");
 rmSync(buildDir, { recursive: true, force: true });
 mkdirSync(buildDir, { recursive: true });
@@ -91,15 +100,18 @@ const result = await Bun.build({
     QUIRE_BUILD_VERSION: JSON.stringify(pkg.version),
     QUIRE_BUILD_COMMIT: JSON.stringify(commit),
     QUIRE_BUILD_DATE: JSON.stringify(date),
+    // Where `quire upgrade` looks for releases unless QUIRE_RELEASE_URL says otherwise at run time.
+    QUIRE_BUILD_RELEASE_URL: JSON.stringify(process.env.QUIRE_RELEASE_URL ?? ""),
     // The MCP tools' JSON Schemas, converted here once instead of at every `quire mcp` start.
     // Where the executable's file system holds the worker: its path from the entry points' common
     // folder (the project root), as JavaScript. test/cli/build.test.ts exports with workers to prove it.
     QUIRE_EXPORT_WORKER: JSON.stringify(`/$bunfs/root/${relative(ROOT, EXPORT_WORKER).replace(/\.ts$/, ".js")}`),
     QUIRE_MCP_JSON_SCHEMAS: JSON.stringify(JSON.stringify(precomputedToolSchemas())),
   },
-  plugins: [webPlugin],
+  plugins: [webPlugin, ...(values["argon2-binding"] ? [argon2Binding(resolve(values["argon2-binding"]))] : [])],
 }).catch((error: unknown) => ({ success: false as const, logs: [error] }));
 rmSync(buildDir, { recursive: true, force: true });
+if (reproducible) rmSync(`${buildDir}.lock`, { recursive: true, force: true });
 if (!result.success) {
   for (const log of result.logs) console.error(log);
   console.error("build failed");
@@ -111,6 +123,37 @@ console.log(
     `${(size / 1024 / 1024).toFixed(1)} MB in ${((performance.now() - started) / 1000).toFixed(1)} s`,
 );
 
+/**
+ * @node-rs/argon2's loader picks a binding package by the running platform at run time, and the
+ * bundler embeds whichever of them is installed here, so a cross-compiled executable would carry this
+ * machine's binding and fail on its first password. For another target the package is replaced by
+ * one `require` of that target's `.node` file, which the compiled executable embeds and loads.
+ */
+function argon2Binding(nodeFile: string): Bun.BunPlugin {
+  if (!existsSync(nodeFile)) throw new Error(`--argon2-binding: no such file: ${nodeFile}`);
+  return {
+    name: "argon2-binding",
+    setup(build) {
+      build.onResolve({ filter: /^@node-rs\/argon2$/ }, () => ({ path: "argon2-binding", namespace: "argon2-binding" }));
+      // The package's own loader ends by naming each export (`module.exports.hash = ...`), which is
+      // what lets the bundler see them from an `import`: the same names, read from that loader.
+      build.onLoad({ filter: /.*/, namespace: "argon2-binding" }, async () => {
+        const loader = await Bun.file(join(ROOT, "node_modules/@node-rs/argon2/index.js")).text();
+        const names = [...loader.matchAll(/^module\.exports\.(\w+) = nativeBinding\.\1$/gm)].map((m) => m[1]!);
+        if (!names.includes("hash") || !names.includes("verify")) throw new Error("@node-rs/argon2's loader no longer names hash and verify");
+        return {
+          contents: [
+            `const nativeBinding = require(${JSON.stringify(nodeFile)});`,
+            "module.exports = nativeBinding;",
+            ...names.map((n) => `module.exports.${n} = nativeBinding.${n};`),
+          ].join("\n"),
+          loader: "js",
+        };
+      });
+    },
+  };
+}
+
 async function gitCommit(): Promise<string> {
   try {
     const git = Bun.spawn(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT, stdout: "pipe", stderr: "ignore" });
@@ -118,6 +161,42 @@ async function gitCommit(): Promise<string> {
     return (await git.exited) === 0 && out ? out : "unknown";
   } catch {
     return "unknown"; // no git binary or not a checkout (a source tarball)
+  }
+}
+
+/**
+ * An exclusive lock: creating a directory is atomic. The holder's pid is written inside, so a lock
+ * left by a build that died (killed, crashed) is taken over at once rather than waited for.
+ */
+async function lockBuildDir(lock: string): Promise<void> {
+  mkdirSync(join(lock, ".."), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, "pid"), String(process.pid));
+      process.on("exit", () => rmSync(lock, { recursive: true, force: true }));
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if (!holderAlive(lock)) rmSync(lock, { recursive: true, force: true });
+      else await Bun.sleep(250);
+    }
+  }
+}
+
+function holderAlive(lock: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(lock, "pid"), "utf8"));
+  } catch {
+    // Just created and its pid not written yet, or removed meanwhile: alive unless it is old.
+    return Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0) < 60_000;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

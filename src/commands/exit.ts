@@ -4,6 +4,8 @@
  * 2 bad configuration or bad usage, 3 and up as individual commands define through CommandError.
  */
 import { ConfigError } from "../config.ts";
+import { NewerSchemaError } from "../db/newer-schema-error.ts";
+import { ReleaseError } from "../releases/errors.ts";
 import { AppError } from "../core/errors.ts";
 import { storageRefusal } from "../core/storage-errors.ts";
 import { InstanceLockedError } from "../ops/instance-lock.ts";
@@ -29,6 +31,7 @@ export function describeError(error: unknown): { message: string; exitCode: numb
   if (isUsageError(error)) return { message: (error as Error).message, exitCode: 2 };
   if (error instanceof InstanceLockedError) return { message: error.message, exitCode: 1 };
   if (error instanceof CommandError) return { message: error.message, exitCode: error.exitCode };
+  if (error instanceof NewerSchemaError || error instanceof ReleaseError) return { message: error.message, exitCode: 1 };
   // A disk that is full or read-only is said as such, not as an unexpected error.
   const refusal = storageRefusal(error);
   if (refusal) return { message: refusal.message, exitCode: 1 };

@@ -7,6 +7,7 @@
 import { defineCommand } from "citty";
 import { probeInstance } from "../ops/instance-probe.ts";
 import { CommandError } from "./exit.ts";
+import { installedServiceStart } from "../service/manager.ts";
 import { dataDirArg, dataDirFrom } from "./shared.ts";
 
 /** The opener command for a URL on this platform, or null when the system has none. */
@@ -30,7 +31,12 @@ export const openCommand = defineCommand({
   async run({ args }) {
     const { path: dataDir } = dataDirFrom(args);
     const probe = await probeInstance(dataDir);
-    if (probe.state === "none") throw new CommandError(`nothing is running on ${dataDir}; start it with: quire serve`, 3);
+    if (probe.state === "none") {
+      // Installed as a service but stopped: the service manager should start it, not a second `serve`.
+      const service = installedServiceStart();
+      const how = service ? `${service.start} (quire is installed as a service: ${service.path})` : "quire serve";
+      throw new CommandError(`nothing is running on ${dataDir}; start it with: ${how}`, 3);
+    }
     if (probe.state === "unconfirmed") throw new CommandError(`identity unconfirmed: ${probe.reason}`, 1);
     const url = probe.runstate.url;
     const command = args.browser ? openerFor(url) : null;

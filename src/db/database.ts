@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { migrations as builtIn, type Migration } from "./migrations/index.ts";
+import { NewerSchemaError } from "./newer-schema-error.ts";
 
 export type Db = Database;
 
@@ -45,7 +46,8 @@ export class MigrationError extends Error {
 /**
  * Applies pending migrations in order, each in its own transaction; returns the versions applied.
  * The first failure stops the run with a MigrationError: a schema half-way between versions must
- * never serve requests.
+ * never serve requests. A database with a migration newer than all of `migrations` is refused with
+ * a NewerSchemaError before anything is applied.
  */
 export function migrate(db: Db, migrations: Migration[] = builtIn): number[] {
   db.exec(
@@ -54,6 +56,9 @@ export function migrate(db: Db, migrations: Migration[] = builtIn): number[] {
   const done = new Set(
     db.query<{ version: number }, []>("SELECT version FROM schema_migrations").all().map((r) => r.version),
   );
+  const known = Math.max(0, ...migrations.map((m) => m.version));
+  const newest = Math.max(0, ...done);
+  if (newest > known) throw new NewerSchemaError(newest, known);
   const applied: number[] = [];
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
     if (done.has(m.version)) continue;

@@ -3,7 +3,8 @@ import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { migrate, MigrationError, openDatabase, type Db } from "../../src/db/database.ts";
-import { migrations } from "../../src/db/migrations/index.ts";
+import { NewerSchemaError } from "../../src/db/newer-schema-error.ts";
+import { migrations, SCHEMA_VERSION } from "../../src/db/migrations/index.ts";
 import { startTestServer, tempDir } from "../helpers/server.ts";
 
 const dirs: string[] = [];
@@ -156,4 +157,22 @@ test("the server does not start on a database whose migration fails, and says wh
   // Nothing of the migration's other tables stayed behind.
   expect(tables(db)).toEqual(["schema_migrations", "users"]);
   db.close();
+});
+
+test("a database a newer Quire migrated further is refused before anything is applied (migrations only go forward)", () => {
+  const db = opened(dbFile());
+  migrate(db);
+  db.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'from-the-future', '2030-01-01T00:00:00Z')").run(SCHEMA_VERSION + 1);
+  const before = tables(db);
+  let error: unknown;
+  try {
+    migrate(db);
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(NewerSchemaError);
+  expect((error as Error).message).toContain(`database schema ${SCHEMA_VERSION + 1}; this version knows up to ${SCHEMA_VERSION}`);
+  expect((error as Error).message).toContain("migrations only go forward");
+  expect(tables(db)).toEqual(before);
+  expect(SCHEMA_VERSION).toBe(Math.max(...migrations.map((m) => m.version)));
 });

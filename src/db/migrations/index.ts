@@ -29,3 +29,6 @@ export const migrations: Migration[] = [
   { version: 8, name: "page-history", sql: pageHistory },
   { version: 9, name: "oauth", sql: oauth },
 ];
+
+/** The schema this version writes: its newest migration (a release's manifest.json names it as `schema`). */
+export const SCHEMA_VERSION = Math.max(...migrations.map((m) => m.version));
