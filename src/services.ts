@@ -36,6 +36,8 @@ import { buildContentServices, type ContentServices } from "./content/services.t
 import { seedStarterPages } from "./content/starter.ts";
 import { attachWorkspaceFolders, liveWorkspaceIds } from "./content/workspace-folders.ts";
 import { buildGitServices, type GitServices } from "./git/services.ts";
+import { accessFileHooks } from "./git/access-file.ts";
+import { ACCESS_FILE } from "./access/restrictions/access-file.ts";
 import { buildHistoryServices, type HistoryServices } from "./history/services.ts";
 import { buildOpsServices, type OpsServices } from "./ops/services.ts";
 import { MAINTENANCE_INTERVAL_MS } from "./ops/maintenance.ts";
@@ -149,6 +151,18 @@ export async function buildServices(opts: {
   );
   workspaceService.deletedHooks.push((ws) => gitSync.onWorkspaceDeleted(ws));
   workspaceSettings.changedHooks.push((ws, keys) => gitSync.onSettingsChanged(ws, keys));
+  // Restricted folders: the rules travel in .quire/access.yaml; one from git or the disk is checked, and refused in the sync status when invalid.
+  const { restrictions } = access;
+  restrictions.file = accessFileHooks({ ledger, gitSync, workspaces, log });
+  const applyAccessFile = (id: string) => {
+    const ws = workspaces.byId(id);
+    return ws ? restrictions.applyFile(ws) : null;
+  };
+  gitSync.pulledHooks.push((id, paths) => (paths.has(ACCESS_FILE) ? applyAccessFile(id) : restrictions.refusal(id)));
+  watcher?.onFiles((id, paths) => {
+    if (paths.some((p) => p === ACCESS_FILE || p === ".quire" || p === ".quire/")) applyAccessFile(id);
+  });
+  workspaceService.deletedHooks.push((ws) => restrictions.forget(ws.id));
   gitSync.start();
   // Page history follows every commit git makes or pulls; after git's own created-hook has made the repository.
   const history = buildHistoryServices({ db, log, closers, ledger, gitSync, createdHooks: workspaceService.createdHooks });

@@ -14,6 +14,7 @@ import { Members } from "./members.ts";
 import { Invitations } from "./invitations.ts";
 import { InvitationAcceptance } from "./invitation-accept.ts";
 import { ShareLinks } from "./share-links.ts";
+import { Restrictions } from "./restrictions/restrictions-service.ts";
 
 /** The services of the access layer: workspaces, settings, members, invitations, share links. */
 export interface AccessServices {
@@ -23,6 +24,8 @@ export interface AccessServices {
   invitations: Invitations;
   invitationAcceptance: InvitationAcceptance;
   shareLinks: ShareLinks;
+  /** Restricted folders and pages: the rules, and who may see what under them. */
+  restrictions: Restrictions;
 }
 
 export function buildAccessServices(deps: {
@@ -66,5 +69,6 @@ export function buildAccessServices(deps: {
       workspaces,
       present: (row, role) => workspaceService.present(row, role),
     }),
+    restrictions: new Restrictions({ db, permissions, users: deps.users }),
   };
 }

@@ -6,6 +6,7 @@ import { sql as publishedSites } from "./005-published-sites.ts";
 import { sql as externalSignIn } from "./006-external-sign-in-passkeys.ts";
 import { sql as webhooksOnboardingBilling } from "./007-webhooks-onboarding-billing.ts";
 import { sql as pageHistory } from "./008-page-history.ts";
+import { sql as restrictedAccess } from "./009-restricted-access.ts";
 
 /**
  * Ordered migrations, embedded in the binary. Append only: a released migration never changes;
@@ -26,4 +27,5 @@ export const migrations: Migration[] = [
   { version: 6, name: "external-sign-in-passkeys", sql: externalSignIn },
   { version: 7, name: "webhooks-onboarding-billing", sql: webhooksOnboardingBilling },
   { version: 8, name: "page-history", sql: pageHistory },
+  { version: 9, name: "restricted-access", sql: restrictedAccess },
 ];
