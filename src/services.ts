@@ -126,7 +126,8 @@ export async function buildServices(opts: {
   // A change the ledger committed wrote a file and the database: the disk takes writes again, so
   // readiness need not wait for the git commit behind it to stop saying `unavailable`.
   bus.onChange(() => storage.writeSucceeded());
-  const search = buildSearch({ db, dataDir, log, closers, bus, permissions, workspaces });
+  const access = buildAccessServices({ db, config, log, users, organizations: identity.organizations, passwords: identity.passwords, auth, email, workspaces, permissions });
+  const search = buildSearch({ db, dataDir, log, closers, bus, permissions, restrictions: access.restrictions, workspaces });
   const realtime = buildRealtime({ db, log, closers, bus, permissions, workspaces, sessions: identity.sessions });
   const content = buildContentServices({ db, config, dataDir, bus, log, closers });
   const { ledger, reconciler, watcher } = content;
@@ -135,11 +136,10 @@ export async function buildServices(opts: {
   });
   // Files changed while the server was down are reconciled in the background; reads are served meanwhile.
   if (!opts.deferStartupReconcile) reconciler.startBackground();
-  const access = buildAccessServices({ db, config, log, users, organizations: identity.organizations, passwords: identity.passwords, auth, email, workspaces, permissions });
   const { workspaceService, workspaceSettings } = access;
 
   // Every workspace is a git work tree: clone or init on create, commit each write, pull and push.
-  const git = buildGitServices({ db, config, dataDir, log, closers, bus, ledger, reconciler, workspaces, users, permissions, storage });
+  const git = buildGitServices({ db, config, dataDir, log, closers, bus, ledger, reconciler, workspaces, users, permissions, restrictions: access.restrictions, storage });
   const { gitSync } = git;
   workspaceService.createdHooks.push((ws) => gitSync.onWorkspaceCreated(ws));
   // Creation from a remote clones before the row exists (all-or-nothing).

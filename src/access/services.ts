@@ -41,7 +41,8 @@ export function buildAccessServices(deps: {
   permissions: Permissions;
 }): AccessServices {
   const { db, config, log, workspaces, permissions } = deps;
-  const workspaceService = new WorkspaceService({ db, records: workspaces, permissions });
+  const restrictions = new Restrictions({ db, permissions, users: deps.users });
+  const workspaceService = new WorkspaceService({ db, records: workspaces, permissions, restrictions });
   const members = new Members({
     db,
     permissions,
@@ -69,6 +70,6 @@ export function buildAccessServices(deps: {
       workspaces,
       present: (row, role) => workspaceService.present(row, role),
     }),
-    restrictions: new Restrictions({ db, permissions, users: deps.users }),
+    restrictions,
   };
 }

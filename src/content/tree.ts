@@ -96,10 +96,11 @@ function sortLevel(nodes: TreeNode[]): void {
  * Applies a reorder request: every id must be a live page of that level (a folder's index counts).
  * Returns the paths of the pages whose `sort_order` actually changed.
  */
-export function reorderPages(db: Db, records: PageRecords, workspaceId: string, body: unknown): string[] {
+/** `editable`: the pages the caller may change; any other (a hidden one among them) is as unknown as a missing id. */
+export function reorderPages(db: Db, records: PageRecords, workspaceId: string, body: unknown, editable: (path: string) => boolean = () => true): string[] {
   const input = parseInput(reorderInput, body);
   const parent = normalizeFolderPath(input.parent_path ?? "");
-  const rows = new Map(records.liveIn(workspaceId).map((r) => [r.id, r]));
+  const rows = new Map(records.liveIn(workspaceId).filter((r) => editable(r.path)).map((r) => [r.id, r]));
   input.order.forEach((entry, i) => {
     const row = rows.get(entry.id);
     if (!row) throw new ValidationError(`order.${i}.id: no page with this id in the workspace`, `order.${i}.id`);

@@ -7,6 +7,7 @@ import { parseInput } from "../core/validate.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { Users } from "../identity/users.ts";
+import type { Restrictions } from "../access/restrictions/restrictions-service.ts";
 import type { ContentLedger } from "../content/ledger.ts";
 import { assertRight, type ContentAccess } from "../content/rights.ts";
 import { injectId } from "../content/page-ids.ts";
@@ -48,7 +49,7 @@ type ConflictJson = { id: string } & Omit<ConflictMeta, "workspace_id" | "remote
 
 export class ConflictService {
   constructor(
-    private readonly deps: { db: Db; permissions: Permissions; users: Users; ledger: ContentLedger; bus: EventBus; gitSync: GitSync },
+    private readonly deps: { db: Db; permissions: Permissions; users: Users; ledger: ContentLedger; bus: EventBus; gitSync: GitSync; restrictions: Restrictions },
   ) {}
 
   async sync(principal: Principal, ref: string): Promise<SyncResult> {
@@ -224,6 +225,7 @@ export class ConflictService {
     return {
       workspace,
       role,
+      visibility: this.deps.restrictions.visibilityOf(principal, workspace, role),
       actor: { id: principal.userId, name: this.deps.users.byId(principal.userId)?.name ?? "" },
       origin: principal.kind === "api_key" ? "API" : "web editor",
     };

@@ -5,6 +5,7 @@
  * moves, and the member pass for `/p/`. HTTP routes and MCP tools call these methods with
  * (principal, workspace, input); the site's request handling lives in site-server.ts.
  */
+import { OPEN } from "../access/restrictions/visibility.ts";
 import type { z } from "zod";
 import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
@@ -359,7 +360,8 @@ export class SiteService {
       // (in that one commit) and the error is returned: no version is recorded, and the admin
       // removes the partial folder or picks another base_path (docs/decisions/published-sites.md).
       const group = this.deps.ledger.beginGroup(ws.id, `Snapshot version ${body.name} (${body.slug}) into ${basePath}/`);
-      const access = { workspace: ws, role, actor: { id: principal.userId, name }, origin: principal.kind === "api_key" ? ("API" as const) : ("web editor" as const), group };
+      // Admins only (checked above): nothing is restricted for them.
+      const access = { workspace: ws, role, visibility: OPEN, actor: { id: principal.userId, name }, origin: principal.kind === "api_key" ? ("API" as const) : ("web editor" as const), group };
       try {
         for (const page of pages) {
           const file = this.deps.ledger.readFile(ws.id, page.path);
