@@ -20,6 +20,7 @@ import { contentTools } from "./tools/content.ts";
 import { historyTools } from "./tools/history.ts";
 import { discoveryTools } from "./tools/discovery.ts";
 import { siteTools } from "./tools/site.ts";
+import { accessTools } from "./tools/access.ts";
 
 /** How one MCP session (a stdio connection, or one HTTP request) reaches Quire. */
 export interface McpSession {
@@ -49,7 +50,7 @@ const workspaceArg = slugSchema.describe("Workspace slug (default: the only one)
 export function allTools(transport: "stdio" | "http", assistConfigured: boolean): ToolDef[] {
   const key = `${transport}|${assistConfigured}`;
   let tools = toolSets.get(key);
-  if (!tools) toolSets.set(key, (tools = [...contentTools, ...discoveryTools, ...siteTools(transport), ...collabTools(assistConfigured), ...historyTools] as ToolDef[]));
+  if (!tools) toolSets.set(key, (tools = [...contentTools, ...discoveryTools, ...siteTools(transport), ...collabTools(assistConfigured), ...historyTools, ...accessTools] as ToolDef[]));
   return tools;
 }
 
@@ -111,7 +112,8 @@ function buildInput(tool: ToolDef): z.ZodType {
 
 /** The tools a principal may call: a key sees only those its scopes allow (read-only keys: read-only tools). */
 function toolAllowed(principal: Principal, tool: Pick<ToolDef, "scope">): boolean {
-  return principal.kind !== "api_key" || scopesAllow(principal.scopes, tool.scope);
+  if (principal.kind !== "api_key") return true;
+  return tool.scope === "admin" ? principal.scopes.includes("admin") : scopesAllow(principal.scopes, tool.scope);
 }
 
 /**
