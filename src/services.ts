@@ -128,7 +128,7 @@ export async function buildServices(opts: {
   bus.onChange(() => storage.writeSucceeded());
   const access = buildAccessServices({ db, config, log, users, organizations: identity.organizations, passwords: identity.passwords, auth, email, workspaces, permissions });
   const search = buildSearch({ db, dataDir, log, closers, bus, permissions, restrictions: access.restrictions, workspaces });
-  const realtime = buildRealtime({ db, log, closers, bus, permissions, workspaces, sessions: identity.sessions });
+  const realtime = buildRealtime({ db, log, closers, bus, permissions, restrictions: access.restrictions, workspaces, sessions: identity.sessions });
   const content = buildContentServices({ db, config, dataDir, bus, log, closers });
   const { ledger, reconciler, watcher } = content;
   auth.starterWorkspaceHooks.push(async (ws, userId) => {

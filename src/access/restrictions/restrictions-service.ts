@@ -69,9 +69,14 @@ export class Restrictions {
 
   /** The visibility of the principal's owner (the principal's role already checked by the caller). */
   visibilityOf(principal: Principal, workspace: WorkspaceRow, role: EffectiveRole | null): PageVisibility {
+    return this.visibilityOfUser(principal.userId, workspace, role);
+  }
+
+  /** The visibility of a user by id (a WebSocket connection knows its user, not a principal). */
+  visibilityOfUser(userId: string, workspace: WorkspaceRow, role: EffectiveRole | null): PageVisibility {
     if (role !== null && bypasses(role)) return OPEN;
     if (this.load(workspace).rules.size === 0) return OPEN;
-    return this.visibility(workspace, this.deps.users.byId(principal.userId)?.email_normalized ?? "", role);
+    return this.visibility(workspace, this.deps.users.byId(userId)?.email_normalized ?? "", role);
   }
 
   /** Whether the workspace has any rule (published sites and exports leave restricted pages out). */
