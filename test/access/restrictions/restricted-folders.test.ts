@@ -230,3 +230,45 @@ describe("the file from git or the disk", () => {
     expect((await bob.client.get(content("hr/salaries.md"))).status).toBe(404);
   });
 });
+
+describe("comments, mentions and activity", () => {
+  test("a hidden page's comments and threads do not exist for those it is hidden from", async () => {
+    const comments = `/api/v1/workspaces/${ws}/comments`;
+    const thread = await ana.client.post(comments, { page_path: "hr/salaries.md", body: `Check the bands @${bob.name} @${vic.name}` });
+    expect(thread.status).toBe(201);
+    // Bob cannot see the page, so he is not mentioned into it; Vic can, and is.
+    expect(thread.body.mentions).toEqual([vic.id]);
+    const missingThread = same(await bob.client.get(`/api/v1/comments/01M8G8000000000000000000AA`));
+    expect(same(await bob.client.get(`/api/v1/comments/${thread.body.id}`))).toEqual(missingThread);
+    for (const r of [
+      await bob.client.put(`/api/v1/comments/${thread.body.id}`, { body: "edited" }),
+      await bob.client.post(`/api/v1/comments/${thread.body.id}/resolve`),
+      await bob.client.delete(`/api/v1/comments/${thread.body.id}`),
+    ]) expect(same(r).status).toBe(404);
+    const missingPage = same(await bob.client.post(comments, { page_path: "hr/nothing-here.md", body: "hi" }));
+    expect(same(await bob.client.post(comments, { page_path: "hr/salaries.md", body: "hi" }))).toEqual(missingPage);
+    expect(same(await bob.client.post(comments, { parent_id: thread.body.id, body: "hi" })).status).toBe(404);
+    const bobs = await bob.client.get(comments);
+    expect(JSON.stringify(bobs.body)).not.toContain("hr/");
+    const byPage = await bob.client.get(`${comments}?page=hr/salaries.md`);
+    expect(byPage.body.items).toEqual([]);
+    expect((await ana.client.get(`${comments}?page=hr/salaries.md`)).body.items.map((c: any) => c.id)).toContain(thread.body.id);
+    expect(server.services.db.query<any, [string]>("SELECT body FROM comments WHERE id = ?").get(thread.body.id).body).toContain("Check the bands");
+  });
+
+  test("the activity feed leaves out what happened in hr/, and access changes are for admins", async () => {
+    const feed = async (u: TestUser, query = "") => (await u.client.get(`/api/v1/workspaces/${ws}/activity?${query ? `limit=${query}` : "limit=100"}`)).body.items as any[];
+    const bobs = await feed(bob);
+    expect(bobs.length).toBeGreaterThan(0);
+    expect(JSON.stringify(bobs)).not.toContain("hr/");
+    expect(bobs.some((e) => e.action === "access_changed")).toBe(false);
+    expect((await feed(ana)).some((e) => e.page_path === "hr/salaries.md")).toBe(true);
+    expect((await feed(ana)).some((e) => e.action === "access_changed")).toBe(false);
+    expect((await feed(owner)).some((e) => e.action === "access_changed")).toBe(true);
+    // A small page size still fills while hidden entries are read past.
+    const firstTwo = await feed(bob, "2");
+    expect(firstTwo).toHaveLength(2);
+    const pageFeed = await bob.client.get(`/api/v1/workspaces/${ws}/page-activity?page=hr/salaries.md`);
+    expect(same(pageFeed)).toEqual(same(await bob.client.get(`/api/v1/workspaces/${ws}/page-activity?page=hr/nothing-here.md`)));
+  });
+});
