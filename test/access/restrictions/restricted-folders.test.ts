@@ -272,3 +272,22 @@ describe("comments, mentions and activity", () => {
     expect(same(pageFeed)).toEqual(same(await bob.client.get(`/api/v1/workspaces/${ws}/page-activity?page=hr/nothing-here.md`)));
   });
 });
+
+describe("history and the trash", () => {
+  test("a hidden page has no history, and its deletion is not in the trash", async () => {
+    const history = (u: TestUser, path: string) => u.client.get(`/api/v1/workspaces/${ws}/history?path=${path}`);
+    expect(same(await history(bob, "hr/salaries.md"))).toEqual(same(await history(bob, "hr/nothing-here.md")));
+    const version = (u: TestUser, path: string) => u.client.get(`/api/v1/workspaces/${ws}/history/version?path=${path}&commit=0123456789abcdef0123456789abcdef01234567`);
+    expect(same(await version(bob, "hr/salaries.md"))).toEqual(same(await version(bob, "hr/nothing-here.md")));
+    const made = await owner.client.post(content("hr/old-bands.md"), { title: "Old bands", body: "Gone soon." });
+    expect(made.status).toBe(201);
+    expect((await owner.client.delete(content("hr/old-bands.md"))).status).toBe(204);
+    const trash = async (u: TestUser) => JSON.stringify((await u.client.get(`/api/v1/workspaces/${ws}/trash`)).body);
+    expect(await trash(owner)).toContain("hr/old-bands.md");
+    expect(await trash(ana)).toContain("hr/old-bands.md");
+    expect(await trash(bob)).not.toContain("hr/");
+    const restore = await bob.client.post(`/api/v1/workspaces/${ws}/trash/restore`, { trash_id: made.body.page_id });
+    expect(same(restore)).toEqual(same(await bob.client.post(`/api/v1/workspaces/${ws}/trash/restore`, { trash_id: "01M8G8000000000000000000AA" })));
+    expect(existsSync(fileOf("hr/old-bands.md"))).toBe(false);
+  });
+});
