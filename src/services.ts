@@ -227,7 +227,9 @@ export async function buildServices(opts: {
 
   // Built at start: every request asks it whether its host is a site's custom domain (its renderer
   // loads with the first render). The site server, the quality scan and the export are built on first use.
-  const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions: identity.sessions, workspaceSettings });
+  const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions: identity.sessions, workspaceSettings, restrictions });
+  // A rule changed: the site shows or drops the folder at once.
+  restrictions.changedHooks.push((id) => site.invalidate(id));
   // A deleted workspace's site is gone at once; a new workspace's slug is not remembered as missing.
   deletedHooks.push((ws) => site.forgetWorkspace(ws.id, ws.slug));
   createdHooks.push((ws) => site.forgetWorkspace(ws.id, ws.slug));

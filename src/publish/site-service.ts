@@ -5,6 +5,8 @@
  * moves, and the member pass for `/p/`. HTTP routes and MCP tools call these methods with
  * (principal, workspace, input); the site's request handling lives in site-server.ts.
  */
+import type { Restrictions } from "../access/restrictions/restrictions-service.ts";
+import { publishable } from "./site/publishable.ts";
 import { OPEN } from "../access/restrictions/visibility.ts";
 import type { z } from "zod";
 import type { Db } from "../db/database.ts";
@@ -69,6 +71,7 @@ interface SiteServiceDeps {
   users: Users;
   sessions: Sessions;
   workspaceSettings: WorkspaceSettings;
+  restrictions: Restrictions;
 }
 
 export class SiteService {
@@ -162,7 +165,7 @@ export class SiteService {
         workspace: ws,
         theme: settings.theme,
         visibility: this.effectiveVisibility(ws),
-        rows: this.deps.ledger.records.liveIn(ws.id),
+        rows: publishable(this.deps.ledger.records.liveIn(ws.id), this.deps.restrictions.everyoneVisibility(ws)),
         manifests,
         versions: this.versions.list(ws.id),
         movedRedirects: this.movedRedirects(ws.id),

@@ -47,6 +47,8 @@ export class Restrictions {
   private readonly loaded = new Map<string, Loaded>();
   /** Set by the composition root; without it (a bare service in a tool) rules live in the database only. */
   file: AccessFileHooks | null = null;
+  /** Told after a workspace's rules changed (published sites rebuild their pages); a hook must not throw. */
+  readonly changedHooks: Array<(workspaceId: string) => void> = [];
 
   constructor(private readonly deps: { db: Db; permissions: Permissions; users: { byId(id: string): { name: string; email: string; email_normalized: string } | null } }) {
     this.store = new RuleStore(deps.db);
@@ -224,7 +226,9 @@ export class Restrictions {
   private replace(workspaceId: string, rules: RuleSet): void {
     const compiled = new Map<string, readonly AccessEntry[]>();
     for (const [key, entries] of rules) compiled.set(matchKey(key), entries);
+    const had = this.loaded.has(workspaceId);
     this.loaded.set(workspaceId, { rules, compiled, people: new Map() });
+    if (had) for (const hook of this.changedHooks) hook(workspaceId);
   }
 
   private audit(workspaceId: string, actorId: string | null, actorName: string, path: string, from: AccessEntry[] | null, to: AccessEntry[] | null, now: string): void {
