@@ -248,6 +248,7 @@ export async function buildServices(opts: {
       search,
       workspaces,
       permissions,
+      restrictions,
       // Community has no plans (null): every organization's figures are reported.
       analyticsReported: (orgId) => billing().plans.planOf(orgId)?.features.includes("analytics") ?? true,
     });

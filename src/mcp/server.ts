@@ -254,6 +254,7 @@ function registerResources(server: McpServer, session: McpSession): void {
         const access = contentAccess(services, principal, slug, "MCP");
         for (const row of services.ledger.records.liveIn(access.workspace.id)) {
           if (resources.length >= MAX_LISTED_RESOURCES) break;
+          if (!access.visibility.sees(row.path)) continue; // a hidden page is no resource of this reader
           resources.push({ uri: `quire://${slug}/${encodeURI(row.path)}`, name: row.path, title: row.title, mimeType: "text/markdown" });
         }
       }

@@ -291,3 +291,23 @@ describe("history and the trash", () => {
     expect(existsSync(fileOf("hr/old-bands.md"))).toBe(false);
   });
 });
+
+describe("the quality scan", () => {
+  test("scans as if the hidden pages did not exist: a link to one is as dead as a link to nothing", async () => {
+    const made = await owner.client.post(content("links-to-hr.md"), { title: "Links", body: "See [[hr/salaries#pay]] and [[hr/nothing-here]]." });
+    expect(made.status).toBe(201);
+    const scan = async (u: TestUser) => (await u.client.get(`/api/v1/workspaces/${ws}/quality`)).body;
+    const bobs = await scan(bob);
+    // The hidden pages are not scanned: no score, no finding, nothing of their text.
+    expect(bobs.pages.map((p: any) => p.path).filter((p: string) => p.startsWith("hr/"))).toEqual([]);
+    expect(JSON.stringify(bobs)).not.toContain("hr/policies");
+    expect(JSON.stringify(bobs)).not.toContain(SECRET);
+    const mine = bobs.pages.find((p: any) => p.path === "links-to-hr.md");
+    const dead = mine.findings.filter((f: any) => f.kind === "dead_link").map((f: any) => f.message);
+    expect(dead).toEqual(["[[hr/salaries#pay]] links to hr/salaries.md, which does not exist", "[[hr/nothing-here]] links to hr/nothing-here.md, which does not exist"]);
+    const owners = await scan(owner);
+    expect(owners.pages.some((p: any) => p.path === "hr/salaries.md")).toBe(true);
+    const one = await bob.client.get(`/api/v1/workspaces/${ws}/quality?path=hr/salaries.md`);
+    expect(same(one)).toEqual(same(await bob.client.get(`/api/v1/workspaces/${ws}/quality?path=hr/nothing-here.md`)));
+  });
+});
