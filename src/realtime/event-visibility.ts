@@ -7,7 +7,7 @@ import type { PageVisibility } from "../access/restrictions/visibility.ts";
  * a bulk sync lists only the pages they see. Events naming no page pass unchanged.
  */
 type Payload = Record<string, unknown>;
-export interface Shown {
+interface Shown {
   type: string;
   payload: Payload;
 }

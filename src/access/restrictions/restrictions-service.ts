@@ -121,6 +121,8 @@ export class Restrictions {
     const now = nowIso();
     this.deps.db.transaction(() => {
       this.store.put(workspace.id, path, entries, principal.userId, now);
+      // The file is written from these rules next: a refused file from git is replaced by a valid one.
+      this.store.setRefusal(workspace.id, null, now);
       this.audit(workspace.id, principal.userId, user?.name ?? "", path, before, entries, now);
     })();
     this.replace(workspace.id, next);
