@@ -37,7 +37,11 @@ export function accessFileHooks(deps: { ledger: ContentLedger; gitSync: GitSync;
         return { pending: gitSync.commitFiles(workspaceId, [{ path: ACCESS_FILE, data }], `Update ${ACCESS_FILE} via Quire`, { name: author.name || "Quire", email: author.email }) };
       });
       // The rules are in force already; a commit that fails is retried with the next one and reported.
-      await commit?.pending.catch((error) => log.error("commit of .quire/access.yaml failed", { workspace_id: workspaceId, error: String(error) }));
+      const oid = await commit?.pending.catch((error) => {
+        log.error("commit of .quire/access.yaml failed", { workspace_id: workspaceId, error: String(error) });
+        return null;
+      });
+      if (oid && workspaces.byId(workspaceId)?.git_remote) gitSync.schedulePush(workspaceId);
     },
     exists(workspaceId, path) {
       return path.endsWith("/") ? ledger.records.anyLiveUnder(workspaceId, path) : ledger.records.live(workspaceId, path) !== null;
