@@ -311,3 +311,27 @@ describe("the quality scan", () => {
     expect(same(one)).toEqual(same(await bob.client.get(`/api/v1/workspaces/${ws}/quality?path=hr/nothing-here.md`)));
   });
 });
+
+describe("racing a change of the rules", () => {
+  test("each read sees the old rules or the new ones, never a mix", async () => {
+    const lift = () => owner.client.put(access(), { path: "hr/", entries: [] });
+    const restrict = () => owner.client.put(access(), { path: "hr/", entries: [{ who: ana.email, level: "edit" }, { who: vic.email, level: "view" }] });
+    const hrIn = (tree: unknown) => {
+      const text = JSON.stringify(tree);
+      return [text.includes("hr/salaries.md"), text.includes("hr/policies/leave.md")];
+    };
+    const reads: Array<Promise<boolean[]>> = [];
+    const changes: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 20; i++) {
+      changes.push(i % 2 === 0 ? lift() : restrict());
+      for (let j = 0; j < 5; j++) reads.push(bob.client.get(content("tree")).then((r) => hrIn(r.body.items)));
+    }
+    await Promise.all(changes);
+    const seen = await Promise.all(reads);
+    // Both hr pages or neither, in every answer; and both states were seen.
+    for (const [a, b] of seen) expect(a).toBe(b!);
+    expect(new Set(seen.map(([a]) => a)).size).toBe(2);
+    await restrict();
+    expect((await bob.client.get(content("hr/salaries.md"))).status).toBe(404);
+  });
+});
