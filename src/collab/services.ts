@@ -26,6 +26,6 @@ export function buildCollabServices(deps: { db: Db; bus: EventBus; permissions: 
     activity: new ActivityFeed({ db, permissions, restrictions }),
     templates: new Templates(),
     people: new People({ db, permissions }),
-    pageViewing: new PageViewing({ permissions, bus }),
+    pageViewing: new PageViewing({ permissions, restrictions, bus }),
   };
 }

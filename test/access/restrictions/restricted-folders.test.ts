@@ -312,6 +312,18 @@ describe("the quality scan", () => {
   });
 });
 
+describe("who is viewing what", () => {
+  test("a person on a hidden page is not listed to those it is hidden from; a report of a hidden page counts as none", async () => {
+    const viewing = `/api/v1/workspaces/${ws}/viewing`;
+    expect((await ana.client.post(viewing, { path: "hr/salaries.md" })).status).toBeLessThan(300);
+    expect((await bob.client.post(viewing, { path: "hr/salaries.md" })).status).toBeLessThan(300);
+    const listed = async (u: TestUser) => (await u.client.get(viewing)).body.items.map((v: any) => `${v.user_id} ${v.path}`);
+    expect(await listed(ana)).toEqual([`${ana.id} hr/salaries.md`]);
+    expect(await listed(bob)).toEqual([]);
+    expect(await listed(owner)).toEqual([`${ana.id} hr/salaries.md`]);
+  });
+});
+
 describe("racing a change of the rules", () => {
   test("each read sees the old rules or the new ones, never a mix", async () => {
     const lift = () => owner.client.put(access(), { path: "hr/", entries: [] });
