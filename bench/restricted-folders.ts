@@ -145,6 +145,31 @@ const first = member();
 console.log(`rules loaded and the member's visibility made in ${fmt(performance.now() - t)} ms (restricted: ${first.restricted})`);
 const half = measure("200 restricted, member sees half", member, { search: "p99 < 5 ms", tree: "< 20 ms" });
 console.log(`top-level folders in the tree: ${open.visible} without rules, ${half.visible} for the member`);
+// "No access" and "does not exist" must not be told apart by their timing: 1,000 tries each, interleaved.
+const memberAccess = accessOf(member());
+const attempt = (path: string) => () => {
+  try {
+    ledger.read(memberAccess, path);
+  } catch {
+    // both answer NOT_FOUND
+  }
+};
+const hiddenRead = attempt("folder-0/page-0.md");
+const missingRead = attempt("folder-0/page-none.md");
+for (let i = 0; i < 200; i++) (hiddenRead(), missingRead());
+const hiddenTimes: number[] = [];
+const missingTimes: number[] = [];
+for (let i = 0; i < 1000; i++) {
+  for (const [run, into] of i % 2 === 0 ? ([[hiddenRead, hiddenTimes], [missingRead, missingTimes]] as const) : ([[missingRead, missingTimes], [hiddenRead, hiddenTimes]] as const)) {
+    const t0 = performance.now();
+    run();
+    into.push(performance.now() - t0);
+  }
+}
+const us = (label: string, t: number[]) =>
+  console.log(`${label.padEnd(58)} p50 ${(pct(t, 50) * 1000).toFixed(1)} µs  p90 ${(pct(t, 90) * 1000).toFixed(1)} µs  p99 ${(pct(t, 99) * 1000).toFixed(1)} µs`);
+us("a hidden page read by the member (404), 1,000 tries", hiddenTimes.sort((a, b) => a - b));
+us("a missing page read by the member (404), 1,000 tries", missingTimes.sort((a, b) => a - b));
 const noRules = timed(100_000, () => restrictions.visibility({ ...workspace, id: "no-rules-workspace" }, "member@example.test", "editor"));
 line("no rules: the visibility a request asks for", noRules, "constant: OPEN");
 search.stop();

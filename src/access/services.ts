@@ -68,7 +68,7 @@ export function buildAccessServices(deps: {
       permissions,
       members,
       workspaces,
-      present: (row, role) => workspaceService.present(row, role),
+      present: (row, role, principal) => workspaceService.present(row, role, principal),
     }),
     restrictions,
   };

@@ -78,8 +78,8 @@ export class WorkspaceService {
   }
 
   /** The workspace record as every endpoint shows it. */
-  present(row: WorkspaceRow, role: EffectiveRole | null): WorkspaceJson {
-    return this.deps.records.toJson(row, role, this.pageCount(row.id));
+  present(row: WorkspaceRow, role: EffectiveRole | null, principal?: Principal): WorkspaceJson {
+    return this.deps.records.toJson(row, role, principal ? this.countFor(principal, row, role) : this.pageCount(row.id));
   }
 
   get(principal: Principal, ref: string): WorkspaceJson {
