@@ -216,7 +216,9 @@ export async function buildServices(opts: {
       storage,
     }),
   );
-  search.searchedHooks.push((s) => analytics().recordSearch({ ...s, source: "app" }));
+  search.searchedHooks.push((s) => {
+    if (!s.restricted) analytics().recordSearch({ workspaceId: s.workspaceId, query: s.query, results: s.results, source: "app" });
+  });
   // A deleted workspace's figures go with it (there is no undelete of a workspace).
   deletedHooks.push((ws) => analytics().forgetWorkspace(ws.id));
   // Figures past their retention are purged when analytics is built and hourly after; an instance

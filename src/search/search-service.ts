@@ -85,7 +85,7 @@ export class SearchService {
    * Called after each search a person makes through the app (analytics counts the query and
    * whether it found anything; metrics count searches); a hook must not throw.
    */
-  readonly searchedHooks: Array<(search: { workspaceId: string; query: string; results: number }) => void> = [];
+  readonly searchedHooks: Array<(search: { workspaceId: string; query: string; results: number; restricted: boolean }) => void> = [];
 
   constructor(
     private readonly deps: {
@@ -191,7 +191,10 @@ export class SearchService {
     const ref = isUlid(workspaceRef) ? { id: workspaceRef } : { slug: workspaceRef };
     const { workspace, role } = this.deps.permissions.require(principal, ref, "viewer");
     const items = this.searchWorkspace(workspace.id, query.q, query.limit, this.deps.restrictions.visibilityOf(principal, workspace, role));
-    for (const hook of this.searchedHooks) hook({ workspaceId: workspace.id, query: query.q, results: items.length });
+    // A query that found a page not everyone may see is flagged, so its words reach no report (docs/decisions/restricted-folders.md).
+    const everyone = this.deps.restrictions.everyoneVisibility(workspace);
+    const restricted = everyone.restricted && items.some((h) => !everyone.sees(h.path));
+    for (const hook of this.searchedHooks) hook({ workspaceId: workspace.id, query: query.q, results: items.length, restricted });
     const indexing = this.indexing(workspace.id);
     return indexing ? { items, indexing } : { items };
   }

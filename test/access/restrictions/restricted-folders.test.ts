@@ -162,6 +162,14 @@ describe("a person without access learns nothing", () => {
     expect(anas.body.items.map((h: any) => h.path)).toEqual(["hr/salaries.md"]);
   });
 
+  test("a query that found a restricted page reaches no analytics report", async () => {
+    expect((await ana.client.get(`/api/v1/workspaces/${ws}/search?q=codeword`)).body.items).toHaveLength(1);
+    expect((await owner.client.get(`/api/v1/workspaces/${ws}/search?q=everyone`)).body.items.length).toBeGreaterThan(0);
+    const report = JSON.stringify((await owner.client.get(`/api/v1/workspaces/${ws}/analytics/searches?source=app`)).body);
+    expect(report).toContain("everyone");
+    expect(report).not.toContain("codeword");
+  });
+
   test("the effective access of a hidden path answers like a missing one", async () => {
     const missing = same(await bob.client.get(`${access()}/effective?path=nowhere/`));
     expect(missing.status).toBe(404);
