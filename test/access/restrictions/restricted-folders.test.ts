@@ -320,6 +320,25 @@ describe("the quality scan", () => {
   });
 });
 
+describe("uploads", () => {
+  test("an upload only hidden pages use is as missing as they are, until a visible page uses it", async () => {
+    const form = new FormData();
+    form.append("file", new File([new TextEncoder().encode("pay scale\n")], "scale.txt", { type: "text/plain" }));
+    const up = await ana.client.request("POST", `/api/v1/content/${slug}/uploads`, { body: form });
+    expect(up.status).toBe(201);
+    const page = await ana.client.get(content("hr/salaries.md"));
+    expect((await ana.client.put(content("hr/salaries.md"), { body: `${page.body.content}\n\n[scale](${up.body.url})\n`, lastKnownHash: page.body.content_hash })).status).toBe(200);
+    const file = (u: TestUser, name: string) => u.client.get(`/api/v1/content/${slug}/uploads/${name}`);
+    const missing = same(await file(bob, up.body.filename.replace(/-[0-9a-z]{26}\./, "-01m8g8000000000000000000aa.")));
+    expect(missing.status).toBe(404);
+    expect(same(await file(bob, up.body.filename))).toEqual(missing);
+    expect((await file(ana, up.body.filename)).status).toBe(200);
+    const open = await owner.client.get(content("public.md"));
+    expect((await owner.client.put(content("public.md"), { body: `See [the scale](assets/${up.body.filename}).`, lastKnownHash: open.body.content_hash })).status).toBe(200);
+    expect((await file(bob, up.body.filename)).status).toBe(200);
+  });
+});
+
 describe("who is viewing what", () => {
   test("a person on a hidden page is not listed to those it is hidden from; a report of a hidden page counts as none", async () => {
     const viewing = `/api/v1/workspaces/${ws}/viewing`;
