@@ -22,6 +22,7 @@ export function contentAccess(
     workspace,
     role,
     visibility: deps.restrictions.visibility(workspace, user?.email_normalized ?? "", role),
+    ruleKeys: deps.restrictions.ruleKeys(workspace),
     actor: { id: principal.userId, name: user?.name ?? "" },
     origin: origin ?? (principal.kind === "api_key" ? "API" : "web editor"),
   };

@@ -17,7 +17,7 @@ import { normalizePagePath, WorkspaceDir } from "./paths.ts";
 import { assertPageLevel, assertRight, type ContentAccess } from "./rights.ts";
 import { WriteGroup, type Actor, type CommittedWrite } from "./committed-write.ts";
 import { createPageInput, movePageInput, updatePageInput, type CreatePageInput } from "./schemas.ts";
-import { buildTree, reorderPages, type TreeNode } from "./tree.ts";
+import { buildTree, markRestricted, reorderPages, type TreeNode } from "./tree.ts";
 import { KeyedQueue } from "../core/write-queue.ts";
 import { OwnWrites } from "./own-writes.ts";
 import { pageProblems, type PageProblem } from "./page-problems.ts";
@@ -140,14 +140,14 @@ export class ContentLedger {
       // A person's own tree, kept with their visibility (which lives until the rules or their role change).
       const own = this.restrictedTrees.get(vis);
       if (own?.mark === mark && own.workspaceId === id) return own.tree;
-      const tree = buildTree(this.records.liveIn(id).filter((r) => vis.sees(r.path)));
+      const tree = markRestricted(buildTree(this.records.liveIn(id).filter((r) => vis.sees(r.path))), access.ruleKeys);
       this.restrictedTrees.set(vis, { workspaceId: id, mark, tree });
       return tree;
     }
     const kept = this.trees.get(id);
     if (kept?.mark === mark) return kept.tree;
     const rows = this.records.liveIn(id);
-    const tree = buildTree(rows);
+    const tree = markRestricted(buildTree(rows), access.ruleKeys);
     if (rows.length >= KEEP_TREES_FROM) this.trees.set(id, { mark, tree });
     else this.trees.delete(id);
     return tree;

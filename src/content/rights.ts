@@ -15,6 +15,8 @@ export interface ContentAccess {
   origin: Origin;
   /** What the caller may see and do under the workspace's restricted folders (docs/decisions/restricted-folders.md). */
   visibility: PageVisibility;
+  /** The folders (ending in `/`) and pages with an access list, lower-cased; the tree marks them. Absent: none marked. */
+  ruleKeys?: ReadonlySet<string>;
   /** Set while the writes belong to one group that history records as a single commit (committed-write.ts). */
   group?: WriteGroup;
 }

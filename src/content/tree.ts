@@ -49,6 +49,23 @@ export function buildTree(rows: PageRow[]): TreeNode[] {
   return root.children!;
 }
 
+/**
+ * Marks the folders and pages that have their own access list (docs/decisions/restricted-folders.md),
+ * for whoever sees them: `keys` are lower-cased, folders ending in `/`.
+ */
+export function markRestricted(tree: TreeNode[], keys: ReadonlySet<string> | undefined): TreeNode[] {
+  if (!keys || keys.size === 0) return tree;
+  const walk = (nodes: TreeNode[]) => {
+    for (const node of nodes) {
+      const key = (node.type === "folder" ? `${node.path}/` : node.path).toLowerCase();
+      if (keys.has(key)) node.restricted = true;
+      if (node.children) walk(node.children);
+    }
+  };
+  walk(tree);
+  return tree;
+}
+
 /** What a page gives its node; a folder's index.md gives the same to its folder. */
 function pageFields(row: PageRow): Pick<TreeNode, "page_id" | "title" | "sort_order" | "nav_order" | "publish" | "status"> {
   return {

@@ -51,6 +51,10 @@ describe.skipIf(!hasChromium)("restricted folders in a real browser", () => {
     await dialog.getByText("Access saved.").waitFor();
     await dialog.getByText("Restricted", { exact: false }).first().waitFor();
     await screenshot(admin.page, "40-access-dialog");
+    await dialog.getByRole("button", { name: "Close" }).click();
+    // The tree marks the folder for those who see it.
+    await admin.page.reload();
+    await tree.locator('.tree-row[data-path="hr"]').getByRole("img", { name: "Restricted" }).waitFor();
     const rules = await owner.client.get(`/api/v1/workspaces/${owner.workspaceId}/access`);
     expect(rules.body.restricted).toEqual({ "hr/": [{ who: ana.email.toLowerCase(), level: "edit" }] });
 

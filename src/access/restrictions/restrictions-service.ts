@@ -19,6 +19,7 @@ import { knownPublicRemote } from "./remote-visibility.ts";
 interface Loaded {
   rules: RuleSet;
   compiled: CompiledRules;
+  keys: ReadonlySet<string>;
   /** Visibilities by role and email: each person's folder levels are computed once per snapshot. */
   people: Map<string, PageVisibility>;
 }
@@ -79,6 +80,11 @@ export class Restrictions {
     if (role !== null && bypasses(role)) return OPEN;
     if (this.load(workspace).rules.size === 0) return OPEN;
     return this.visibility(workspace, this.deps.users.byId(userId)?.email_normalized ?? "", role);
+  }
+
+  /** The workspace's rule keys (lower-cased, folders ending in `/`): whoever sees a node sees that it is restricted. */
+  ruleKeys(workspace: WorkspaceRow): ReadonlySet<string> {
+    return this.load(workspace).keys;
   }
 
   /** Whether the workspace has any rule (published sites and exports leave restricted pages out). */
@@ -229,7 +235,7 @@ export class Restrictions {
     const compiled = new Map<string, readonly AccessEntry[]>();
     for (const [key, entries] of rules) compiled.set(matchKey(key), entries);
     const had = this.loaded.has(workspaceId);
-    this.loaded.set(workspaceId, { rules, compiled, people: new Map() });
+    this.loaded.set(workspaceId, { rules, compiled, keys: new Set(compiled.keys()), people: new Map() });
     if (had) for (const hook of this.changedHooks) hook(workspaceId);
   }
 

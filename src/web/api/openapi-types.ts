@@ -748,6 +748,8 @@ export type TreeNode = {
   status: string | null;
   /** A folder's number of direct children; sent when the tree is asked for by folder or depth */
   child_count?: number;
+  /** The folder or page has its own access list (sent only then) */
+  restricted?: true;
   children?: TreeNode[];
 };
 

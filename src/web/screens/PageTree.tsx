@@ -172,6 +172,11 @@ function Node({ node, depth }: { node: TreeNode; depth: number }) {
         ) : (
           <span className="tree-folder">{label}</span>
         )}
+        {node.restricted && (
+          <span className="tree-lock" role="img" aria-label="Restricted" title="Restricted: only the people on its access list (and admins) see it">
+            🔒
+          </span>
+        )}
         {pagePath && ctx.viewers[pagePath] && (
           <span className="viewers" title={`${ctx.viewers[pagePath]!.join(", ")} viewing`} aria-label={`Viewing now: ${ctx.viewers[pagePath]!.join(", ")}`} role="img">
             {ctx.viewers[pagePath]!.map((n) => n.trim()[0]?.toUpperCase() ?? "?").join("")}

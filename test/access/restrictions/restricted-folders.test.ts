@@ -146,6 +146,10 @@ describe("a person without access learns nothing", () => {
     expect(names(bobTree)).not.toContain("Salaries");
     expect(names(bobTree)).toContain("public.md");
     expect(names(await ana.client.get(content("tree")))).toContain("hr/salaries.md");
+    // Those who see the folder see that it is restricted.
+    const hr = (await ana.client.get(content("tree"))).body.items.find((n: any) => n.path === "hr");
+    expect(hr.restricted).toBe(true);
+    expect(hr.children.find((n: any) => n.path === "hr/salaries.md").restricted).toBeUndefined();
     const count = async (u: TestUser) => (await u.client.get(`/api/v1/workspaces/${ws}`)).body.page_count;
     expect((await count(owner)) - (await count(bob))).toBe(2);
     expect(await count(ana)).toBe(await count(owner));
