@@ -92,3 +92,32 @@ test("a valid file is applied, audited as from git, and the sync status clears",
   expect(audit.actor_id).toBeNull();
   expect(JSON.parse(audit.details)).toMatchObject({ source: "git", to: [{ level: "edit" }, { who: bob.email.toLowerCase(), level: "view" }] });
 });
+
+test("a sync conflict on a hidden page is missing for those it is hidden from", async () => {
+  // Bob may no longer read hr/ (the file from the IDE gave him view: narrow it again).
+  expect((await owner.client.put(access.replace("{id}", ws.id), { path: "hr/", entries: [{ who: ana.email, level: "edit" }] })).status).toBe(200);
+  await settled(server);
+  await ide.pull();
+  ide.writeFile("hr/salaries.md", ide.readFile("hr/salaries.md")!.replace("Bands.", "Bands from the IDE."));
+  await ide.commit("IDE edit of hr/salaries.md");
+  await ide.push();
+  const read = await owner.client.get(`/api/v1/content/${ws.slug}/hr/salaries.md`);
+  expect((await owner.client.put(`/api/v1/content/${ws.slug}/hr/salaries.md`, { body: "Bands from the web.", lastKnownHash: read.body.content_hash })).status).toBe(200);
+  await settled(server);
+  const list = (u: TestUser) => u.client.get(`/api/v1/workspaces/${ws.id}/conflicts`);
+  const [c] = (await list(owner)).body.conflicts;
+  expect(c.path).toBe("hr/salaries.md");
+  expect((await list(bob)).body.conflicts).toEqual([]);
+  const shape = (r: { status: number; body: any }) => ({ status: r.status, body: { ...r.body, request_id: undefined } });
+  const missingId = `${c.page_id}-19990101T000000Z`;
+  for (const [hidden, missing] of [
+    [`/api/v1/conflicts/${c.page_id}/${c.timestamp}/theirs`, `/api/v1/conflicts/${c.page_id}/19990101T000000Z/theirs`],
+    [`/api/v1/workspaces/${ws.id}/sync/conflicts/${c.id}`, `/api/v1/workspaces/${ws.id}/sync/conflicts/${missingId}`],
+  ]) {
+    expect(shape(await bob.client.get(hidden!))).toEqual(shape(await bob.client.get(missing!)));
+  }
+  expect(shape(await bob.client.post(`/api/v1/conflicts/${c.page_id}/${c.timestamp}/resolve`, {}))).toEqual(
+    shape(await bob.client.post(`/api/v1/conflicts/${c.page_id}/19990101T000000Z/resolve`, {})),
+  );
+  expect((await ana.client.get(`/api/v1/conflicts/${c.page_id}/${c.timestamp}/theirs`)).status).toBe(200);
+});
