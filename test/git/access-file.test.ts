@@ -121,3 +121,26 @@ test("a sync conflict on a hidden page is missing for those it is hidden from", 
   );
   expect((await ana.client.get(`/api/v1/conflicts/${c.page_id}/${c.timestamp}/theirs`)).status).toBe(200);
 });
+
+test("a clone brings its rules: in force at once, people named who are not members yet included", async () => {
+  const cloned = await startGitHttpRemote({
+    branch: "main",
+    files: {
+      "index.md": "---\ntitle: Home\n---\n\nHome.\n",
+      "board/minutes.md": "---\ntitle: Minutes\n---\n\nSecret minutes.\n",
+      ".quire/access.yaml": "restricted:\n  board/:\n    - { who: chair@example.test, level: edit }\n",
+    },
+  });
+  try {
+    const r = await createFromRemote(owner, "cloned-rules", cloned.url);
+    expect(r.status).toBe(201);
+    await settled(server);
+    const rules = (await owner.client.get(`/api/v1/workspaces/${r.body.id}/access`)).body;
+    expect(rules).toEqual({ restricted: { "board/": [{ who: "chair@example.test", level: "edit" }] }, refused: null });
+    const member = await memberWithRole(server, owner, r.body.id, "editor");
+    expect((await member.client.get(`/api/v1/content/${r.body.slug}/board/minutes.md`)).status).toBe(404);
+    expect((await member.client.get(`/api/v1/content/${r.body.slug}/index.md`)).status).toBe(200);
+  } finally {
+    await cloned.close();
+  }
+});

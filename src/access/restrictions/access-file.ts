@@ -1,6 +1,6 @@
 import type { EffectiveRole } from "../../workspaces/roles.ts";
 import { AppError } from "../../core/errors.ts";
-import { checkEntries, findDuplicateKey, findWidening, MAX_RULES, ruleKey, type AccessEntry, type RuleSet } from "./rules.ts";
+import { checkEntries, findDuplicateKey, findWidening, MAX_RULES, normalizeWho, ruleKey, type AccessEntry, type RuleSet } from "./rules.ts";
 
 /**
  * `.quire/access.yaml`, the rules as they travel with git (docs/decisions/restricted-folders.md):
@@ -37,7 +37,13 @@ export function serializeRules(rules: RuleSet): string {
  * rule set: a member removed since may keep an entry the file already had. Returns the rules or
  * the reason the file is refused.
  */
-export function parseRulesFile(text: string, members: ReadonlyMap<string, EffectiveRole>, current: RuleSet): { rules: RuleSet } | { problem: string } {
+export function parseRulesFile(
+  text: string,
+  members: ReadonlyMap<string, EffectiveRole>,
+  current: RuleSet,
+  /** A first reading with no rules yet (a clone, a rebuild): people not yet members are kept, granting nothing until they join. */
+  acceptUnknown = false,
+): { rules: RuleSet } | { problem: string } {
   let data: unknown;
   try {
     data = text.trim() === "" ? {} : Bun.YAML.parse(text);
@@ -60,7 +66,9 @@ export function parseRulesFile(text: string, members: ReadonlyMap<string, Effect
       const shaped = list.map((e) => (typeof e === "object" && e !== null ? e : {})) as Array<{ who?: unknown; level?: unknown }>;
       if (shaped.some((e) => typeof e.who !== "string" || typeof e.level !== "string")) return { problem: `${rawKey}: each entry needs a \`who\` and a \`level\`` };
       if (list.length === 0) continue; // an empty list restricts nothing, as through the API
-      const checked: AccessEntry[] = checkEntries(shaped as Array<{ who: string; level: string }>, members, current.get(key));
+      const raw = shaped as Array<{ who: string; level: string }>;
+      const known = acceptUnknown ? raw.map((e) => ({ who: normalizeWho(e.who), level: "view" as const })) : current.get(key);
+      const checked: AccessEntry[] = checkEntries(raw, members, known);
       rules.set(key, checked);
     }
   } catch (error) {

@@ -190,7 +190,7 @@ export class Restrictions {
     this.loaded.delete(workspaceId);
   }
 
-  private applyText(workspace: WorkspaceRow, current: RuleSet, text: string | null): string | null {
+  private applyText(workspace: WorkspaceRow, current: RuleSet, text: string | null, firstReading = false): string | null {
     const now = nowIso();
     if (text === null && current.size === 0) return null;
     if (text !== null && text === serializeRules(current)) {
@@ -200,7 +200,7 @@ export class Restrictions {
     const parsed =
       text === null
         ? { problem: "the file was removed; to lift every restriction write `restricted: {}`" }
-        : parseRulesFile(text, this.store.members(workspace.id, workspace.org_id), current);
+        : parseRulesFile(text, this.store.members(workspace.id, workspace.org_id), current, firstReading && current.size === 0);
     if ("problem" in parsed) {
       const problem = `.quire/access.yaml refused: ${parsed.problem}; the last valid rules stay in force`;
       this.store.setRefusal(workspace.id, problem, now);
@@ -227,7 +227,7 @@ export class Restrictions {
     this.replace(workspace.id, rules);
     // The first use in this process: a file changed while no server ran (a clone, a rebuild, an
     // edit) is taken now, checked like one from git.
-    if (this.file) this.applyText(workspace, rules, this.file.read(workspace.id));
+    if (this.file) this.applyText(workspace, rules, this.file.read(workspace.id), true);
     return this.loaded.get(workspace.id)!;
   }
 

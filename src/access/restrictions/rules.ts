@@ -19,7 +19,7 @@ export const MAX_ENTRIES = 1000;
 export const MAX_RULES = 5000;
 
 const isGroup = (who: string): who is AccessGroup => (ACCESS_GROUPS as readonly string[]).includes(who);
-const normalizeWho = (who: string): string => who.trim().normalize("NFC").toLowerCase();
+export const normalizeWho = (who: string): string => who.trim().normalize("NFC").toLowerCase();
 
 /**
  * A rule's key as stored: no leading `/`, a folder ending in `/`, a page ending in `.md`; no empty,
