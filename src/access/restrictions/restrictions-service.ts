@@ -20,6 +20,8 @@ interface Loaded {
   rules: RuleSet;
   compiled: CompiledRules;
   keys: ReadonlySet<string>;
+  /** What a published site may show (only group:everyone grants), made on first use. */
+  everyone?: PageVisibility;
   /** Visibilities by role and email: each person's folder levels are computed once per snapshot. */
   people: Map<string, PageVisibility>;
 }
@@ -96,7 +98,9 @@ export class Restrictions {
   everyoneVisibility(workspace: WorkspaceRow): PageVisibility {
     const loaded = this.load(workspace);
     if (loaded.rules.size === 0) return OPEN;
-    return new RestrictedVisibility(loaded.compiled, "", "viewer");
+    // Kept with the snapshot like a person's: nobody's email, the lowest role, so only group:everyone grants.
+    loaded.everyone ??= new RestrictedVisibility(loaded.compiled, "", "viewer");
+    return loaded.everyone;
   }
 
   // ---- the admin's endpoints ------------------------------------------------------------------
@@ -112,17 +116,12 @@ export class Restrictions {
     const input = parseInput(setAccessInput, body);
     const { workspace, role } = this.deps.permissions.require(principal, toRef(ref), "admin");
     const path = ruleKey(input.path);
-    const loaded = this.load(workspace);
-    const before = loaded.rules.get(path) ?? null;
-    const members = this.store.members(workspace.id, workspace.org_id);
-    const entries = input.entries.length === 0 ? null : checkEntries(input.entries, members, before ?? undefined);
-    const next: RuleSet = new Map(loaded.rules);
-    if (entries) next.set(path, entries);
-    else next.delete(path);
-    if (next.size > MAX_RULES) throw new ValidationError(`path: at most ${MAX_RULES} restricted folders and pages in a workspace`, "path");
-    const problem = findDuplicateKey(next) ?? findWidening(next, members);
-    if (problem) throw new ValidationError(problem, "entries");
-    if (entries && !before && workspace.git_remote) await this.assertRemoteMayHide(workspace.git_remote, input.confirm_private_remote === true);
+    const change = () => this.planChange(workspace, path, input.entries);
+    const first = change(); // bad input is refused before any remote is asked
+    const asks = first.entries !== null && first.before === null && workspace.git_remote !== null;
+    if (asks) await this.assertRemoteMayHide(workspace.git_remote!, input.confirm_private_remote === true);
+    // Planned again after the wait, from the rules as they are now: a change made meanwhile is kept.
+    const { before, entries, next } = asks ? change() : first;
     const user = this.deps.users.byId(principal.userId);
     const now = nowIso();
     this.deps.db.transaction(() => {
@@ -140,6 +139,21 @@ export class Restrictions {
       });
     }
     return this.effectiveFor(workspace, role, user?.email_normalized ?? "", path);
+  }
+
+  /** One rule set to `raw` (or lifted), checked against the whole rule set; throws what is wrong. */
+  private planChange(workspace: WorkspaceRow, path: string, raw: readonly { who: string; level: string }[]) {
+    const loaded = this.load(workspace);
+    const before = loaded.rules.get(path) ?? null;
+    const members = this.store.members(workspace.id, workspace.org_id);
+    const entries = raw.length === 0 ? null : checkEntries(raw, members, before ?? undefined);
+    const next: RuleSet = new Map(loaded.rules);
+    if (entries) next.set(path, entries);
+    else next.delete(path);
+    if (next.size > MAX_RULES) throw new ValidationError(`path: at most ${MAX_RULES} restricted folders and pages in a workspace`, "path");
+    const problem = findDuplicateKey(next) ?? findWidening(next, members);
+    if (problem) throw new ValidationError(problem, "entries");
+    return { before, entries, next };
   }
 
   /** The caller's view of one folder or page: the rule that governs it and their level there. */
