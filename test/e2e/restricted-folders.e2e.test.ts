@@ -50,6 +50,9 @@ describe.skipIf(!hasChromium)("restricted folders in a real browser", () => {
     await dialog.getByRole("button", { name: "Save access" }).click();
     await dialog.getByText("Access saved.").waitFor();
     await dialog.getByText("Restricted", { exact: false }).first().waitFor();
+    const people = dialog.getByRole("list", { name: "Effective access per member" });
+    await people.getByText(`${ana.name}: edit, from hr/`).waitFor();
+    await people.getByText(`${bob.name}: no access`).waitFor();
     await screenshot(admin.page, "40-access-dialog");
     await dialog.getByRole("button", { name: "Close" }).click();
     // The tree marks the folder for those who see it.

@@ -494,6 +494,7 @@ describe("the documented answers are the real answers", () => {
     expectDocumented("PUT /api/v1/workspaces/:id/access", set);
     expectDocumented("GET /api/v1/workspaces/:id/access", await c.get(`${ws}/access`));
     expectDocumented("GET /api/v1/workspaces/:id/access/effective", await c.get(`${ws}/access/effective?path=guides/`));
+    expectDocumented("GET /api/v1/workspaces/:id/access/members", await c.get(`${ws}/access/members?path=guides/`));
   });
 
   test("every route whose answer has a schema was checked above with its success status", () => {

@@ -141,6 +141,20 @@ export class Restrictions {
     return this.effectiveFor(workspace, role, user?.email_normalized ?? "", path);
   }
 
+  /** Each member's level on one folder or page, with the rule it comes from (admins: the "Share / access" dialog). */
+  members(principal: Principal, ref: string, query: unknown) {
+    const { path: raw } = parseInput(effectiveAccessQuery, query);
+    const { workspace } = this.deps.permissions.require(principal, toRef(ref), "admin");
+    const path = ruleKey(raw);
+    const items = this.store.people(workspace.id, workspace.org_id).map((p) => {
+      const vis = this.visibility(workspace, p.email_normalized, p.role);
+      const rank = vis instanceof RestrictedVisibility ? vis.level(path) : FULL;
+      const level = levelName(rank);
+      return { user_id: p.id, name: p.name, email: p.email, role: p.role, level: level === null ? null : capByRole(level, p.role) };
+    });
+    return { path, from: this.effectiveFor(workspace, "admin", "", path).from, items };
+  }
+
   /** One rule set to `raw` (or lifted), checked against the whole rule set; throws what is wrong. */
   private planChange(workspace: WorkspaceRow, path: string, raw: readonly { who: string; level: string }[]) {
     const loaded = this.load(workspace);

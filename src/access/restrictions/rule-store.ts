@@ -47,6 +47,19 @@ export class RuleStore {
     return out;
   }
 
+  /** The same people with their ids and names, for the admin's "who has access" list (by name). */
+  people(workspaceId: string, orgId: string): Array<{ id: string; name: string; email: string; email_normalized: string; role: EffectiveRole }> {
+    const rows = this.db
+      .query<{ id: string; name: string; email: string; email_normalized: string; role: EffectiveRole }, [string, string]>(
+        `SELECT u.id, u.name, u.email, u.email_normalized, 'super_admin' AS role FROM org_members om JOIN users u ON u.id = om.user_id WHERE om.org_id = ? AND om.role = 'super_admin'
+         UNION ALL
+         SELECT u.id, u.name, u.email, u.email_normalized, wm.role FROM workspace_members wm JOIN users u ON u.id = wm.user_id WHERE wm.workspace_id = ?`,
+      )
+      .all(orgId, workspaceId);
+    const seen = new Set<string>();
+    return rows.filter((r) => !seen.has(r.id) && seen.add(r.id)).sort((a, b) => a.name.localeCompare(b.name) || a.email.localeCompare(b.email));
+  }
+
   refusal(workspaceId: string): string | null {
     return this.db.query<{ problem: string }, [string]>("SELECT problem FROM access_file_refusals WHERE workspace_id = ?").get(workspaceId)?.problem ?? null;
   }

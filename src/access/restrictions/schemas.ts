@@ -28,6 +28,23 @@ export const accessRulesOutput = z.object({
   refused: z.string().nullable(),
 });
 
+/** GET …/access/members: each member's level on one folder or page (admins). */
+export const memberAccessOutput = z.object({
+  path: z.string(),
+  /** The folder or page whose rule governs the path; null when unrestricted. */
+  from: z.string().nullable(),
+  items: z.array(
+    z.object({
+      user_id: z.string(),
+      name: z.string(),
+      email: z.string(),
+      role: z.enum(["viewer", "commenter", "editor", "admin", "super_admin"]),
+      /** Their level there, capped by their role; null: the path is hidden from them. */
+      level: z.enum(ACCESS_LEVELS).nullable(),
+    }),
+  ),
+});
+
 export const effectiveAccessOutput = z.object({
   path: z.string(),
   /** Whether a rule applies to the path (its own or a folder's above it). */

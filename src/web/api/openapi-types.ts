@@ -372,6 +372,18 @@ export type Member = {
   joined_at: string;
 };
 
+export type MemberAccess = {
+  path: string;
+  from: string | null;
+  items: Array<{
+    user_id: string;
+    name: string;
+    email: string;
+    role: "viewer" | "commenter" | "editor" | "admin" | "super_admin";
+    level: "view" | "comment" | "edit" | null;
+  }>;
+};
+
 export type MemberList = {
   items: Member[];
   /** Pass as ?cursor= for the next page; null on the last */

@@ -3,7 +3,7 @@ import { useEffect, useState } from "react";
 import { messageOf } from "../api/client.ts";
 import type { TreeNode } from "../api/types.ts";
 import { Dialog, Notice } from "../ui/controls.tsx";
-import { effectiveAccess, setAccess, type AccessEntry, type EffectiveAccess } from "../api/access.ts";
+import { effectiveAccess, membersAccess, setAccess, type AccessEntry, type EffectiveAccess, type MemberAccess } from "../api/access.ts";
 
 const LEVELS: AccessEntry["level"][] = ["view", "comment", "edit"];
 
@@ -19,6 +19,7 @@ export function AccessDialog(props: { slug: string; node: TreeNode | null; onClo
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);
+  const [people, setPeople] = useState<MemberAccess | null>(null);
 
   useEffect(() => {
     setError(null);
@@ -26,6 +27,7 @@ export function AccessDialog(props: { slug: string; node: TreeNode | null; onClo
     setCurrent(null);
     if (!path) return;
     let live = true;
+    membersAccess(props.slug, path).then((m) => live && setPeople(m), () => undefined);
     effectiveAccess(props.slug, path).then(
       (e) => {
         if (!live) return;
@@ -50,6 +52,7 @@ export function AccessDialog(props: { slug: string; node: TreeNode | null; onClo
       setCurrent(next);
       setEntries(next.entries.map((x) => ({ ...x })));
       setSaved(true);
+      setPeople(await membersAccess(props.slug, path));
     } catch (err) {
       setError(err);
     } finally {
@@ -112,6 +115,16 @@ export function AccessDialog(props: { slug: string; node: TreeNode | null; onClo
       <button type="button" className="btn" onClick={() => setEntries([...entries, { who: "", level: "view" }])}>
         Add someone
       </button>
+      {people && (
+        <ul className="access-people" aria-label="Effective access per member">
+          {people.items.map((p) => (
+            <li key={p.user_id}>
+              {p.name || p.email}: {p.level ?? "no access"}
+              {people.from && p.level !== null && p.role !== "admin" && p.role !== "super_admin" ? `, from ${people.from}` : ""}
+            </li>
+          ))}
+        </ul>
+      )}
       <Notice kind="warning">Rights in Quire do not extend to the git remote: anyone who can clone it reads every page.</Notice>
       <label className="access-confirm">
         <input type="checkbox" checked={confirmed} onChange={(ev) => setConfirmed(ev.target.checked)} /> This workspace's git remote, if it has one, is private

@@ -69,6 +69,15 @@ describe("the rules", () => {
     expect(file).toContain(`- { who: ${ana.email.toLowerCase()}, level: edit }`);
   });
 
+  test("an admin sees each member's level on a path, and where it comes from", async () => {
+    const r = await owner.client.get(`${access()}/members?path=hr/policies/leave.md`);
+    expect(r.status).toBe(200);
+    expect(r.body.from).toBe("hr/");
+    const level = (u: TestUser) => r.body.items.find((i: any) => i.user_id === u.id)?.level;
+    expect([level(owner), level(ana), level(vic), level(bob), level(val)]).toEqual(["edit", "edit", "view", null, null]);
+    expect((await bob.client.get(`${access()}/members?path=hr/`)).status).toBe(403);
+  });
+
   test("only admins read or set them", async () => {
     expect((await bob.client.get(access())).status).toBe(403);
     expect((await ana.client.put(access(), { path: "guides/", entries: [] })).status).toBe(403);
