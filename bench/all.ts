@@ -8,6 +8,7 @@ const SCRIPTS: Array<{ name: string; args: string[] }> = [
   { name: "http-core", args: ["bench/http-core.ts"] }, // our own per-request cost
   { name: "content", args: ["bench/content.ts"] }, // save, read, reconcile, RSS with 1,000 pages, fsync
   { name: "search", args: ["bench/search.ts", "1000", "10000"] },
+  { name: "restricted", args: ["bench/restricted-folders.ts"] }, // 200 restricted folders, 10,000 pages: search and tree for a member who sees half
   { name: "git", args: ["bench/git.ts"] }, // webhook → visible, commit cost, 1,000-file clone
   { name: "analytics", args: ["bench/analytics.ts"] }, // record cost, reports at the caps, file size
   { name: "render", args: ["bench/render.ts"] }, // the published-page renderer alone: cold, warm, cached

@@ -4,6 +4,7 @@
  * history list (p50/p99 over random pages; budget p99 < 20 ms) and a diff of two versions of a
  * 5,000-line page (budget < 50 ms). `bun bench/history.ts [commits] [pages]`.
  */
+import { OPEN } from "../src/access/restrictions/visibility.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,7 +85,7 @@ db.exec("PRAGMA foreign_keys = OFF"); // no workspace row: the index and the ser
 const ledger = new ContentLedger({ db, dataDir, bus: new EventBus(), log: silentLogger });
 const index = new VersionIndex({ db, log: silentLogger, workTree: (id) => ledger.dir(id).root });
 const history = new HistoryService({ db, ledger, index });
-const access: ContentAccess = { workspace: { id: WS } as WorkspaceRow, role: "admin", actor: { id: null, name: "bench" }, origin: "API" };
+const access: ContentAccess = { workspace: { id: WS } as WorkspaceRow, role: "admin", visibility: OPEN, actor: { id: null, name: "bench" }, origin: "API" };
 
 t0 = performance.now();
 const during: number[] = [];

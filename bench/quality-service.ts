@@ -12,7 +12,11 @@ export async function openQualityService(dataDir: string) {
   const { WorkspaceRecords } = await import("../src/workspaces/workspace-records.ts");
   const { Permissions } = await import("../src/access/permissions.ts");
   const { QualityService } = await import("../src/publish/quality/quality-service.ts");
+  const { Restrictions } = await import("../src/access/restrictions/restrictions-service.ts");
+  const { Users } = await import("../src/identity/users.ts");
   const db = openDatabase(join(dataDir, "quire.db"));
   const ledger = new ContentLedger({ db, dataDir, bus: new EventBus(), log: silentLogger });
-  return { db, quality: new QualityService({ permissions: new Permissions(db, new WorkspaceRecords(db)), ledger }) };
+  const permissions = new Permissions(db, new WorkspaceRecords(db));
+  const restrictions = new Restrictions({ db, permissions, users: new Users(db) });
+  return { db, quality: new QualityService({ permissions, restrictions, ledger }) };
 }

@@ -16,6 +16,8 @@
  * latency of `GET /api/health` on an HTTP server in this process, asked every 10 ms during the
  * build by a separate client process (so its requests are sent even while this loop is stalled).
  */
+import { Users } from "../src/identity/users.ts";
+import { Restrictions } from "../src/access/restrictions/restrictions-service.ts";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -149,7 +151,7 @@ for (const size of SIZES) {
   const bus = new EventBus();
   const workspaces = new WorkspaceRecords(db);
   const log = createLogger({ write: () => {} });
-  const service = new SearchService({ db, dataDir: dir, bus, permissions: new Permissions(db, workspaces), workspaces, log });
+  const service = new SearchService({ db, dataDir: dir, bus, permissions: new Permissions(db, workspaces), restrictions: new Restrictions({ db, permissions: new Permissions(db, workspaces), users: new Users(db) }), workspaces, log });
   service.start();
 
   const pages = Array.from({ length: size }, (_, i) => page(i));
@@ -195,7 +197,7 @@ for (const size of SIZES) {
   service.stop();
   const fileBytes = statSync(service.indexFile(workspaceId)).size;
   const beforeLoad = memory();
-  const reloaded = new SearchService({ db, dataDir: dir, bus: new EventBus(), permissions: new Permissions(db, workspaces), workspaces, log });
+  const reloaded = new SearchService({ db, dataDir: dir, bus: new EventBus(), permissions: new Permissions(db, workspaces), restrictions: new Restrictions({ db, permissions: new Permissions(db, workspaces), users: new Users(db) }), workspaces, log });
   t = performance.now();
   reloaded.searchWorkspace(workspaceId, "deploy", 1);
   const loadMs = performance.now() - t;
@@ -205,7 +207,7 @@ for (const size of SIZES) {
   reloaded.stop();
 
   rmSync(join(dir, "search"), { recursive: true, force: true });
-  const scratch = await buildFromScratch(new SearchService({ db, dataDir: dir, bus: new EventBus(), permissions: new Permissions(db, workspaces), workspaces, log }), workspaceId, qs.slice(0, 200));
+  const scratch = await buildFromScratch(new SearchService({ db, dataDir: dir, bus: new EventBus(), permissions: new Permissions(db, workspaces), restrictions: new Restrictions({ db, permissions: new Permissions(db, workspaces), users: new Users(db) }), workspaces, log }), workspaceId, qs.slice(0, 200));
 
   console.log(
     [

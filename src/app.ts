@@ -20,6 +20,7 @@ import { memberRoutes } from "./http/routes/members.ts";
 import { settingsRoutes } from "./http/routes/settings.ts";
 import { invitationRoutes } from "./http/routes/invitations.ts";
 import { shareLinkRoutes } from "./http/routes/share-links.ts";
+import { accessRoutes } from "./http/routes/access.ts";
 import { contentRoutes } from "./http/routes/content.ts";
 import { uploadRoutes } from "./http/routes/uploads.ts";
 import { gitWebhookRoutes } from "./http/routes/git-webhook.ts";
@@ -108,6 +109,7 @@ function workspaceApiRoutes(services: Services) {
     .use(settingsRoutes(services))
     .use(invitationRoutes(services))
     .use(shareLinkRoutes(services))
+    .use(accessRoutes(services))
     .use(gitWebhookRoutes(services))
     .use(gitSyncRoutes(services))
     .use(conflictRoutes(services))

@@ -36,6 +36,8 @@ import { buildContentServices, type ContentServices } from "./content/services.t
 import { seedStarterPages } from "./content/starter.ts";
 import { attachWorkspaceFolders, liveWorkspaceIds } from "./content/workspace-folders.ts";
 import { buildGitServices, type GitServices } from "./git/services.ts";
+import { accessFileHooks } from "./git/access-file.ts";
+import { ACCESS_FILE } from "./access/restrictions/access-file.ts";
 import { buildHistoryServices, type HistoryServices } from "./history/services.ts";
 import { buildOpsServices, type OpsServices } from "./ops/services.ts";
 import { MAINTENANCE_INTERVAL_MS } from "./ops/maintenance.ts";
@@ -126,8 +128,9 @@ export async function buildServices(opts: {
   // A change the ledger committed wrote a file and the database: the disk takes writes again, so
   // readiness need not wait for the git commit behind it to stop saying `unavailable`.
   bus.onChange(() => storage.writeSucceeded());
-  const search = buildSearch({ db, dataDir, log, closers, bus, permissions, workspaces });
-  const realtime = buildRealtime({ db, log, closers, bus, permissions, workspaces, sessions: identity.sessions });
+  const access = buildAccessServices({ db, config, log, users, organizations: identity.organizations, passwords: identity.passwords, auth, email, workspaces, permissions });
+  const search = buildSearch({ db, dataDir, log, closers, bus, permissions, restrictions: access.restrictions, workspaces });
+  const realtime = buildRealtime({ db, log, closers, bus, permissions, restrictions: access.restrictions, workspaces, sessions: identity.sessions });
   const content = buildContentServices({ db, config, dataDir, bus, log, closers });
   const { ledger, reconciler, watcher } = content;
   auth.starterWorkspaceHooks.push(async (ws, userId) => {
@@ -135,11 +138,10 @@ export async function buildServices(opts: {
   });
   // Files changed while the server was down are reconciled in the background; reads are served meanwhile.
   if (!opts.deferStartupReconcile) reconciler.startBackground();
-  const access = buildAccessServices({ db, config, log, users, organizations: identity.organizations, passwords: identity.passwords, auth, email, workspaces, permissions });
   const { workspaceService, workspaceSettings } = access;
 
   // Every workspace is a git work tree: clone or init on create, commit each write, pull and push.
-  const git = buildGitServices({ db, config, dataDir, log, closers, bus, ledger, reconciler, workspaces, users, permissions, storage });
+  const git = buildGitServices({ db, config, dataDir, log, closers, bus, ledger, reconciler, workspaces, users, permissions, restrictions: access.restrictions, storage });
   const { gitSync } = git;
   workspaceService.createdHooks.push((ws) => gitSync.onWorkspaceCreated(ws));
   // Creation from a remote clones before the row exists (all-or-nothing).
@@ -151,6 +153,18 @@ export async function buildServices(opts: {
   );
   workspaceService.deletedHooks.push((ws) => gitSync.onWorkspaceDeleted(ws));
   workspaceSettings.changedHooks.push((ws, keys) => gitSync.onSettingsChanged(ws, keys));
+  // Restricted folders: the rules travel in .quire/access.yaml; one from git or the disk is checked, and refused in the sync status when invalid.
+  const { restrictions } = access;
+  restrictions.file = accessFileHooks({ ledger, gitSync, workspaces, log });
+  const applyAccessFile = (id: string) => {
+    const ws = workspaces.byId(id);
+    return ws ? restrictions.applyFile(ws) : null;
+  };
+  gitSync.pulledHooks.push((id, paths) => (paths.has(ACCESS_FILE) ? applyAccessFile(id) : restrictions.refusal(id)));
+  watcher?.onFiles((id, paths) => {
+    if (paths.some((p) => p === ACCESS_FILE || p === ".quire" || p === ".quire/")) applyAccessFile(id);
+  });
+  workspaceService.deletedHooks.push((ws) => restrictions.forget(ws.id));
   gitSync.start();
   // Page history follows every commit git makes or pulls; after git's own created-hook has made the repository.
   const history = buildHistoryServices({ db, log, closers, ledger, gitSync, createdHooks: workspaceService.createdHooks });
@@ -186,7 +200,7 @@ export async function buildServices(opts: {
     }),
   );
   const collab = lazy(() =>
-    (require("./collab/services.ts") as typeof import("./collab/services.ts")).buildCollabServices({ db, bus, permissions, workspaces, users }),
+    (require("./collab/services.ts") as typeof import("./collab/services.ts")).buildCollabServices({ db, bus, permissions, restrictions: access.restrictions, workspaces, users }),
   );
   const billing = lazy(() => (require("./billing/services.ts") as typeof import("./billing/services.ts")).buildBillingServices({ db, config, permissions }));
   access.invitations.beforeInvite.push(({ orgId, role, emailNormalized }) => billing().plans.requireSeatFor(orgId, role, emailNormalized));
@@ -204,7 +218,9 @@ export async function buildServices(opts: {
       storage,
     }),
   );
-  search.searchedHooks.push((s) => analytics().recordSearch({ ...s, source: "app" }));
+  search.searchedHooks.push((s) => {
+    if (!s.restricted) analytics().recordSearch({ workspaceId: s.workspaceId, query: s.query, results: s.results, source: "app" });
+  });
   // A deleted workspace's figures go with it (there is no undelete of a workspace).
   deletedHooks.push((ws) => analytics().forgetWorkspace(ws.id));
   // Figures past their retention are purged when analytics is built and hourly after; an instance
@@ -215,7 +231,9 @@ export async function buildServices(opts: {
 
   // Built at start: every request asks it whether its host is a site's custom domain (its renderer
   // loads with the first render). The site server, the quality scan and the export are built on first use.
-  const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions: identity.sessions, workspaceSettings });
+  const site = new SiteService({ db, config, log, ledger, bus, workspaces, permissions, users, sessions: identity.sessions, workspaceSettings, restrictions });
+  // A rule changed: the site shows or drops the folder at once.
+  restrictions.changedHooks.push((id) => site.invalidate(id));
   // A deleted workspace's site is gone at once; a new workspace's slug is not remembered as missing.
   deletedHooks.push((ws) => site.forgetWorkspace(ws.id, ws.slug));
   createdHooks.push((ws) => site.forgetWorkspace(ws.id, ws.slug));
@@ -234,6 +252,7 @@ export async function buildServices(opts: {
       search,
       workspaces,
       permissions,
+      restrictions,
       // Community has no plans (null): every organization's figures are reported.
       analyticsReported: (orgId) => billing().plans.planOf(orgId)?.features.includes("analytics") ?? true,
     });

@@ -14,6 +14,7 @@ import { Members } from "./members.ts";
 import { Invitations } from "./invitations.ts";
 import { InvitationAcceptance } from "./invitation-accept.ts";
 import { ShareLinks } from "./share-links.ts";
+import { Restrictions } from "./restrictions/restrictions-service.ts";
 
 /** The services of the access layer: workspaces, settings, members, invitations, share links. */
 export interface AccessServices {
@@ -23,6 +24,8 @@ export interface AccessServices {
   invitations: Invitations;
   invitationAcceptance: InvitationAcceptance;
   shareLinks: ShareLinks;
+  /** Restricted folders and pages: the rules, and who may see what under them. */
+  restrictions: Restrictions;
 }
 
 export function buildAccessServices(deps: {
@@ -38,7 +41,8 @@ export function buildAccessServices(deps: {
   permissions: Permissions;
 }): AccessServices {
   const { db, config, log, workspaces, permissions } = deps;
-  const workspaceService = new WorkspaceService({ db, records: workspaces, permissions });
+  const restrictions = new Restrictions({ db, permissions, users: deps.users });
+  const workspaceService = new WorkspaceService({ db, records: workspaces, permissions, restrictions });
   const members = new Members({
     db,
     permissions,
@@ -64,7 +68,8 @@ export function buildAccessServices(deps: {
       permissions,
       members,
       workspaces,
-      present: (row, role) => workspaceService.present(row, role),
+      present: (row, role, principal) => workspaceService.present(row, role, principal),
     }),
+    restrictions,
   };
 }

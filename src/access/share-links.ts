@@ -57,7 +57,7 @@ export class ShareLinks {
       members: Members;
       workspaces: WorkspaceRecords;
       /** The workspace record as every endpoint shows it (WorkspaceService.present). */
-      present: (row: WorkspaceRow, role: EffectiveRole | null) => WorkspaceJson;
+      present: (row: WorkspaceRow, role: EffectiveRole | null, principal?: Principal) => WorkspaceJson;
     },
   ) {}
 
@@ -145,7 +145,7 @@ export class ShareLinks {
     }
     const fresh = workspaces.byId(workspace.id) ?? workspace;
     return {
-      workspace: this.deps.present(fresh, permissions.roleIn(principal.userId, fresh)),
+      workspace: this.deps.present(fresh, permissions.roleIn(principal.userId, fresh), principal),
       role: result.role,
       joined: result.change !== null,
     };

@@ -1,4 +1,5 @@
 import type { Db } from "../db/database.ts";
+import type { Restrictions } from "./restrictions/restrictions-service.ts";
 import { ConflictError, ForbiddenError } from "../core/errors.ts";
 import { nowIso } from "../core/clock.ts";
 import { parseInput } from "../core/validate.ts";
@@ -48,7 +49,17 @@ export class WorkspaceService {
       .query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM pages WHERE workspace_id = ? AND deleted_at IS NULL")
       .get(workspaceId)?.n ?? 0;
 
-  constructor(private readonly deps: { db: Db; records: WorkspaceRecords; permissions: Permissions }) {}
+  constructor(private readonly deps: { db: Db; records: WorkspaceRecords; permissions: Permissions; restrictions: Restrictions }) {}
+
+  /** The pages the principal can see: a restricted folder's pages are not counted for those it hides them from. */
+  private countFor(principal: Principal, row: WorkspaceRow, role: EffectiveRole | null): number {
+    const vis = this.deps.restrictions.visibilityOf(principal, row, role);
+    if (!vis.restricted) return this.pageCount(row.id);
+    const paths = this.deps.db
+      .query<{ path: string }, [string]>("SELECT path FROM pages WHERE workspace_id = ? AND deleted_at IS NULL")
+      .all(row.id);
+    return paths.filter((p) => vis.sees(p.path)).length;
+  }
 
   list(principal: Principal, query: unknown): Page<WorkspaceJson> {
     const { records, permissions } = this.deps;
@@ -60,20 +71,20 @@ export class WorkspaceService {
     return {
       items: page.items.flatMap((row) => {
         const role = permissions.principalRole(principal, row);
-        return role === null ? [] : [records.toJson(row, role, this.pageCount(row.id))];
+        return role === null ? [] : [records.toJson(row, role, this.countFor(principal, row, role))];
       }),
       next_cursor: page.next_cursor,
     };
   }
 
   /** The workspace record as every endpoint shows it. */
-  present(row: WorkspaceRow, role: EffectiveRole | null): WorkspaceJson {
-    return this.deps.records.toJson(row, role, this.pageCount(row.id));
+  present(row: WorkspaceRow, role: EffectiveRole | null, principal?: Principal): WorkspaceJson {
+    return this.deps.records.toJson(row, role, principal ? this.countFor(principal, row, role) : this.pageCount(row.id));
   }
 
   get(principal: Principal, ref: string): WorkspaceJson {
     const { workspace, role } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
-    return this.deps.records.toJson(workspace, role, this.pageCount(workspace.id));
+    return this.deps.records.toJson(workspace, role, this.countFor(principal, workspace, role));
   }
 
   /** Super Admin of the caller's organization only; the creator also becomes an admin member. */

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { Restrictions } from "../access/restrictions/restrictions-service.ts";
 import type { Db } from "../db/database.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
@@ -80,12 +81,13 @@ function toJson(row: CommentRow): CommentJson {
  */
 export class Comments {
   constructor(
-    private readonly deps: { db: Db; permissions: Permissions; workspaces: WorkspaceRecords; users: Users; bus: EventBus },
+    private readonly deps: { db: Db; permissions: Permissions; restrictions: Restrictions; workspaces: WorkspaceRecords; users: Users; bus: EventBus },
   ) {}
 
   list(principal: Principal, ref: string, query: unknown): { items: CommentJson[]; next_cursor: string | null } {
     const q = parseInput(listCommentsQuery, query);
-    const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
+    const { workspace, role } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
+    const vis = this.deps.restrictions.visibilityOf(principal, workspace, role);
     const after = decodeCursor(q.cursor);
     const where = ["c.workspace_id = ?"];
     const args: (string | number)[] = [workspace.id];
@@ -105,15 +107,18 @@ export class Comments {
       where.push("COALESCE((SELECT r.resolved FROM comments r WHERE r.id = c.parent_id), c.resolved) = ?");
       args.push(q.resolved === "true" ? 1 : 0);
     }
-    if (after) {
-      where.push("c.id > ?");
-      args.push(after);
+    // A restricted page's comments are read past for those it is hidden from: a page stays full while more remain.
+    const rows: CommentRow[] = [];
+    let from = after;
+    for (;;) {
+      const clauses = from ? [...where, "c.id > ?"] : where;
+      const batch = this.deps.db
+        .query<CommentRow, (string | number)[]>(`${SELECT} WHERE ${clauses.join(" AND ")} ORDER BY c.id LIMIT ${q.limit + 1}`)
+        .all(...(from ? [...args, from] : args));
+      for (const row of batch) if (vis.sees(row.page_path)) rows.push(row);
+      if (rows.length > q.limit || batch.length <= q.limit) break;
+      from = batch[batch.length - 1]!.id;
     }
-    const rows = this.deps.db
-      .query<CommentRow, (string | number)[]>(
-        `${SELECT} WHERE ${where.join(" AND ")} ORDER BY c.id LIMIT ${q.limit + 1}`,
-      )
-      .all(...args);
     const more = rows.length > q.limit;
     const items = rows.slice(0, q.limit).map(toJson);
     return { items, next_cursor: more ? encodeCursor(items[items.length - 1]!.id) : null };
@@ -125,13 +130,14 @@ export class Comments {
 
   create(principal: Principal, ref: string, body: unknown): CommentJson {
     const input = parseInput(createCommentInput, body);
-    const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "commenter");
+    const { workspace, role } = this.deps.permissions.require(principal, workspaceRef(ref), "commenter");
+    const vis = this.deps.restrictions.visibilityOf(principal, workspace, role);
     const author = this.deps.users.byId(principal.userId);
     const now = new Date().toISOString();
     let parent: CommentRow | null = null;
     if (input.parent_id !== undefined) {
       parent = this.row(input.parent_id);
-      if (!parent || parent.workspace_id !== workspace.id) throw new NotFoundError("Parent comment not found");
+      if (!parent || parent.workspace_id !== workspace.id || !vis.sees(parent.page_path)) throw new NotFoundError("Parent comment not found");
       if (parent.parent_id !== null) parent = this.row(parent.parent_id)!;
     }
     let pagePath: string;
@@ -146,8 +152,9 @@ export class Comments {
     }
     // Only a page that exists can be commented on (a reply too: not on a thread whose page is gone).
     const pageId = this.pageIdOf(workspace.id, pagePath);
-    if (pageId === null || (parent?.page_id != null && parent.page_id !== pageId)) throw new NotFoundError("Page not found");
-    const mentions = resolveMentions(input.body, workspacePeople(this.deps.db, workspace));
+    if (pageId === null || !vis.sees(pagePath) || (parent?.page_id != null && parent.page_id !== pageId)) throw new NotFoundError("Page not found");
+    if (!vis.allows(pagePath, "comment")) throw new ForbiddenError("This page's access list does not give you comment access");
+    const mentions = resolveMentions(input.body, this.peopleWhoSee(workspace, pagePath));
     const row: CommentRow = {
       id: ulid(),
       workspace_id: workspace.id,
@@ -191,7 +198,7 @@ export class Comments {
     const input = parseInput(updateCommentInput, body);
     const { row, workspace, role } = this.load(principal, commentId, "commenter");
     this.requireAuthorOrAdmin(principal, row, role);
-    const mentions = resolveMentions(input.body, workspacePeople(this.deps.db, workspace));
+    const mentions = resolveMentions(input.body, this.peopleWhoSee(workspace, row.page_path));
     const now = new Date().toISOString();
     this.deps.db
       .query("UPDATE comments SET body = ?, mentions = ?, updated_at = ? WHERE id = ?")
@@ -242,8 +249,19 @@ export class Comments {
     const workspace = this.deps.workspaces.byId(row.workspace_id);
     const role = workspace ? this.deps.permissions.principalRole(principal, workspace) : null;
     if (!workspace || role === null) throw new NotFoundError("Comment not found");
+    // A thread on a page the caller cannot see does not exist for them, whatever its id.
+    const vis = this.deps.restrictions.visibilityOf(principal, workspace, role);
+    if (!vis.sees(row.page_path)) throw new NotFoundError("Comment not found");
     if (!atLeast(role, min)) throw new ForbiddenError(`This needs the ${min} role in the workspace`);
+    if (min !== "viewer" && !vis.allows(row.page_path, "comment")) throw new ForbiddenError("This page's access list does not give you comment access");
     return { row, workspace, role };
+  }
+
+  /** Who may be @-mentioned on a page: the workspace's people who can see it (nobody is mentioned into a page hidden from them). */
+  private peopleWhoSee(workspace: WorkspaceRow, pagePath: string) {
+    const people = workspacePeople(this.deps.db, workspace);
+    if (!this.deps.restrictions.hasRules(workspace)) return people;
+    return people.filter((p) => this.deps.restrictions.visibilityOfUser(p.id, workspace, this.deps.permissions.roleIn(p.id, workspace)).sees(pagePath));
   }
 
   private requireAuthorOrAdmin(principal: Principal, row: CommentRow, role: EffectiveRole): void {

@@ -1,6 +1,7 @@
 import type { Db } from "../db/database.ts";
 import type { EventBus } from "../core/event-bus.ts";
 import type { Permissions } from "../access/permissions.ts";
+import type { Restrictions } from "../access/restrictions/restrictions-service.ts";
 import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
 import type { Users } from "../identity/users.ts";
 import { Comments } from "./comments.ts";
@@ -18,13 +19,13 @@ export interface CollabServices {
   pageViewing: PageViewing;
 }
 
-export function buildCollabServices(deps: { db: Db; bus: EventBus; permissions: Permissions; workspaces: WorkspaceRecords; users: Users }): CollabServices {
-  const { db, bus, permissions } = deps;
+export function buildCollabServices(deps: { db: Db; bus: EventBus; permissions: Permissions; restrictions: Restrictions; workspaces: WorkspaceRecords; users: Users }): CollabServices {
+  const { db, bus, permissions, restrictions } = deps;
   return {
-    comments: new Comments({ db, permissions, workspaces: deps.workspaces, users: deps.users, bus }),
-    activity: new ActivityFeed({ db, permissions }),
+    comments: new Comments({ db, permissions, restrictions, workspaces: deps.workspaces, users: deps.users, bus }),
+    activity: new ActivityFeed({ db, permissions, restrictions }),
     templates: new Templates(),
     people: new People({ db, permissions }),
-    pageViewing: new PageViewing({ permissions, bus }),
+    pageViewing: new PageViewing({ permissions, restrictions, bus }),
   };
 }

@@ -10,6 +10,8 @@
  * by atomic renames. Either way it writes nothing but the ZIP, which must lie outside the data
  * directory.
  */
+import { Users } from "../identity/users.ts";
+import { Restrictions } from "../access/restrictions/restrictions-service.ts";
 import { defineCommand } from "citty";
 import { dirname, resolve, sep } from "node:path";
 import { ValidationError } from "../core/errors.ts";
@@ -87,7 +89,7 @@ export async function runExport(opts: {
       throw new CommandError(`--output must be outside the data directory (${dataDir})`, 2);
     }
     const ledger = new ContentLedger({ db, dataDir, bus: new EventBus(), log: silentLogger });
-    const exporter = new SiteExporter({ ledger, site: siteSourceOf(storeModelProvider({ db, ledger }), workspaces) });
+    const exporter = new SiteExporter({ ledger, site: siteSourceOf(storeModelProvider({ db, ledger, restrictions: new Restrictions({ db, permissions: new Permissions(db, workspaces), users: new Users(db) }) }), workspaces) });
     // An export that would fill the disk is refused before it starts (docs/decisions/storage.md §6).
     requireFreeSpace(dirname(output), exporter.expectedBytes(workspace.id), "the export");
     const service = new ExportService({ permissions: new Permissions(db, workspaces), exporter, baseUrl: "" });

@@ -9,6 +9,7 @@
  * read-only, and `restore` goes through the server's API with an API key (`--api-key` or
  * QUIRE_API_KEY), since only the server may write its data directory.
  */
+import { OPEN } from "../access/restrictions/visibility.ts";
 import { defineCommand } from "citty";
 import { loadConfig } from "../config.ts";
 import { AppError } from "../core/errors.ts";
@@ -72,7 +73,7 @@ function formatVersion(v: VersionEntry): string {
 
 /** The operator at the terminal: every right, acting as Quire itself. */
 function operatorAccess(workspace: WorkspaceRow): ContentAccess {
-  return { workspace, role: "admin", actor: { id: null, name: "quire cli" }, origin: "API" };
+  return { workspace, role: "admin", visibility: OPEN, actor: { id: null, name: "quire cli" }, origin: "API" };
 }
 
 function open(opts: { workspaceId: string; dataDir?: string | undefined }) {

@@ -3,6 +3,7 @@
  * workspace attached to the server-level default organization, then indexes the Markdown files
  * already in its folder. Refuses to run beside a running instance (the single-writer lock).
  */
+import { Restrictions } from "../access/restrictions/restrictions-service.ts";
 import { defineCommand } from "citty";
 import { join } from "node:path";
 import { loadConfig } from "../config.ts";
@@ -91,7 +92,9 @@ export async function initWorkspace(opts: {
     // The workspace service creates the row, in the default organization; from a remote, git
     // sync clones it first (a failed clone leaves no workspace behind: no row, no folder).
     const gitSync = new GitSync({ db, config, dataDir, log: silentLogger, ledger, reconciler, bus, workspaces, users: new Users(db) });
-    const workspaceService = new WorkspaceService({ db, records: workspaces, permissions: new Permissions(db, workspaces) });
+    const permissions = new Permissions(db, workspaces);
+    const restrictions = new Restrictions({ db, permissions, users: new Users(db) });
+    const workspaceService = new WorkspaceService({ db, records: workspaces, permissions, restrictions });
     workspaceService.prepareRemote = (remote) => gitSync.prepareClone(remote);
     let workspace: WorkspaceRow;
     try {

@@ -3,6 +3,8 @@
  * tiers: frontmatter id, path, content hash) and prints the counts; `--search` also rebuilds the
  * search index. Refuses to run beside a running instance (it would change what the server holds).
  */
+import { Users } from "../identity/users.ts";
+import { Restrictions } from "../access/restrictions/restrictions-service.ts";
 import { defineCommand } from "citty";
 import { join } from "node:path";
 import { loadConfig } from "../config.ts";
@@ -64,7 +66,7 @@ export async function rebuildWorkspace(opts: {
     }
     let searchPages: number | null = null;
     if (opts.search) {
-      const search = new SearchService({ db, dataDir, bus, permissions: new Permissions(db, workspaces), workspaces, log: silentLogger });
+      const search = new SearchService({ db, dataDir, bus, permissions: new Permissions(db, workspaces), restrictions: new Restrictions({ db, permissions: new Permissions(db, workspaces), users: new Users(db) }), workspaces, log: silentLogger });
       searchPages = search.rebuild(opts.workspaceId).pages;
     }
     return { result, searchPages };

@@ -3,6 +3,7 @@ import type { Permissions } from "../access/permissions.ts";
 import type { Users } from "../identity/users.ts";
 import type { ContentAccess } from "./rights.ts";
 import type { Origin } from "./committed-write.ts";
+import type { Restrictions } from "../access/restrictions/restrictions-service.ts";
 
 /**
  * Turns a caller into a ContentAccess: the workspace (by slug), the caller's role in it (404 when
@@ -10,17 +11,19 @@ import type { Origin } from "./committed-write.ts";
  * a signed-in session is the web editor, an API key the API, the MCP server says MCP.
  */
 export function contentAccess(
-  deps: { permissions: Permissions; users: Users },
+  deps: { permissions: Permissions; users: Users; restrictions: Restrictions },
   principal: Principal,
   workspaceSlug: string,
   origin?: Origin,
 ): ContentAccess {
   const { workspace, role } = deps.permissions.require(principal, { slug: workspaceSlug }, "viewer");
-  const name = deps.users.byId(principal.userId)?.name ?? "";
+  const user = deps.users.byId(principal.userId);
   return {
     workspace,
     role,
-    actor: { id: principal.userId, name },
+    visibility: deps.restrictions.visibility(workspace, user?.email_normalized ?? "", role),
+    ruleKeys: deps.restrictions.ruleKeys(workspace),
+    actor: { id: principal.userId, name: user?.name ?? "" },
     origin: origin ?? (principal.kind === "api_key" ? "API" : "web editor"),
   };
 }

@@ -164,8 +164,11 @@ export class AgentPages {
     };
   }
 
+  /** The pages the caller may see: a hidden page is in no list, neighbourhood or link count. */
   private rows(access: ContentAccess): PageRow[] {
-    return this.ledger.records.liveIn(access.workspace.id).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const vis = access.visibility;
+    const rows = this.ledger.records.liveIn(access.workspace.id);
+    return (vis.restricted ? rows.filter((r) => vis.sees(r.path)) : rows).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
   private readOrNull(access: ContentAccess, path: string): PageJson | null {

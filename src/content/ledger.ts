@@ -14,10 +14,10 @@ import { injectId } from "./page-ids.ts";
 import { readPageFile, type PageFile } from "./page-file.ts";
 import { PageRecords, pageJson, type PageJson, type PageRow } from "./page-records.ts";
 import { normalizePagePath, WorkspaceDir } from "./paths.ts";
-import { assertRight, type ContentAccess } from "./rights.ts";
+import { assertPageLevel, assertRight, type ContentAccess } from "./rights.ts";
 import { WriteGroup, type Actor, type CommittedWrite } from "./committed-write.ts";
 import { createPageInput, movePageInput, updatePageInput, type CreatePageInput } from "./schemas.ts";
-import { buildTree, reorderPages, type TreeNode } from "./tree.ts";
+import { buildTree, markRestricted, reorderPages, type TreeNode } from "./tree.ts";
 import { KeyedQueue } from "../core/write-queue.ts";
 import { OwnWrites } from "./own-writes.ts";
 import { pageProblems, type PageProblem } from "./page-problems.ts";
@@ -52,6 +52,7 @@ const KEEP_TREES_FROM = 300;
 
 export class ContentLedger {
   private readonly trees = new Map<string, { mark: string; tree: TreeNode[] }>();
+  private readonly restrictedTrees = new WeakMap<object, { workspaceId: string; mark: string; tree: TreeNode[] }>();
   readonly records: PageRecords;
   readonly activity: ActivityLog;
   readonly queue = new KeyedQueue();
@@ -118,7 +119,8 @@ export class ContentLedger {
     assertRight(access, "read");
     const path = normalizePagePath(rawPath);
     const row = this.records.live(access.workspace.id, path);
-    if (!row) throw new NotFoundError("Page not found");
+    // Looked up either way: a hidden page costs the same query as a missing one.
+    if (!row || !access.visibility.sees(path)) throw new NotFoundError("Page not found");
     const file = this.readFile(access.workspace.id, path);
     if (!file) throw new NotFoundError("Page not found");
     return this.toJson(row, file);
@@ -133,10 +135,19 @@ export class ContentLedger {
     assertRight(access, "read");
     const id = access.workspace.id;
     const mark = this.records.changeMark();
+    const vis = access.visibility;
+    if (vis.restricted) {
+      // A person's own tree, kept with their visibility (which lives until the rules or their role change).
+      const own = this.restrictedTrees.get(vis);
+      if (own?.mark === mark && own.workspaceId === id) return own.tree;
+      const tree = markRestricted(buildTree(this.records.liveIn(id).filter((r) => vis.sees(r.path))), access.ruleKeys);
+      this.restrictedTrees.set(vis, { workspaceId: id, mark, tree });
+      return tree;
+    }
     const kept = this.trees.get(id);
     if (kept?.mark === mark) return kept.tree;
     const rows = this.records.liveIn(id);
-    const tree = buildTree(rows);
+    const tree = markRestricted(buildTree(rows), access.ruleKeys);
     if (rows.length >= KEEP_TREES_FROM) this.trees.set(id, { mark, tree });
     else this.trees.delete(id);
     return tree;
@@ -151,6 +162,7 @@ export class ContentLedger {
   async create(access: ContentAccess, rawPath: string, body: unknown): Promise<PageJson> {
     assertRight(access, "create");
     const path = normalizePagePath(rawPath);
+    assertPageLevel(access, path, "edit");
     const input = parseInput(createPageInput, body);
     return this.exclusive(access.workspace.id, () => this.createLocked(access, path, input));
   }
@@ -159,6 +171,7 @@ export class ContentLedger {
   async update(access: ContentAccess, rawPath: string, body: unknown): Promise<PageResult> {
     assertRight(access, "edit");
     const path = normalizePagePath(rawPath);
+    assertPageLevel(access, path, "edit");
     const input = parseInput(updatePageInput, body);
     return this.exclusive(access.workspace.id, () => {
       const ws = access.workspace;
@@ -223,6 +236,7 @@ export class ContentLedger {
   async restoreText(access: ContentAccess, rawPath: string, text: string, opts: { message: string; lastKnownHash?: string; pageId?: string }): Promise<PageJson> {
     assertRight(access, opts.pageId === undefined ? "edit" : "create");
     const path = normalizePagePath(rawPath);
+    assertPageLevel(access, path, "edit");
     return this.exclusive(access.workspace.id, () => {
       const ws = access.workspace;
       const row = opts.pageId === undefined ? this.records.live(ws.id, path) : this.records.byId(opts.pageId);
@@ -274,6 +288,7 @@ export class ContentLedger {
   async delete(access: ContentAccess, rawPath: string): Promise<void> {
     assertRight(access, "delete");
     const path = normalizePagePath(rawPath);
+    assertPageLevel(access, path, "edit");
     await this.exclusive(access.workspace.id, () => {
       const ws = access.workspace;
       const row = this.records.live(ws.id, path);
@@ -315,6 +330,9 @@ export class ContentLedger {
     const input = parseInput(movePageInput, body);
     const newPath = normalizePagePath(input.new_path, field);
     if (newPath === oldPath) throw new ValidationError("new_path: is the page's current path", field);
+    // Edit access on both sides: a page moves neither out of nor into a folder the mover cannot edit.
+    assertPageLevel(access, oldPath, "edit");
+    assertPageLevel(access, newPath, "edit");
     return this.exclusive(access.workspace.id, () => {
       const dir = this.dir(access.workspace.id);
       const plan = planMove(this, dir, oldPath, newPath, field);
@@ -359,7 +377,7 @@ export class ContentLedger {
   async reorder(access: ContentAccess, body: unknown): Promise<void> {
     assertRight(access, "edit");
     await this.exclusive(access.workspace.id, () => {
-      const paths = reorderPages(this.deps.db, this.records, access.workspace.id, body);
+      const paths = reorderPages(this.deps.db, this.records, access.workspace.id, body, (path) => access.visibility.allows(path, "edit"));
       if (paths.length === 1) this.publishEvent(access, "page-updated", { path: paths[0], reason: "reorder" });
       else if (paths.length > 1) {
         const ws = access.workspace.id;
@@ -400,6 +418,7 @@ export class ContentLedger {
   async importPage(access: ContentAccess, rawPath: string, text: string): Promise<PageJson> {
     assertRight(access, "create");
     const path = normalizePagePath(rawPath);
+    assertPageLevel(access, path, "edit");
     return this.exclusive(access.workspace.id, () => {
       const id = ulid();
       return this.insertLocked(access, path, id, injectId(readPageFile(text, path), id));

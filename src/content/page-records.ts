@@ -92,6 +92,15 @@ export class PageRecords {
     return this.db.query<PageRow, [string]>("SELECT * FROM pages WHERE id = ?").get(id);
   }
 
+  /** Whether a live page's path starts with `prefix` (a folder ending in `/`). */
+  anyLiveUnder(workspaceId: string, prefix: string): boolean {
+    return (
+      this.db
+        .query<{ n: number }, [string, string, string]>("SELECT 1 AS n FROM pages WHERE workspace_id = ? AND path >= ? AND path < ? AND deleted_at IS NULL LIMIT 1")
+        .get(workspaceId, prefix, prefix + "\uffff") !== null
+    );
+  }
+
   liveIn(workspaceId: string): PageRow[] {
     return this.db
       .query<PageRow, [string]>("SELECT * FROM pages WHERE workspace_id = ? AND deleted_at IS NULL")

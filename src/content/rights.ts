@@ -1,8 +1,10 @@
-import { ForbiddenError } from "../core/errors.ts";
+import { ForbiddenError, NotFoundError } from "../core/errors.ts";
 import type { EffectiveRole } from "../workspaces/roles.ts";
 import { roleHasRight, type ContentRight } from "../workspaces/rights.ts";
 import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
 import type { Actor, Origin, WriteGroup } from "./committed-write.ts";
+import type { PageVisibility } from "../access/restrictions/visibility.ts";
+import type { AccessLevel } from "../access/restrictions/levels.ts";
 
 
 /** The caller of a ledger operation, after the workspace-level permission check. */
@@ -11,6 +13,10 @@ export interface ContentAccess {
   role: EffectiveRole;
   actor: Actor;
   origin: Origin;
+  /** What the caller may see and do under the workspace's restricted folders (docs/decisions/restricted-folders.md). */
+  visibility: PageVisibility;
+  /** The folders (ending in `/`) and pages with an access list, lower-cased; the tree marks them. Absent: none marked. */
+  ruleKeys?: ReadonlySet<string>;
   /** Set while the writes belong to one group that history records as a single commit (committed-write.ts). */
   group?: WriteGroup;
 }
@@ -29,4 +35,15 @@ const NEEDS: Record<ContentRight, string> = {
 
 export function assertRight(access: Pick<ContentAccess, "workspace" | "role">, right: ContentRight): void {
   if (!hasRight(access, right)) throw new ForbiddenError(NEEDS[right]);
+}
+
+/**
+ * The page's restriction (docs/decisions/restricted-folders.md): a page or folder the caller may not
+ * see answers exactly as a missing one; one they see but whose access list does not reach `level`
+ * is a 403 that names no one.
+ */
+export function assertPageLevel(access: Pick<ContentAccess, "visibility">, path: string, level: AccessLevel): void {
+  if (!access.visibility.restricted) return;
+  if (!access.visibility.sees(path)) throw new NotFoundError("Page not found");
+  if (!access.visibility.allows(path, level)) throw new ForbiddenError(`This page's access list does not give you ${level} access`);
 }

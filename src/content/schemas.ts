@@ -202,6 +202,7 @@ export const treeNodeOutput = z.object({
   publish: z.boolean(),
   status: z.string().nullable(),
   child_count: z.number().int().min(0).optional().describe("A folder's number of direct children; sent when the tree is asked for by folder or depth"),
+  restricted: z.literal(true).optional().describe("The folder or page has its own access list (sent only then)"),
   get children() {
     return z.array(treeNodeOutput).optional();
   },

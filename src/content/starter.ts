@@ -1,3 +1,4 @@
+import { OPEN } from "../access/restrictions/visibility.ts";
 import { listAssets, readAssetText } from "../core/assets.ts";
 import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
 import type { ContentLedger } from "./ledger.ts";
@@ -14,7 +15,7 @@ export async function seedStarterPages(ledger: ContentLedger, workspace: Workspa
     if (!asset.endsWith(".md")) continue;
     const text = await readAssetText(asset);
     if (text === null) continue;
-    await ledger.importPage({ workspace, role: "admin", actor, origin: "starter" }, asset.slice(PREFIX.length), text);
+    await ledger.importPage({ workspace, role: "admin", visibility: OPEN, actor, origin: "starter" }, asset.slice(PREFIX.length), text);
     count++;
   }
   return count;

@@ -49,6 +49,23 @@ export function buildTree(rows: PageRow[]): TreeNode[] {
   return root.children!;
 }
 
+/**
+ * Marks the folders and pages that have their own access list (docs/decisions/restricted-folders.md),
+ * for whoever sees them: `keys` are lower-cased, folders ending in `/`.
+ */
+export function markRestricted(tree: TreeNode[], keys: ReadonlySet<string> | undefined): TreeNode[] {
+  if (!keys || keys.size === 0) return tree;
+  const walk = (nodes: TreeNode[]) => {
+    for (const node of nodes) {
+      const key = (node.type === "folder" ? `${node.path}/` : node.path).toLowerCase();
+      if (keys.has(key)) node.restricted = true;
+      if (node.children) walk(node.children);
+    }
+  };
+  walk(tree);
+  return tree;
+}
+
 /** What a page gives its node; a folder's index.md gives the same to its folder. */
 function pageFields(row: PageRow): Pick<TreeNode, "page_id" | "title" | "sort_order" | "nav_order" | "publish" | "status"> {
   return {
@@ -96,10 +113,11 @@ function sortLevel(nodes: TreeNode[]): void {
  * Applies a reorder request: every id must be a live page of that level (a folder's index counts).
  * Returns the paths of the pages whose `sort_order` actually changed.
  */
-export function reorderPages(db: Db, records: PageRecords, workspaceId: string, body: unknown): string[] {
+/** `editable`: the pages the caller may change; any other (a hidden one among them) is as unknown as a missing id. */
+export function reorderPages(db: Db, records: PageRecords, workspaceId: string, body: unknown, editable: (path: string) => boolean = () => true): string[] {
   const input = parseInput(reorderInput, body);
   const parent = normalizeFolderPath(input.parent_path ?? "");
-  const rows = new Map(records.liveIn(workspaceId).map((r) => [r.id, r]));
+  const rows = new Map(records.liveIn(workspaceId).filter((r) => editable(r.path)).map((r) => [r.id, r]));
   input.order.forEach((entry, i) => {
     const row = rows.get(entry.id);
     if (!row) throw new ValidationError(`order.${i}.id: no page with this id in the workspace`, `order.${i}.id`);

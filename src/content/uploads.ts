@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
+import { UploadReferences } from "./upload-references.ts";
 import { NotFoundError, PayloadTooLargeError, ValidationError } from "../core/errors.ts";
 import { ulid } from "../core/ids.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
@@ -85,7 +86,11 @@ interface ServedUpload {
 }
 
 export class Uploads {
-  constructor(private readonly ledger: ContentLedger) {}
+  private readonly references: UploadReferences;
+
+  constructor(private readonly ledger: ContentLedger) {
+    this.references = new UploadReferences(ledger);
+  }
 
   async store(access: ContentAccess, file: unknown): Promise<UploadJson> {
     assertRight(access, "edit");
@@ -118,6 +123,12 @@ export class Uploads {
 
   open(access: ContentAccess, filename: string): ServedUpload {
     assertRight(access, "read");
+    const vis = access.visibility;
+    if (vis.restricted) {
+      // Used only by pages hidden from the reader: as missing as they are.
+      const pages = this.references.pagesNaming(access.workspace.id, filename);
+      if (pages.length > 0 && !pages.some((p) => vis.sees(p))) throw new NotFoundError("File not found");
+    }
     return this.openIn(access.workspace.id, filename);
   }
 

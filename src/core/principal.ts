@@ -31,6 +31,11 @@ export function methodClass(method: string): HttpMethodClass {
   return "write";
 }
 
+/** Whether scopes grant what a tool or request needs: the `admin` scope only by itself, else as scopesAllow. */
+export function scopeGrants(scopes: readonly ApiKeyScope[], needed: HttpMethodClass | "admin"): boolean {
+  return needed === "admin" ? scopes.includes("admin") : scopesAllow(scopes, needed);
+}
+
 /** Whether a key's scopes allow this kind of request at all (the role check still follows). */
 export function scopesAllow(scopes: readonly ApiKeyScope[], cls: HttpMethodClass): boolean {
   if (scopes.includes("admin")) return true;

@@ -7,6 +7,7 @@ import { parseInput } from "../core/validate.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { Users } from "../identity/users.ts";
+import type { Restrictions } from "../access/restrictions/restrictions-service.ts";
 import type { ContentLedger } from "../content/ledger.ts";
 import { assertRight, type ContentAccess } from "../content/rights.ts";
 import { injectId } from "../content/page-ids.ts";
@@ -48,7 +49,7 @@ type ConflictJson = { id: string } & Omit<ConflictMeta, "workspace_id" | "remote
 
 export class ConflictService {
   constructor(
-    private readonly deps: { db: Db; permissions: Permissions; users: Users; ledger: ContentLedger; bus: EventBus; gitSync: GitSync },
+    private readonly deps: { db: Db; permissions: Permissions; users: Users; ledger: ContentLedger; bus: EventBus; gitSync: GitSync; restrictions: Restrictions },
   ) {}
 
   async sync(principal: Principal, ref: string): Promise<SyncResult> {
@@ -57,11 +58,13 @@ export class ConflictService {
   }
 
   list(principal: Principal, ref: string) {
-    const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
+    const { workspace, role } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
+    const vis = this.deps.restrictions.visibilityOf(principal, workspace, role);
     return {
       workspace_id: workspace.id,
       sync_status: workspace.sync_status,
-      conflicts: this.deps.gitSync.conflicts.list(workspace.id).map((m) => ({
+      // A conflict on a page hidden from the caller is theirs to know nothing of (docs/decisions/restricted-folders.md).
+      conflicts: this.deps.gitSync.conflicts.list(workspace.id).filter((m) => vis.sees(m.path)).map((m) => ({
         id: conflictId(m),
         path: m.path,
         ours_hash: m.ours_hash,
@@ -224,6 +227,7 @@ export class ConflictService {
     return {
       workspace,
       role,
+      visibility: this.deps.restrictions.visibilityOf(principal, workspace, role),
       actor: { id: principal.userId, name: this.deps.users.byId(principal.userId)?.name ?? "" },
       origin: principal.kind === "api_key" ? "API" : "web editor",
     };
@@ -233,7 +237,7 @@ export class ConflictService {
     const { workspace, role } = this.deps.permissions.require(principal, workspaceRef(ref), min);
     const { pageId, timestamp } = parseConflictId(id);
     const meta = this.deps.gitSync.conflicts.get(pageId, timestamp);
-    if (meta.workspace_id !== workspace.id) throw new NotFoundError("Conflict not found");
+    if (meta.workspace_id !== workspace.id || !this.deps.restrictions.visibilityOf(principal, workspace, role).sees(meta.path)) throw new NotFoundError("Conflict not found");
     return { workspace, role, meta };
   }
 
@@ -241,7 +245,10 @@ export class ConflictService {
   private locate(principal: Principal, pageId: string, timestamp: string, min: "viewer" | "editor") {
     const meta = this.deps.gitSync.conflicts.get(pageId, timestamp);
     // 404 without read access, 403 with read but not edit access.
-    const { workspace, role } = this.deps.permissions.require(principal, { id: meta.workspace_id }, min);
+    const { workspace, role } = this.deps.permissions.require(principal, { id: meta.workspace_id }, "viewer");
+    // A conflict on a hidden page is missing, whatever the caller's role.
+    if (!this.deps.restrictions.visibilityOf(principal, workspace, role).sees(meta.path)) throw new NotFoundError("Conflict not found");
+    this.deps.permissions.require(principal, { id: meta.workspace_id }, min);
     return { meta, workspace, role };
   }
 

@@ -14,7 +14,7 @@ import type { Repo } from "./repo.ts";
  * and any other file alike: binaries are never merged). Runs as
  * the workspace's single writer; records and events follow (reconcile, then the sync service).
  */
-const MANIFESTS = new Set([".quire/workspace.yaml", ".quire/publish.yaml", ".quire/redirects.yaml"]);
+const MANIFESTS = new Set([".quire/workspace.yaml", ".quire/publish.yaml", ".quire/redirects.yaml", ".quire/access.yaml"]);
 
 interface AppliedChange {
   path: string;

@@ -9,6 +9,7 @@ import type { Reconciler } from "../content/reconcile.ts";
 import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
 import type { Users } from "../identity/users.ts";
 import type { Permissions } from "../access/permissions.ts";
+import type { Restrictions } from "../access/restrictions/restrictions-service.ts";
 import { GitSync } from "./sync-service.ts";
 import { ConflictService } from "./conflict-service.ts";
 import { WebhookReceiver } from "./webhook-receiver.ts";
@@ -39,12 +40,13 @@ export function buildGitServices(deps: {
   workspaces: WorkspaceRecords;
   users: Users;
   permissions: Permissions;
+  restrictions: Restrictions;
   storage?: StorageHealth;
 }): GitServices {
   const { db, config, dataDir, log, bus, ledger, reconciler, workspaces, users, storage } = deps;
   const gitSync = new GitSync({ db, config, dataDir, log, ledger, reconciler, bus, workspaces, users, storage });
   deps.closers.push(() => gitSync.stop());
-  const conflictService = new ConflictService({ db, permissions: deps.permissions, users, ledger, bus, gitSync });
+  const conflictService = new ConflictService({ db, permissions: deps.permissions, users, ledger, bus, gitSync, restrictions: deps.restrictions });
   const webhooks = new WebhookReceiver({ workspaces, log });
   webhooks.onPush((push) => gitSync.trigger(push.workspaceId, { reason: "webhook", branch: push.branch }).catch(() => {}));
   return { gitSync, conflictService, webhooks };

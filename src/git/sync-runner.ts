@@ -52,8 +52,13 @@ export class SyncRunner {
       skipped: SkippedFiles;
       /** Called with each sync round's result (metrics count them); a hook must not throw. */
       syncedHooks: Array<(status: SyncResult["status"]) => void>;
+      /** Asked after each pull with the paths it brought; a message refuses what it names (the sync reports it). */
+      pulledHooks: Array<(workspaceId: string, paths: ReadonlySet<string>) => string | null>;
     },
   ) {}
+
+  /** What the pulls of the running sync refused, per workspace (reported when the sync settles). */
+  private readonly refused = new Map<string, string>();
 
   // ---- timers --------------------------------------------------------------------------------
 
@@ -210,8 +215,15 @@ export class SyncRunner {
       status.fail(ws, spec, error, "sync");
       return { status: "failed", changes: total, error: status.lastError(ws.id) ?? "sync failed" };
     }
-    status.clearError(ws.id);
     const open = this.parts.conflicts.list(ws.id).length;
+    const refused = this.refused.get(ws.id);
+    this.refused.delete(ws.id);
+    if (refused !== undefined) {
+      // The pages came in; what was refused (an invalid .quire/access.yaml) holds the status at error until fixed.
+      status.refuse(ws, refused);
+      return { status: open > 0 ? "conflict" : "completed", changes: total, conflicts: open, error: refused };
+    }
+    status.clearError(ws.id);
     status.set(ws, open > 0 ? "conflict" : "synced");
     return { status: open > 0 ? "conflict" : "completed", changes: total, conflicts: open };
   }
@@ -257,6 +269,10 @@ export class SyncRunner {
       off();
     }
     const pulled = new Set([...plan.applied.map((c) => c.path), ...plan.merged, ...plan.same]);
+    for (const hook of this.parts.pulledHooks) {
+      const problem = hook(ws.id, pulled);
+      if (problem !== null) this.refused.set(ws.id, problem);
+    }
     const head = await this.ctx.withTree(ws.id, async () => {
       await this.recordMerge(ws, repo, remoteOid, touched > 0, plan.conflicts.map((c) => c.path), pulled, autoCommit);
       return repo.head();

@@ -46,6 +46,8 @@ export class GitSync {
   }
   /** Called with each sync round's result (metrics count them); a hook must not throw. */
   readonly syncedHooks: Array<(status: SyncResult["status"]) => void>;
+  /** Asked after each pull with the paths it brought; a message refuses what it names and the sync status says so. */
+  readonly pulledHooks: Array<(workspaceId: string, paths: ReadonlySet<string>) => string | null> = [];
   private readonly ctx: SyncContext;
   private readonly status: SyncStatusBoard;
   private readonly skippedFiles: SkippedFiles;
@@ -72,6 +74,7 @@ export class GitSync {
       worker: this.worker,
       skipped: this.skippedFiles,
       syncedHooks: this.syncedHooks,
+      pulledHooks: this.pulledHooks,
     });
   }
 

@@ -50,6 +50,13 @@ export class SyncStatusBoard {
     this.deps.bus.publish({ type: "sync-status", workspace_id: ws.id, payload: { workspace_id: ws.id, status } });
   }
 
+  /** A pull brought something refused (an invalid `.quire/access.yaml`): the status says why until a sync without it. */
+  refuse(ws: WorkspaceRow, message: string): void {
+    this.lastErrors.set(ws.id, message);
+    this.deps.log.warn("git sync refused a file", { workspace_id: ws.id, error: message });
+    this.set(ws, "error");
+  }
+
   fail(ws: WorkspaceRow, spec: RemoteSpec, error: unknown, what: string): void {
     const message = scrub(error instanceof Error ? error.message : String(error), spec);
     this.lastErrors.set(ws.id, message);

@@ -7,7 +7,7 @@ import { injectId } from "../content/page-ids.ts";
 import { readPageFile } from "../content/page-file.ts";
 import type { PageJson } from "../content/page-records.ts";
 import { agentPagePath, normalizePagePath } from "../content/paths.ts";
-import { assertRight, type ContentAccess } from "../content/rights.ts";
+import { assertPageLevel, assertRight, type ContentAccess } from "../content/rights.ts";
 import { restoreMessage } from "./channel.ts";
 import { blame } from "./blame.ts";
 import { localOnly } from "./remote-reach.ts";
@@ -55,7 +55,8 @@ export class HistoryService {
     const path = normalizePagePath(agentPagePath(rawPath));
     const git = this.deps.index.git(ws).exists();
     const after = decodeCursor(cursor, 3);
-    const rows = this.pageRows(ws, path, limit + 1, after);
+    // A hidden page has no versions, exactly as a page that never existed (while indexing too).
+    const rows = access.visibility.sees(path) ? this.pageRows(ws, path, limit + 1, after) : null;
     const indexing = this.deps.index.pending(ws) > 0;
     // While the history is still being read, a page it has not reached yet has no versions so far.
     if (rows === null && !indexing) throw new NotFoundError("Page not found");
@@ -88,7 +89,10 @@ export class HistoryService {
   async readVersion(access: ContentAccess, rawPath: string, commit: string) {
     assertRight(access, "read");
     const ws = access.workspace.id;
-    const row = this.versionOf(ws, normalizePagePath(agentPagePath(rawPath)), commit);
+    const path = normalizePagePath(agentPagePath(rawPath));
+    // A hidden page's versions are as missing as the page (its old texts included).
+    assertPageLevel(access, path, "view");
+    const row = this.versionOf(ws, path, commit);
     const bytes = row.blob ? await this.deps.index.git(ws).blob(row.blob) : null;
     if (!bytes) throw new NotFoundError("This version deleted the page: it has no content (read the version before it)");
     const { text, valid_utf8 } = decode(bytes);
@@ -224,7 +228,9 @@ export class HistoryService {
         source: "git",
       });
     }
-    return { items: [...items.values()].sort((a, b) => b.deleted_at.localeCompare(a.deleted_at)) };
+    const vis = access.visibility;
+    const shown = vis.restricted ? [...items.values()].filter((i) => vis.sees(i.path)) : [...items.values()];
+    return { items: shown.sort((a, b) => b.deleted_at.localeCompare(a.deleted_at)) };
   }
 
   async restoreTrash(access: ContentAccess, body: unknown): Promise<PageJson> {
@@ -259,6 +265,7 @@ export class HistoryService {
     const { text, valid_utf8 } = decode(bytes);
     if (!valid_utf8) throw new ValidationError("trash_id: the page's last version is not valid UTF-8 text", "trash_id");
     const oldPath = last?.path ?? mine!.path;
+    if (!access.visibility.sees(oldPath)) throw new NotFoundError("Nothing in the trash has this id");
     let path: string;
     if (rawPath !== undefined) path = normalizePagePath(agentPagePath(rawPath), "path");
     else path = this.freePath(ws, oldPath);
@@ -292,9 +299,12 @@ export class HistoryService {
       )
       .all(ws, since[0], since[0], since[1], ...(after ? [Number(after[0]), Number(after[1]), after[2]!] : []), q.limit + 1);
     const more = rows.length > q.limit;
-    const shown = more ? rows.slice(0, q.limit) : rows;
+    const vis = access.visibility;
+    const page = more ? rows.slice(0, q.limit) : rows;
+    // Changes to hidden pages are left out (the cursor still follows the rows read).
+    const shown = vis.restricted ? page.filter((r) => vis.sees(r.path) && (r.old_path === null || vis.sees(r.old_path))) : page;
     const people = this.members(ws, shown);
-    const last = shown[shown.length - 1];
+    const last = page[page.length - 1];
     return {
       items: shown.map((r) => ({
         commit: r.commit_id,

@@ -56,6 +56,7 @@ import {
   shareLinkUseOutput,
   invitationAcceptOutput,
 } from "../access/schemas.ts";
+import { accessRulesOutput, effectiveAccessOutput, memberAccessOutput } from "../access/restrictions/schemas.ts";
 import { consentOutput, analyticsPagesOutput, analyticsSearchesOutput, analyticsOverviewOutput } from "../analytics/schemas.ts";
 import { webhookOutput, webhookWithSecretOutput, webhookListOutput, webhookDeliveryListOutput } from "../webhooks/schemas.ts";
 import { healthOutput, readinessOutput } from "../ops/schemas.ts";
@@ -178,6 +179,9 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["ShareLinkWithToken", shareLinkWithTokenOutput],
   ["ShareLinkList", shareLinkListOutput],
   ["ShareLinkUse", shareLinkUseOutput],
+  ["AccessRules", accessRulesOutput],
+  ["EffectiveAccess", effectiveAccessOutput],
+  ["MemberAccess", memberAccessOutput],
   ["InvitationAcceptance", invitationAcceptOutput],
   ["Webhook", webhookOutput],
   ["WebhookWithSecret", webhookWithSecretOutput],

@@ -57,6 +57,6 @@ export function mcpHandler(services: Services, instructions: (principal: Princip
 }
 
 /** The scope a tool needs over HTTP (undefined: no such tool), for the 403 `insufficient_scope` of an OAuth token. */
-export function toolScope(name: string, assistConfigured: boolean): "read" | "write" | "delete" | undefined {
+export function toolScope(name: string, assistConfigured: boolean): "read" | "write" | "delete" | "admin" | undefined {
   return allTools("http", assistConfigured).find((t) => t.name === name)?.scope;
 }

@@ -1,4 +1,4 @@
-import { scopesAllow, type Principal } from "../core/principal.ts";
+import { scopeGrants, type Principal } from "../core/principal.ts";
 import { nowMs } from "../core/clock.ts";
 import type { Services } from "../services.ts";
 import type { OneMessage } from "./server.ts";
@@ -99,7 +99,7 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
     if (method !== "tools/call" || !name) return null;
     const { toolScope } = require("./http-handler.ts") as typeof import("./http-handler.ts");
     const needed = toolScope(name, services.assist.configured);
-    if (needed === undefined || scopesAllow(principal.scopes, needed)) return null;
+    if (needed === undefined || scopeGrants(principal.scopes, needed)) return null;
     return { needed, tool: name };
   };
 

@@ -3,7 +3,7 @@ import { compactJsonSchema, jsonKey, withCachedJson } from "./schema-cache.ts";
 import { z } from "zod";
 import type { Services } from "../services.ts";
 import type { Logger } from "../core/log.ts";
-import { scopesAllow, type Principal } from "../core/principal.ts";
+import { scopeGrants, type Principal } from "../core/principal.ts";
 import { contentAccess } from "../content/access.ts";
 import type { ContentAccess } from "../content/rights.ts";
 import { agentPagePath } from "../content/paths.ts";
@@ -20,6 +20,7 @@ import { contentTools } from "./tools/content.ts";
 import { historyTools } from "./tools/history.ts";
 import { discoveryTools } from "./tools/discovery.ts";
 import { siteTools } from "./tools/site.ts";
+import { accessTools } from "./tools/access.ts";
 
 /** How one MCP session (a stdio connection, or one HTTP request) reaches Quire. */
 export interface McpSession {
@@ -49,7 +50,7 @@ const workspaceArg = slugSchema.describe("Workspace slug (default: the only one)
 export function allTools(transport: "stdio" | "http", assistConfigured: boolean): ToolDef[] {
   const key = `${transport}|${assistConfigured}`;
   let tools = toolSets.get(key);
-  if (!tools) toolSets.set(key, (tools = [...contentTools, ...discoveryTools, ...siteTools(transport), ...collabTools(assistConfigured), ...historyTools] as ToolDef[]));
+  if (!tools) toolSets.set(key, (tools = [...contentTools, ...discoveryTools, ...siteTools(transport), ...collabTools(assistConfigured), ...historyTools, ...accessTools] as ToolDef[]));
   return tools;
 }
 
@@ -111,7 +112,8 @@ function buildInput(tool: ToolDef): z.ZodType {
 
 /** The tools a principal may call: a key sees only those its scopes allow (read-only keys: read-only tools). */
 function toolAllowed(principal: Principal, tool: Pick<ToolDef, "scope">): boolean {
-  return principal.kind !== "api_key" || scopesAllow(principal.scopes, tool.scope);
+  if (principal.kind !== "api_key") return true;
+  return scopeGrants(principal.scopes, tool.scope);
 }
 
 /**
@@ -252,6 +254,7 @@ function registerResources(server: McpServer, session: McpSession): void {
         const access = contentAccess(services, principal, slug, "MCP");
         for (const row of services.ledger.records.liveIn(access.workspace.id)) {
           if (resources.length >= MAX_LISTED_RESOURCES) break;
+          if (!access.visibility.sees(row.path)) continue; // a hidden page is no resource of this reader
           resources.push({ uri: `quire://${slug}/${encodeURI(row.path)}`, name: row.path, title: row.title, mimeType: "text/markdown" });
         }
       }

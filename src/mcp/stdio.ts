@@ -37,7 +37,7 @@ function localSession(core: LocalCore, services: () => Promise<Services>, key: s
     return p;
   };
   // The workspace must exist for this key now (404 otherwise), so a typo fails at start, not at the first call.
-  contentAccess(core, principal(), slug, "MCP");
+  core.permissions.require(principal(), { slug }, "viewer");
   const session: McpSession = {
     services,
     log: core.log,

@@ -6,6 +6,7 @@ import { moveAliasInput, pagePath } from "../content/schemas.ts";
 import { resolveConflictInput } from "../git/schemas.ts";
 import { exportInput } from "../publish/schemas.ts";
 import { searchQuery } from "../search/schemas.ts";
+import { setAccessInput } from "../access/restrictions/schemas.ts";
 
 /**
  * The inputs of the MCP tools whose operation the REST API also has, derived from the schemas its
@@ -111,3 +112,6 @@ export const resolveConflictArgs = z.strictObject({
 export const stdioExportArgs = exportInput.safeExtend({
   output: z.string().min(1, "must not be empty").max(4096, "must be at most 4096 characters").optional(),
 });
+
+/** `quire_set_access`: the body of PUT …/access, as it is. */
+export const setAccessArgs = reshape(setAccessInput, {});

@@ -15,8 +15,12 @@ export interface ToolDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = 
   output: O;
   /** Whether the tool acts in one workspace (and so takes the optional `workspace` argument). */
   workspace: boolean;
-  /** The API-key scope the call needs, as the REST equivalent's method would (GET read, POST/PUT write, DELETE delete). */
-  scope: "read" | "write" | "delete";
+  /**
+   * The API-key scope the call needs, as the REST equivalent's method would (GET read, POST/PUT
+   * write, DELETE delete); `admin` for the workspace admins' tools, listed only to keys holding
+   * that scope (every other agent's list stays as small as before).
+   */
+  scope: "read" | "write" | "delete" | "admin";
   /** The docs/interfaces.md §8 rate-limit category of the REST equivalent, when it has one. */
   rate?: "content_read" | "content_write" | "search" | "ai_assist";
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };

@@ -1,4 +1,5 @@
 import type { Config } from "../config.ts";
+import type { Restrictions } from "../access/restrictions/restrictions-service.ts";
 import type { Logger } from "../core/log.ts";
 import type { Closers } from "../core/closers.ts";
 import type { ContentLedger } from "../content/ledger.ts";
@@ -38,6 +39,7 @@ export function buildPublishServices(deps: {
   search: SearchService;
   workspaces: WorkspaceRecords;
   permissions: Permissions;
+  restrictions: Restrictions;
   /** Whether the organization's analytics are reported to its members. */
   analyticsReported: (orgId: string) => boolean;
 }): PublishServices {
@@ -49,6 +51,6 @@ export function buildPublishServices(deps: {
     baseUrl: config.baseUrl,
   });
   deps.closers.push(() => exporter.close());
-  const quality = new QualityService({ permissions, ledger, versionBases: (id) => site.versions.list(id).map((v) => v.base_path) });
+  const quality = new QualityService({ permissions, restrictions: deps.restrictions, ledger, versionBases: (id) => site.versions.list(id).map((v) => v.base_path) });
   return { siteServer, quality, exporter };
 }

@@ -5,6 +5,9 @@
  * moves, and the member pass for `/p/`. HTTP routes and MCP tools call these methods with
  * (principal, workspace, input); the site's request handling lives in site-server.ts.
  */
+import type { Restrictions } from "../access/restrictions/restrictions-service.ts";
+import { publishable } from "./site/publishable.ts";
+import { OPEN } from "../access/restrictions/visibility.ts";
 import type { z } from "zod";
 import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
@@ -68,6 +71,7 @@ interface SiteServiceDeps {
   users: Users;
   sessions: Sessions;
   workspaceSettings: WorkspaceSettings;
+  restrictions: Restrictions;
 }
 
 export class SiteService {
@@ -161,7 +165,7 @@ export class SiteService {
         workspace: ws,
         theme: settings.theme,
         visibility: this.effectiveVisibility(ws),
-        rows: this.deps.ledger.records.liveIn(ws.id),
+        rows: publishable(this.deps.ledger.records.liveIn(ws.id), this.deps.restrictions.everyoneVisibility(ws)),
         manifests,
         versions: this.versions.list(ws.id),
         movedRedirects: this.movedRedirects(ws.id),
@@ -365,7 +369,8 @@ export class SiteService {
       // (in that one commit) and the error is returned: no version is recorded, and the admin
       // removes the partial folder or picks another base_path (docs/decisions/published-sites.md).
       const group = this.deps.ledger.beginGroup(ws.id, `Snapshot version ${body.name} (${body.slug}) into ${basePath}/`);
-      const access = { workspace: ws, role, actor: { id: principal.userId, name }, origin: principal.kind === "api_key" ? ("API" as const) : ("web editor" as const), group };
+      // Admins only (checked above): nothing is restricted for them.
+      const access = { workspace: ws, role, visibility: OPEN, actor: { id: principal.userId, name }, origin: principal.kind === "api_key" ? ("API" as const) : ("web editor" as const), group };
       try {
         for (const page of pages) {
           const file = this.deps.ledger.readFile(ws.id, page.path);

@@ -1,4 +1,6 @@
 import type { Db } from "../db/database.ts";
+import type { Restrictions } from "../access/restrictions/restrictions-service.ts";
+import { namesPages, shownTo } from "./event-visibility.ts";
 import type { Logger } from "../core/log.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
@@ -52,6 +54,7 @@ export class RealtimeHub {
       permissions: Permissions;
       workspaces: WorkspaceRecords;
       sessions: Sessions;
+      restrictions: Restrictions;
       log: Logger;
     },
     timings: Partial<PresenceTimings> = {},
@@ -220,8 +223,20 @@ export class RealtimeHub {
         this.unsubscribe(conn, event.workspace_id, true);
       }
     }
-    if ((this.subscribers.get(event.workspace_id)?.size ?? 0) === 0) return;
-    this.publisher(topicOf(event.workspace_id), envelope(event.type, { ...event.payload, workspace_id: event.workspace_id }));
+    const left = this.subscribers.get(event.workspace_id);
+    if (!left || left.size === 0) return;
+    const payload = { ...event.payload, workspace_id: event.workspace_id } as Record<string, unknown>;
+    // A workspace with restricted folders: an event naming a page goes to each person as they may see it.
+    if (workspace && namesPages(payload) && this.deps.restrictions.hasRules(workspace)) {
+      for (const id of left) {
+        const conn = this.connections.get(id)!;
+        const vis = this.deps.restrictions.visibilityOfUser(conn.userId, workspace, this.deps.permissions.roleIn(conn.userId, workspace));
+        const shown = shownTo(event.type, payload, vis);
+        if (shown) conn.send(envelope(shown.type, shown.payload));
+      }
+      return;
+    }
+    this.publisher(topicOf(event.workspace_id), envelope(event.type, payload));
   }
 
   private subscribe(conn: Connection, workspaceId: string): void {

@@ -1,4 +1,5 @@
 import type { Principal } from "../core/principal.ts";
+import type { Restrictions } from "../access/restrictions/restrictions-service.ts";
 import type { Permissions } from "../access/permissions.ts";
 import type { EventBus } from "../core/event-bus.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
@@ -28,7 +29,7 @@ export class PageViewing {
 
   private timeoutMs = 90_000;
 
-  constructor(private readonly deps: { permissions: Permissions; bus: EventBus }) {}
+  constructor(private readonly deps: { permissions: Permissions; restrictions: Restrictions; bus: EventBus }) {}
 
   /** Tests use milliseconds instead of the 90 s default. */
   setTimeoutMs(ms: number): void {
@@ -36,8 +37,10 @@ export class PageViewing {
   }
 
   report(principal: Principal, ref: string, body: unknown): void {
-    const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
+    const { workspace, role } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
     const input = parseInput(viewingInput, body);
+    // A page hidden from the reporter is not one they can have open: the report counts as none.
+    if (input.path !== null && !this.deps.restrictions.visibilityOf(principal, workspace, role).sees(input.path)) input.path = null;
     const key = `${workspace.id}|${principal.userId}`;
     const before = this.entries.get(key);
     if (before) clearTimeout(before.timer);
@@ -58,10 +61,11 @@ export class PageViewing {
   }
 
   list(principal: Principal, ref: string): { items: ViewingJson[]; next_cursor: null } {
-    const { workspace } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
+    const { workspace, role } = this.deps.permissions.require(principal, workspaceRef(ref), "viewer");
+    const vis = this.deps.restrictions.visibilityOf(principal, workspace, role);
     const prefix = `${workspace.id}|`;
     const items = [...this.entries]
-      .filter(([k]) => k.startsWith(prefix))
+      .filter(([k, e]) => k.startsWith(prefix) && vis.sees(e.path))
       .map(([k, e]) => ({ user_id: k.slice(prefix.length), path: e.path, since: e.since }));
     return { items, next_cursor: null };
   }

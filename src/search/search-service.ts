@@ -1,4 +1,6 @@
 import { storageFailureOf } from "../core/storage-errors.ts";
+import type { Restrictions } from "../access/restrictions/restrictions-service.ts";
+import { OPEN, type PageVisibility } from "../access/restrictions/visibility.ts";
 import type { z } from "zod";
 import type { Db } from "../db/database.ts";
 import type { Logger } from "../core/log.ts";
@@ -83,7 +85,7 @@ export class SearchService {
    * Called after each search a person makes through the app (analytics counts the query and
    * whether it found anything; metrics count searches); a hook must not throw.
    */
-  readonly searchedHooks: Array<(search: { workspaceId: string; query: string; results: number }) => void> = [];
+  readonly searchedHooks: Array<(search: { workspaceId: string; query: string; results: number; restricted: boolean }) => void> = [];
 
   constructor(
     private readonly deps: {
@@ -91,6 +93,7 @@ export class SearchService {
       dataDir: string;
       bus: EventBus;
       permissions: Permissions;
+      restrictions: Restrictions;
       workspaces: WorkspaceRecords;
       log: Logger;
     },
@@ -186,9 +189,12 @@ export class SearchService {
   search(principal: Principal, workspaceRef: string, input: unknown): { items: SearchHit[]; indexing?: IndexingProgress } {
     const query = parseInput(searchQuery, input);
     const ref = isUlid(workspaceRef) ? { id: workspaceRef } : { slug: workspaceRef };
-    const { workspace } = this.deps.permissions.require(principal, ref, "viewer");
-    const items = this.searchWorkspace(workspace.id, query.q, query.limit);
-    for (const hook of this.searchedHooks) hook({ workspaceId: workspace.id, query: query.q, results: items.length });
+    const { workspace, role } = this.deps.permissions.require(principal, ref, "viewer");
+    const items = this.searchWorkspace(workspace.id, query.q, query.limit, this.deps.restrictions.visibilityOf(principal, workspace, role));
+    // A query that found a page not everyone may see is flagged, so its words reach no report (docs/decisions/restricted-folders.md).
+    const everyone = this.deps.restrictions.everyoneVisibility(workspace);
+    const restricted = everyone.restricted && items.some((h) => !everyone.sees(h.path));
+    for (const hook of this.searchedHooks) hook({ workspaceId: workspace.id, query: query.q, results: items.length, restricted });
     const indexing = this.indexing(workspace.id);
     return indexing ? { items, indexing } : { items };
   }
@@ -210,12 +216,13 @@ export class SearchService {
   }
 
   /** The search itself, without the permission check (benchmarks, the MCP server after its own check). */
-  searchWorkspace(workspaceId: string, q: string, limit: number): SearchHit[] {
+  searchWorkspace(workspaceId: string, q: string, limit: number, visibility: PageVisibility = OPEN): SearchHit[] {
     return this.guarded(() => {
       const entry = this.entry(workspaceId);
       const match = planQuery(entry.index, q);
       if (match === null) return [];
-      const rows = entry.index.hits(match, this.candidates(entry, match, limit));
+      const ranked = visibility.restricted ? this.visibleCandidates(entry, match, limit, visibility) : this.candidates(entry, match, limit);
+      const rows = entry.index.hits(match, ranked);
       return rows.map((r) => ({
         page_id: r.page_id,
         path: r.path,
@@ -294,6 +301,23 @@ export class SearchService {
    * candidates are then the best pages holding the words in their title, tags or description,
    * plus the best of the RECENT_RANKED most recently indexed matches, and their full scores decide.
    */
+  /**
+   * The best `limit` rows the reader may see (docs/decisions/restricted-folders.md): hidden pages
+   * are dropped by path before any snippet or title is read, so nothing of theirs reaches a result,
+   * a count or a snippet. Widens the candidates while hidden ones crowd the visible out.
+   */
+  private visibleCandidates(entry: Loaded, match: string, limit: number, visibility: PageVisibility): RankedRow[] {
+    for (let want = Math.max(limit * 4, 64); ; want *= 8) {
+      const ranked = this.candidates(entry, match, want);
+      const paths = entry.index.pathsOf(ranked.map((r) => r.id));
+      const visible = ranked.filter((r) => {
+        const path = paths.get(r.id);
+        return path !== undefined && visibility.sees(path);
+      });
+      if (visible.length >= limit || ranked.length < want || want >= entry.size) return visible.slice(0, limit);
+    }
+  }
+
   private candidates(entry: Loaded, match: string, limit: number): RankedRow[] {
     const { index } = entry;
     const rankAll = Math.max(this.rankAllMin, Math.floor(entry.size / 2));

@@ -200,6 +200,14 @@ export class WorkspaceIndex {
    * The pages behind ranked rows, in the same order, each with a snippet of its body (or
    * description, or title) around the matches, the matches between the marker characters.
    */
+  /** The paths of indexed rows, by row id (to leave out the pages a reader may not see before any snippet is made). */
+  pathsOf(ids: number[]): Map<number, string> {
+    const rows = this.db
+      .query<{ id: number; path: string }, [string]>(`SELECT id, path FROM ${this.docs} WHERE id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(ids));
+    return new Map(rows.map((r) => [r.id, r.path]));
+  }
+
   hits(match: string, ranked: RankedRow[]): HitRow[] {
     if (ranked.length === 0) return [];
     const ids = JSON.stringify(ranked.map((r) => r.id));

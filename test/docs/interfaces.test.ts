@@ -37,6 +37,6 @@ test("the generation is deterministic and covers every route, command, tool and 
   for (const command of ["serve", "init", "rebuild", "status", "open", "stop", "doctor", "backup", "export", "preview", "mcp", "mcp-server", "reset-password", "version", "history", "restore"]) {
     expect(one).toContain(`### quire ${command}\n`);
   }
-  expect(one.match(/^### quire_[a-z_]+$/gm)).toHaveLength(30);
+  expect(one.match(/^### quire_[a-z_]+$/gm)).toHaveLength(32);
   expect(one).toContain("| 409 | `CONFLICT` | `ConflictError` |");
 });

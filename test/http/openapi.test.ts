@@ -510,6 +510,18 @@ describe("the documented answers are the real answers", () => {
     expectDocumented("GET /api/v1/oauth/grants/organization", await c.get("/api/v1/oauth/grants/organization"));
   });
 
+  test("restricted folders: the rules, a change and the effective access answer exactly as documented", async () => {
+    const owner = await registerUser(server.url);
+    const c = owner.client;
+    const ws = `/api/v1/workspaces/${owner.workspaceId}`;
+    const set = await c.put(`${ws}/access`, { path: "guides/", entries: [{ who: "group:editors", level: "edit" }] });
+    expect(set.status).toBe(200);
+    expectDocumented("PUT /api/v1/workspaces/:id/access", set);
+    expectDocumented("GET /api/v1/workspaces/:id/access", await c.get(`${ws}/access`));
+    expectDocumented("GET /api/v1/workspaces/:id/access/effective", await c.get(`${ws}/access/effective?path=guides/`));
+    expectDocumented("GET /api/v1/workspaces/:id/access/members", await c.get(`${ws}/access/members?path=guides/`));
+  });
+
   test("every route whose answer has a schema was checked above with its success status", () => {
     const withSchema = Object.entries(API_ROUTES).filter(([, d]) => d.response).map(([k, d]) => [k, d.status ?? 200] as const);
     expect(withSchema.filter(([k, status]) => !checked.get(k)?.has(status)).map(([k]) => k)).toEqual([]);

@@ -1,4 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
+import { Users } from "../../src/identity/users.ts";
+import { Restrictions } from "../../src/access/restrictions/restrictions-service.ts";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { openDatabase, migrate, type Db } from "../../src/db/database.ts";
@@ -28,7 +30,7 @@ function setup() {
   const workspaces = new WorkspaceRecords(db);
   const services: SearchService[] = [];
   const service = (opts: SearchOptions = {}) => {
-    const s = new SearchService({ db, dataDir: dir, bus, permissions: new Permissions(db, workspaces), workspaces, log: silentLogger }, opts);
+    const s = new SearchService({ db, dataDir: dir, bus, permissions: new Permissions(db, workspaces), restrictions: new Restrictions({ db, permissions: new Permissions(db, workspaces), users: new Users(db) }), workspaces, log: silentLogger }, opts);
     services.push(s);
     return s;
   };

@@ -7,6 +7,7 @@ import { sql as externalSignIn } from "./006-external-sign-in-passkeys.ts";
 import { sql as webhooksOnboardingBilling } from "./007-webhooks-onboarding-billing.ts";
 import { sql as pageHistory } from "./008-page-history.ts";
 import { sql as oauth } from "./009-oauth.ts";
+import { sql as restrictedAccess } from "./010-restricted-access.ts";
 
 /**
  * Ordered migrations, embedded in the binary. Append only: a released migration never changes;
@@ -28,6 +29,7 @@ export const migrations: Migration[] = [
   { version: 7, name: "webhooks-onboarding-billing", sql: webhooksOnboardingBilling },
   { version: 8, name: "page-history", sql: pageHistory },
   { version: 9, name: "oauth", sql: oauth },
+  { version: 10, name: "restricted-access", sql: restrictedAccess },
 ];
 
 /** The schema this version writes: its newest migration (a release's manifest.json names it as `schema`). */

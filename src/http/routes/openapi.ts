@@ -33,6 +33,7 @@ import { qualityDocs } from "./quality.ts";
 import { searchDocs } from "./search.ts";
 import { settingsDocs } from "./settings.ts";
 import { shareLinksDocs } from "./share-links.ts";
+import { accessDocs } from "./access.ts";
 import { siteAdminDocs } from "./site-admin.ts";
 import { siteDocs } from "./site.ts";
 import { siteMcpDocs } from "./site-mcp.ts";
@@ -81,6 +82,7 @@ export const API_ROUTES: RouteDocs = {
   ...searchDocs,
   ...settingsDocs,
   ...shareLinksDocs,
+  ...accessDocs,
   ...siteAdminDocs,
   ...siteDocs,
   ...siteMcpDocs,

@@ -1,4 +1,6 @@
 import type { Db } from "../../db/database.ts";
+import type { Restrictions } from "../../access/restrictions/restrictions-service.ts";
+import { publishable } from "../site/publishable.ts";
 import type { ContentLedger } from "../../content/ledger.ts";
 import type { WorkspaceRecords, WorkspaceRow } from "../../workspaces/workspace-records.ts";
 import { readSettings } from "../../access/workspace-settings.ts";
@@ -34,7 +36,7 @@ export function siteSourceOf(provider: ModelProvider, workspaces: WorkspaceRecor
  * manifests), for commands that run without a server: `quire export` and `quire preview`. The
  * server's SiteService builds the same model from the same inputs and caches it.
  */
-export function storeModelProvider(deps: { db: Db; ledger: ContentLedger }): ModelProvider {
+export function storeModelProvider(deps: { db: Db; ledger: ContentLedger; restrictions: Restrictions }): ModelProvider {
   const versions = new DocVersions(deps.db);
   return {
     model(ws, versionSlug) {
@@ -44,7 +46,7 @@ export function storeModelProvider(deps: { db: Db; ledger: ContentLedger }): Mod
           workspace: ws,
           theme: settings.theme,
           visibility: settings.visibility,
-          rows: deps.ledger.records.liveIn(ws.id),
+          rows: publishable(deps.ledger.records.liveIn(ws.id), deps.restrictions.everyoneVisibility(ws)),
           manifests: readManifests(deps.ledger.dir(ws.id).root),
           versions: versions.list(ws.id),
           movedRedirects: new Map(),

@@ -1,4 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
+import type { Restrictions } from "../../access/restrictions/restrictions-service.ts";
+import { OPEN, type PageVisibility } from "../../access/restrictions/visibility.ts";
 import { NotFoundError } from "../../core/errors.ts";
 import { isUlid } from "../../core/ids.ts";
 import { parseInput } from "../../core/validate.ts";
@@ -54,6 +56,7 @@ export class QualityService {
   constructor(
     private readonly deps: {
       permissions: Permissions;
+      restrictions: Restrictions;
       ledger: ContentLedger;
       /** Base paths of the workspace's named versions (a link from one into another is reported). */
       versionBases?: (workspaceId: string) => string[];
@@ -62,33 +65,39 @@ export class QualityService {
 
   /** The scan for a caller who can read the workspace (404 otherwise); `path` narrows it to one page. */
   scan(principal: Principal, workspaceRef: string, input: unknown = {}): QualityReport {
-    const { workspaceId, path } = this.resolve(principal, workspaceRef, input);
-    return this.scanWorkspace(workspaceId, path).report;
+    const { workspaceId, path, visibility } = this.resolve(principal, workspaceRef, input);
+    return this.scanWorkspace(workspaceId, path, visibility).report;
   }
 
   /** quire_validate_links: every dead link (with its line and target as written), optionally of one page. */
   deadLinks(principal: Principal, workspaceRef: string, input: unknown = {}): { dead_links: DeadLink[] } {
-    const { workspaceId, path } = this.resolve(principal, workspaceRef, input);
-    return { dead_links: this.scanWorkspace(workspaceId, path).deadLinks };
+    const { workspaceId, path, visibility } = this.resolve(principal, workspaceRef, input);
+    return { dead_links: this.scanWorkspace(workspaceId, path, visibility).deadLinks };
   }
 
-  private resolve(principal: Principal, workspaceRef: string, input: unknown): { workspaceId: string; path: string | null } {
+  private resolve(principal: Principal, workspaceRef: string, input: unknown): { workspaceId: string; path: string | null; visibility: PageVisibility } {
     const query = parseInput(qualityQuery, input);
     const ref = isUlid(workspaceRef) ? { id: workspaceRef } : { slug: workspaceRef };
-    const { workspace } = this.deps.permissions.require(principal, ref, "viewer");
+    const { workspace, role } = this.deps.permissions.require(principal, ref, "viewer");
+    const visibility = this.deps.restrictions.visibilityOf(principal, workspace, role);
     let path: string | null = null;
     if (query.path !== undefined) {
       path = normalizePagePath(query.path);
-      if (!this.deps.ledger.records.live(workspace.id, path)) throw new NotFoundError("Page not found");
+      if (!this.deps.ledger.records.live(workspace.id, path) || !visibility.sees(path)) throw new NotFoundError("Page not found");
     }
-    return { workspaceId: workspace.id, path };
+    return { workspaceId: workspace.id, path, visibility };
   }
 
   /** The scan itself, without a permission check (the export and benchmarks call it directly). */
-  scanWorkspace(workspaceId: string, only: string | null = null): Scanned {
+  /**
+   * `visibility`: a reader with restricted folders hidden from them is scanned as if those pages did
+   * not exist, so a link to one is dead as a link to nothing, and no finding tells of its headings.
+   */
+  scanWorkspace(workspaceId: string, only: string | null = null, visibility: PageVisibility = OPEN): Scanned {
     const { ledger } = this.deps;
     const dir = ledger.dir(workspaceId);
-    const rows = ledger.records.liveIn(workspaceId);
+    const all = ledger.records.liveIn(workspaceId);
+    const rows = visibility.restricted ? all.filter((r) => visibility.sees(r.path)) : all;
     const previous = this.cache.get(workspaceId) ?? new Map<string, PageAnalysis>();
     const next = new Map<string, PageAnalysis>();
     const analyses = new Map<string, PageAnalysis>();
@@ -105,7 +114,9 @@ export class QualityService {
       next.set(key, analysis);
       analyses.set(row.path, analysis);
     }
-    this.cache.set(workspaceId, next);
+    // A partial scan keeps what it did not read (the next full scan drops the pages gone).
+    if (visibility.restricted) for (const [key, analysis] of next) previous.set(key, analysis);
+    this.cache.set(workspaceId, visibility.restricted ? previous : next);
 
     const pages = new Set(analyses.keys());
     const anchorSets = new Map<string, Set<string>>();

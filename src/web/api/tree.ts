@@ -43,6 +43,7 @@ function normalizeTree(raw: unknown): TreeNode[] {
       children,
     };
     if (childCount !== undefined) node.child_count = childCount;
+    if (n.restricted === true) node.restricted = true;
     // A folder answered without its children (past the asked depth) is loaded when it opens.
     if (isFolder && n.children === undefined && childCount !== undefined) node.unloaded = true;
     return node;

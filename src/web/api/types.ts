@@ -30,6 +30,8 @@ export interface TreeNode {
   child_count?: number;
   /** A folder whose children are not loaded yet (large workspaces load the tree by folder). */
   unloaded?: boolean;
+  /** The folder or page has its own access list (docs/decisions/restricted-folders.md): a lock is shown. */
+  restricted?: boolean;
 }
 
 interface BootData {

@@ -17,7 +17,7 @@ import type { TreeDialogState } from "../tree/TreeDialogs.tsx";
 const TreeDialogs = lazy(() => import("../tree/TreeDialogs.tsx").then((m) => ({ default: m.TreeDialogs })));
 
 /** The workspace's rights the tree acts on, as the server sent them (docs/decisions/web-rights.md). */
-type TreeRights = Pick<WorkspaceRights, "create" | "edit" | "delete" | "move">;
+type TreeRights = Pick<WorkspaceRights, "create" | "edit" | "delete" | "move" | "admin">;
 
 /** A folder with more children than this renders only the rows in view (a scroll box of its own). */
 const VIRTUAL_FROM = 200;
@@ -71,6 +71,7 @@ function RowMenu({ node, label }: { node: TreeNode; label: string }) {
   }
   if (ctx.rights.move && (pagesUnder(node).length > 0 || (node.child_count ?? 0) > 0)) items.push(["Move to…", () => ctx.openDialog({ kind: "move", node })]);
   if (page && node.kind === "page" && ctx.rights.delete) items.push(["Delete…", () => ctx.openDialog({ kind: "delete", node })]);
+  if (ctx.rights.admin && (node.kind === "folder" || node.path.endsWith(".md"))) items.push(["Share / access…", () => ctx.openDialog({ kind: "access", node })]);
   if (items.length === 0) return null;
   return (
     <div
@@ -170,6 +171,11 @@ function Node({ node, depth }: { node: TreeNode; depth: number }) {
           </a>
         ) : (
           <span className="tree-folder">{label}</span>
+        )}
+        {node.restricted && (
+          <span className="tree-lock" role="img" aria-label="Restricted" title="Restricted: only the people on its access list (and admins) see it">
+            🔒
+          </span>
         )}
         {pagePath && ctx.viewers[pagePath] && (
           <span className="viewers" title={`${ctx.viewers[pagePath]!.join(", ")} viewing`} aria-label={`Viewing now: ${ctx.viewers[pagePath]!.join(", ")}`} role="img">

@@ -6,8 +6,14 @@ import { Dialog, Field, Notice } from "../ui/controls.tsx";
 import { deletePage, movePage, retitlePage } from "../api/pages.ts";
 import { findNode, foldersOf, movePlan, moveTargets, pagePathOf } from "./tree-ops.ts";
 import { emitPageChange } from "../live/page-events.ts";
+import { AccessDialog } from "./AccessDialog.tsx";
 
-export type TreeDialogState = { kind: "rename"; node: TreeNode } | { kind: "move"; node: TreeNode } | { kind: "delete"; node: TreeNode } | null;
+export type TreeDialogState =
+  | { kind: "rename"; node: TreeNode }
+  | { kind: "move"; node: TreeNode }
+  | { kind: "delete"; node: TreeNode }
+  | { kind: "access"; node: TreeNode }
+  | null;
 
 export function TreeDialogs(props: {
   slug: string;
@@ -24,6 +30,7 @@ export function TreeDialogs(props: {
       <RenameDialog {...props} node={state?.kind === "rename" ? state.node : null} />
       <MoveDialog {...props} node={state?.kind === "move" ? state.node : null} />
       <DeleteDialog {...props} node={state?.kind === "delete" ? state.node : null} />
+      <AccessDialog slug={props.slug} node={state?.kind === "access" ? state.node : null} onClose={props.onClose} />
     </>
   );
 }

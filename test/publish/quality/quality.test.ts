@@ -1,3 +1,4 @@
+import { OPEN } from "../../../src/access/restrictions/visibility.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -59,7 +60,7 @@ beforeAll(async () => {
   const created = await owner.client.post("/api/v1/workspaces", { name: "Quality", slug: `quality-${Date.now()}` });
   expect(created.status).toBe(201);
   ws = server.services.workspaces.byId(created.body.id)!;
-  const access = { workspace: ws, role: "admin" as const, actor: { id: owner.id, name: owner.name }, origin: "API" as const };
+  const access = { workspace: ws, role: "admin" as const, visibility: OPEN, actor: { id: owner.id, name: owner.name }, origin: "API" as const };
   for (const [path, text] of Object.entries(PAGES)) await server.services.ledger.importPage(access, path, text);
   server.services.ledger.dir(ws.id).ensure();
   const assets = join(server.services.ledger.dir(ws.id).root, "assets");

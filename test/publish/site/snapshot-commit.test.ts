@@ -4,6 +4,7 @@
  * holding all the copies, named after the version and authored by the admin. A copy that fails
  * stops the snapshot without losing what was already written: those copies are in the one commit.
  */
+import { OPEN } from "../../../src/access/restrictions/visibility.ts";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -93,7 +94,7 @@ test("while a group's writes are on disk and not yet handed to git, the crash ma
   const before = await head();
   const ws = server.services.workspaces.byId(owner.workspaceId)!;
   const group = server.services.ledger.beginGroup(ws.id, "Import two pages");
-  const access = { workspace: ws, role: "admin" as const, actor: { id: owner.id, name: "Ada Admin" }, origin: "API" as const, group };
+  const access = { workspace: ws, role: "admin" as const, visibility: OPEN, actor: { id: owner.id, name: "Ada Admin" }, origin: "API" as const, group };
   expect(existsSync(marker)).toBe(true);
   await server.services.ledger.importPage(access, "grouped/one.md", "---\ntitle: One\n---\n\none\n");
   await Bun.sleep(1500); // past the index update that would otherwise remove the marker

@@ -1,0 +1,147 @@
+/** "Share / access" for one folder or page of the tree (admins): its access list, edited and saved. */
+import { useEffect, useState } from "react";
+import { messageOf } from "../api/client.ts";
+import type { TreeNode } from "../api/types.ts";
+import { Dialog, Notice } from "../ui/controls.tsx";
+import { effectiveAccess, membersAccess, setAccess, type AccessEntry, type EffectiveAccess, type MemberAccess } from "../api/access.ts";
+
+const LEVELS: AccessEntry["level"][] = ["view", "comment", "edit"];
+
+/** The rule's key: a folder ends with `/`, a page is its file path. */
+const accessPathOf = (node: TreeNode) => (node.kind === "folder" ? `${node.path}/` : node.path);
+
+export function AccessDialog(props: { slug: string; node: TreeNode | null; onClose(): void }) {
+  const { node } = props;
+  const path = node ? accessPathOf(node) : null;
+  const [current, setCurrent] = useState<EffectiveAccess | null>(null);
+  const [entries, setEntries] = useState<AccessEntry[]>([]);
+  const [confirmed, setConfirmed] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  const [people, setPeople] = useState<MemberAccess | null>(null);
+
+  useEffect(() => {
+    setError(null);
+    setSaved(false);
+    setCurrent(null);
+    if (!path) return;
+    let live = true;
+    membersAccess(props.slug, path).then((m) => live && setPeople(m), () => undefined);
+    effectiveAccess(props.slug, path).then(
+      (e) => {
+        if (!live) return;
+        setCurrent(e);
+        // A folder's own list is edited here; one inherited from above starts as a copy to narrow.
+        setEntries(e.entries.map((x) => ({ ...x })));
+      },
+      (err) => live && setError(err),
+    );
+    return () => {
+      live = false;
+    };
+  }, [path, props.slug]);
+
+  const save = async (list: AccessEntry[]) => {
+    if (!path) return;
+    setBusy(true);
+    setError(null);
+    setSaved(false);
+    try {
+      const next = await setAccess(props.slug, path, list.filter((e) => e.who.trim() !== ""), confirmed);
+      setCurrent(next);
+      setEntries(next.entries.map((x) => ({ ...x })));
+      setSaved(true);
+      setPeople(await membersAccess(props.slug, path));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const inherited = current?.restricted && current.from !== path;
+  return (
+    <Dialog open={node !== null} title={`Share / access: ${path ?? ""}`} onClose={() => !busy && props.onClose()}>
+      {error !== null && <Notice kind="error">{messageOf(error)}</Notice>}
+      {saved && <Notice kind="success">Access saved.</Notice>}
+      {current && (
+        <p className="access-state">
+          {current.restricted ? (inherited ? `Restricted, from ${current.from}` : "Restricted") : "Not restricted: every member has access by their role."} Admins always have full access.
+        </p>
+      )}
+      <table className="access-entries">
+        <thead>
+          <tr>
+            <th scope="col">Who (email, group:admins, group:editors, group:everyone)</th>
+            <th scope="col">Level</th>
+            <th scope="col">
+              <span className="visually-hidden">Remove</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((e, i) => (
+            <tr key={i}>
+              <td>
+                <input
+                  aria-label={`Who, entry ${i + 1}`}
+                  value={e.who}
+                  onChange={(ev) => setEntries(entries.map((x, j) => (j === i ? { ...x, who: ev.target.value } : x)))}
+                />
+              </td>
+              <td>
+                <select
+                  aria-label={`Level, entry ${i + 1}`}
+                  value={e.level}
+                  onChange={(ev) => setEntries(entries.map((x, j) => (j === i ? { ...x, level: ev.target.value as AccessEntry["level"] } : x)))}
+                >
+                  {LEVELS.map((l) => (
+                    <option key={l} value={l}>
+                      {l}
+                    </option>
+                  ))}
+                </select>
+              </td>
+              <td>
+                <button type="button" className="btn" onClick={() => setEntries(entries.filter((_, j) => j !== i))}>
+                  Remove
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <button type="button" className="btn" onClick={() => setEntries([...entries, { who: "", level: "view" }])}>
+        Add someone
+      </button>
+      {people && (
+        <ul className="access-people" aria-label="Effective access per member">
+          {people.items.map((p) => (
+            <li key={p.user_id}>
+              {p.name || p.email}: {p.level ?? "no access"}
+              {people.from && p.level !== null && p.role !== "admin" && p.role !== "super_admin" ? `, from ${people.from}` : ""}
+            </li>
+          ))}
+        </ul>
+      )}
+      <Notice kind="warning">Rights in Quire do not extend to the git remote: anyone who can clone it reads every page.</Notice>
+      <label className="access-confirm">
+        <input type="checkbox" checked={confirmed} onChange={(ev) => setConfirmed(ev.target.checked)} /> This workspace's git remote, if it has one, is private
+      </label>
+      <div className="dialog-actions">
+        <button type="button" className="btn" onClick={props.onClose} disabled={busy}>
+          Close
+        </button>
+        {current?.restricted && !inherited && (
+          <button type="button" className="btn btn-danger" disabled={busy} onClick={() => void save([])}>
+            Lift restriction
+          </button>
+        )}
+        <button type="button" className="btn btn-primary" disabled={busy || entries.every((e) => e.who.trim() === "")} onClick={() => void save(entries)}>
+          {busy ? "Saving…" : "Save access"}
+        </button>
+      </div>
+    </Dialog>
+  );
+}

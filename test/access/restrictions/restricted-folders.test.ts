@@ -1,0 +1,389 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startTestServer, type TestServer } from "../../helpers/server.ts";
+import { registerUser, type TestUser } from "../../helpers/factories.ts";
+import { memberWithRole } from "../support.ts";
+import type { ApiResponse } from "../../helpers/client.ts";
+
+/**
+ * Restricted folders end to end (docs/decisions/restricted-folders.md): an admin restricts `hr/`
+ * to Ana (editor) and Vic (viewer); Bob (editor) and Val (viewer) are members without access.
+ * A hidden page answers exactly like a missing one, and a refused write changes nothing.
+ */
+let server: TestServer;
+let owner: TestUser;
+let ana: TestUser;
+let bob: TestUser;
+let vic: TestUser;
+let val: TestUser;
+let ws: string;
+let slug: string;
+const SECRET = "zanzibarquux";
+
+const content = (path: string) => `/api/v1/content/${slug}/${path}`;
+const access = () => `/api/v1/workspaces/${ws}/access`;
+/** The body without the request id, which differs per request by design. */
+const same = (r: ApiResponse) => ({ status: r.status, body: { ...r.body, request_id: undefined } });
+const pageRow = (path: string) => server.services.db.query<any, [string, string]>("SELECT * FROM pages WHERE workspace_id = ? AND path = ? AND deleted_at IS NULL").get(ws, path);
+const fileOf = (path: string) => join(server.services.ledger.dir(ws).root, path);
+
+beforeAll(async () => {
+  server = await startTestServer();
+  owner = await registerUser(server.url);
+  ws = owner.workspaceId;
+  slug = owner.workspaceSlug;
+  ana = await memberWithRole(server, owner, ws, "editor");
+  bob = await memberWithRole(server, owner, ws, "editor");
+  vic = await memberWithRole(server, owner, ws, "viewer");
+  val = await memberWithRole(server, owner, ws, "viewer");
+  for (const [path, title, body] of [
+    ["hr/salaries.md", "Salaries", `Pay bands. The codeword is ${SECRET}.`],
+    ["hr/policies/leave.md", "Leave policy", "Days off."],
+    ["guides/launch-plan.md", "Launch plan", "The plan."],
+    ["public.md", "Public", "Everyone reads this."],
+  ]) {
+    const r = await owner.client.post(content(path!), { title, body });
+    expect(r.status).toBe(201);
+  }
+  const set = await owner.client.put(access(), { path: "hr/", entries: [{ who: ana.email, level: "edit" }, { who: vic.email, level: "view" }] });
+  expect(set.status).toBe(200);
+});
+afterAll(() => server.close());
+
+describe("the rules", () => {
+  test("an admin reads them; the effective rule names its source; the file in the work tree says the same", async () => {
+    const list = await owner.client.get(access());
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual({
+      restricted: { "hr/": [{ who: ana.email.toLowerCase(), level: "edit" }, { who: vic.email.toLowerCase(), level: "view" }] },
+      refused: null,
+    });
+    const eff = await ana.client.get(`${access()}/effective?path=hr/policies/leave.md`);
+    expect(eff.status).toBe(200);
+    expect(eff.body).toMatchObject({ path: "hr/policies/leave.md", restricted: true, from: "hr/", level: "edit" });
+    const vicEff = await vic.client.get(`${access()}/effective?path=hr/salaries.md`);
+    expect(vicEff.body.level).toBe("view");
+    const file = readFileSync(fileOf(".quire/access.yaml"), "utf8");
+    expect(file).toContain("restricted:\n  hr/:\n");
+    expect(file).toContain(`- { who: ${ana.email.toLowerCase()}, level: edit }`);
+  });
+
+  test("an admin sees each member's level on a path, and where it comes from", async () => {
+    const r = await owner.client.get(`${access()}/members?path=hr/policies/leave.md`);
+    expect(r.status).toBe(200);
+    expect(r.body.from).toBe("hr/");
+    const level = (u: TestUser) => r.body.items.find((i: any) => i.user_id === u.id)?.level;
+    expect([level(owner), level(ana), level(vic), level(bob), level(val)]).toEqual(["edit", "edit", "view", null, null]);
+    expect((await bob.client.get(`${access()}/members?path=hr/`)).status).toBe(403);
+  });
+
+  test("only admins read or set them", async () => {
+    expect((await bob.client.get(access())).status).toBe(403);
+    expect((await ana.client.put(access(), { path: "guides/", entries: [] })).status).toBe(403);
+  });
+
+  test("each change is in the activity feed: who, from what, to what", async () => {
+    const row = server.services.db
+      .query<any, [string]>("SELECT * FROM activity WHERE workspace_id = ? AND action = 'access_changed' ORDER BY id DESC LIMIT 1")
+      .get(ws);
+    expect(row.actor_id).toBe(owner.id);
+    expect(row.page_path).toBe("hr/");
+    expect(JSON.parse(row.details)).toMatchObject({ from: null, to: [{ level: "edit" }, { level: "view" }] });
+  });
+
+  test("bad lists are refused and change nothing", async () => {
+    const before = readFileSync(fileOf(".quire/access.yaml"), "utf8");
+    const outsider = await registerUser(server.url);
+    const cases: Array<[unknown, string]> = [
+      [{ path: "guides/", entries: [{ who: outsider.email, level: "view" }] }, "not a member"],
+      [{ path: "guides/", entries: [{ who: "group:owners", level: "view" }] }, "unknown group"],
+      [{ path: "guides/", entries: [{ who: ana.email, level: "admin" }] }, "level"],
+      [{ path: "guides/", entries: [{ who: ana.email, level: "view" }, { who: ana.email.toUpperCase(), level: "edit" }] }, "named twice"],
+      [{ path: "guides", entries: [{ who: ana.email, level: "view" }] }, "a folder ends with '/'"],
+      [{ path: "./hr/../hr/", entries: [{ who: ana.email, level: "view" }] }, "segments"],
+      // A widening rule: Bob has nothing in hr/, so hr/policies/ cannot give him anything.
+      [{ path: "hr/policies/", entries: [{ who: bob.email, level: "view" }] }, "can only narrow"],
+      [{ path: "hr/policies/", entries: [{ who: vic.email, level: "edit" }] }, "can only narrow"],
+      [{ path: "HR/", entries: [{ who: ana.email, level: "view" }] }, "name the same folder"],
+    ];
+    for (const [body, message] of cases) {
+      const r = await owner.client.put(access(), body);
+      expect(r.status).toBe(400);
+      expect(r.body.error).toBe("VALIDATION_ERROR");
+      expect(r.body.message).toContain(message);
+    }
+    const many = Array.from({ length: 10_000 }, (_, i) => ({ who: `p${i}@example.test`, level: "view" }));
+    const big = await owner.client.put(access(), { path: "guides/", entries: many });
+    expect(big.status).toBe(400);
+    expect(readFileSync(fileOf(".quire/access.yaml"), "utf8")).toBe(before);
+    expect((await owner.client.get(access())).body.restricted).toEqual({ "hr/": expect.any(Array) });
+  });
+
+  test("a narrower rule below is accepted, and access is the narrowest along the path", async () => {
+    const r = await owner.client.put(access(), { path: "hr/policies/", entries: [{ who: vic.email, level: "view" }] });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ path: "hr/policies/", restricted: true, from: "hr/policies/" });
+    expect((await ana.client.get(content("hr/policies/leave.md"))).status).toBe(404);
+    expect((await vic.client.get(content("hr/policies/leave.md"))).status).toBe(200);
+    expect((await owner.client.put(access(), { path: "hr/policies/", entries: [] })).status).toBe(200);
+    expect((await ana.client.get(content("hr/policies/leave.md"))).status).toBe(200);
+  });
+});
+
+describe("a person without access learns nothing", () => {
+  test("a hidden page answers exactly like a missing one, however its path is written", async () => {
+    const missing = same(await bob.client.get(content("hr/nothing-here.md")));
+    expect(missing.status).toBe(404);
+    for (const path of ["hr/salaries.md", "hr/salaries", "HR/salaries.md", "hr%2Fsalaries.md", "Hr/Salaries.md"]) {
+      expect(same(await bob.client.get(content(path)))).toEqual(missing);
+    }
+    // Dot segments are resolved before the path is looked at: the same hidden page, the same answer.
+    expect(same(await bob.client.get(content("./hr/../hr/salaries.md")))).toEqual(missing);
+    expect(same(await bob.client.get(content("hr/./salaries.md")))).toEqual(missing);
+    expect((await ana.client.get(content("hr/salaries.md"))).status).toBe(200);
+    expect((await vic.client.get(content("hr/salaries.md"))).status).toBe(200);
+    expect(same(await val.client.get(content("hr/salaries.md")))).toEqual(same(await val.client.get(content("hr/nothing-here.md"))));
+    expect((await owner.client.get(content("hr/salaries.md"))).status).toBe(200);
+  });
+
+  test("the tree has no hr folder, and the page count leaves its pages out", async () => {
+    const names = (r: ApiResponse) => JSON.stringify(r.body.items);
+    const bobTree = await bob.client.get(content("tree"));
+    expect(bobTree.status).toBe(200);
+    expect(names(bobTree)).not.toContain("hr/");
+    expect(names(bobTree)).not.toContain("Salaries");
+    expect(names(bobTree)).toContain("public.md");
+    expect(names(await ana.client.get(content("tree")))).toContain("hr/salaries.md");
+    // Those who see the folder see that it is restricted.
+    const hr = (await ana.client.get(content("tree"))).body.items.find((n: any) => n.path === "hr");
+    expect(hr.restricted).toBe(true);
+    expect(hr.children.find((n: any) => n.path === "hr/salaries.md").restricted).toBeUndefined();
+    const count = async (u: TestUser) => (await u.client.get(`/api/v1/workspaces/${ws}`)).body.page_count;
+    expect((await count(owner)) - (await count(bob))).toBe(2);
+    expect(await count(ana)).toBe(await count(owner));
+  });
+
+  test("a word only a hidden page holds finds nothing", async () => {
+    await server.services.search.whenIndexed(ws);
+    const q = `/api/v1/workspaces/${ws}/search?q=${SECRET}`;
+    const bobs = await bob.client.get(q);
+    expect(bobs.status).toBe(200);
+    expect(bobs.body.items).toEqual([]);
+    expect(JSON.stringify(bobs.body)).not.toContain("salaries");
+    const anas = await ana.client.get(q);
+    expect(anas.body.items.map((h: any) => h.path)).toEqual(["hr/salaries.md"]);
+  });
+
+  test("a query that found a restricted page reaches no analytics report", async () => {
+    expect((await ana.client.get(`/api/v1/workspaces/${ws}/search?q=codeword`)).body.items).toHaveLength(1);
+    expect((await owner.client.get(`/api/v1/workspaces/${ws}/search?q=everyone`)).body.items.length).toBeGreaterThan(0);
+    const report = JSON.stringify((await owner.client.get(`/api/v1/workspaces/${ws}/analytics/searches?source=app`)).body);
+    expect(report).toContain("everyone");
+    expect(report).not.toContain("codeword");
+  });
+
+  test("the effective access of a hidden path answers like a missing one", async () => {
+    const missing = same(await bob.client.get(`${access()}/effective?path=nowhere/`));
+    expect(missing.status).toBe(404);
+    expect(same(await bob.client.get(`${access()}/effective?path=hr/`))).toEqual(missing);
+    expect(same(await bob.client.get(`${access()}/effective?path=hr/salaries.md`))).toEqual(missing);
+  });
+});
+
+describe("writes need edit access, and a refused one changes nothing", () => {
+  test("update, create, delete and move of a hidden page answer 404; the file and the record stay", async () => {
+    const row = pageRow("hr/salaries.md");
+    const text = readFileSync(fileOf("hr/salaries.md"), "utf8");
+    const missingPut = same(await bob.client.put(content("hr/nothing-here.md"), { body: "x", lastKnownHash: row.content_hash }));
+    expect(same(await bob.client.put(content("hr/salaries.md"), { body: "x", lastKnownHash: row.content_hash }))).toEqual(missingPut);
+    expect((await bob.client.put(content("hr/salaries.md"), { body: "x", frontmatter: { title: "T" } })).status).toBe(404);
+    expect((await bob.client.post(content("hr/new.md"), { title: "New", body: "x" })).status).toBe(404);
+    expect(same(await bob.client.delete(content("hr/salaries.md")))).toEqual(same(await bob.client.delete(content("hr/nothing-here.md"))));
+    expect((await bob.client.patch(content("hr/salaries.md"), { new_path: "stolen.md" })).status).toBe(404);
+    expect((await bob.client.post(content("move"), { path: "hr/salaries.md", new_path: "stolen.md" })).status).toBe(404);
+    // Moving a page he can edit into the folder he cannot see is refused too.
+    expect((await bob.client.patch(content("public.md"), { new_path: "hr/public.md" })).status).toBe(404);
+    expect(pageRow("hr/salaries.md")).toEqual(row);
+    expect(readFileSync(fileOf("hr/salaries.md"), "utf8")).toBe(text);
+    expect(existsSync(fileOf("hr/new.md"))).toBe(false);
+    expect(existsSync(fileOf("stolen.md"))).toBe(false);
+    expect(existsSync(fileOf("hr/public.md"))).toBe(false);
+    expect(pageRow("public.md")).not.toBeNull();
+  });
+
+  test("a view-only entry reads but does not write; an edit entry writes", async () => {
+    await owner.client.put(access(), { path: "guides/launch-plan.md", entries: [{ who: "group:editors", level: "view" }] });
+    const page = await ana.client.get(content("guides/launch-plan.md"));
+    expect(page.status).toBe(200);
+    const refused = await ana.client.put(content("guides/launch-plan.md"), { body: "changed", lastKnownHash: page.body.content_hash });
+    expect(refused.status).toBe(403);
+    expect((await ana.client.get(content("guides/launch-plan.md"))).body.content_hash).toBe(page.body.content_hash);
+    const salaries = await ana.client.get(content("hr/salaries.md"));
+    const saved = await ana.client.put(content("hr/salaries.md"), { body: `New bands. ${SECRET}.`, lastKnownHash: salaries.body.content_hash });
+    expect(saved.status).toBe(200);
+  });
+});
+
+describe("the file from git or the disk", () => {
+  test("a widening or invalid file is refused, the last valid rules stay, and the refusal is reported", async () => {
+    const restrictions = server.services.restrictions;
+    const row = server.services.workspaces.byId(ws)!;
+    const before = (await owner.client.get(access())).body.restricted;
+    const path = fileOf(".quire/access.yaml");
+    const valid = readFileSync(path, "utf8");
+    for (const [text, why] of [
+      [`restricted:\n  hr/:\n    - { who: ${ana.email}, level: edit }\n  hr/policies/:\n    - { who: ${bob.email}, level: view }\n`, "can only narrow"],
+      ["restricted: [\n", "not valid YAML"],
+      ["restricted:\n  hr/: nobody\n", "expected a list"],
+    ] as const) {
+      writeFileSync(path, text);
+      expect(restrictions.applyFile(row)).toContain(why);
+      expect((await owner.client.get(access())).body).toEqual({ restricted: before, refused: expect.stringContaining(why) });
+      expect((await bob.client.get(content("hr/salaries.md"))).status).toBe(404);
+    }
+    writeFileSync(path, "");
+    expect(restrictions.applyFile(row)).toBeNull();
+    expect((await bob.client.get(content("hr/salaries.md"))).status).toBe(200);
+    writeFileSync(path, valid);
+    expect(restrictions.applyFile(row)).toBeNull();
+    expect((await owner.client.get(access())).body).toEqual({ restricted: before, refused: null });
+    expect((await bob.client.get(content("hr/salaries.md"))).status).toBe(404);
+  });
+});
+
+describe("comments, mentions and activity", () => {
+  test("a hidden page's comments and threads do not exist for those it is hidden from", async () => {
+    const comments = `/api/v1/workspaces/${ws}/comments`;
+    const thread = await ana.client.post(comments, { page_path: "hr/salaries.md", body: `Check the bands @${bob.name} @${vic.name}` });
+    expect(thread.status).toBe(201);
+    // Bob cannot see the page, so he is not mentioned into it; Vic can, and is.
+    expect(thread.body.mentions).toEqual([vic.id]);
+    const missingThread = same(await bob.client.get(`/api/v1/comments/01M8G8000000000000000000AA`));
+    expect(same(await bob.client.get(`/api/v1/comments/${thread.body.id}`))).toEqual(missingThread);
+    for (const r of [
+      await bob.client.put(`/api/v1/comments/${thread.body.id}`, { body: "edited" }),
+      await bob.client.post(`/api/v1/comments/${thread.body.id}/resolve`),
+      await bob.client.delete(`/api/v1/comments/${thread.body.id}`),
+    ]) expect(same(r).status).toBe(404);
+    const missingPage = same(await bob.client.post(comments, { page_path: "hr/nothing-here.md", body: "hi" }));
+    expect(same(await bob.client.post(comments, { page_path: "hr/salaries.md", body: "hi" }))).toEqual(missingPage);
+    expect(same(await bob.client.post(comments, { parent_id: thread.body.id, body: "hi" })).status).toBe(404);
+    const bobs = await bob.client.get(comments);
+    expect(JSON.stringify(bobs.body)).not.toContain("hr/");
+    const byPage = await bob.client.get(`${comments}?page=hr/salaries.md`);
+    expect(byPage.body.items).toEqual([]);
+    expect((await ana.client.get(`${comments}?page=hr/salaries.md`)).body.items.map((c: any) => c.id)).toContain(thread.body.id);
+    expect(server.services.db.query<any, [string]>("SELECT body FROM comments WHERE id = ?").get(thread.body.id).body).toContain("Check the bands");
+  });
+
+  test("the activity feed leaves out what happened in hr/, and access changes are for admins", async () => {
+    const feed = async (u: TestUser, query = "") => (await u.client.get(`/api/v1/workspaces/${ws}/activity?${query ? `limit=${query}` : "limit=100"}`)).body.items as any[];
+    const bobs = await feed(bob);
+    expect(bobs.length).toBeGreaterThan(0);
+    expect(JSON.stringify(bobs)).not.toContain("hr/");
+    expect(bobs.some((e) => e.action === "access_changed")).toBe(false);
+    expect((await feed(ana)).some((e) => e.page_path === "hr/salaries.md")).toBe(true);
+    expect((await feed(ana)).some((e) => e.action === "access_changed")).toBe(false);
+    expect((await feed(owner)).some((e) => e.action === "access_changed")).toBe(true);
+    // A small page size still fills while hidden entries are read past.
+    const firstTwo = await feed(bob, "2");
+    expect(firstTwo).toHaveLength(2);
+    const pageFeed = await bob.client.get(`/api/v1/workspaces/${ws}/page-activity?page=hr/salaries.md`);
+    expect(same(pageFeed)).toEqual(same(await bob.client.get(`/api/v1/workspaces/${ws}/page-activity?page=hr/nothing-here.md`)));
+  });
+});
+
+describe("history and the trash", () => {
+  test("a hidden page has no history, and its deletion is not in the trash", async () => {
+    const history = (u: TestUser, path: string) => u.client.get(`/api/v1/workspaces/${ws}/history?path=${path}`);
+    expect(same(await history(bob, "hr/salaries.md"))).toEqual(same(await history(bob, "hr/nothing-here.md")));
+    const version = (u: TestUser, path: string) => u.client.get(`/api/v1/workspaces/${ws}/history/version?path=${path}&commit=0123456789abcdef0123456789abcdef01234567`);
+    expect(same(await version(bob, "hr/salaries.md"))).toEqual(same(await version(bob, "hr/nothing-here.md")));
+    const made = await owner.client.post(content("hr/old-bands.md"), { title: "Old bands", body: "Gone soon." });
+    expect(made.status).toBe(201);
+    expect((await owner.client.delete(content("hr/old-bands.md"))).status).toBe(204);
+    const trash = async (u: TestUser) => JSON.stringify((await u.client.get(`/api/v1/workspaces/${ws}/trash`)).body);
+    expect(await trash(owner)).toContain("hr/old-bands.md");
+    expect(await trash(ana)).toContain("hr/old-bands.md");
+    expect(await trash(bob)).not.toContain("hr/");
+    const restore = await bob.client.post(`/api/v1/workspaces/${ws}/trash/restore`, { trash_id: made.body.page_id });
+    expect(same(restore)).toEqual(same(await bob.client.post(`/api/v1/workspaces/${ws}/trash/restore`, { trash_id: "01M8G8000000000000000000AA" })));
+    expect(existsSync(fileOf("hr/old-bands.md"))).toBe(false);
+  });
+});
+
+describe("the quality scan", () => {
+  test("scans as if the hidden pages did not exist: a link to one is as dead as a link to nothing", async () => {
+    const made = await owner.client.post(content("links-to-hr.md"), { title: "Links", body: "See [[hr/salaries#pay]] and [[hr/nothing-here]]." });
+    expect(made.status).toBe(201);
+    const scan = async (u: TestUser) => (await u.client.get(`/api/v1/workspaces/${ws}/quality`)).body;
+    const bobs = await scan(bob);
+    // The hidden pages are not scanned: no score, no finding, nothing of their text.
+    expect(bobs.pages.map((p: any) => p.path).filter((p: string) => p.startsWith("hr/"))).toEqual([]);
+    expect(JSON.stringify(bobs)).not.toContain("hr/policies");
+    expect(JSON.stringify(bobs)).not.toContain(SECRET);
+    const mine = bobs.pages.find((p: any) => p.path === "links-to-hr.md");
+    const dead = mine.findings.filter((f: any) => f.kind === "dead_link").map((f: any) => f.message);
+    expect(dead).toEqual(["[[hr/salaries#pay]] links to hr/salaries.md, which does not exist", "[[hr/nothing-here]] links to hr/nothing-here.md, which does not exist"]);
+    const owners = await scan(owner);
+    expect(owners.pages.some((p: any) => p.path === "hr/salaries.md")).toBe(true);
+    const one = await bob.client.get(`/api/v1/workspaces/${ws}/quality?path=hr/salaries.md`);
+    expect(same(one)).toEqual(same(await bob.client.get(`/api/v1/workspaces/${ws}/quality?path=hr/nothing-here.md`)));
+  });
+});
+
+describe("uploads", () => {
+  test("an upload only hidden pages use is as missing as they are, until a visible page uses it", async () => {
+    const form = new FormData();
+    form.append("file", new File([new TextEncoder().encode("pay scale\n")], "scale.txt", { type: "text/plain" }));
+    const up = await ana.client.request("POST", `/api/v1/content/${slug}/uploads`, { body: form });
+    expect(up.status).toBe(201);
+    const page = await ana.client.get(content("hr/salaries.md"));
+    expect((await ana.client.put(content("hr/salaries.md"), { body: `${page.body.content}\n\n[scale](${up.body.url})\n`, lastKnownHash: page.body.content_hash })).status).toBe(200);
+    const file = (u: TestUser, name: string) => u.client.get(`/api/v1/content/${slug}/uploads/${name}`);
+    const missing = same(await file(bob, up.body.filename.replace(/-[0-9a-z]{26}\./, "-01m8g8000000000000000000aa.")));
+    expect(missing.status).toBe(404);
+    expect(same(await file(bob, up.body.filename))).toEqual(missing);
+    expect((await file(ana, up.body.filename)).status).toBe(200);
+    const open = await owner.client.get(content("public.md"));
+    expect((await owner.client.put(content("public.md"), { body: `See [the scale](assets/${up.body.filename}).`, lastKnownHash: open.body.content_hash })).status).toBe(200);
+    expect((await file(bob, up.body.filename)).status).toBe(200);
+  });
+});
+
+describe("who is viewing what", () => {
+  test("a person on a hidden page is not listed to those it is hidden from; a report of a hidden page counts as none", async () => {
+    const viewing = `/api/v1/workspaces/${ws}/viewing`;
+    expect((await ana.client.post(viewing, { path: "hr/salaries.md" })).status).toBeLessThan(300);
+    expect((await bob.client.post(viewing, { path: "hr/salaries.md" })).status).toBeLessThan(300);
+    const listed = async (u: TestUser) => (await u.client.get(viewing)).body.items.map((v: any) => `${v.user_id} ${v.path}`);
+    expect(await listed(ana)).toEqual([`${ana.id} hr/salaries.md`]);
+    expect(await listed(bob)).toEqual([]);
+    expect(await listed(owner)).toEqual([`${ana.id} hr/salaries.md`]);
+  });
+});
+
+describe("racing a change of the rules", () => {
+  test("each read sees the old rules or the new ones, never a mix", async () => {
+    const lift = () => owner.client.put(access(), { path: "hr/", entries: [] });
+    const restrict = () => owner.client.put(access(), { path: "hr/", entries: [{ who: ana.email, level: "edit" }, { who: vic.email, level: "view" }] });
+    const hrIn = (tree: unknown) => {
+      const text = JSON.stringify(tree);
+      return [text.includes("hr/salaries.md"), text.includes("hr/policies/leave.md")];
+    };
+    const reads: Array<Promise<boolean[]>> = [];
+    const changes: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 20; i++) {
+      changes.push(i % 2 === 0 ? lift() : restrict());
+      for (let j = 0; j < 5; j++) reads.push(bob.client.get(content("tree")).then((r) => hrIn(r.body.items)));
+    }
+    await Promise.all(changes);
+    const seen = await Promise.all(reads);
+    // Both hr pages or neither, in every answer; and both states were seen.
+    for (const [a, b] of seen) expect(a).toBe(b!);
+    expect(new Set(seen.map(([a]) => a)).size).toBe(2);
+    await restrict();
+    expect((await bob.client.get(content("hr/salaries.md"))).status).toBe(404);
+  });
+});

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { startTestServer, type TestServer } from "../../helpers/server.ts";
+import { registerUser, type TestUser } from "../../helpers/factories.ts";
+import { Client, type ApiResponse } from "../../helpers/client.ts";
+import { memberWithRole } from "../support.ts";
+
+/**
+ * The role-and-restriction matrix (docs/decisions/restricted-folders.md): every page endpoint ×
+ * {admin, editor and viewer with and without access, API keys, a member who joined by share link,
+ * anonymous}. For everyone without access a hidden page answers exactly as a missing one (status
+ * and body); nothing a refused request asked changes the database or the files.
+ */
+let server: TestServer;
+let owner: TestUser;
+let ws: string;
+let slug: string;
+const clients: Record<string, Client> = {};
+
+async function keyClient(user: TestUser): Promise<Client> {
+  const r = await user.client.post("/api/v1/api-keys", { name: "matrix", scopes: ["read", "write", "delete"], workspace_id: ws });
+  if (r.status !== 201) throw new Error(`key: ${r.status} ${r.text}`);
+  return new Client(server.url).withToken(r.body.key);
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  owner = await registerUser(server.url);
+  ws = owner.workspaceId;
+  slug = owner.workspaceSlug;
+  const admin = await memberWithRole(server, owner, ws, "admin");
+  const editorIn = await memberWithRole(server, owner, ws, "editor");
+  const editorOut = await memberWithRole(server, owner, ws, "editor");
+  const viewerIn = await memberWithRole(server, owner, ws, "viewer");
+  const viewerOut = await memberWithRole(server, owner, ws, "viewer");
+  const joiner = await registerUser(server.url);
+  const link = await owner.client.post(`/api/v1/workspaces/${ws}/share-links`, { role: "editor" });
+  expect((await joiner.client.post(`/api/v1/share-links/${link.body.token}/use`)).status).toBeLessThan(300);
+  // Editors may delete here, so a delete is refused by the restriction, not by the role.
+  expect((await owner.client.put(`/api/v1/workspaces/${ws}/admin/settings`, { editor_can_delete_pages: true })).status).toBe(200);
+  expect((await owner.client.post(`/api/v1/content/${slug}/hr/salaries.md`, { title: "Salaries", body: "Bands." })).status).toBe(201);
+  expect((await owner.client.post(`/api/v1/content/${slug}/open.md`, { title: "Open", body: "Open." })).status).toBe(201);
+  const set = await owner.client.put(`/api/v1/workspaces/${ws}/access`, {
+    path: "hr/",
+    entries: [{ who: editorIn.email, level: "edit" }, { who: viewerIn.email, level: "view" }],
+  });
+  expect(set.status).toBe(200);
+  Object.assign(clients, {
+    owner: owner.client,
+    admin: admin.client,
+    "editor with access": editorIn.client,
+    "viewer with access": viewerIn.client,
+    "API key with access": await keyClient(editorIn),
+    "editor without access": editorOut.client,
+    "viewer without access": viewerOut.client,
+    "API key without access": await keyClient(editorOut),
+    "share-link editor": joiner.client,
+    anonymous: new Client(server.url),
+  });
+});
+afterAll(() => server.close());
+
+const WITHOUT = ["editor without access", "viewer without access", "API key without access", "share-link editor"];
+const WITH = ["owner", "admin", "editor with access", "viewer with access", "API key with access"];
+
+/** Each endpoint, asked about `path` (a page of hr/). */
+const ENDPOINTS: Record<string, (c: Client, path: string) => Promise<ApiResponse>> = {
+  "read a page": (c, p) => c.get(`/api/v1/content/${slug}/${p}`),
+  "update a page": (c, p) => c.put(`/api/v1/content/${slug}/${p}`, { body: "changed", lastKnownHash: "sha256:" + "0".repeat(64) }),
+  "upsert a page": (c, p) => c.put(`/api/v1/content/${slug}/${p}`, { body: "changed", frontmatter: { title: "Mine" } }),
+  "create a page": (c, p) => c.post(`/api/v1/content/${slug}/${p.replace(".md", "-new.md")}`, { title: "New", body: "x" }),
+  "move a page": (c, p) => c.patch(`/api/v1/content/${slug}/${p}`, { new_path: "taken.md" }),
+  "move a page in": (c, p) => c.patch(`/api/v1/content/${slug}/open.md`, { new_path: p.replace(".md", "-in.md") }),
+  "delete a page": (c, p) => c.delete(`/api/v1/content/${slug}/${p}`),
+  "comment": (c, p) => c.post(`/api/v1/workspaces/${ws}/comments`, { page_path: p, body: "hello" }),
+  "list comments": (c, p) => c.get(`/api/v1/workspaces/${ws}/comments?page=${p}`),
+  "page activity": (c, p) => c.get(`/api/v1/workspaces/${ws}/page-activity?page=${p}`),
+  "page history": (c, p) => c.get(`/api/v1/workspaces/${ws}/history?path=${p}`),
+  "quality of a page": (c, p) => c.get(`/api/v1/workspaces/${ws}/quality?path=${p}`),
+  "effective access": (c, p) => c.get(`/api/v1/workspaces/${ws}/access/effective?path=${p}`),
+};
+
+const shape = (r: ApiResponse) => ({ status: r.status, body: r.body && typeof r.body === "object" ? { ...r.body, request_id: undefined } : r.text });
+
+function snapshot() {
+  const db = server.services.db;
+  const root = server.services.ledger.dir(ws).root;
+  const files = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.name === ".git" ? [] : e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+  return {
+    pages: db.query("SELECT id, path, content_hash, deleted_at FROM pages WHERE workspace_id = ? ORDER BY id").all(ws),
+    comments: db.query("SELECT id FROM comments WHERE workspace_id = ?").all(ws),
+    rules: db.query("SELECT * FROM access_rules WHERE workspace_id = ?").all(ws),
+    files: files(root).sort().map((f) => [f, readFileSync(f, "utf8")]),
+  };
+}
+
+describe("without access, a hidden page is a missing page", () => {
+  for (const who of WITHOUT) {
+    test(who, async () => {
+      const before = snapshot();
+      const c = clients[who]!;
+      for (const [name, call] of Object.entries(ENDPOINTS)) {
+        const hidden = shape(await call(c, "hr/salaries.md"));
+        const missing = shape(await call(c, "hr/missing.md"));
+        const rename = (v: unknown) => JSON.stringify(v).replaceAll("hr/missing", "hr/salaries");
+        expect(rename(hidden), `${who}: ${name}`).toBe(rename(missing));
+        if (!["list comments", "page activity"].includes(name)) expect(hidden.status, `${who}: ${name}`).toBeGreaterThanOrEqual(400);
+      }
+      expect(snapshot()).toEqual(before);
+    });
+  }
+
+  test("anonymous: 401 for every endpoint, hidden or missing", async () => {
+    for (const [name, call] of Object.entries(ENDPOINTS)) {
+      expect((await call(clients.anonymous!, "hr/salaries.md")).status, name).toBe(401);
+      expect((await call(clients.anonymous!, "hr/missing.md")).status, name).toBe(401);
+    }
+  });
+});
+
+describe("with access, the page is there", () => {
+  for (const who of WITH) {
+    test(who, async () => {
+      const c = clients[who]!;
+      expect((await c.get(`/api/v1/content/${slug}/hr/salaries.md`)).status).toBe(200);
+      expect((await c.get(`/api/v1/workspaces/${ws}/access/effective?path=hr/salaries.md`)).status).toBe(200);
+      expect(JSON.stringify((await c.get(`/api/v1/content/${slug}/tree`)).body)).toContain("hr/salaries.md");
+    });
+  }
+});

@@ -1,0 +1,111 @@
+import { describe, expect, test } from "bun:test";
+import { findDuplicateKey, findWidening, ruleKey, type RuleSet } from "../../../src/access/restrictions/rules.ts";
+import { visibilityFor, OPEN } from "../../../src/access/restrictions/visibility.ts";
+import { parseRulesFile, serializeRules } from "../../../src/access/restrictions/access-file.ts";
+import type { EffectiveRole } from "../../../src/workspaces/roles.ts";
+
+/** The rules as values (docs/decisions/restricted-folders.md): keys, the narrowest rule along the path, groups, role caps, the file. */
+const members = new Map<string, EffectiveRole>([
+  ["ana@example.test", "editor"],
+  ["vic@example.test", "viewer"],
+  ["cam@example.test", "commenter"],
+  ["ada@example.test", "admin"],
+]);
+const rules = (entries: Record<string, Array<[string, "view" | "comment" | "edit"]>>): RuleSet =>
+  new Map(Object.entries(entries).map(([k, list]) => [k, list.map(([who, level]) => ({ who, level }))]));
+const compiled = (r: RuleSet) => new Map([...r].map(([k, v]) => [k.toLowerCase(), v]));
+
+describe("keys", () => {
+  test("a folder ends with '/', a page with '.md'; dot, empty and hidden segments are refused", () => {
+    expect(ruleKey("/hr/")).toBe("hr/");
+    expect(ruleKey("guides/launch.md")).toBe("guides/launch.md");
+    for (const bad of ["hr", "", "./hr/", "hr/../x/", "a//b/", ".quire/", "a\\b/", "x\u0000/"]) expect(() => ruleKey(bad)).toThrow();
+  });
+
+  test("two keys that differ only by case are one rule written twice", () => {
+    expect(findDuplicateKey(rules({ "hr/": [["ana@example.test", "view"]], "HR/": [["ana@example.test", "view"]] }))).toContain("same folder");
+  });
+});
+
+describe("who sees what", () => {
+  const r = rules({
+    "hr/": [["ana@example.test", "edit"], ["vic@example.test", "edit"], ["cam@example.test", "comment"]],
+    "hr/pay/": [["ana@example.test", "view"]],
+    "guides/plan.md": [["group:editors", "view"]],
+    "open/": [["group:everyone", "view"]],
+  });
+  const vis = (email: string, role: EffectiveRole) => visibilityFor(compiled(r), email, role) as ReturnType<typeof visibilityFor> & { level(p: string): number };
+
+  test("the narrowest rule along the path wins, capped by the role", () => {
+    const ana = vis("ana@example.test", "editor");
+    expect(ana.allows("hr/x.md", "edit")).toBe(true);
+    expect(ana.allows("hr/pay/y.md", "edit")).toBe(false);
+    expect(ana.sees("hr/pay/y.md")).toBe(true);
+    expect(ana.sees("guides/plan.md")).toBe(true);
+    const vic = vis("vic@example.test", "viewer");
+    expect(vic.sees("hr/x.md")).toBe(true);
+    expect(vic.allows("hr/x.md", "comment")).toBe(false); // a viewer given edit views
+    expect(vic.sees("hr/pay/y.md")).toBe(false);
+    expect(vic.sees("guides/plan.md")).toBe(false);
+    expect(vis("cam@example.test", "commenter").allows("hr/x.md", "comment")).toBe(true);
+  });
+
+  test("case does not matter; unrestricted paths and the group everyone are open", () => {
+    const bob = vis("bob@example.test", "editor");
+    expect(bob.sees("HR/x.md")).toBe(false);
+    expect(bob.sees("Hr/Pay/")).toBe(false);
+    expect(bob.sees("hr/")).toBe(false);
+    expect(bob.sees("notes/a.md")).toBe(true);
+    expect(bob.allows("open/a.md", "view")).toBe(true);
+    expect(bob.allows("open/a.md", "comment")).toBe(false);
+    expect(bob.sees("guides/plan.md")).toBe(true); // an editor: group:editors
+  });
+
+  test("admins and workspaces without rules get the constant OPEN", () => {
+    expect(visibilityFor(compiled(r), "ada@example.test", "admin")).toBe(OPEN);
+    expect(visibilityFor(compiled(r), "x@example.test", "super_admin")).toBe(OPEN);
+    expect(visibilityFor(new Map(), "bob@example.test", "viewer")).toBe(OPEN);
+  });
+});
+
+describe("a rule only narrows its parent's", () => {
+  test("widening a member, a group, or naming someone the folder above leaves out is refused", () => {
+    expect(findWidening(rules({ "hr/": [["ana@example.test", "view"]], "hr/pay/": [["ana@example.test", "edit"]] }), members)).toContain("can only narrow");
+    expect(findWidening(rules({ "hr/": [["ana@example.test", "edit"]], "hr/pay/": [["vic@example.test", "view"]] }), members)).toContain("no access");
+    expect(findWidening(rules({ "hr/": [["group:admins", "edit"]], "hr/a.md": [["group:editors", "view"]] }), members)).toContain("can only narrow");
+    // A member is covered by their group above; a narrower group is covered by a wider one.
+    expect(findWidening(rules({ "hr/": [["group:editors", "edit"]], "hr/pay/": [["ana@example.test", "comment"]] }), members)).toBeNull();
+    expect(findWidening(rules({ "hr/": [["group:everyone", "view"]], "hr/pay/": [["group:editors", "view"]] }), members)).toBeNull();
+    // Entries for admins are exempt: admins always have full access.
+    expect(findWidening(rules({ "hr/": [["ana@example.test", "view"]], "hr/pay/": [["ada@example.test", "edit"], ["group:admins", "edit"]] }), members)).toBeNull();
+  });
+});
+
+describe("the file", () => {
+  test("the same rules give the same bytes, and read back to the same rules", () => {
+    const r = rules({ "hr/": [["ana@example.test", "edit"]], "a b/c: d.md": [["group:everyone", "view"]] });
+    const text = serializeRules(r);
+    expect(serializeRules(new Map([...r].reverse()))).toBe(text);
+    const back = parseRulesFile(text, members, new Map());
+    expect("rules" in back && [...back.rules]).toEqual([...r].sort(([a], [b]) => (a < b ? -1 : 1)));
+  });
+
+  test("bad files are refused with the reason", () => {
+    const cases: Array<[string, string]> = [
+      ["restricted: [", "not valid YAML"],
+      ["- a\n- b\n", "expected a map"],
+      ["other: 1\n", "unknown key"],
+      ["restricted:\n  hr/: nobody\n", "expected a list"],
+      ["restricted:\n  hr/:\n    - { who: ana@example.test }\n", "needs a `who` and a `level`"],
+      ["restricted:\n  hr/:\n    - { who: ana@example.test, level: owner }\n", "level"],
+      ["restricted:\n  hr/:\n    - { who: nobody@example.test, level: view }\n", "not a member"],
+      ["restricted:\n  hr:\n    - { who: ana@example.test, level: view }\n", "a folder ends with '/'"],
+    ];
+    for (const [text, why] of cases) {
+      const parsed = parseRulesFile(text, members, new Map());
+      expect("problem" in parsed ? parsed.problem : "accepted", text).toContain(why);
+    }
+    // A first reading (a clone) keeps people who are not members yet.
+    expect("rules" in parseRulesFile("restricted:\n  hr/:\n    - { who: nobody@example.test, level: view }\n", members, new Map(), true)).toBe(true);
+  });
+});

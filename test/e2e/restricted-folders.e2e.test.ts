@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser } from "playwright-core";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { registerUser, type TestUser } from "../helpers/factories.ts";
+import { memberWithRole } from "../access/support.ts";
+import { hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+
+/**
+ * Restricted folders in a real browser (docs/decisions/restricted-folders.md): the admin restricts
+ * a folder through the tree's "Share / access" dialog; a member without access sees no such folder
+ * in the tree and finds nothing of it in search.
+ */
+describe.skipIf(!hasChromium)("restricted folders in a real browser", () => {
+  let server: TestServer;
+  let browser: Browser;
+  let owner: TestUser;
+  let ana: TestUser;
+  let bob: TestUser;
+  const SECRET = "platypusledger";
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startTestServer(), launch()]);
+    owner = await registerUser(server.url);
+    ana = await memberWithRole(server, owner, owner.workspaceId, "editor");
+    bob = await memberWithRole(server, owner, owner.workspaceId, "editor");
+    for (const [path, title] of [
+      ["hr/index.md", "HR"],
+      ["hr/salaries.md", "Salaries"],
+    ]) {
+      expect((await owner.client.post(`/api/v1/content/${owner.workspaceSlug}/${path}`, { title, body: `# ${title}\n\n${SECRET}\n` })).status).toBe(201);
+    }
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test("the admin restricts hr/ in the dialog; Bob's tree and search have nothing of it", async () => {
+    const admin = await newTab(browser);
+    await admin.page.goto(`${server.url}/w/${owner.workspaceSlug}`);
+    await signInInUi(admin.page, owner);
+    const tree = admin.page.getByRole("tree", { name: "Pages" });
+    await tree.getByText("HR").first().waitFor();
+    await admin.page.getByRole("button", { name: "Actions for HR" }).click();
+    await admin.page.getByRole("menuitem", { name: "Share / access…" }).click();
+    const dialog = admin.page.getByRole("dialog", { name: "Share / access: hr/" });
+    await dialog.getByText("Not restricted").waitFor();
+    await dialog.getByRole("button", { name: "Add someone" }).click();
+    await dialog.getByLabel("Who, entry 1").fill(ana.email);
+    await dialog.getByLabel("Level, entry 1").selectOption("edit");
+    await dialog.getByRole("button", { name: "Save access" }).click();
+    await dialog.getByText("Access saved.").waitFor();
+    await dialog.getByText("Restricted", { exact: false }).first().waitFor();
+    const people = dialog.getByRole("list", { name: "Effective access per member" });
+    await people.getByText(`${ana.name}: edit, from hr/`).waitFor();
+    await people.getByText(`${bob.name}: no access`).waitFor();
+    await screenshot(admin.page, "40-access-dialog");
+    await dialog.getByRole("button", { name: "Close" }).click();
+    // The tree marks the folder for those who see it.
+    await admin.page.reload();
+    await tree.locator('.tree-row[data-path="hr"]').getByRole("img", { name: "Restricted" }).waitFor();
+    const rules = await owner.client.get(`/api/v1/workspaces/${owner.workspaceId}/access`);
+    expect(rules.body.restricted).toEqual({ "hr/": [{ who: ana.email.toLowerCase(), level: "edit" }] });
+
+    const other = await newTab(browser);
+    await other.page.goto(`${server.url}/w/${owner.workspaceSlug}`);
+    await signInInUi(other.page, bob);
+    const bobTree = other.page.getByRole("tree", { name: "Pages" });
+    await bobTree.getByRole("link").first().waitFor();
+    expect(await bobTree.getByText("HR", { exact: true }).count()).toBe(0);
+    expect(await bobTree.getByText("Salaries").count()).toBe(0);
+    await other.page.keyboard.press("Control+k");
+    const search = other.page.getByRole("dialog", { name: "Search pages" });
+    await search.getByRole("combobox").waitFor();
+    // Waited for from before typing, so an answer that comes quickly is not missed.
+    const answered = other.page.waitForResponse((r) => r.url().includes(`q=${SECRET}`));
+    await other.page.keyboard.type(SECRET);
+    await answered;
+    await other.page.waitForTimeout(200);
+    expect(await search.getByRole("option").count()).toBe(0);
+    expect(await search.textContent()).not.toContain("Salaries");
+  });
+});

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { registerUser, type TestUser } from "../helpers/factories.ts";
+import { memberWithRole } from "../access/support.ts";
+import { createKey, httpClient, ok, refused, type McpClient } from "./fixture.ts";
+
+/**
+ * Restricted folders through a real MCP client (docs/decisions/restricted-folders.md): the admin
+ * restricts `hr/` with quire_set_access; an editor without access gets nothing of it from any tool,
+ * and the admins' tools are listed only to keys holding the admin scope.
+ */
+let server: TestServer;
+let owner: TestUser;
+let admin: McpClient;
+let bob: McpClient;
+let ana: McpClient;
+const SECRET = "quokkaledger";
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const url = `${server.url}/mcp`;
+  owner = await registerUser(server.url);
+  const ws = owner.workspaceId;
+  const anaUser = await memberWithRole(server, owner, ws, "editor");
+  const bobUser = await memberWithRole(server, owner, ws, "editor");
+  for (const [path, title, body] of [
+    ["hr/salaries.md", "Salaries", `Bands. ${SECRET}.`],
+    ["guides/start.md", "Start", "See [[hr/salaries]] and the rest."],
+  ]) {
+    expect((await owner.client.post(`/api/v1/content/${owner.workspaceSlug}/${path}`, { title, body })).status).toBe(201);
+  }
+  admin = await httpClient(url, (await createKey(owner, ["read", "write", "delete", "admin"])).key);
+  // Keys limited to the workspace belong to its organization, so members' keys reach it.
+  bob = await httpClient(url, (await createKey(bobUser, ["read", "write"], { workspace_id: ws })).key);
+  ana = await httpClient(url, (await createKey(anaUser, ["read", "write"], { workspace_id: ws })).key);
+  const set = await ok(admin, "quire_set_access", { workspace: owner.workspaceSlug, path: "hr/", entries: [{ who: anaUser.email, level: "edit" }] });
+  expect(set).toMatchObject({ path: "hr/", restricted: true, from: "hr/" });
+});
+afterAll(async () => {
+  for (const c of [admin, bob, ana]) await c?.close();
+  await server.close();
+});
+
+describe("the admins' tools", () => {
+  test("are listed to an admin-scoped key only, and read back what was set", async () => {
+    const names = async (c: McpClient) => (await c.listTools()).tools.map((t: { name: string }) => t.name);
+    expect(await names(admin)).toContain("quire_set_access");
+    expect(await names(bob)).not.toContain("quire_get_access");
+    expect(await names(bob)).not.toContain("quire_set_access");
+    const rules = await ok(admin, "quire_get_access", { workspace: owner.workspaceSlug });
+    expect(Object.keys(rules.restricted)).toEqual(["hr/"]);
+    expect(await refused(bob, "quire_set_access", { path: "hr/", entries: [] })).toContain("admin scope");
+  });
+});
+
+describe("an editor without access", () => {
+  test("reads, lists, searches and navigates as if hr/ did not exist", async () => {
+    // The answer names the path asked for; apart from it, hidden and missing read the same.
+    const answer = async (tool: string, path: string) => (await refused(bob, tool, { path })).replaceAll(path.replace(/^\//, ""), "<path>");
+    const missing = await answer("quire_read_page", "hr/nothing-here");
+    expect(missing).toContain("Page not found: <path>.");
+    expect(await answer("quire_read_page", "hr/salaries")).toBe(missing);
+    expect(await answer("quire_read_page", "HR/salaries.md")).toBe(missing.replace("<path>.", "<path>."));
+    expect(await answer("quire_get_context", "hr/salaries")).toBe(await answer("quire_get_context", "hr/nothing-here"));
+    const everything = JSON.stringify([
+      await ok(bob, "quire_list_pages", {}),
+      await ok(bob, "quire_get_tree", {}),
+      await ok(bob, "quire_get_manifest", {}),
+      await ok(bob, "quire_search", { query: SECRET }),
+      await ok(bob, "quire_get_context", { path: "guides/start" }),
+    ]);
+    expect(everything).not.toContain("Salaries");
+    expect(everything).not.toContain(SECRET);
+    // The one mention is the visible page's own link, shown without a title, as a link to nothing.
+    expect(everything.split("hr/salaries").length - 1).toBe(1);
+    expect(everything).toContain('{"path":"hr/salaries.md","title":null,"exists":false}');
+    expect((await ok(bob, "quire_search", { query: SECRET })).items).toEqual([]);
+  });
+
+  test("cannot write, move or delete there", async () => {
+    expect(await refused(bob, "quire_write_page", { path: "hr/salaries", body: "pwned" })).toMatch(/not found/i);
+    expect(await refused(bob, "quire_move_page", { path: "hr/salaries", new_path: "mine" })).toMatch(/not found/i);
+    expect(await refused(bob, "quire_move_page", { path: "guides/start", new_path: "hr/start" })).toMatch(/not found/i);
+    const page = await ok(admin, "quire_read_page", { path: "hr/salaries", workspace: owner.workspaceSlug });
+    expect(page.content).toContain(SECRET);
+  });
+
+  test("the member with access reads and finds it", async () => {
+    expect((await ok(ana, "quire_read_page", { path: "hr/salaries" })).content).toContain(SECRET);
+    expect((await ok(ana, "quire_search", { query: SECRET })).items.map((h: { path: string }) => h.path)).toEqual(["hr/salaries.md"]);
+  });
+});
