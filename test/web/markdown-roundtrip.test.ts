@@ -158,10 +158,12 @@ describe("changing one block", () => {
     expect(s.save(doc)).toBe(expectedWith(s, ordered, "1) paren ordered\n2) changed"));
   });
 
-  test("components, tables, HTML, frontmatter and definitions are raw blocks, kept and editable as text", () => {
+  test("components, HTML, frontmatter and definitions are raw blocks, kept and editable as text; tables are grids", () => {
     const s = open("---\ntitle: T\n---\n" + TRICKY);
     const raws = s.initial.content!.filter((n) => n.type === "rawBlock").map((n) => n.attrs!.kind);
-    expect(raws).toEqual(expect.arrayContaining(["frontmatter", "directive", "table", "html", "def"]));
+    expect(raws).toEqual(expect.arrayContaining(["frontmatter", "directive", "html", "def"]));
+    expect(raws).not.toContain("table");
+    expect(s.initial.content!.filter((n) => n.type === "table")).toHaveLength(1);
     const i = findIndex(s, (n) => n.type === "rawBlock" && String(n.attrs!.text).startsWith(":::callout"));
     const doc = clone(s.initial);
     const edited = String(doc.content![i]!.attrs!.text).replace("Careful", "Very careful");

@@ -14,6 +14,8 @@ export interface Baseline {
   doc: SplitDoc;
   /** nodeKey of the editor's node for each block, in order. */
   keys: string[];
+  /** The editor's node for each block (a changed table is matched row by row against its own). */
+  nodes: PMNode[];
 }
 
 interface Placed {
@@ -108,7 +110,9 @@ export function mergeDocument(baseline: Baseline, nodes: PMNode[]): string {
   const out: Array<{ text: string; orig: number | null; exact: boolean }> = [];
   for (const p of place(baseline, nodes)) {
     const original = p.orig !== null ? blocks[p.orig] : undefined;
-    const text = p.exact && original ? original.text : serializeBlock(p.node, hintFrom(original));
+    const hint = hintFrom(original);
+    if (hint.table && p.orig !== null) hint.table.node = baseline.nodes[p.orig];
+    const text = p.exact && original ? original.text : serializeBlock(p.node, hint);
     // Empty paragraphs are the editor's spacing, not content.
     if (text.trim() === "" && !p.exact) continue;
     out.push({ text, orig: p.orig, exact: p.exact });

@@ -1,7 +1,7 @@
 /**
  * Markdown blocks → ProseMirror JSON for the rich editor. A block becomes rich only when writing
  * it back would render the same HTML (checked here, per block); anything else — component
- * directives, frontmatter, HTML, tables, link definitions, constructs the editor cannot hold —
+ * directives, frontmatter, HTML, link definitions, constructs the editor cannot hold —
  * becomes a `rawBlock` the person edits as text, so nothing is ever dropped or mangled.
  */
 import { Parser, marked, type Token, type Tokens } from "marked";
@@ -158,6 +158,22 @@ function block(t: Token): PMNode {
   }
 }
 
+/** A GFM table as a grid: a header row, then body rows; each cell one paragraph of inline content. */
+function table(t: Tokens.Table): PMNode {
+  const cell = (type: string, c: Tokens.TableCell, i: number): PMNode => ({
+    type,
+    attrs: { colspan: 1, rowspan: 1, colwidth: null, align: t.align[i] ?? null },
+    content: [paragraph(c.tokens)],
+  });
+  return {
+    type: "table",
+    content: [
+      { type: "tableRow", content: t.header.map((c, i) => cell("tableHeader", c, i)) },
+      ...t.rows.map((r) => ({ type: "tableRow", content: r.map((c, i) => cell("tableCell", c, i)) })),
+    ],
+  };
+}
+
 function rawBlock(block: Pick<SourceBlock, "kind" | "text">): PMNode {
   return { type: "rawBlock", attrs: { kind: block.kind, text: block.text } };
 }
@@ -175,14 +191,15 @@ function normalizeHtml(html: string): string {
     .trim();
 }
 
-const RICH_KINDS = new Set(["paragraph", "heading", "code", "list", "blockquote", "hr"]);
+const RICH_KINDS = new Set(["paragraph", "heading", "code", "list", "blockquote", "hr", "table"]);
 
 /** The editor node for one source block: rich when faithful, raw otherwise. */
 export function blockToNode(source: SourceBlock): PMNode {
   if (!RICH_KINDS.has(source.kind) || !source.token) return rawBlock(source);
   let node: PMNode;
   try {
-    node = block(source.token);
+    // Tables are grids at the top level only; one inside a quote or a list stays source.
+    node = source.token.type === "table" ? table(source.token as Tokens.Table) : block(source.token);
   } catch (e) {
     if (e instanceof Unsupported) return rawBlock(source);
     throw e;
