@@ -16,6 +16,7 @@ import { MarkdownSession } from "../markdown/session.ts";
 import type { PMNode } from "../markdown/pm.ts";
 import { cspNonce } from "../api/types.ts";
 import { RawBlock } from "./raw-block.tsx";
+import { TableGrid } from "./table-grid.ts";
 import { Toolbar } from "./Toolbar.tsx";
 
 export interface EditorHandle {
@@ -85,6 +86,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         TaskItem.configure({ nested: true }),
         AuthImage.configure({ inline: true }),
         RawBlock,
+        ...TableGrid,
         Placeholder.configure({ placeholder: "Start writing…" }),
       ],
       content: session.initial,
