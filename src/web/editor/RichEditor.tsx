@@ -17,6 +17,8 @@ import type { PMNode } from "../markdown/pm.ts";
 import { cspNonce } from "../api/types.ts";
 import { RawBlock } from "./raw-block.tsx";
 import { TableGrid } from "./table-grid.ts";
+import { matchSlashItems, type SlashItem } from "./slash-items.ts";
+import { SLASH_LIST_ID, SlashMenu, slashOptionId } from "./SlashMenu.tsx";
 import { Toolbar } from "./Toolbar.tsx";
 
 export interface EditorHandle {
@@ -43,6 +45,13 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   const wrapper = useRef<HTMLDivElement>(null);
   const [picker, setPicker] = useState<{ left: number; top: number } | null>(null);
   const [pages, setPages] = useState<PickablePage[] | null>(null);
+  // The slash menu: where its "/" is, and what has been typed after it.
+  const [slash, setSlash] = useState<{ from: number; query: string; active: number; at: { left: number; top: number } } | null>(null);
+  const slashRef = useRef(slash);
+  slashRef.current = slash;
+  const slashItems = useMemo(() => (slash ? matchSlashItems(slash.query) : []), [slash?.query]);
+  const slashItemsRef = useRef(slashItems);
+  slashItemsRef.current = slashItems;
 
   const insertImages = (files: File[], at: number | null) => {
     const upload = callbacks.current.uploadImage;
@@ -78,6 +87,38 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     e.chain().focus().insertContentAt({ from: start, to: from }, wikilinkFor(page.path)).run();
   };
 
+  const openSlash = (from: number) => {
+    const e = editorRef.current;
+    const box = wrapper.current?.getBoundingClientRect();
+    if (!e || !box || e.state.doc.textBetween(from, from + 1) !== "/") return;
+    const c = e.view.coordsAtPos(from);
+    slashRef.current = { from, query: "", active: 0, at: { left: Math.max(0, c.left - box.left), top: c.bottom - box.top + 4 } };
+    setSlash(slashRef.current);
+    // Keys typed before the menu opened are its filter already.
+    trackSlash();
+  };
+
+  /** Follows the caret: the menu filters by the text after "/" and closes when the caret leaves it. */
+  const trackSlash = () => {
+    const e = editorRef.current;
+    const open = slashRef.current;
+    if (!e || !open) return;
+    const caret = e.state.selection.from;
+    const typed = caret > open.from && e.state.selection.empty ? e.state.doc.textBetween(open.from, caret, "\n") : "";
+    if (!typed.startsWith("/") || /\s/.test(typed) || typed.length > 24) slashRef.current = null;
+    else if (typed.slice(1) !== open.query) slashRef.current = { ...open, query: typed.slice(1), active: 0 };
+    setSlash(slashRef.current);
+  };
+
+  const pickSlash = (item: SlashItem) => {
+    const e = editorRef.current;
+    const open = slashRef.current;
+    setSlash(null);
+    if (!e || !open) return;
+    e.chain().focus().deleteRange({ from: open.from, to: Math.max(open.from, e.state.selection.from) }).run();
+    item.run(e);
+  };
+
   const editor = useEditor(
     {
       extensions: [
@@ -108,7 +149,30 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
           insertImages(files, view.posAtCoords({ left: event.clientX, top: event.clientY })?.pos ?? null);
           return true;
         },
+        handleKeyDown: (_view, event) => {
+          const open = slashRef.current;
+          if (!open) return false;
+          const items = slashItemsRef.current;
+          if (event.key === "Escape") {
+            setSlash(null);
+            return true;
+          }
+          if ((event.key === "ArrowDown" || event.key === "ArrowUp") && items.length > 0) {
+            setSlash({ ...open, active: (open.active + (event.key === "ArrowDown" ? 1 : items.length - 1)) % items.length });
+            return true;
+          }
+          if ((event.key === "Enter" || event.key === "Tab") && items[open.active]) {
+            pickSlash(items[open.active]!);
+            return true;
+          }
+          return false;
+        },
         handleTextInput: (view, from, _to, text) => {
+          // "/" at the start of a paragraph or after a space opens the slash menu ("a/b" stays text).
+          const $from = view.state.doc.resolve(from);
+          if (text === "/" && $from.parent.type.name === "paragraph" && (from === $from.start() || /\s/.test(view.state.doc.textBetween(from - 1, from)))) {
+            setTimeout(() => openSlash(from), 0);
+          }
           // The second "[" of "[[" opens the page picker; the brackets stay typed until a page is chosen.
           if (text === "[" && from > 0 && view.state.doc.textBetween(from - 1, from) === "[") setTimeout(() => openPicker(from + 1), 0);
           return false;
@@ -117,7 +181,12 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
       onCreate: ({ editor: e }) => {
         if (!session.rebase(e.getJSON() as PMNode)) callbacks.current.onUnsupported();
       },
-      onUpdate: () => callbacks.current.onChange(),
+      onUpdate: () => {
+        trackSlash();
+        callbacks.current.onChange();
+      },
+      onSelectionUpdate: () => trackSlash(),
+      onBlur: () => setSlash(null),
     },
     [session],
   );
@@ -125,6 +194,19 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   useEffect(() => {
     editor?.setEditable(props.editable);
   }, [editor, props.editable]);
+  // While the slash menu is open the text names it and its chosen option, for screen readers.
+  useEffect(() => {
+    const dom = editor?.view.dom;
+    if (!dom) return;
+    if (slash) {
+      dom.setAttribute("aria-controls", SLASH_LIST_ID);
+      if (slashItems[slash.active]) dom.setAttribute("aria-activedescendant", slashOptionId(slash.active));
+      else dom.removeAttribute("aria-activedescendant");
+    } else {
+      dom.removeAttribute("aria-controls");
+      dom.removeAttribute("aria-activedescendant");
+    }
+  }, [editor, slash, slashItems]);
   useImperativeHandle(
     ref,
     () => ({
@@ -138,6 +220,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     <div className="rich-editor" ref={wrapper}>
       {props.editable && <Toolbar editor={editor} />}
       <EditorContent editor={editor} />
+      {slash && <SlashMenu items={slashItems} active={slash.active} at={slash.at} onPick={pickSlash} />}
       {picker && (
         <PagePicker
           pages={pages}

@@ -1,0 +1,92 @@
+/**
+ * What the slash menu (`/` in the rich editor) inserts: every block the editor writes, and each
+ * component of the published site (docs/architecture.md §9) as its directive source, which the
+ * renderer shows and the editor keeps byte for byte. Matching is fuzzy: the letters typed after
+ * `/` must appear in order in the item's name or one of its words.
+ */
+import type { Editor } from "@tiptap/core";
+
+export interface SlashItem {
+  label: string;
+  /** Other words a writer might type for it. */
+  words: string;
+  run(editor: Editor): void;
+}
+
+/** Inserts a component's directive as a source block and puts the caret in it. */
+function component(text: string) {
+  return (editor: Editor) => {
+    const at = editor.state.selection.from;
+    editor.chain().focus().insertContent({ type: "rawBlock", attrs: { kind: "directive", text } }).run();
+    // The source block's text area takes the caret, so the writer fills the component in at once.
+    requestAnimationFrame(() => {
+      const doc = editor.state.doc;
+      let target: HTMLTextAreaElement | null = null;
+      doc.nodesBetween(Math.max(0, at - 1), Math.min(doc.content.size, at + text.length + 4), (node, pos) => {
+        if (!target && node.type.name === "rawBlock" && node.attrs.text === text) target = (editor.view.nodeDOM(pos) as HTMLElement | null)?.querySelector("textarea") ?? null;
+        return !target;
+      });
+      (target as HTMLTextAreaElement | null)?.focus();
+    });
+  };
+}
+
+export const SLASH_ITEMS: SlashItem[] = [
+  { label: "Heading 1", words: "h1 title", run: (e) => e.chain().focus().setNode("heading", { level: 1 }).run() },
+  { label: "Heading 2", words: "h2 subtitle", run: (e) => e.chain().focus().setNode("heading", { level: 2 }).run() },
+  { label: "Heading 3", words: "h3", run: (e) => e.chain().focus().setNode("heading", { level: 3 }).run() },
+  { label: "Bulleted list", words: "ul unordered bullet", run: (e) => e.chain().focus().toggleBulletList().run() },
+  { label: "Numbered list", words: "ol ordered number", run: (e) => e.chain().focus().toggleOrderedList().run() },
+  { label: "Task list", words: "todo checkbox check", run: (e) => e.chain().focus().toggleTaskList().run() },
+  { label: "Quote", words: "blockquote", run: (e) => e.chain().focus().toggleBlockquote().run() },
+  {
+    label: "Code block",
+    words: "pre fence snippet",
+    run: (e) => {
+      const language = window.prompt("Language of the code (optional)", "");
+      e.chain().focus().setCodeBlock({ language: language?.trim() || "" }).run();
+    },
+  },
+  { label: "Table", words: "grid", run: (e) => e.chain().focus().insertTable({ rows: 3, cols: 2, withHeaderRow: true }).run() },
+  { label: "Divider", words: "hr horizontal rule line separator", run: (e) => e.chain().focus().setHorizontalRule().run() },
+  {
+    label: "Image",
+    words: "picture img",
+    run: (e) => {
+      const src = window.prompt("Image address");
+      if (src) e.chain().focus().setImage({ src, alt: "" }).run();
+    },
+  },
+  { label: "Callout", words: "admonition info warning note tip danger", run: component(":::callout[info]\nText of the callout.\n:::") },
+  { label: "Tabs", words: "tab", run: component(":::tabs\n::tab[First]\nFirst tab.\n::\n::tab[Second]\nSecond tab.\n::\n:::") },
+  { label: "Steps", words: "step procedure", run: component(":::steps\n::step[First]\nDo this.\n::\n::step[Second]\nThen this.\n::\n:::") },
+  { label: "Accordion", words: "details collapse faq", run: component(":::accordion[Question]\nAnswer.\n:::") },
+  { label: "Cards", words: "card grid links", run: component(":::cards\n::card[Title]{link=page}\nWhat the reader finds there.\n::\n:::") },
+  { label: "API badge", words: "endpoint method path http", run: component(":::api[GET /path]\nWhat the endpoint does.\n:::") },
+  { label: "Embed", words: "video iframe youtube", run: component("::embed[https://]") },
+  { label: "Diagram", words: "mermaid chart graph", run: component(":::mermaid\ngraph LR\n  A --> B\n:::") },
+  { label: "Math", words: "katex formula equation latex", run: component(":::katex\nx^2\n:::") },
+  { label: "File tree", words: "filetree folders", run: component(":::filetree\n- docs/\n  - index.md\n:::") },
+  { label: "Table of contents", words: "toc outline", run: component(":::toc\n:::") },
+];
+
+/** Letters of `query` in order inside `text`. */
+function subsequence(query: string, text: string): boolean {
+  let i = 0;
+  for (const ch of text) if (ch === query[i]) i++;
+  return i === query.length;
+}
+
+/** Items for what was typed after `/`: names starting with it first, then fuzzy matches. */
+export function matchSlashItems(query: string): SlashItem[] {
+  const q = query.toLowerCase().replace(/\s+/g, "");
+  if (!q) return SLASH_ITEMS;
+  const scored: Array<[number, SlashItem]> = [];
+  for (const item of SLASH_ITEMS) {
+    const label = item.label.toLowerCase();
+    const words = [label, ...item.words.split(" "), ...label.split(" ")];
+    if (words.some((w) => w.startsWith(q))) scored.push([0, item]);
+    else if (subsequence(q, label.replace(/\s+/g, "")) || words.some((w) => subsequence(q, w))) scored.push([1, item]);
+  }
+  return scored.sort((a, b) => a[0] - b[0]).map(([, item]) => item);
+}
