@@ -17,6 +17,7 @@ import type { PMNode } from "../markdown/pm.ts";
 import { cspNonce } from "../api/types.ts";
 import { RawBlock } from "./raw-block.tsx";
 import { TableGrid } from "./table-grid.ts";
+import { PageDirectory, Wikilink } from "./wikilink.tsx";
 import { matchSlashItems, type SlashItem } from "./slash-items.ts";
 import { SLASH_LIST_ID, SlashMenu, slashOptionId } from "./SlashMenu.tsx";
 import { Toolbar } from "./Toolbar.tsx";
@@ -44,6 +45,23 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   const editorRef = useRef<Editor | null>(null);
   const wrapper = useRef<HTMLDivElement>(null);
   const [picker, setPicker] = useState<{ left: number; top: number } | null>(null);
+  // The workspace's pages for the wikilink chips, loaded once the document holds a wikilink.
+  const directory = useMemo(() => new PageDirectory(), []);
+  const directoryLoading = useRef(false);
+  const loadDirectory = (doc: { descendants(f: (n: { type: { name: string } }) => boolean): void }) => {
+    if (directory.loaded || directoryLoading.current || !callbacks.current.loadPages) return;
+    let found = false;
+    doc.descendants((n) => {
+      if (n.type.name === "wikilink") found = true;
+      return !found;
+    });
+    if (!found) return;
+    directoryLoading.current = true;
+    void callbacks.current.loadPages().then(
+      (list) => directory.set(list),
+      () => (directoryLoading.current = false),
+    );
+  };
   const [pages, setPages] = useState<PickablePage[] | null>(null);
   // The slash menu: where its "/" is, and what has been typed after it.
   const [slash, setSlash] = useState<{ from: number; query: string; active: number; at: { left: number; top: number } } | null>(null);
@@ -74,7 +92,13 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     const c = e.view.coordsAtPos(pos);
     setPicker({ left: Math.max(0, c.left - box.left), top: c.bottom - box.top + 4 });
     setPages(null);
-    void callbacks.current.loadPages().then(setPages, () => setPages([]));
+    void callbacks.current.loadPages().then(
+      (list) => {
+        setPages(list);
+        directory.set(list);
+      },
+      () => setPages([]),
+    );
   };
 
   const pickPage = (page: PickablePage) => {
@@ -84,7 +108,8 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     const { from } = e.state.selection;
     const before = e.state.doc.textBetween(Math.max(0, from - 2), from);
     const start = before === "[[" ? from - 2 : from;
-    e.chain().focus().insertContentAt({ from: start, to: from }, wikilinkFor(page.path)).run();
+    const target = wikilinkFor(page.path).slice(2, -2);
+    e.chain().focus().insertContentAt({ from: start, to: from }, { type: "wikilink", attrs: { target, label: null } }).run();
   };
 
   const openSlash = (from: number) => {
@@ -128,6 +153,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         AuthImage.configure({ inline: true }),
         RawBlock,
         ...TableGrid,
+        Wikilink.configure({ directory }),
         Placeholder.configure({ placeholder: "Start writing…" }),
       ],
       content: session.initial,
@@ -180,9 +206,13 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
       },
       onCreate: ({ editor: e }) => {
         if (!session.rebase(e.getJSON() as PMNode)) callbacks.current.onUnsupported();
+        loadDirectory(e.state.doc);
       },
-      onUpdate: () => {
+      onUpdate: ({ editor: e }) => {
         trackSlash();
+        // A wikilink typed or pasted lands in the caret's block: only that block is looked at.
+        const $head = e.state.selection.$head;
+        if ($head.depth > 0) loadDirectory($head.node(1));
         callbacks.current.onChange();
       },
       onSelectionUpdate: () => trackSlash(),
@@ -229,7 +259,10 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
           onClose={() => {
             setPicker(null);
             // Back to the text after Esc; a click elsewhere keeps its own focus.
-            if (!document.activeElement || document.activeElement === document.body) editor.commands.focus();
+            // Once the picker is gone (its input held the focus until then).
+            setTimeout(() => {
+              if (!document.activeElement || document.activeElement === document.body) editor.commands.focus();
+            }, 0);
           }}
         />
       )}

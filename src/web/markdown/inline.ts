@@ -127,7 +127,13 @@ function keepDelimitersFlanking(out: string, runs: Array<"open" | "close" | unde
   return fixed;
 }
 
-/** Inline content (text with marks, hard breaks, images) → Markdown. */
+/** A wikilink node's Markdown: `[[target]]` or `[[target|label]]`. */
+function wikilinkText(attrs: Record<string, unknown> | undefined): string {
+  const target = String(attrs?.target ?? "");
+  return attrs?.label ? `[[${target}|${String(attrs.label)}]]` : `[[${target}]]`;
+}
+
+/** Inline content (text with marks, hard breaks, images, wikilinks) → Markdown. */
 export function serializeInline(nodes: PMNode[] | undefined): string {
   const items = nodes ?? [];
   let out = "";
@@ -211,6 +217,9 @@ export function serializeInline(nodes: PMNode[] | undefined): string {
     } else if (node.type === "hardBreak") {
       openMarks(marks, keep);
       out += "\\\n";
+    } else if (node.type === "wikilink") {
+      openMarks(marks, keep);
+      out += wikilinkText(node.attrs);
     } else if (node.type === "image") {
       openMarks(marks, keep);
       const alt = String(node.attrs?.alt ?? "").replace(/[[\]\\]/g, (c) => "\\" + c);

@@ -99,7 +99,31 @@ function inline(tokens: Token[] | undefined, marks: PMMark[] = []): PMNode[] {
       merged[merged.length - 1] = { ...prev, text: prev.text! + n.text! };
     } else merged.push(n);
   }
-  return merged;
+  return splitWikilinks(merged);
+}
+
+/** Quire's link syntax (docs/architecture.md §5): `[[path]]`, `[[path|text]]`, `[[path#heading]]`. */
+const WIKILINK = /\[\[([^\[\]|\n]+)(?:\|([^\[\]\n]+))?\]\]/g;
+
+/** Wikilinks in text become their own nodes (shown as chips); inside code or a link they stay text. */
+function splitWikilinks(nodes: PMNode[]): PMNode[] {
+  const out: PMNode[] = [];
+  for (const n of nodes) {
+    if (n.type !== "text" || !n.text!.includes("[[") || (n.marks ?? []).some((m) => m.type === "code" || m.type === "link")) {
+      out.push(n);
+      continue;
+    }
+    let at = 0;
+    for (const m of n.text!.matchAll(WIKILINK)) {
+      if (m.index! > at) out.push({ ...n, text: n.text!.slice(at, m.index) });
+      const link: PMNode = { type: "wikilink", attrs: { target: m[1]!, label: m[2] ?? null } };
+      if (n.marks?.length) link.marks = n.marks;
+      out.push(link);
+      at = m.index! + m[0].length;
+    }
+    if (at < n.text!.length) out.push({ ...n, text: n.text!.slice(at) });
+  }
+  return out;
 }
 
 function paragraph(tokens: Token[] | undefined): PMNode {
