@@ -83,10 +83,9 @@ describe.skipIf(!hasChromium)("inserting blocks in the rich editor", () => {
     await page.keyboard.press("Enter");
     await slash(page, "divider", "Divider");
     await slash(page, "callout", "Callout");
-    // The component's source takes the caret.
-    await page.waitForFunction(() => document.activeElement?.tagName === "TEXTAREA");
-    await page.keyboard.press("ControlOrMeta+a");
-    await page.keyboard.type(":::callout[tip]\nTyped tip.\n:::");
+    // The callout is a block: its body takes the caret, its type is picked above it.
+    await page.keyboard.type("Typed tip.");
+    await page.getByRole("combobox", { name: "Callout type" }).selectOption("tip");
     await save(page);
     expect(await content("slash.md")).toBe(
       FIRST + "\n## Title\n\n- item\n\n- [ ] task\n\n/nmbr stays text\n\n> quoted\n\n```ts\nlet x = 1;\n```\n\n---\n\n:::callout[tip]\nTyped tip.\n:::\n",

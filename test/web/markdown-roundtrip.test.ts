@@ -175,15 +175,16 @@ describe("changing one block", () => {
     expect(s.save(doc)).toBe(expectedWith(s, ordered, "1) paren ordered\n2) changed"));
   });
 
-  test("components, HTML, frontmatter and definitions are raw blocks, kept and editable as text; tables are grids", () => {
+  test("HTML, frontmatter, definitions and components without a block of their own are raw blocks, kept and editable as text", () => {
     const s = open("---\ntitle: T\n---\n" + TRICKY);
     const raws = s.initial.content!.filter((n) => n.type === "rawBlock").map((n) => n.attrs!.kind);
     expect(raws).toEqual(expect.arrayContaining(["frontmatter", "directive", "html", "def"]));
     expect(raws).not.toContain("table");
     expect(s.initial.content!.filter((n) => n.type === "table")).toHaveLength(1);
-    const i = findIndex(s, (n) => n.type === "rawBlock" && String(n.attrs!.text).startsWith(":::callout"));
+    expect(s.initial.content!.filter((n) => n.type === "callout")).toHaveLength(1);
+    const i = findIndex(s, (n) => n.type === "rawBlock" && String(n.attrs!.text).startsWith(":::tabs"));
     const doc = clone(s.initial);
-    const edited = String(doc.content![i]!.attrs!.text).replace("Careful", "Very careful");
+    const edited = String(doc.content![i]!.attrs!.text).replace("First tab", "The first tab");
     doc.content![i]!.attrs = { ...doc.content![i]!.attrs, text: edited };
     expect(s.save(doc)).toBe(expectedWith(s, i, edited));
   });

@@ -18,6 +18,7 @@ import { cspNonce } from "../api/types.ts";
 import { RawBlock } from "./raw-block.tsx";
 import { TableGrid } from "./table-grid.ts";
 import { PageDirectory, Wikilink } from "./wikilink.tsx";
+import { Callout } from "./callout.tsx";
 import { matchSlashItems, type SlashItem } from "./slash-items.ts";
 import { SLASH_LIST_ID, SlashMenu, slashOptionId } from "./SlashMenu.tsx";
 import { Toolbar } from "./Toolbar.tsx";
@@ -154,6 +155,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         RawBlock,
         ...TableGrid,
         Wikilink.configure({ directory }),
+        Callout,
         Placeholder.configure({ placeholder: "Start writing…" }),
       ],
       content: session.initial,

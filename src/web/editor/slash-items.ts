@@ -57,7 +57,11 @@ export const SLASH_ITEMS: SlashItem[] = [
       if (src) e.chain().focus().setImage({ src, alt: "" }).run();
     },
   },
-  { label: "Callout", words: "admonition info warning note tip danger", run: component(":::callout[info]\nText of the callout.\n:::") },
+  {
+    label: "Callout",
+    words: "admonition info warning note tip danger",
+    run: (e) => e.chain().focus().insertContent({ type: "callout", attrs: { type: "info", extra: "", colons: ":::" }, content: [{ type: "paragraph" }] }).run(),
+  },
   { label: "Tabs", words: "tab", run: component(":::tabs\n::tab[First]\nFirst tab.\n::\n::tab[Second]\nSecond tab.\n::\n:::") },
   { label: "Steps", words: "step procedure", run: component(":::steps\n::step[First]\nDo this.\n::\n::step[Second]\nThen this.\n::\n:::") },
   { label: "Accordion", words: "details collapse faq", run: component(":::accordion[Question]\nAnswer.\n:::") },

@@ -8,6 +8,7 @@ import type { PMNode } from "./pm.ts";
 import { serializeInline } from "./inline.ts";
 import type { SourceBlock } from "./split.ts";
 import { serializeTable, type TableSource } from "./table.ts";
+import { isRichComponent, serializeComponent } from "./component.ts";
 
 interface StyleHint {
   bullet?: string;
@@ -107,6 +108,7 @@ export function serializeBlock(node: PMNode, hint: StyleHint = {}): string {
     case "image":
       return serializeInline([node]);
     default:
+      if (isRichComponent(node.type)) return serializeComponent(node, undefined, (nodes) => nodes.map((n) => serializeBlock(n)).filter(Boolean).join("\n\n"));
       return serializeInline(node.content);
   }
 }

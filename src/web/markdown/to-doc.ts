@@ -8,6 +8,8 @@ import { Parser, marked, type Token, type Tokens } from "marked";
 import type { PMMark, PMNode } from "./pm.ts";
 import type { SourceBlock } from "./split.ts";
 import { hintFrom, serializeBlock } from "./serialize.ts";
+import { splitBlocks } from "./split.ts";
+import { componentNode, isRichComponent, parseComponent } from "./component.ts";
 
 class Unsupported extends Error {}
 
@@ -217,8 +219,27 @@ function normalizeHtml(html: string): string {
 
 const RICH_KINDS = new Set(["paragraph", "heading", "code", "list", "blockquote", "hr", "table"]);
 
+/** Components nest at most this deep as blocks; deeper ones are edited as their source. */
+const MAX_COMPONENT_DEPTH = 8;
+
+/** A directive as a component block with a rich body, or null when it is not one the editor shows. */
+function component(source: SourceBlock, depth: number): PMNode | null {
+  const parsed = depth < MAX_COMPONENT_DEPTH ? parseComponent(source.text) : null;
+  if (!parsed || !isRichComponent(parsed.name)) return null;
+  const body = splitBlocks(parsed.body);
+  return componentNode(
+    parsed,
+    body.blocks.map((b) => nodeFor(b, depth + 1)),
+  );
+}
+
 /** The editor node for one source block: rich when faithful, raw otherwise. */
 export function blockToNode(source: SourceBlock): PMNode {
+  return nodeFor(source, 0);
+}
+
+function nodeFor(source: SourceBlock, depth: number): PMNode {
+  if (source.kind === "directive") return component(source, depth) ?? rawBlock(source);
   if (!RICH_KINDS.has(source.kind) || !source.token) return rawBlock(source);
   let node: PMNode;
   try {

@@ -1,0 +1,63 @@
+/**
+ * Components as blocks in the rich editor, in Chromium: a callout shows its type picker and a body
+ * edited richly; changing either rewrites only its own line (read through the API). Hostile
+ * attributes stay inert text. Screenshots in light, dark and at a phone width.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser } from "playwright-core";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { registerUser, type TestUser } from "../helpers/factories.ts";
+import { clickIntoText, expectNoConsoleErrors, hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+
+const PAGE =
+  'Intro.\n\n:::callout[warning]{title="Careful"}\nA **bold** start.\n\nSecond  line, spaced *oddly*.\n:::\n\n' +
+  ':::callout[note]{title="<img src=x onerror=window.__pwned=1>"}\nA <script>window.__pwned=2</script> body.\n:::\n\nAfter.\n';
+
+describe.skipIf(!hasChromium)("components in the rich editor", () => {
+  let server: TestServer;
+  let browser: Browser;
+  let user: TestUser;
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startTestServer(), launch()]);
+    user = await registerUser(server.url);
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  const content = async (path: string) => (await user.client.get(`/api/v1/content/${user.workspaceSlug}/${path}`)).body.content as string;
+
+  test("a callout's type and body are edited in place; only the changed lines are rewritten; hostile attributes stay text", async () => {
+    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/callouts.md`, { title: "Callouts", body: PAGE })).status).toBe(201);
+    const tab = await newTab(browser);
+    const { page } = tab;
+    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/callouts.md`);
+    await signInInUi(page, user);
+    const editor = page.getByRole("textbox", { name: "Page content" });
+    const callouts = editor.locator(".callout-block");
+    await callouts.first().waitFor();
+    expect(await callouts.count()).toBe(2);
+    await page.waitForTimeout(300);
+    expect(await page.locator(".save-status").getAttribute("data-status")).toBe("saved");
+    // The hostile title is shown as text; nothing it holds ran.
+    expect(await callouts.nth(1).locator(".callout-title").textContent()).toBe("<img src=x onerror=window.__pwned=1>");
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    await screenshot(page, "63-callout-light");
+
+    await callouts.first().getByRole("combobox", { name: "Callout type" }).selectOption("danger");
+    await clickIntoText(callouts.first().getByText("start."));
+    await page.keyboard.press("End");
+    await page.keyboard.type(" Still careful.");
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+    expect(await content("callouts.md")).toBe(PAGE.replace(":::callout[warning]", ":::callout[danger]").replace("A **bold** start.", "A **bold** start. Still careful."));
+
+    // Dark theme and a phone width, for the record.
+    await page.emulateMedia({ colorScheme: "dark" });
+    await screenshot(page, "64-callout-dark");
+    await page.setViewportSize({ width: 390, height: 800 });
+    await screenshot(page, "65-callout-phone");
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 60_000);
+});
