@@ -60,4 +60,37 @@ describe.skipIf(!hasChromium)("components in the rich editor", () => {
     expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 60_000);
+
+  const TABS = "Intro.\n\n:::tabs\n::tab[macOS]\nbrew install quire\n::\n\n::tab[Linux]{default}\nRun  *this*.\n::\n:::\n\n:::steps\n::step[Write]\nA page.\n::\n:::\n\nAfter.\n";
+
+  test("tabs show one panel at a time; a tab is renamed, edited and added; only those lines change", async () => {
+    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/tabs.md`, { title: "Tabs", body: TABS })).status).toBe(201);
+    const tab = await newTab(browser);
+    const { page } = tab;
+    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/tabs.md`);
+    await signInInUi(page, user);
+    const editor = page.getByRole("textbox", { name: "Page content" });
+    const tabs = editor.locator(".tabs-block");
+    await tabs.waitFor();
+    await expect(tabs.getByText("brew install quire").isVisible()).resolves.toBe(true);
+    await expect(tabs.getByText("Run").isVisible()).resolves.toBe(false);
+    await tabs.getByRole("tab", { name: "Linux" }).click();
+    await expect(tabs.getByText("brew install quire").isVisible()).resolves.toBe(false);
+    // Only the shown panel's title field is there to find.
+    await tabs.getByRole("textbox", { name: "Tab title" }).fill("Ubuntu");
+    await clickIntoText(tabs.getByText("Run"));
+    await page.keyboard.press("End");
+    await page.keyboard.type(" Now.");
+    await screenshot(page, "66-tabs");
+    await tabs.getByRole("button", { name: "Add tab" }).click();
+    await page.keyboard.type("Use the installer.");
+    await editor.locator(".steps-block").getByRole("textbox", { name: "Step title" }).fill("Draft");
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+    expect(await content("tabs.md")).toBe(
+      TABS.replace("::tab[Linux]{default}\nRun  *this*.\n::", "::tab[Ubuntu]{default}\nRun  *this*. Now.\n::\n\n::tab[Tab 3]\nUse the installer.\n::").replace("::step[Write]", "::step[Draft]"),
+    );
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 60_000);
 });

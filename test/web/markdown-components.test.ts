@@ -92,3 +92,51 @@ describe("a callout", () => {
     expect(s.save(clone(s.initial))).toBe(md);
   });
 });
+
+const TABS = "Intro.\n\n:::tabs\n::tab[macOS]\n`brew install quire`\n::\n\n::tab[Linux]{default}\nRun  *this*:\n\n```sh\ncurl x | sh\n```\n::\n:::\n\nAfter.\n";
+
+describe("tabs, steps and cards", () => {
+  const tab = (label: string, text: string): PMNode => ({ type: "tab", attrs: { type: label, extra: "", colons: "::" }, content: [{ type: "paragraph", content: [{ type: "text", text }] }] });
+
+  test("tabs open as tab blocks with their labels and rich bodies, and save back byte for byte", () => {
+    const s = open(TABS);
+    const tabs = s.initial.content![1]!;
+    expect(tabs.type).toBe("tabs");
+    expect(tabs.content!.map((t) => [t.type, t.attrs!.type, t.attrs!.extra])).toEqual([
+      ["tab", "macOS", ""],
+      ["tab", "Linux", "{default}"],
+    ]);
+    expect(tabs.content![1]!.content!.map((n) => n.type)).toEqual(["paragraph", "codeBlock"]);
+    expect(s.save(clone(s.initial))).toBe(TABS);
+  });
+
+  test("renaming a tab rewrites its opening line; editing its body, only that line", () => {
+    expect(edit(TABS, (doc) => (doc.content![1]!.content![0]!.attrs!.type = "Mac"))).toBe(TABS.replace("::tab[macOS]", "::tab[Mac]"));
+    expect(edit(TABS, (doc) => (doc.content![1]!.content![1]!.content![0]!.content = [{ type: "text", text: "Run this:" }]))).toBe(TABS.replace("Run  *this*:", "Run this:"));
+  });
+
+  test("adding and removing tabs keeps the other tabs' bytes and the blank lines between them", () => {
+    expect(edit(TABS, (doc) => doc.content![1]!.content!.push(tab("Windows", "Use the installer.")))).toBe(
+      TABS.replace("```\n::\n:::", "```\n::\n\n::tab[Windows]\nUse the installer.\n::\n:::"),
+    );
+    expect(edit(TABS, (doc) => doc.content![1]!.content!.splice(0, 1))).toBe(TABS.replace("::tab[macOS]\n`brew install quire`\n::\n\n", ""));
+  });
+
+  test("steps, cards and accordions are blocks too; a stray line among children keeps the container as source", () => {
+    const md = ":::steps\n::step[Write]\nA page.\n::\n::step[Publish]\nThe site.\n::\n:::\n\n:::cards\n::card[Start]{link=guides/start}\nFirst.\n::\n:::\n\n:::accordion[What is stored?]\nFiles.\n:::\n\n:::tabs\nstray text\n::tab[A]\nx\n::\n:::\n";
+    const s = open(md);
+    expect(s.initial.content!.map((n) => n.type)).toEqual(["steps", "cards", "accordion", "rawBlock"]);
+    expect(s.initial.content![1]!.content![0]!.attrs!.extra).toBe("{link=guides/start}");
+    expect(s.save(clone(s.initial))).toBe(md);
+    expect(edit(md, (doc) => (doc.content![2]!.attrs!.type = "Where are files?"))).toBe(md.replace("[What is stored?]", "[Where are files?]"));
+  });
+
+  test("new tabs and steps are written as directives that read back the same", () => {
+    const s = open("Text.\n");
+    const doc = clone(s.initial);
+    doc.content!.push({ type: "tabs", attrs: { type: null, extra: "", colons: ":::" }, content: [tab("One", "First."), tab("Two", "Second.")] });
+    const out = s.save(doc);
+    expect(out).toBe("Text.\n\n:::tabs\n::tab[One]\nFirst.\n::\n::tab[Two]\nSecond.\n::\n:::\n");
+    expect(open(out).initial.content![1]!.content!.map((t) => t.attrs!.type)).toEqual(["One", "Two"]);
+  });
+});

@@ -176,15 +176,16 @@ describe("changing one block", () => {
   });
 
   test("HTML, frontmatter, definitions and components without a block of their own are raw blocks, kept and editable as text", () => {
-    const s = open("---\ntitle: T\n---\n" + TRICKY);
+    const s = open("---\ntitle: T\n---\n\n:::filetree\n- docs/\n  - index.md\n:::\n\n" + TRICKY);
     const raws = s.initial.content!.filter((n) => n.type === "rawBlock").map((n) => n.attrs!.kind);
     expect(raws).toEqual(expect.arrayContaining(["frontmatter", "directive", "html", "def"]));
     expect(raws).not.toContain("table");
     expect(s.initial.content!.filter((n) => n.type === "table")).toHaveLength(1);
     expect(s.initial.content!.filter((n) => n.type === "callout")).toHaveLength(1);
-    const i = findIndex(s, (n) => n.type === "rawBlock" && String(n.attrs!.text).startsWith(":::tabs"));
+    expect(s.initial.content!.filter((n) => n.type === "tabs")).toHaveLength(1);
+    const i = findIndex(s, (n) => n.type === "rawBlock" && String(n.attrs!.text).startsWith(":::filetree"));
     const doc = clone(s.initial);
-    const edited = String(doc.content![i]!.attrs!.text).replace("First tab", "The first tab");
+    const edited = String(doc.content![i]!.attrs!.text).replace("index.md", "intro.md");
     doc.content![i]!.attrs = { ...doc.content![i]!.attrs, text: edited };
     expect(s.save(doc)).toBe(expectedWith(s, i, edited));
   });

@@ -19,6 +19,7 @@ import { RawBlock } from "./raw-block.tsx";
 import { TableGrid } from "./table-grid.ts";
 import { PageDirectory, Wikilink } from "./wikilink.tsx";
 import { Callout } from "./callout.tsx";
+import { Containers } from "./containers.tsx";
 import { matchSlashItems, type SlashItem } from "./slash-items.ts";
 import { SLASH_LIST_ID, SlashMenu, slashOptionId } from "./SlashMenu.tsx";
 import { Toolbar } from "./Toolbar.tsx";
@@ -156,6 +157,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         ...TableGrid,
         Wikilink.configure({ directory }),
         Callout,
+        ...Containers,
         Placeholder.configure({ placeholder: "Start writing…" }),
       ],
       content: session.initial,

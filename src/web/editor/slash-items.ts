@@ -31,6 +31,14 @@ function component(text: string) {
   };
 }
 
+/** Inserts a component made of parts (tabs, steps, cards), the caret in the first part's body. */
+function parts(name: string, child: string, labels: string[]) {
+  return (editor: Editor) => {
+    const content = labels.map((type) => ({ type: child, attrs: { type, extra: "", colons: "::" }, content: [{ type: "paragraph" }] }));
+    editor.chain().focus().insertContent({ type: name, attrs: { type: null, extra: "", colons: ":::" }, content }).run();
+  };
+}
+
 export const SLASH_ITEMS: SlashItem[] = [
   { label: "Heading 1", words: "h1 title", run: (e) => e.chain().focus().setNode("heading", { level: 1 }).run() },
   { label: "Heading 2", words: "h2 subtitle", run: (e) => e.chain().focus().setNode("heading", { level: 2 }).run() },
@@ -62,10 +70,14 @@ export const SLASH_ITEMS: SlashItem[] = [
     words: "admonition info warning note tip danger",
     run: (e) => e.chain().focus().insertContent({ type: "callout", attrs: { type: "info", extra: "", colons: ":::" }, content: [{ type: "paragraph" }] }).run(),
   },
-  { label: "Tabs", words: "tab", run: component(":::tabs\n::tab[First]\nFirst tab.\n::\n::tab[Second]\nSecond tab.\n::\n:::") },
-  { label: "Steps", words: "step procedure", run: component(":::steps\n::step[First]\nDo this.\n::\n::step[Second]\nThen this.\n::\n:::") },
-  { label: "Accordion", words: "details collapse faq", run: component(":::accordion[Question]\nAnswer.\n:::") },
-  { label: "Cards", words: "card grid links", run: component(":::cards\n::card[Title]{link=page}\nWhat the reader finds there.\n::\n:::") },
+  { label: "Tabs", words: "tab", run: parts("tabs", "tab", ["Tab 1", "Tab 2"]) },
+  { label: "Steps", words: "step procedure", run: parts("steps", "step", ["Step 1", "Step 2"]) },
+  {
+    label: "Accordion",
+    words: "details collapse faq",
+    run: (e) => e.chain().focus().insertContent({ type: "accordion", attrs: { type: "Question", extra: "", colons: ":::" }, content: [{ type: "paragraph" }] }).run(),
+  },
+  { label: "Cards", words: "card grid links", run: parts("cards", "card", ["Card 1"]) },
   { label: "API badge", words: "endpoint method path http", run: component(":::api[GET /path]\nWhat the endpoint does.\n:::") },
   { label: "Embed", words: "video iframe youtube", run: component("::embed[https://]") },
   { label: "Diagram", words: "mermaid chart graph", run: component(":::mermaid\ngraph LR\n  A --> B\n:::") },

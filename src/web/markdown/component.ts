@@ -7,8 +7,10 @@
  */
 import { nodeKey, type PMNode } from "./pm.ts";
 
-/** Components with a visual block; any other directive stays a source block. */
-const RICH = new Set(["callout"]);
+/** Components shown as a block with one body; the label is the type (callout) or the title (accordion). */
+const SIMPLE = new Set(["callout", "accordion"]);
+/** Components made of children (`::tab[label]` … `::`), each child with a body of its own. */
+const CONTAINERS: Record<string, string> = { tabs: "tab", steps: "step", cards: "card" };
 
 interface ComponentSource {
   /** The directive's source, opening line to closing line. */
@@ -17,52 +19,148 @@ interface ComponentSource {
   node?: PMNode;
 }
 
+interface Child {
+  label: string | null;
+  extra: string;
+  body: string;
+  /** The child's source, opening line to closing line. */
+  text: string;
+}
+
 interface Parsed {
   colons: string;
   name: string;
   label: string | null;
   extra: string;
   body: string;
+  /** A container's children, with what lies before, between and after them (blank lines). */
+  children?: { items: Child[]; lead: string; seps: string[]; trail: string };
 }
 
 const OPEN = /^(:{3,})([A-Za-z][\w-]*)(?:\[([^\]\n]*)\])?(\{[^\n]*\})?[ \t]*$/;
+const CHILD_OPEN = /^::([A-Za-z][\w-]*)(?:\[([^\]\n]*)\])?(\{[^\n]*\})?[ \t]*$/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
-/** A directive block as opening line, body and closing line; null when it is not that simple shape. */
+/** A container's body as children and the blank lines around them; null when anything else is there. */
+function parseChildren(body: string, child: string): Parsed["children"] | null {
+  const lines = body === "" ? [] : body.split("\n");
+  const items: Child[] = [];
+  const gaps: string[][] = [[]];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === "") {
+      gaps[gaps.length - 1]!.push(line);
+      continue;
+    }
+    const open = CHILD_OPEN.exec(line);
+    if (!open || open[1] !== child) return null;
+    // The child ends at the "::" that closes it: nested "::x" openings and fenced code skipped.
+    let depth = 0;
+    let fence: string | null = null;
+    let j = i + 1;
+    for (; j < lines.length; j++) {
+      const l = lines[j]!;
+      const f = FENCE.exec(l);
+      if (fence) {
+        if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length && l.trim() === f[1]) fence = null;
+        continue;
+      }
+      if (f) fence = f[1]!;
+      else if (/^\s*::[A-Za-z]/.test(l)) depth++;
+      else if (/^\s*::\s*$/.test(l)) {
+        if (depth === 0) break;
+        depth--;
+      } else if (/^\s*:{3,}\s*$/.test(l)) return null;
+    }
+    if (j >= lines.length || lines[j] !== "::") return null;
+    items.push({ label: open[2] ?? null, extra: open[3] ?? "", body: lines.slice(i + 1, j).join("\n"), text: lines.slice(i, j + 1).join("\n") });
+    gaps.push([]);
+    i = j;
+  }
+  if (items.length === 0) return null;
+  const join = (g: string[]) => g.map((l) => l + "\n").join("");
+  return { items, lead: join(gaps[0]!), seps: gaps.slice(1, -1).map((g) => "\n" + join(g)), trail: gaps[gaps.length - 1]!.map((l) => "\n" + l).join("") };
+}
+
+/** A directive block as opening line, body and closing line; null when it is not a shape the editor shows. */
 export function parseComponent(text: string): Parsed | null {
   const lines = text.split("\n");
   if (lines.length < 2) return null;
   const open = OPEN.exec(lines[0]!);
   const close = /^(:{3,})[ \t]*$/.exec(lines[lines.length - 1]!);
   if (!open || !close || close[1] !== open[1]) return null;
-  return { colons: open[1]!, name: open[2]!, label: open[3] ?? null, extra: open[4] ?? "", body: lines.slice(1, -1).join("\n") };
+  const parsed: Parsed = { colons: open[1]!, name: open[2]!, label: open[3] ?? null, extra: open[4] ?? "", body: lines.slice(1, -1).join("\n") };
+  const child = CONTAINERS[parsed.name];
+  if (child) {
+    const children = parseChildren(parsed.body, child);
+    if (!children) return null;
+    parsed.children = children;
+  } else if (!SIMPLE.has(parsed.name)) return null;
+  return parsed;
 }
 
-export const isRichComponent = (name: string) => RICH.has(name);
+export const isRichComponent = (name: string) => SIMPLE.has(name) || name in CONTAINERS;
+/** Whether a node is a container's child (a tab, a step, a card). */
+const childOf = (name: string) => Object.entries(CONTAINERS).find(([, c]) => c === name)?.[0];
 
-/** The node for a parsed component, its body given as editor nodes. */
-export function componentNode(parsed: Parsed, body: PMNode[]): PMNode {
-  return {
-    type: parsed.name,
-    attrs: { type: parsed.label, extra: parsed.extra, colons: parsed.colons },
-    content: body.length ? body : [{ type: "paragraph" }],
-  };
+const attrsOf = (label: string | null, extra: string, colons: string) => ({ type: label, extra, colons });
+const bodyOr = (nodes: PMNode[]) => (nodes.length ? nodes : [{ type: "paragraph" }]);
+
+/** The node for a parsed component; `blocks` turns a body's Markdown into editor nodes. */
+export function componentNode(parsed: Parsed, blocks: (markdown: string) => PMNode[]): PMNode {
+  const attrs = attrsOf(parsed.label, parsed.extra, parsed.colons);
+  if (!parsed.children) return { type: parsed.name, attrs, content: bodyOr(blocks(parsed.body)) };
+  const child = CONTAINERS[parsed.name]!;
+  return { type: parsed.name, attrs, content: parsed.children.items.map((c) => ({ type: child, attrs: attrsOf(c.label, c.extra, "::"), content: bodyOr(blocks(c.body)) })) };
 }
 
 /** Writes a body: merged against the original body's blocks when there is one, else fresh. */
 export type BodyWriter = (nodes: PMNode[], original: { text: string; nodes: PMNode[] } | null) => string;
 
-export function serializeComponent(node: PMNode, source: ComponentSource | undefined, writeBody: BodyWriter): string {
-  const colons = String(node.attrs?.colons ?? ":::");
+function headLine(node: PMNode, colons: string, original: { label: string | null; extra: string; text: string } | null): string {
   const label = node.attrs?.type === null || node.attrs?.type === undefined ? null : String(node.attrs.type);
   const extra = String(node.attrs?.extra ?? "");
+  if (original && original.label === label && original.extra === extra && original.text.startsWith(colons + node.type)) return original.text.split("\n")[0]!;
+  // A label cannot hold a closing bracket or a line end; they are dropped rather than break the line.
+  return `${colons}${node.type}${label !== null ? `[${label.replace(/[\]\n]/g, "")}]` : ""}${extra.replace(/\n/g, " ")}`;
+}
+
+function body(nodes: PMNode[], original: { body: string; nodes: PMNode[] } | null, writeBody: BodyWriter): string {
+  if (original && original.nodes.length === nodes.length && nodes.every((n, i) => nodeKey(n) === nodeKey(original.nodes[i]!))) return original.body;
+  return writeBody(nodes, original ? { text: original.body, nodes: original.nodes } : null);
+}
+
+const wrap = (head: string, inner: string, close: string) => `${head}\n${inner ? inner + "\n" : ""}${close}`;
+
+export function serializeComponent(node: PMNode, source: ComponentSource | undefined, writeBody: BodyWriter): string {
+  const colons = String(node.attrs?.colons ?? (childOf(node.type) ? "::" : ":::"));
   const original = source ? parseComponent(source.text) : null;
-  const sameHead = original && original.name === node.type && original.label === label && original.extra === extra && original.colons === colons;
-  // The label cannot hold a closing bracket or a line end; they are dropped rather than break the line.
-  const head = sameHead ? source!.text.split("\n")[0]! : `${colons}${node.type}${label !== null ? `[${label.replace(/[\]\n]/g, "")}]` : ""}${extra.replace(/\n/g, " ")}`;
+  const same = original && original.name === node.type && original.colons === colons ? original : null;
+  const head = headLine(node, colons, same ? { label: same.label, extra: same.extra, text: source!.text } : null);
   const nodes = node.content ?? [];
   const oldNodes = source?.node?.content ?? [];
-  let body: string;
-  if (original && oldNodes.length === nodes.length && nodes.every((n, i) => nodeKey(n) === nodeKey(oldNodes[i]!))) body = original.body;
-  else body = writeBody(nodes, original && source?.node ? { text: original.body, nodes: oldNodes } : null);
-  return `${head}\n${body ? body + "\n" : ""}${colons}`;
+  if (!(node.type in CONTAINERS)) return wrap(head, body(nodes, same && source?.node ? { body: same.body, nodes: oldNodes } : null, writeBody), colons);
+
+  const kids = same?.children;
+  if (kids && source?.node && oldNodes.length === nodes.length && nodes.every((n, i) => nodeKey(n) === nodeKey(oldNodes[i]!))) return wrap(head, same!.body, colons);
+  // Children the writer did not touch keep their source; a changed one is merged against the child it replaces.
+  const usable = kids && source?.node && oldNodes.length === kids.items.length;
+  const oldKeys = usable ? oldNodes.map(nodeKey) : [];
+  const used = new Set<number>();
+  const out = nodes.map((child, i) => {
+    const key = nodeKey(child);
+    const exact = oldKeys.findIndex((k, j) => k === key && !used.has(j));
+    if (exact !== -1) {
+      used.add(exact);
+      return { text: kids!.items[exact]!.text, orig: exact };
+    }
+    const was = usable && i < kids.items.length && !oldKeys.includes(nodeKey(nodes[i]!)) ? i : -1;
+    const old = was !== -1 ? kids!.items[was]! : null;
+    const childHead = headLine(child, "::", old);
+    const inner = body(child.content ?? [], old ? { body: old.body, nodes: oldNodes[was]!.content ?? [] } : null, writeBody);
+    return { text: wrap(childHead, inner, "::"), orig: -1 };
+  });
+  const sep = (k: number) => (kids && out[k - 1]!.orig !== -1 && out[k]!.orig === out[k - 1]!.orig + 1 ? kids.seps[out[k - 1]!.orig]! : (kids?.seps[0] ?? "\n"));
+  const inner = (kids?.lead ?? "") + out.map((o, k) => (k === 0 ? "" : sep(k)) + o.text).join("") + (kids?.trail ?? "");
+  return wrap(head, inner, colons);
 }

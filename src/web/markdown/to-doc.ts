@@ -9,7 +9,7 @@ import type { PMMark, PMNode } from "./pm.ts";
 import type { SourceBlock } from "./split.ts";
 import { hintFrom, serializeBlock } from "./serialize.ts";
 import { splitBlocks } from "./split.ts";
-import { componentNode, isRichComponent, parseComponent } from "./component.ts";
+import { componentNode, parseComponent } from "./component.ts";
 
 class Unsupported extends Error {}
 
@@ -225,12 +225,8 @@ const MAX_COMPONENT_DEPTH = 8;
 /** A directive as a component block with a rich body, or null when it is not one the editor shows. */
 function component(source: SourceBlock, depth: number): PMNode | null {
   const parsed = depth < MAX_COMPONENT_DEPTH ? parseComponent(source.text) : null;
-  if (!parsed || !isRichComponent(parsed.name)) return null;
-  const body = splitBlocks(parsed.body);
-  return componentNode(
-    parsed,
-    body.blocks.map((b) => nodeFor(b, depth + 1)),
-  );
+  if (!parsed) return null;
+  return componentNode(parsed, (markdown) => splitBlocks(markdown).blocks.map((b) => nodeFor(b, depth + 1)));
 }
 
 /** The editor node for one source block: rich when faithful, raw otherwise. */
