@@ -140,3 +140,18 @@ describe("tabs, steps and cards", () => {
     expect(open(out).initial.content![1]!.content!.map((t) => t.attrs!.type)).toEqual(["One", "Two"]);
   });
 });
+
+describe("Quire's inline syntax in an edited paragraph", () => {
+  test("badges and math are written back verbatim, never escaped; a leaf component line stays source", () => {
+    const md = "This is :badge[New]{variant=info}, math $e^{i\\pi} + 1 = 0$ and $$x_1$$.\n\n::embed[https://example.com/v]{title=\"A video\"}\n";
+    const s = open(md);
+    expect(s.initial.content!.map((n) => n.type)).toEqual(["paragraph", "rawBlock"]);
+    const out = edit(md, (doc) => doc.content![0]!.content!.push({ type: "text", text: " More_text [here]." }));
+    expect(out).toBe("This is :badge[New]{variant=info}, math $e^{i\\pi} + 1 = 0$ and $$x_1$$. More_text \\[here\\].\n\n::embed[https://example.com/v]{title=\"A video\"}\n");
+  });
+
+  test("a paragraph whose inline syntax would not come back byte for byte stays source", () => {
+    const s = open("Math with an escape $a\\*b$ here.\n");
+    expect(s.initial.content![0]!.type).toBe("rawBlock");
+  });
+});

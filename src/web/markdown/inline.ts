@@ -21,13 +21,17 @@ function sortedMarks(marks: PMMark[] | undefined): PMMark[] {
     .sort((a, b) => MARK_ORDER.indexOf(a.type) - MARK_ORDER.indexOf(b.type));
 }
 
+/** Wikilinks, inline components and inline math, as the site's renderer finds them (src/publish/render/directives.ts). */
+export const QUIRE_INLINE = /(\[\[[^\[\]\n]+\]\]|:[a-zA-Z][\w-]*\[[^\[\]\n]*\](?:\{[^{}\n]*\})?|\$\$(?!\s)(?:\\.|[^\\$\n])+?\$\$|\$(?![\s$])(?:\\.|[^\\$\n])*?[^\\\s$]\$(?!\d)|\$[^\s$\\]\$(?!\d))/;
+
 /**
  * Escapes characters that would otherwise start Markdown syntax. `atLineStart`: the text begins a
  * line of the block (lines after a "\n" inside the text always do).
  */
 function escapeText(text: string, atLineStart = true): string {
-  // Wikilinks ([[path]], [[path|text]]) are Quire syntax found by scanning the file: keep them verbatim.
-  const parts = text.split(/(\[\[[^\[\]\n]+\]\])/);
+  // Quire's own inline syntax — wikilinks, inline components (`:badge[New]{variant=info}`) and
+  // math (`$x^2$`) — is read by the renderer before Markdown escapes are: keep it verbatim.
+  const parts = text.split(QUIRE_INLINE);
   if (parts.length > 1) {
     return parts.map((part, i) => (i % 2 === 1 ? part : escapeText(part, i === 0 ? atLineStart : false))).join("");
   }

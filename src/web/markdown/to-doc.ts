@@ -8,6 +8,7 @@ import { Parser, marked, type Token, type Tokens } from "marked";
 import type { PMMark, PMNode } from "./pm.ts";
 import type { SourceBlock } from "./split.ts";
 import { hintFrom, serializeBlock } from "./serialize.ts";
+import { QUIRE_INLINE } from "./inline.ts";
 import { splitBlocks } from "./split.ts";
 import { componentNode, parseComponent } from "./component.ts";
 
@@ -247,6 +248,11 @@ function nodeFor(source: SourceBlock, depth: number): PMNode {
   }
   // Faithfulness: written back, the block must render exactly as the original does.
   const original = normalizeHtml(Parser.parse([source.token]));
-  const rewritten = normalizeHtml(marked.parse(serializeBlock(node, hintFrom(source)), { gfm: true, async: false }) as string);
-  return original === rewritten ? node : rawBlock(source);
+  const written = serializeBlock(node, hintFrom(source));
+  const rewritten = normalizeHtml(marked.parse(written, { gfm: true, async: false }) as string);
+  if (original !== rewritten) return rawBlock(source);
+  // Quire's inline syntax is read before Markdown escapes, so marked's HTML cannot vouch for it:
+  // each piece of it must come back byte for byte.
+  const pieces = source.text.match(new RegExp(QUIRE_INLINE.source, "g")) ?? [];
+  return pieces.every((p) => written.includes(p)) ? node : rawBlock(source);
 }
