@@ -6,6 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { MarkdownSession } from "../../src/web/markdown/session.ts";
 import type { PMNode } from "../../src/web/markdown/pm.ts";
+import { componentNotice } from "../../src/web/markdown/component.ts";
 
 function open(source: string) {
   const s = new MarkdownSession(source);
@@ -153,5 +154,14 @@ describe("Quire's inline syntax in an edited paragraph", () => {
   test("a paragraph whose inline syntax would not come back byte for byte stays source", () => {
     const s = open("Math with an escape $a\\*b$ here.\n");
     expect(s.initial.content![0]!.type).toBe("rawBlock");
+  });
+});
+
+describe("the notice beside a component kept as source", () => {
+  test("names an unknown component, an unclosed one and an unreadable opening line, in the renderer's words", () => {
+    expect(componentNotice(":::mystery\nx\n:::")).toStartWith('unknown component "mystery" (known: callout, tabs');
+    expect(componentNotice(":::callout[info]\nnever closed")).toBe(':::callout is never closed (add a line ":::" after its content); the content below is shown as ordinary text');
+    expect(componentNotice(":::callout[info] trailing words\nx\n:::")).toStartWith('could not read the opening line ":::callout[info] trailing words"');
+    expect(componentNotice(":::filetree\n- a\n:::")).toBeNull();
   });
 });

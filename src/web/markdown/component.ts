@@ -164,3 +164,22 @@ export function serializeComponent(node: PMNode, source: ComponentSource | undef
   const inner = (kids?.lead ?? "") + out.map((o, k) => (k === 0 ? "" : sep(k)) + o.text).join("") + (kids?.trail ?? "");
   return wrap(head, inner, colons);
 }
+
+/** The components the site knows (src/publish/render/components.ts), children excluded. */
+const KNOWN = ["callout", "tabs", "accordion", "cards", "steps", "api", "filetree", "mermaid", "katex", "math", "badge", "toc", "embed"];
+const CHILDREN = ["tab", "card", "step", "item"];
+
+/**
+ * What the site's renderer says of a directive block it cannot show as a component, in its words;
+ * null when it can. The editor shows it beside the block's source.
+ */
+export function componentNotice(text: string): string | null {
+  const lines = text.split("\n");
+  const first = /^(:{2,})([A-Za-z][\w-]*)/.exec(lines[0]!);
+  if (!first) return `"${lines[0]!.slice(0, 80)}" is not a component opener (expected :::name[argument])`;
+  const [, colons, name] = first as unknown as [string, string, string];
+  if (!KNOWN.includes(name) && !CHILDREN.includes(name)) return `unknown component "${name}" (known: ${KNOWN.join(", ")}); its content is shown as written`;
+  if (!OPEN.exec(lines[0]!)) return `could not read the opening line "${lines[0]!.slice(0, 80)}" (expected ${colons}${name}[argument]{attributes} alone on its line); what follows is shown as ordinary text`;
+  if (lines.length < 2 || !new RegExp(`^${colons}[ \t]*$`).test(lines[lines.length - 1]!)) return `${colons}${name} is never closed (add a line "${colons}" after its content); the content below is shown as ordinary text`;
+  return null;
+}
