@@ -17,7 +17,7 @@ import type { PMNode } from "../markdown/pm.ts";
 import { cspNonce } from "../api/types.ts";
 import { RawBlock } from "./raw-block.tsx";
 import { TableGrid } from "./table-grid.ts";
-import { PageDirectory, Wikilink } from "./wikilink.tsx";
+import { PageDirectory, Wikilink } from "./wikilink.ts";
 import { Callout } from "./callout.tsx";
 import { Containers } from "./containers.tsx";
 import { matchSlashItems, type SlashItem } from "./slash-items.ts";
@@ -146,6 +146,19 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     item.run(e);
   };
 
+  // The JSON of each top-level node, kept while the node is unchanged (ProseMirror nodes are
+  // immutable), so saving a long page converts and compares only the blocks that changed.
+  const jsonOf = useMemo(() => new WeakMap<object, PMNode>(), []);
+  const docJson = (e: Editor): PMNode => {
+    const content: PMNode[] = [];
+    e.state.doc.forEach((child) => {
+      let json = jsonOf.get(child);
+      if (!json) jsonOf.set(child, (json = child.toJSON() as PMNode));
+      content.push(json);
+    });
+    return { type: "doc", content };
+  };
+
   const editor = useEditor(
     {
       extensions: [
@@ -209,7 +222,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         },
       },
       onCreate: ({ editor: e }) => {
-        if (!session.rebase(e.getJSON() as PMNode)) callbacks.current.onUnsupported();
+        if (!session.rebase(docJson(e))) callbacks.current.onUnsupported();
         loadDirectory(e.state.doc);
       },
       onUpdate: ({ editor: e }) => {
@@ -244,7 +257,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   useImperativeHandle(
     ref,
     () => ({
-      getMarkdown: () => (editor ? session.save(editor.getJSON() as PMNode) : props.markdown),
+      getMarkdown: () => (editor ? session.save(docJson(editor)) : props.markdown),
       focus: () => editor?.commands.focus(),
     }),
     [editor, session, props.markdown],

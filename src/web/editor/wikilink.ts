@@ -6,8 +6,8 @@
  * once for a page that has wikilinks.
  */
 import { InputRule, Node, mergeAttributes } from "@tiptap/core";
-import { NodeViewWrapper, ReactNodeViewRenderer, type ReactNodeViewProps } from "@tiptap/react";
-import { useSyncExternalStore } from "react";
+import type { Node as PMNodeType } from "@tiptap/pm/model";
+import type { NodeView } from "@tiptap/pm/view";
 import type { PickablePage } from "./PagePicker.tsx";
 
 /** The workspace's pages, for the chips' titles; null until loaded. */
@@ -34,20 +34,43 @@ function resolveTarget(pages: Map<string, PickablePage>, target: string): Pickab
   return pages.get(path) ?? pages.get(path ? `${path}/index` : "index");
 }
 
-function WikilinkView({ node, extension }: ReactNodeViewProps) {
-  const directory = (extension.options as { directory: PageDirectory }).directory;
-  const pages = useSyncExternalStore(directory.subscribe, directory.snapshot);
-  const target = String(node.attrs.target ?? "");
-  const label = node.attrs.label ? String(node.attrs.label) : null;
-  const page = pages ? resolveTarget(pages, target) : undefined;
-  const dead = pages !== null && !page;
-  const shown = label ?? page?.title ?? target;
-  return (
-    <NodeViewWrapper as="span" className={`wikilink${dead ? " wikilink-dead" : ""}`} data-target={target} title={dead ? `No page at ${target}` : target}>
-      {shown}
-      {dead && <span className="visually-hidden"> (missing page)</span>}
-    </NodeViewWrapper>
-  );
+/**
+ * The chip's DOM, kept by hand rather than as a React node view: a long page can hold a thousand
+ * wikilinks, and a React root each made opening and typing on such a page slow.
+ */
+function chipView(node: PMNodeType, directory: PageDirectory): NodeView {
+  const dom = document.createElement("span");
+  const draw = (n: PMNodeType) => {
+    const pages = directory.snapshot();
+    const target = String(n.attrs.target ?? "");
+    const label = n.attrs.label ? String(n.attrs.label) : null;
+    const page = pages ? resolveTarget(pages, target) : undefined;
+    const dead = pages !== null && !page;
+    dom.className = `wikilink${dead ? " wikilink-dead" : ""}`;
+    dom.dataset.target = target;
+    dom.title = dead ? `No page at ${target}` : target;
+    dom.textContent = label ?? page?.title ?? target;
+    if (dead) {
+      const hint = document.createElement("span");
+      hint.className = "visually-hidden";
+      hint.textContent = " (missing page)";
+      dom.append(hint);
+    }
+  };
+  let current = node;
+  draw(current);
+  const unsubscribe = directory.subscribe(() => draw(current));
+  return {
+    dom,
+    update: (next) => {
+      if (next.type !== current.type) return false;
+      current = next;
+      draw(current);
+      return true;
+    },
+    ignoreMutation: () => true,
+    destroy: unsubscribe,
+  };
 }
 
 export const Wikilink = Node.create<{ directory: PageDirectory }>({
@@ -86,6 +109,6 @@ export const Wikilink = Node.create<{ directory: PageDirectory }>({
     ];
   },
   addNodeView() {
-    return ReactNodeViewRenderer(WikilinkView);
+    return ({ node }) => chipView(node, this.options.directory);
   },
 });
