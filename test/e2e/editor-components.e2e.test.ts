@@ -83,6 +83,8 @@ describe.skipIf(!hasChromium)("components in the rich editor", () => {
     await page.keyboard.type(" Now.");
     await screenshot(page, "66-tabs");
     await tabs.getByRole("button", { name: "Add tab" }).click();
+    await tabs.getByRole("tab", { name: "Tab 3", selected: true }).waitFor();
+    await page.waitForFunction(() => document.activeElement?.classList.contains("tiptap") ?? false);
     await page.keyboard.type("Use the installer.");
     await editor.locator(".steps-block").getByRole("textbox", { name: "Step title" }).fill("Draft");
     await page.keyboard.press("Control+s");
@@ -90,6 +92,25 @@ describe.skipIf(!hasChromium)("components in the rich editor", () => {
     expect(await content("tabs.md")).toBe(
       TABS.replace("::tab[Linux]{default}\nRun  *this*.\n::", "::tab[Ubuntu]{default}\nRun  *this*. Now.\n::\n\n::tab[Tab 3]\nUse the installer.\n::").replace("::step[Write]", "::step[Draft]"),
     );
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 60_000);
+
+  test("an api badge's method and path are picked and typed; only its opening line changes", async () => {
+    const API = "Intro.\n\n:::api[GET /api/v1/pages]\nLists the  pages.\n:::\n";
+    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/api.md`, { title: "Api", body: API })).status).toBe(201);
+    const tab = await newTab(browser);
+    const { page } = tab;
+    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/api.md`);
+    await signInInUi(page, user);
+    const block = page.getByRole("textbox", { name: "Page content" }).locator(".api-block");
+    await block.waitFor();
+    await block.getByRole("combobox", { name: "HTTP method" }).selectOption("DELETE");
+    await block.getByRole("textbox", { name: "Endpoint path" }).fill("/api/v1/pages/{id}");
+    await screenshot(page, "67-api-badge");
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+    expect(await content("api.md")).toBe("Intro.\n\n:::api[DELETE /api/v1/pages/{id}]\nLists the  pages.\n:::\n");
     expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 60_000);

@@ -165,3 +165,13 @@ describe("the notice beside a component kept as source", () => {
     expect(componentNotice(":::filetree\n- a\n:::")).toBeNull();
   });
 });
+
+describe("the api badge", () => {
+  test("opens as a block whose label is method and path; a new method rewrites only the opening line", () => {
+    const md = ":::api[GET /api/v1/content/{workspace}/{path}]\nReturns the page with its content and hashes.\n:::\n";
+    const s = open(md);
+    expect(s.initial.content![0]).toMatchObject({ type: "api", attrs: { type: "GET /api/v1/content/{workspace}/{path}" } });
+    expect(s.save(clone(s.initial))).toBe(md);
+    expect(edit(md, (doc) => (doc.content![0]!.attrs!.type = "POST /api/v1/content/{workspace}/{path}"))).toBe(md.replace(":::api[GET", ":::api[POST"));
+  });
+});

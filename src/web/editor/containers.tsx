@@ -45,6 +45,8 @@ function ContainerView({ node, editor, getPos }: ReactNodeViewProps) {
           <button
             type="button"
             className="component-add"
+            // The caret stays in the text while the new part is added, as with the toolbar.
+            onMouseDown={(e) => e.preventDefault()}
             onClick={() => {
               const pos = getPos();
               if (typeof pos !== "number") return;
@@ -110,6 +112,33 @@ function AccordionView({ node, editor, updateAttributes }: ReactNodeViewProps) {
   );
 }
 
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
+
+/** The api badge: its label is "METHOD /path", edited as a method picker and a path field. */
+function ApiView({ node, editor, updateAttributes }: ReactNodeViewProps) {
+  const label = labelOf(node);
+  const m = /^([A-Za-z]+)\s+(.*)$/.exec(label);
+  const method = m ? m[1]!.toUpperCase() : "";
+  const path = m ? m[2]! : label;
+  const set = (nextMethod: string, nextPath: string) => updateAttributes({ type: `${nextMethod} ${nextPath}`.trim().replace(/[\]\n]/g, "") });
+  return (
+    <NodeViewWrapper className="component-block api-block">
+      <div className="component-part-head" contentEditable={false}>
+        <select aria-label="HTTP method" className={`api-method api-${method.toLowerCase()}`} value={method} disabled={!editor.isEditable} onChange={(e) => set(e.target.value, path)}>
+          {!METHODS.includes(method) && <option value={method}>{method || "—"}</option>}
+          {METHODS.map((x) => (
+            <option key={x} value={x}>
+              {x}
+            </option>
+          ))}
+        </select>
+        <input aria-label="Endpoint path" className="api-path" value={path} readOnly={!editor.isEditable} onChange={(e) => set(method, e.target.value)} />
+      </div>
+      <NodeViewContent className="component-body" />
+    </NodeViewWrapper>
+  );
+}
+
 const componentAttributes = (colons: string) => ({
   type: { default: null, parseHTML: (el: HTMLElement) => el.getAttribute("data-type"), renderHTML: (a: Record<string, unknown>) => ({ "data-type": a.type }) },
   extra: { default: "", parseHTML: (el: HTMLElement) => el.getAttribute("data-extra") ?? "", renderHTML: (a: Record<string, unknown>) => ({ "data-extra": a.extra }) },
@@ -133,4 +162,5 @@ function componentNode(name: string, content: string, view: (props: ReactNodeVie
 export const Containers = [
   ...Object.entries(PARTS).flatMap(([name, { child }]) => [componentNode(name, `${child}+`, ContainerView, ":::", "block"), componentNode(child, "block+", PartView, "::")]),
   componentNode("accordion", "block+", AccordionView, ":::", "block"),
+  componentNode("api", "block+", ApiView, ":::", "block"),
 ];

@@ -78,7 +78,11 @@ export const SLASH_ITEMS: SlashItem[] = [
     run: (e) => e.chain().focus().insertContent({ type: "accordion", attrs: { type: "Question", extra: "", colons: ":::" }, content: [{ type: "paragraph" }] }).run(),
   },
   { label: "Cards", words: "card grid links", run: parts("cards", "card", ["Card 1"]) },
-  { label: "API badge", words: "endpoint method path http", run: component(":::api[GET /path]\nWhat the endpoint does.\n:::") },
+  {
+    label: "API badge",
+    words: "endpoint method path http",
+    run: (e) => e.chain().focus().insertContent({ type: "api", attrs: { type: "GET /path", extra: "", colons: ":::" }, content: [{ type: "paragraph" }] }).run(),
+  },
   { label: "Embed", words: "video iframe youtube", run: component("::embed[https://]") },
   { label: "Diagram", words: "mermaid chart graph", run: component(":::mermaid\ngraph LR\n  A --> B\n:::") },
   { label: "Math", words: "katex formula equation latex", run: component(":::katex\nx^2\n:::") },

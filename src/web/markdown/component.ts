@@ -7,8 +7,8 @@
  */
 import { nodeKey, type PMNode } from "./pm.ts";
 
-/** Components shown as a block with one body; the label is the type (callout) or the title (accordion). */
-const SIMPLE = new Set(["callout", "accordion"]);
+/** Components shown as a block with one body; the label is the type (callout), the title (accordion) or "METHOD /path" (api). */
+const SIMPLE = new Set(["callout", "accordion", "api"]);
 /** Components made of children (`::tab[label]` … `::`), each child with a body of its own. */
 const CONTAINERS: Record<string, string> = { tabs: "tab", steps: "step", cards: "card" };
 
