@@ -77,4 +77,30 @@ describe.skipIf(!hasChromium)("wikilinks in the rich editor", () => {
     expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 60_000);
+
+  test("a Markdown link is edited in place: its address under the caret, applied with Enter, or removed", async () => {
+    const BODY = "See [the docs](https://example.com/a) here.\n\nThen [a guide](guide.md \"Guide\") too.\n";
+    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/md-links.md`, { title: "Md links", body: BODY })).status).toBe(201);
+    const tab = await newTab(browser);
+    const { page } = tab;
+    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/md-links.md`);
+    await signInInUi(page, user);
+    const editor = page.getByRole("textbox", { name: "Page content" });
+    await editor.getByText("the docs").click();
+    const popover = page.getByRole("dialog", { name: "Edit link" });
+    const address = popover.getByRole("textbox", { name: "Link address" });
+    await expect(address.inputValue()).resolves.toBe("https://example.com/a");
+    expect(await popover.getByRole("link", { name: "Open" }).getAttribute("href")).toBe("https://example.com/a");
+    await screenshot(page, "68-link-popover");
+    await address.fill("https://example.com/b");
+    await address.press("Enter");
+    await popover.waitFor({ state: "detached" });
+    await editor.getByText("a guide").click();
+    await popover.getByRole("button", { name: "Remove link" }).click();
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+    expect(await content("md-links.md")).toBe("See [the docs](https://example.com/b) here.\n\nThen a guide too.\n");
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 60_000);
 });

@@ -4,7 +4,7 @@
  * document block for block, it says so (`onUnsupported`) and the page opens in raw mode instead.
  */
 import { forwardRef, useEffect, useImperativeHandle, useMemo, useRef, useState } from "react";
-import type { Editor } from "@tiptap/core";
+import { getMarkRange, type Editor } from "@tiptap/core";
 import { imageFiles } from "./image-upload.ts";
 import { PagePicker, wikilinkFor, type PickablePage } from "./PagePicker.tsx";
 import { EditorContent, useEditor } from "@tiptap/react";
@@ -22,6 +22,7 @@ import { Callout } from "./callout.tsx";
 import { Containers } from "./containers.tsx";
 import { matchSlashItems, type SlashItem } from "./slash-items.ts";
 import { SLASH_LIST_ID, SlashMenu, slashOptionId } from "./SlashMenu.tsx";
+import { LinkPopover, type LinkAt } from "./LinkPopover.tsx";
 import { Toolbar } from "./Toolbar.tsx";
 
 export interface EditorHandle {
@@ -47,6 +48,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   const editorRef = useRef<Editor | null>(null);
   const wrapper = useRef<HTMLDivElement>(null);
   const [picker, setPicker] = useState<{ left: number; top: number } | null>(null);
+  const [link, setLink] = useState<LinkAt | null>(null);
   // The workspace's pages for the wikilink chips, loaded once the document holds a wikilink.
   const directory = useMemo(() => new PageDirectory(), []);
   const directoryLoading = useRef(false);
@@ -135,6 +137,19 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     if (!typed.startsWith("/") || /\s/.test(typed) || typed.length > 24) slashRef.current = null;
     else if (typed.slice(1) !== open.query) slashRef.current = { ...open, query: typed.slice(1), active: 0 };
     setSlash(slashRef.current);
+  };
+
+  /** The link under a collapsed caret, for its inline editor; null elsewhere. */
+  const trackLink = () => {
+    const e = editorRef.current;
+    const box = wrapper.current?.getBoundingClientRect();
+    const { selection, schema } = e?.state ?? {};
+    if (!e || !box || !selection || !schema || !selection.empty || !schema.marks.link) return setLink(null);
+    const range = getMarkRange(selection.$from, schema.marks.link);
+    if (!range) return setLink(null);
+    const mark = e.state.doc.resolve(range.from + 1).marks().find((m) => m.type.name === "link");
+    const c = e.view.coordsAtPos(range.from);
+    setLink((prev) => (prev && prev.from === range.from && prev.to === range.to ? prev : { ...range, href: String(mark?.attrs.href ?? ""), at: { left: Math.max(0, c.left - box.left), top: c.bottom - box.top + 4 } }));
   };
 
   const pickSlash = (item: SlashItem) => {
@@ -232,7 +247,10 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         if ($head.depth > 0) loadDirectory($head.node(1));
         callbacks.current.onChange();
       },
-      onSelectionUpdate: () => trackSlash(),
+      onSelectionUpdate: () => {
+        trackSlash();
+        trackLink();
+      },
       onBlur: () => setSlash(null),
     },
     [session],
@@ -267,6 +285,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     <div className="rich-editor" ref={wrapper}>
       {props.editable && <Toolbar editor={editor} />}
       <EditorContent editor={editor} />
+      {link && !slash && <LinkPopover editor={editor} link={link} onClose={() => setLink(null)} />}
       {slash && <SlashMenu items={slashItems} active={slash.active} at={slash.at} onPick={pickSlash} />}
       {picker && (
         <PagePicker
