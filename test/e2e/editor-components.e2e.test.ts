@@ -114,4 +114,66 @@ describe.skipIf(!hasChromium)("components in the rich editor", () => {
     expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 60_000);
+
+  test("rich ↔ raw switching leaves a page of tables and components unchanged; undo restores the exact bytes", async () => {
+    const BODY = TABS + "\n| a | b |\n|:-|-:|\n| 1 | 2 |\n\n:::callout[tip]\nTip  text.\n:::\n\n:::mystery[x]\nUnknown.\n:::\n";
+    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/switch.md`, { title: "Switch", body: BODY })).status).toBe(201);
+    const tab = await newTab(browser);
+    const { page } = tab;
+    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/switch.md`);
+    await signInInUi(page, user);
+    const editor = page.getByRole("textbox", { name: "Page content" });
+    await editor.locator(".tabs-block").waitFor();
+    // The unknown component says why it is shown as source, in the renderer's words.
+    await page.getByRole("note").filter({ hasText: 'unknown component "mystery"' }).waitFor();
+    await page.getByRole("button", { name: "Switch to Markdown source" }).click();
+    await page.getByRole("textbox", { name: "Markdown source" }).waitFor();
+    await page.getByRole("button", { name: "Switch to rich editor" }).click();
+    await editor.locator(".tabs-block").waitFor();
+    await page.waitForTimeout(300);
+    expect(await page.locator(".save-status").getAttribute("data-status")).toBe("saved");
+
+    // Edits in a table cell, a callout and a tab, each undone: the file is back to its bytes.
+    await clickIntoText(editor.getByText("Tip  text."));
+    await page.keyboard.press("End");
+    await page.keyboard.type(" more");
+    await clickIntoText(editor.getByRole("cell", { name: "2" }));
+    await page.keyboard.press("End");
+    await page.keyboard.type("3");
+    await page.locator('[data-status="unsaved"]').waitFor();
+    for (let i = 0; i < 12; i++) await page.keyboard.press("Control+z");
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+    expect(await content("switch.md")).toBe(BODY);
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 60_000);
+
+  test("pasted HTML with scripts, event handlers and javascript: links leaves nothing that runs", async () => {
+    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/paste.md`, { title: "Paste", body: "Start.\n" })).status).toBe(201);
+    const tab = await newTab(browser);
+    const { page } = tab;
+    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/paste.md`);
+    await signInInUi(page, user);
+    const editor = page.getByRole("textbox", { name: "Page content" });
+    await clickIntoText(editor.getByText("Start."));
+    await page.keyboard.press("End");
+    await page.keyboard.press("Enter");
+    await page.evaluate(() => {
+      const dt = new DataTransfer();
+      dt.setData("text/html", '<p style="color:red" onclick="window.__pwned=1">Safe <b>bold</b> <a href="javascript:window.__pwned=2">bad link</a> <img src=x onerror="window.__pwned=3"></p><script>window.__pwned=4</script><h2>Heading</h2>');
+      dt.setData("text/plain", "Safe bold bad link");
+      document.querySelector(".tiptap")!.dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
+    });
+    await editor.getByRole("heading", { name: "Heading" }).waitFor();
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+    const saved = await content("paste.md");
+    expect(saved).toStartWith("Start.\n\nSafe **bold** bad link");
+    expect(saved).toContain("## Heading");
+    expect(saved).not.toMatch(/javascript:|onclick|onerror|<script|style=/i);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 60_000);
 });

@@ -6,6 +6,7 @@
 import { forwardRef, useEffect, useImperativeHandle, useMemo, useRef, useState } from "react";
 import { getMarkRange, type Editor } from "@tiptap/core";
 import { imageFiles } from "./image-upload.ts";
+import { cleanPastedHtml } from "./paste-html.ts";
 import { PagePicker, wikilinkFor, type PickablePage } from "./PagePicker.tsx";
 import { EditorContent, useEditor } from "@tiptap/react";
 import StarterKit from "@tiptap/starter-kit";
@@ -193,6 +194,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
       injectNonce: cspNonce(),
       editorProps: {
         attributes: { "aria-label": "Page content", role: "textbox", "aria-multiline": "true", class: "prose" },
+        transformPastedHTML: cleanPastedHtml,
         handlePaste: (_view, event) => {
           const files = imageFiles(event.clipboardData?.files);
           if (files.length === 0 || !callbacks.current.uploadImage) return false;
