@@ -12,7 +12,7 @@ import { EditorContent, useEditor } from "@tiptap/react";
 import StarterKit from "@tiptap/starter-kit";
 import { TaskItem, TaskList } from "@tiptap/extension-list";
 import { AuthImage } from "./auth-image.ts";
-import { Placeholder } from "@tiptap/extensions";
+import { Focus, Placeholder } from "@tiptap/extensions";
 import { MarkdownSession } from "../markdown/session.ts";
 import type { PMNode } from "../markdown/pm.ts";
 import { cspNonce } from "../api/types.ts";
@@ -188,6 +188,8 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         Callout,
         ...Containers,
         Placeholder.configure({ placeholder: "Start writing…" }),
+        // Marks the top-level block holding the caret: it is always laid out (styles.css).
+        Focus.configure({ className: "has-focus", mode: "shallowest" }),
       ],
       content: session.initial,
       editable: props.editable,
