@@ -246,11 +246,14 @@ function nodeFor(source: SourceBlock, depth: number): PMNode {
     if (e instanceof Unsupported) return rawBlock(source);
     throw e;
   }
-  // Faithfulness: written back, the block must render exactly as the original does.
-  const original = normalizeHtml(Parser.parse([source.token]));
+  // Faithfulness: written back, the block must render exactly as the original does. A block that
+  // writes back as its very source (most of a page) renders the same without asking marked.
   const written = serializeBlock(node, hintFrom(source));
-  const rewritten = normalizeHtml(marked.parse(written, { gfm: true, async: false }) as string);
-  if (original !== rewritten) return rawBlock(source);
+  if (written !== source.text) {
+    const original = normalizeHtml(Parser.parse([source.token]));
+    const rewritten = normalizeHtml(marked.parse(written, { gfm: true, async: false }) as string);
+    if (original !== rewritten) return rawBlock(source);
+  }
   // Quire's inline syntax is read before Markdown escapes, so marked's HTML cannot vouch for it:
   // each piece of it must come back byte for byte.
   const pieces = source.text.match(new RegExp(QUIRE_INLINE.source, "g")) ?? [];
