@@ -176,4 +176,22 @@ describe.skipIf(!hasChromium)("components in the rich editor", () => {
     expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 60_000);
+
+  test("an embed line is a block: its address is edited in a field, with the site's verdict beside it", async () => {
+    const BODY = 'Intro.\n\n::embed[https://example.com/video]{title="A video"}\n\nAfter.\n';
+    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/embed.md`, { title: "Embed", body: BODY })).status).toBe(201);
+    const tab = await newTab(browser);
+    const { page } = tab;
+    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/embed.md`);
+    await signInInUi(page, user);
+    const block = page.getByRole("textbox", { name: "Page content" }).locator(".embed-block");
+    await block.getByRole("status").filter({ hasText: "shown as a link" }).waitFor();
+    await block.getByRole("textbox", { name: "Embed address" }).fill("https://vimeo.com/76979871");
+    await block.getByRole("status").filter({ hasText: "Vimeo video: shown as a player on the site" }).waitFor();
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+    expect(await content("embed.md")).toBe(BODY.replace("https://example.com/video", "https://vimeo.com/76979871"));
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 60_000);
 });

@@ -143,10 +143,10 @@ describe("tabs, steps and cards", () => {
 });
 
 describe("Quire's inline syntax in an edited paragraph", () => {
-  test("badges and math are written back verbatim, never escaped; a leaf component line stays source", () => {
+  test("badges and math are written back verbatim, never escaped; an embed line is a block of its own", () => {
     const md = "This is :badge[New]{variant=info}, math $e^{i\\pi} + 1 = 0$ and $$x_1$$.\n\n::embed[https://example.com/v]{title=\"A video\"}\n";
     const s = open(md);
-    expect(s.initial.content!.map((n) => n.type)).toEqual(["paragraph", "rawBlock"]);
+    expect(s.initial.content!.map((n) => n.type)).toEqual(["paragraph", "embed"]);
     const out = edit(md, (doc) => doc.content![0]!.content!.push({ type: "text", text: " More_text [here]." }));
     expect(out).toBe("This is :badge[New]{variant=info}, math $e^{i\\pi} + 1 = 0$ and $$x_1$$. More_text \\[here\\].\n\n::embed[https://example.com/v]{title=\"A video\"}\n");
   });
@@ -173,5 +173,23 @@ describe("the api badge", () => {
     expect(s.initial.content![0]).toMatchObject({ type: "api", attrs: { type: "GET /api/v1/content/{workspace}/{path}" } });
     expect(s.save(clone(s.initial))).toBe(md);
     expect(edit(md, (doc) => (doc.content![0]!.attrs!.type = "POST /api/v1/content/{workspace}/{path}"))).toBe(md.replace(":::api[GET", ":::api[POST"));
+  });
+});
+
+describe("the embed line", () => {
+  test("opens as an embed block holding its address and attributes, and is rewritten alone when changed", () => {
+    const md = 'Intro.\n\n::embed[https://www.youtube.com/watch?v=dQw4w9WgXcQ]{title="A video"}\n\nAfter.\n';
+    const s = open(md);
+    expect(s.initial.content![1]).toEqual({ type: "embed", attrs: { type: "https://www.youtube.com/watch?v=dQw4w9WgXcQ", extra: '{title="A video"}', colons: "::" } });
+    expect(s.save(clone(s.initial))).toBe(md);
+    expect(edit(md, (doc) => (doc.content![1]!.attrs!.type = "https://vimeo.com/123"))).toBe(md.replace("https://www.youtube.com/watch?v=dQw4w9WgXcQ", "https://vimeo.com/123"));
+  });
+
+  test("an embed line with more on it, or trailing spaces, stays as it was", () => {
+    for (const md of ["::embed[https://x.test/a] and text\n", "::embed[https://x.test/a]   \n"]) {
+      const s = open(md);
+      expect(s.initial.content![0]!.type).not.toBe("embed");
+      expect(s.save(clone(s.initial))).toBe(md);
+    }
   });
 });

@@ -21,6 +21,7 @@ import { TableGrid } from "./table-grid.ts";
 import { PageDirectory, Wikilink } from "./wikilink.ts";
 import { Callout } from "./callout.tsx";
 import { Containers } from "./containers.tsx";
+import { Embed } from "./embed.tsx";
 import { matchSlashItems, type SlashItem } from "./slash-items.ts";
 import { SLASH_LIST_ID, SlashMenu, slashOptionId } from "./SlashMenu.tsx";
 import { LinkPopover, type LinkAt } from "./LinkPopover.tsx";
@@ -187,6 +188,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         Wikilink.configure({ directory }),
         Callout,
         ...Containers,
+        Embed,
         Placeholder.configure({ placeholder: "Start writing…" }),
         // Marks the top-level block holding the caret: it is always laid out (styles.css).
         Focus.configure({ className: "has-focus", mode: "shallowest" }),

@@ -83,7 +83,7 @@ export const SLASH_ITEMS: SlashItem[] = [
     words: "endpoint method path http",
     run: (e) => e.chain().focus().insertContent({ type: "api", attrs: { type: "GET /path", extra: "", colons: ":::" }, content: [{ type: "paragraph" }] }).run(),
   },
-  { label: "Embed", words: "video iframe youtube", run: component("::embed[https://]") },
+  { label: "Embed", words: "video iframe youtube", run: (e) => e.chain().focus().insertContent({ type: "embed", attrs: { type: "", extra: "", colons: "::" } }).run() },
   { label: "Diagram", words: "mermaid chart graph", run: component(":::mermaid\ngraph LR\n  A --> B\n:::") },
   { label: "Math", words: "katex formula equation latex", run: component(":::katex\nx^2\n:::") },
   { label: "File tree", words: "filetree folders", run: component(":::filetree\n- docs/\n  - index.md\n:::") },

@@ -99,7 +99,16 @@ export function parseComponent(text: string): Parsed | null {
   return parsed;
 }
 
-export const isRichComponent = (name: string) => SIMPLE.has(name) || name in CONTAINERS;
+/** A leaf component standing alone on its line: `::embed[url]{title="…"}`. */
+const LEAF = /^::(embed)\[([^\]\n]*)\](\{[^\n]*\})?$/;
+
+/** The embed node for a paragraph that is only an embed line, or null. */
+export function leafNode(text: string): PMNode | null {
+  const m = LEAF.exec(text);
+  return m ? { type: m[1]!, attrs: attrsOf(m[2]!, m[3] ?? "", "::") } : null;
+}
+
+export const isRichComponent = (name: string) => SIMPLE.has(name) || name in CONTAINERS || name === "embed";
 /** Whether a node is a container's child (a tab, a step, a card). */
 const childOf = (name: string) => Object.entries(CONTAINERS).find(([, c]) => c === name)?.[0];
 
@@ -133,6 +142,7 @@ function body(nodes: PMNode[], original: { body: string; nodes: PMNode[] } | nul
 const wrap = (head: string, inner: string, close: string) => `${head}\n${inner ? inner + "\n" : ""}${close}`;
 
 export function serializeComponent(node: PMNode, source: ComponentSource | undefined, writeBody: BodyWriter): string {
+  if (node.type === "embed") return headLine(node, "::", null);
   const colons = String(node.attrs?.colons ?? (childOf(node.type) ? "::" : ":::"));
   const original = source ? parseComponent(source.text) : null;
   const same = original && original.name === node.type && original.colons === colons ? original : null;

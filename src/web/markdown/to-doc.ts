@@ -10,7 +10,7 @@ import type { SourceBlock } from "./split.ts";
 import { hintFrom, serializeBlock } from "./serialize.ts";
 import { QUIRE_INLINE } from "./inline.ts";
 import { splitBlocks } from "./split.ts";
-import { componentNode, parseComponent } from "./component.ts";
+import { componentNode, leafNode, parseComponent } from "./component.ts";
 
 class Unsupported extends Error {}
 
@@ -237,6 +237,11 @@ export function blockToNode(source: SourceBlock): PMNode {
 
 function nodeFor(source: SourceBlock, depth: number): PMNode {
   if (source.kind === "directive") return component(source, depth) ?? rawBlock(source);
+  if (source.kind === "paragraph") {
+    // An embed line is a component of its own (the renderer reads it before Markdown does).
+    const leaf = leafNode(source.text);
+    if (leaf) return serializeBlock(leaf) === source.text ? leaf : rawBlock(source);
+  }
   if (!RICH_KINDS.has(source.kind) || !source.token) return rawBlock(source);
   let node: PMNode;
   try {
