@@ -194,4 +194,39 @@ describe.skipIf(!hasChromium)("components in the rich editor", () => {
     expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 60_000);
+
+  test("math shows a live preview, loaded only on a page with math; a bad formula says why in place", async () => {
+    const BODY = "Intro.\n\n:::katex\nx^2\n:::\n";
+    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/math.md`, { title: "Math", body: BODY })).status).toBe(201);
+    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/plain.md`, { title: "Plain", body: "No math here.\n" })).status).toBe(201);
+    const tab = await newTab(browser);
+    const { page } = tab;
+    const scripts: Array<Promise<string>> = [];
+    page.on("response", (r) => {
+      if (r.url().endsWith(".js")) scripts.push(r.text().catch(() => ""));
+    });
+    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/plain.md`);
+    await signInInUi(page, user);
+    const editor = page.getByRole("textbox", { name: "Page content" });
+    await editor.getByText("No math here.").waitFor();
+    const hasKatex = async () => (await Promise.all(scripts)).some((t) => t.includes("KaTeX parse error"));
+    expect(await hasKatex()).toBe(false);
+
+    await page.getByRole("treeitem", { name: /Math/ }).getByRole("link").click();
+    const block = editor.locator(".katex-block");
+    await block.locator("math").waitFor();
+    expect(await hasKatex()).toBe(true);
+    await clickIntoText(block.locator(".source-text").getByText("x^2"));
+    await page.keyboard.press("End");
+    await page.keyboard.type(" + \\frac{");
+    await block.locator(".source-error").waitFor();
+    await page.keyboard.type("1}{2}");
+    await block.locator(".source-error").waitFor({ state: "detached" });
+    await screenshot(page, "69-math-preview");
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+    expect(await content("math.md")).toBe("Intro.\n\n:::katex\nx^2 + \\frac{1}{2}\n:::\n");
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 60_000);
 });

@@ -193,3 +193,16 @@ describe("the embed line", () => {
     }
   });
 });
+
+describe("math and diagrams", () => {
+  test("open as source blocks whose text is the body exactly, and write back only what changed", () => {
+    const md = "Intro.\n\n:::katex\n\\int_0^1 x^2 \\, dx = \\frac{1}{3}\n:::\n\n:::mermaid\ngraph LR\n  Write --> Review\n:::\n";
+    const s = open(md);
+    expect(s.initial.content![1]).toEqual({ type: "katex", attrs: { type: null, extra: "", colons: ":::" }, content: [{ type: "text", text: "\\int_0^1 x^2 \\, dx = \\frac{1}{3}" }] });
+    expect(s.initial.content![2]!.type).toBe("mermaid");
+    expect(s.save(clone(s.initial))).toBe(md);
+    const out = edit(md, (doc) => (doc.content![2]!.content = [{ type: "text", text: "graph LR\n  Write --> Publish" }]));
+    expect(out).toBe(md.replace("Write --> Review", "Write --> Publish"));
+    expect(edit(md, (doc) => delete doc.content![1]!.content)).toBe(md.replace(":::katex\n\\int_0^1 x^2 \\, dx = \\frac{1}{3}\n:::", ":::katex\n:::"));
+  });
+});

@@ -22,6 +22,7 @@ import { PageDirectory, Wikilink } from "./wikilink.ts";
 import { Callout } from "./callout.tsx";
 import { Containers } from "./containers.tsx";
 import { Embed } from "./embed.tsx";
+import { SourceBlocks } from "./source-blocks.tsx";
 import { matchSlashItems, type SlashItem } from "./slash-items.ts";
 import { SLASH_LIST_ID, SlashMenu, slashOptionId } from "./SlashMenu.tsx";
 import { LinkPopover, type LinkAt } from "./LinkPopover.tsx";
@@ -189,6 +190,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         Callout,
         ...Containers,
         Embed,
+        ...SourceBlocks,
         Placeholder.configure({ placeholder: "Start writing…" }),
         // Marks the top-level block holding the caret: it is always laid out (styles.css).
         Focus.configure({ className: "has-focus", mode: "shallowest" }),

@@ -31,6 +31,11 @@ function component(text: string) {
   };
 }
 
+/** Inserts a math or diagram block holding a first line of source. */
+function source(name: string, text: string) {
+  return (editor: Editor) => editor.chain().focus().insertContent({ type: name, attrs: { type: null, extra: "", colons: ":::" }, content: [{ type: "text", text }] }).run();
+}
+
 /** Inserts a component made of parts (tabs, steps, cards), the caret in the first part's body. */
 function parts(name: string, child: string, labels: string[]) {
   return (editor: Editor) => {
@@ -84,8 +89,8 @@ export const SLASH_ITEMS: SlashItem[] = [
     run: (e) => e.chain().focus().insertContent({ type: "api", attrs: { type: "GET /path", extra: "", colons: ":::" }, content: [{ type: "paragraph" }] }).run(),
   },
   { label: "Embed", words: "video iframe youtube", run: (e) => e.chain().focus().insertContent({ type: "embed", attrs: { type: "", extra: "", colons: "::" } }).run() },
-  { label: "Diagram", words: "mermaid chart graph", run: component(":::mermaid\ngraph LR\n  A --> B\n:::") },
-  { label: "Math", words: "katex formula equation latex", run: component(":::katex\nx^2\n:::") },
+  { label: "Diagram", words: "mermaid chart graph", run: source("mermaid", "graph LR\n  A --> B") },
+  { label: "Math", words: "katex formula equation latex", run: source("katex", "x^2") },
   { label: "File tree", words: "filetree folders", run: component(":::filetree\n- docs/\n  - index.md\n:::") },
   { label: "Table of contents", words: "toc outline", run: component(":::toc\n:::") },
 ];
