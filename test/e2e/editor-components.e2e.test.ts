@@ -7,7 +7,21 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
+import { readFileSync } from "node:fs";
+import type { Page } from "playwright-core";
 import { clickIntoText, expectNoConsoleErrors, hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+
+const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+
+/** Serious and critical WCAG 2.1 A/AA violations axe-core finds, by rule and target. */
+async function axeViolations(page: Page): Promise<string[]> {
+  return page.evaluate(async (source) => {
+    (0, eval)(source);
+    const axe = (window as unknown as { axe: { run(o: object): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe;
+    const result = await axe.run({ runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical" || v.id === "label-content-name-mismatch").flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(" ")}`));
+  }, AXE);
+}
 
 const PAGE =
   'Intro.\n\n:::callout[warning]{title="Careful"}\nA **bold** start.\n\nSecond  line, spaced *oddly*.\n:::\n\n' +
@@ -226,6 +240,27 @@ describe.skipIf(!hasChromium)("components in the rich editor", () => {
     await page.keyboard.press("Control+s");
     await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
     expect(await content("math.md")).toBe("Intro.\n\n:::katex\nx^2 + \\frac{1}{2}\n:::\n");
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 60_000);
+
+  test("the starter Components page: every component as a block, no serious axe violation, in light, dark and at a phone width", async () => {
+    const tab = await newTab(browser);
+    const { page } = tab;
+    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/components.md`);
+    await signInInUi(page, user);
+    const editor = page.getByRole("textbox", { name: "Page content" });
+    await editor.locator(".tabs-block").waitFor();
+    for (const kind of ["callout", "tabs", "accordion", "cards", "steps", "api", "mermaid", "katex", "embed"]) expect(await editor.locator(`.${kind}-block`).count()).toBeGreaterThan(0);
+    await editor.locator(".katex-block math").waitFor();
+    await page.waitForTimeout(300);
+    expect(await page.locator(".save-status").getAttribute("data-status")).toBe("saved");
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, "70-components-light");
+    await page.emulateMedia({ colorScheme: "dark" });
+    await screenshot(page, "71-components-dark");
+    await page.setViewportSize({ width: 390, height: 800 });
+    await screenshot(page, "72-components-phone");
     expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 60_000);

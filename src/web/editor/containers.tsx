@@ -33,13 +33,16 @@ function ContainerView({ node, editor, getPos }: ReactNodeViewProps) {
   const Noun = noun[0]!.toUpperCase() + noun.slice(1);
   return (
     <NodeViewWrapper className={`component-block ${node.type.name}-block`} data-active={isTabs ? String(shown) : undefined}>
-      <div className="component-strip" contentEditable={false} role={isTabs ? "tablist" : undefined} aria-label={isTabs ? "Tabs" : `${Noun}s`}>
-        {isTabs &&
-          labels.map((l, i) => (
-            <button key={i} type="button" role="tab" aria-selected={i === shown} className={i === shown ? "active" : undefined} onClick={() => setActive(i)}>
-              {l || `Tab ${i + 1}`}
-            </button>
-          ))}
+      <div className="component-strip" contentEditable={false}>
+        {isTabs && (
+          <div className="component-tabs" role="tablist" aria-label="Tabs">
+            {labels.map((l, i) => (
+              <button key={i} type="button" role="tab" aria-selected={i === shown} className={i === shown ? "active" : undefined} onClick={() => setActive(i)}>
+                {l || `Tab ${i + 1}`}
+              </button>
+            ))}
+          </div>
+        )}
         {!isTabs && <span className="component-kind">{Noun}s</span>}
         {editor.isEditable && (
           <button
