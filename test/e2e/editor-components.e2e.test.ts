@@ -251,7 +251,7 @@ describe.skipIf(!hasChromium)("components in the rich editor", () => {
     await signInInUi(page, user);
     const editor = page.getByRole("textbox", { name: "Page content" });
     await editor.locator(".tabs-block").waitFor();
-    for (const kind of ["callout", "tabs", "accordion", "cards", "steps", "api", "mermaid", "katex", "embed"]) expect(await editor.locator(`.${kind}-block`).count()).toBeGreaterThan(0);
+    for (const kind of ["callout", "tabs", "accordion", "cards", "steps", "api", "filetree", "toc", "mermaid", "katex", "embed"]) expect(await editor.locator(`.${kind}-block`).count()).toBeGreaterThan(0);
     await editor.locator(".katex-block math").waitFor();
     await page.waitForTimeout(300);
     expect(await page.locator(".save-status").getAttribute("data-status")).toBe("saved");

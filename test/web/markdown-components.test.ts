@@ -206,3 +206,16 @@ describe("math and diagrams", () => {
     expect(edit(md, (doc) => delete doc.content![1]!.content)).toBe(md.replace(":::katex\n\\int_0^1 x^2 \\, dx = \\frac{1}{3}\n:::", ":::katex\n:::"));
   });
 });
+
+describe("file tree and table of contents", () => {
+  test("a file tree's list is edited richly; a table of contents is a block of its own; both save back unchanged", () => {
+    const md = ":::toc\n:::\n\n:::filetree\n- docs/\n  - index.md\n:::\n\n:::toc\nstray\n:::\n";
+    const s = open(md);
+    expect(s.initial.content!.map((n) => n.type)).toEqual(["toc", "filetree", "rawBlock"]);
+    expect(s.initial.content![1]!.content![0]!.type).toBe("bulletList");
+    expect(s.save(clone(s.initial))).toBe(md);
+    const doc = clone(s.initial);
+    doc.content!.push({ type: "toc", attrs: { type: null, extra: "", colons: ":::" } });
+    expect(s.save(doc)).toBe(md + "\n:::toc\n:::\n");
+  });
+});

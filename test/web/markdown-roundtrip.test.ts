@@ -176,14 +176,14 @@ describe("changing one block", () => {
   });
 
   test("HTML, frontmatter, definitions and components without a block of their own are raw blocks, kept and editable as text", () => {
-    const s = open("---\ntitle: T\n---\n\n:::filetree\n- docs/\n  - index.md\n:::\n\n" + TRICKY);
+    const s = open("---\ntitle: T\n---\n\n:::mystery\n- docs/\n  - index.md\n:::\n\n" + TRICKY);
     const raws = s.initial.content!.filter((n) => n.type === "rawBlock").map((n) => n.attrs!.kind);
     expect(raws).toEqual(expect.arrayContaining(["frontmatter", "directive", "html", "def"]));
     expect(raws).not.toContain("table");
     expect(s.initial.content!.filter((n) => n.type === "table")).toHaveLength(1);
     expect(s.initial.content!.filter((n) => n.type === "callout")).toHaveLength(1);
     expect(s.initial.content!.filter((n) => n.type === "tabs")).toHaveLength(1);
-    const i = findIndex(s, (n) => n.type === "rawBlock" && String(n.attrs!.text).startsWith(":::filetree"));
+    const i = findIndex(s, (n) => n.type === "rawBlock" && String(n.attrs!.text).startsWith(":::mystery"));
     const doc = clone(s.initial);
     const edited = String(doc.content![i]!.attrs!.text).replace("index.md", "intro.md");
     doc.content![i]!.attrs = { ...doc.content![i]!.attrs, text: edited };

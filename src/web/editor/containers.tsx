@@ -142,6 +142,25 @@ function ApiView({ node, editor, updateAttributes }: ReactNodeViewProps) {
   );
 }
 
+function FiletreeView() {
+  return (
+    <NodeViewWrapper className="component-block filetree-block">
+      <div className="component-part-head" contentEditable={false}>
+        <span className="component-kind">File tree</span>
+      </div>
+      <NodeViewContent className="component-body" />
+    </NodeViewWrapper>
+  );
+}
+
+function TocView() {
+  return (
+    <NodeViewWrapper className="component-block toc-block" contentEditable={false}>
+      <span className="component-kind">Table of contents</span> <span className="muted">— built from the page's headings on the site</span>
+    </NodeViewWrapper>
+  );
+}
+
 const componentAttributes = (colons: string) => ({
   type: { default: null, parseHTML: (el: HTMLElement) => el.getAttribute("data-type"), renderHTML: (a: Record<string, unknown>) => ({ "data-type": a.type }) },
   extra: { default: "", parseHTML: (el: HTMLElement) => el.getAttribute("data-extra") ?? "", renderHTML: (a: Record<string, unknown>) => ({ "data-extra": a.extra }) },
@@ -166,4 +185,15 @@ export const Containers = [
   ...Object.entries(PARTS).flatMap(([name, { child }]) => [componentNode(name, `${child}+`, ContainerView, ":::", "block"), componentNode(child, "block+", PartView, "::")]),
   componentNode("accordion", "block+", AccordionView, ":::", "block"),
   componentNode("api", "block+", ApiView, ":::", "block"),
+  componentNode("filetree", "block+", FiletreeView, ":::", "block"),
+  Node.create({
+    name: "toc",
+    group: "block",
+    atom: true,
+    selectable: true,
+    addAttributes: () => componentAttributes(":::"),
+    parseHTML: () => [{ tag: 'div[data-component="toc"]' }],
+    renderHTML: ({ HTMLAttributes }) => ["div", mergeAttributes(HTMLAttributes, { "data-component": "toc" })],
+    addNodeView: () => ReactNodeViewRenderer(TocView),
+  }),
 ];

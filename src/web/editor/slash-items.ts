@@ -1,8 +1,7 @@
 /**
  * What the slash menu (`/` in the rich editor) inserts: every block the editor writes, and each
- * component of the published site (docs/architecture.md §9) as its directive source, which the
- * renderer shows and the editor keeps byte for byte. Matching is fuzzy: the letters typed after
- * `/` must appear in order in the item's name or one of its words.
+ * block component of the published site (docs/architecture.md §9) as its editor block. Matching
+ * is fuzzy: the letters typed after `/` must appear in order in the item's name or one of its words.
  */
 import type { Editor } from "@tiptap/core";
 
@@ -11,24 +10,6 @@ export interface SlashItem {
   /** Other words a writer might type for it. */
   words: string;
   run(editor: Editor): void;
-}
-
-/** Inserts a component's directive as a source block and puts the caret in it. */
-function component(text: string) {
-  return (editor: Editor) => {
-    const at = editor.state.selection.from;
-    editor.chain().focus().insertContent({ type: "rawBlock", attrs: { kind: "directive", text } }).run();
-    // The source block's text area takes the caret, so the writer fills the component in at once.
-    requestAnimationFrame(() => {
-      const doc = editor.state.doc;
-      let target: HTMLTextAreaElement | null = null;
-      doc.nodesBetween(Math.max(0, at - 1), Math.min(doc.content.size, at + text.length + 4), (node, pos) => {
-        if (!target && node.type.name === "rawBlock" && node.attrs.text === text) target = (editor.view.nodeDOM(pos) as HTMLElement | null)?.querySelector("textarea") ?? null;
-        return !target;
-      });
-      (target as HTMLTextAreaElement | null)?.focus();
-    });
-  };
 }
 
 /** Inserts a math or diagram block holding a first line of source. */
@@ -91,8 +72,12 @@ export const SLASH_ITEMS: SlashItem[] = [
   { label: "Embed", words: "video iframe youtube", run: (e) => e.chain().focus().insertContent({ type: "embed", attrs: { type: "", extra: "", colons: "::" } }).run() },
   { label: "Diagram", words: "mermaid chart graph", run: source("mermaid", "graph LR\n  A --> B") },
   { label: "Math", words: "katex formula equation latex", run: source("katex", "x^2") },
-  { label: "File tree", words: "filetree folders", run: component(":::filetree\n- docs/\n  - index.md\n:::") },
-  { label: "Table of contents", words: "toc outline", run: component(":::toc\n:::") },
+  {
+    label: "File tree",
+    words: "filetree folders",
+    run: (e) => e.chain().focus().insertContent({ type: "filetree", attrs: { type: null, extra: "", colons: ":::" }, content: [{ type: "bulletList", content: [{ type: "listItem", content: [{ type: "paragraph", content: [{ type: "text", text: "docs/" }] }] }] }] }).run(),
+  },
+  { label: "Table of contents", words: "toc outline", run: (e) => e.chain().focus().insertContent({ type: "toc", attrs: { type: null, extra: "", colons: ":::" } }).run() },
 ];
 
 /** Letters of `query` in order inside `text`. */

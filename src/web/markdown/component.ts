@@ -8,7 +8,9 @@
 import { nodeKey, type PMNode } from "./pm.ts";
 
 /** Components shown as a block with one body; the label is the type (callout), the title (accordion) or "METHOD /path" (api). */
-const SIMPLE = new Set(["callout", "accordion", "api"]);
+const SIMPLE = new Set(["callout", "accordion", "api", "filetree"]);
+/** Components with nothing inside, drawn by the site (the table of contents). */
+const EMPTY = new Set(["toc"]);
 /** Components whose body is source for a renderer (math, diagrams), kept as plain text. */
 const SOURCE = new Set(["katex", "math", "mermaid"]);
 /** Components made of children (`::tab[label]` … `::`), each child with a body of its own. */
@@ -97,6 +99,8 @@ export function parseComponent(text: string): Parsed | null {
     const children = parseChildren(parsed.body, child);
     if (!children) return null;
     parsed.children = children;
+  } else if (EMPTY.has(parsed.name)) {
+    if (parsed.body !== "") return null;
   } else if (!SIMPLE.has(parsed.name) && !SOURCE.has(parsed.name)) return null;
   return parsed;
 }
@@ -110,7 +114,7 @@ export function leafNode(text: string): PMNode | null {
   return m ? { type: m[1]!, attrs: attrsOf(m[2]!, m[3] ?? "", "::") } : null;
 }
 
-export const isRichComponent = (name: string) => SIMPLE.has(name) || SOURCE.has(name) || name in CONTAINERS || name === "embed";
+export const isRichComponent = (name: string) => SIMPLE.has(name) || SOURCE.has(name) || EMPTY.has(name) || name in CONTAINERS || name === "embed";
 /** Whether a node is a container's child (a tab, a step, a card). */
 const childOf = (name: string) => Object.entries(CONTAINERS).find(([, c]) => c === name)?.[0];
 
@@ -121,6 +125,7 @@ const bodyOr = (nodes: PMNode[]) => (nodes.length ? nodes : [{ type: "paragraph"
 export function componentNode(parsed: Parsed, blocks: (markdown: string) => PMNode[]): PMNode {
   const attrs = attrsOf(parsed.label, parsed.extra, parsed.colons);
   if (SOURCE.has(parsed.name)) return { type: parsed.name, attrs, ...(parsed.body ? { content: [{ type: "text", text: parsed.body }] } : {}) };
+  if (EMPTY.has(parsed.name)) return { type: parsed.name, attrs };
   if (!parsed.children) return { type: parsed.name, attrs, content: bodyOr(blocks(parsed.body)) };
   const child = CONTAINERS[parsed.name]!;
   return { type: parsed.name, attrs, content: parsed.children.items.map((c) => ({ type: child, attrs: attrsOf(c.label, c.extra, "::"), content: bodyOr(blocks(c.body)) })) };
@@ -146,7 +151,7 @@ const wrap = (head: string, inner: string, close: string) => `${head}\n${inner ?
 
 export function serializeComponent(node: PMNode, source: ComponentSource | undefined, writeBody: BodyWriter): string {
   if (node.type === "embed") return headLine(node, "::", null);
-  if (SOURCE.has(node.type)) {
+  if (SOURCE.has(node.type) || EMPTY.has(node.type)) {
     const colons = String(node.attrs?.colons ?? ":::");
     const original = source ? parseComponent(source.text) : null;
     const same = original && original.name === node.type && original.colons === colons ? original : null;
