@@ -50,8 +50,18 @@ describe.skipIf(!hasChromium)("wikilinks in the rich editor", () => {
 
     // The paragraph is mostly chips: click its plain start, then go to its end.
     await editor.locator("p").first().click({ position: { x: 3, y: 6 } });
-    await page.waitForFunction(() => document.activeElement?.classList.contains("tiptap") ?? false);
+    // Keys sent before the editor takes the click's caret act at its old one (see clickIntoText):
+    // go to the end once the click has landed, and go on once the caret is there.
+    type View = { hasFocus(): boolean; state: { selection: { head: number }; doc: { content: { size: number } } } };
+    await page.waitForFunction(() => {
+      const v = (document.querySelector(".tiptap") as unknown as { editor?: { view: View } }).editor?.view;
+      return !!v && v.hasFocus() && v.state.selection.head > 0;
+    });
     await page.keyboard.press("Control+End");
+    await page.waitForFunction(() => {
+      const v = (document.querySelector(".tiptap") as unknown as { editor?: { view: View } }).editor?.view;
+      return !!v && v.state.selection.head === v.state.doc.content.size - 1;
+    });
     await page.keyboard.press("Enter");
     await page.keyboard.type("Also [[");
     const picker = page.getByRole("dialog", { name: "Link to a page" });
