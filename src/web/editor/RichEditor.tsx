@@ -23,8 +23,8 @@ import { Callout } from "./callout.tsx";
 import { Containers } from "./containers.tsx";
 import { Embed } from "./embed.tsx";
 import { SourceBlocks } from "./source-blocks.tsx";
-import { matchSlashItems, type SlashItem } from "./slash-items.ts";
-import { SLASH_LIST_ID, SlashMenu, slashOptionId } from "./SlashMenu.tsx";
+import { SlashMenu } from "./SlashMenu.tsx";
+import { useSlashMenu } from "./use-slash-menu.ts";
 import { LinkPopover, type LinkAt } from "./LinkPopover.tsx";
 import { Toolbar } from "./Toolbar.tsx";
 
@@ -70,13 +70,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     );
   };
   const [pages, setPages] = useState<PickablePage[] | null>(null);
-  // The slash menu: where its "/" is, and what has been typed after it.
-  const [slash, setSlash] = useState<{ from: number; query: string; active: number; at: { left: number; top: number } } | null>(null);
-  const slashRef = useRef(slash);
-  slashRef.current = slash;
-  const slashItems = useMemo(() => (slash ? matchSlashItems(slash.query) : []), [slash?.query]);
-  const slashItemsRef = useRef(slashItems);
-  slashItemsRef.current = slashItems;
+  const slash = useSlashMenu(editorRef, wrapper);
 
   const insertImages = (files: File[], at: number | null) => {
     const upload = callbacks.current.uploadImage;
@@ -119,29 +113,6 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     e.chain().focus().insertContentAt({ from: start, to: from }, { type: "wikilink", attrs: { target, label: null } }).run();
   };
 
-  const openSlash = (from: number) => {
-    const e = editorRef.current;
-    const box = wrapper.current?.getBoundingClientRect();
-    if (!e || !box || e.state.doc.textBetween(from, from + 1) !== "/") return;
-    const c = e.view.coordsAtPos(from);
-    slashRef.current = { from, query: "", active: 0, at: { left: Math.max(0, c.left - box.left), top: c.bottom - box.top + 4 } };
-    setSlash(slashRef.current);
-    // Keys typed before the menu opened are its filter already.
-    trackSlash();
-  };
-
-  /** Follows the caret: the menu filters by the text after "/" and closes when the caret leaves it. */
-  const trackSlash = () => {
-    const e = editorRef.current;
-    const open = slashRef.current;
-    if (!e || !open) return;
-    const caret = e.state.selection.from;
-    const typed = caret > open.from && e.state.selection.empty ? e.state.doc.textBetween(open.from, caret, "\n") : "";
-    if (!typed.startsWith("/") || /\s/.test(typed) || typed.length > 24) slashRef.current = null;
-    else if (typed.slice(1) !== open.query) slashRef.current = { ...open, query: typed.slice(1), active: 0 };
-    setSlash(slashRef.current);
-  };
-
   /** The link under a collapsed caret, for its inline editor; null elsewhere. */
   const trackLink = () => {
     const e = editorRef.current;
@@ -153,15 +124,6 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     const mark = e.state.doc.resolve(range.from + 1).marks().find((m) => m.type.name === "link");
     const c = e.view.coordsAtPos(range.from);
     setLink((prev) => (prev && prev.from === range.from && prev.to === range.to ? prev : { ...range, href: String(mark?.attrs.href ?? ""), at: { left: Math.max(0, c.left - box.left), top: c.bottom - box.top + 4 } }));
-  };
-
-  const pickSlash = (item: SlashItem) => {
-    const e = editorRef.current;
-    const open = slashRef.current;
-    setSlash(null);
-    if (!e || !open) return;
-    e.chain().focus().deleteRange({ from: open.from, to: Math.max(open.from, e.state.selection.from) }).run();
-    item.run(e);
   };
 
   // The JSON of each top-level node, kept while the node is unchanged (ProseMirror nodes are
@@ -215,29 +177,12 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
           insertImages(files, view.posAtCoords({ left: event.clientX, top: event.clientY })?.pos ?? null);
           return true;
         },
-        handleKeyDown: (_view, event) => {
-          const open = slashRef.current;
-          if (!open) return false;
-          const items = slashItemsRef.current;
-          if (event.key === "Escape") {
-            setSlash(null);
-            return true;
-          }
-          if ((event.key === "ArrowDown" || event.key === "ArrowUp") && items.length > 0) {
-            setSlash({ ...open, active: (open.active + (event.key === "ArrowDown" ? 1 : items.length - 1)) % items.length });
-            return true;
-          }
-          if ((event.key === "Enter" || event.key === "Tab") && items[open.active]) {
-            pickSlash(items[open.active]!);
-            return true;
-          }
-          return false;
-        },
+        handleKeyDown: (_view, event) => slash.handleKey(event),
         handleTextInput: (view, from, _to, text) => {
           // "/" at the start of a paragraph or after a space opens the slash menu ("a/b" stays text).
           const $from = view.state.doc.resolve(from);
           if (text === "/" && $from.parent.type.name === "paragraph" && (from === $from.start() || /\s/.test(view.state.doc.textBetween(from - 1, from)))) {
-            setTimeout(() => openSlash(from), 0);
+            setTimeout(() => slash.open(from), 0);
           }
           // The second "[" of "[[" opens the page picker; the brackets stay typed until a page is chosen.
           if (text === "[" && from > 0 && view.state.doc.textBetween(from - 1, from) === "[") setTimeout(() => openPicker(from + 1), 0);
@@ -249,17 +194,17 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         loadDirectory(e.state.doc);
       },
       onUpdate: ({ editor: e }) => {
-        trackSlash();
+        slash.track();
         // A wikilink typed or pasted lands in the caret's block: only that block is looked at.
         const $head = e.state.selection.$head;
         if ($head.depth > 0) loadDirectory($head.node(1));
         callbacks.current.onChange();
       },
       onSelectionUpdate: () => {
-        trackSlash();
+        slash.track();
         trackLink();
       },
-      onBlur: () => setSlash(null),
+      onBlur: () => slash.close(),
     },
     [session],
   );
@@ -267,19 +212,6 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   useEffect(() => {
     editor?.setEditable(props.editable);
   }, [editor, props.editable]);
-  // While the slash menu is open the text names it and its chosen option, for screen readers.
-  useEffect(() => {
-    const dom = editor?.view.dom;
-    if (!dom) return;
-    if (slash) {
-      dom.setAttribute("aria-controls", SLASH_LIST_ID);
-      if (slashItems[slash.active]) dom.setAttribute("aria-activedescendant", slashOptionId(slash.active));
-      else dom.removeAttribute("aria-activedescendant");
-    } else {
-      dom.removeAttribute("aria-controls");
-      dom.removeAttribute("aria-activedescendant");
-    }
-  }, [editor, slash, slashItems]);
   useImperativeHandle(
     ref,
     () => ({
@@ -293,8 +225,8 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     <div className="rich-editor" ref={wrapper}>
       {props.editable && <Toolbar editor={editor} />}
       <EditorContent editor={editor} />
-      {link && !slash && <LinkPopover editor={editor} link={link} onClose={() => setLink(null)} />}
-      {slash && <SlashMenu items={slashItems} active={slash.active} at={slash.at} onPick={pickSlash} />}
+      {link && !slash.state && <LinkPopover editor={editor} link={link} onClose={() => setLink(null)} />}
+      {slash.state && <SlashMenu items={slash.items} active={slash.state.active} at={slash.state.at} onPick={slash.pick} />}
       {picker && (
         <PagePicker
           pages={pages}
