@@ -36,9 +36,13 @@ describe.skipIf(!hasChromium)("the editor in a real browser", () => {
     await signInInUi(page, user);
     const editor = page.getByRole("textbox", { name: "Page content" });
     await editor.waitFor();
-    // Components, tables and HTML are shown as editable source blocks.
-    expect(await page.locator("[data-raw-kind=directive]").count()).toBe(2);
-    expect(await page.locator("[data-raw-kind=table]").count()).toBe(1);
+    // HTML is shown as an editable source block; the callout and the tabs are blocks, the table a grid.
+    expect(await page.locator("[data-raw-kind=directive]").count()).toBe(0);
+    expect(await page.locator("[data-raw-kind=html]").count()).toBeGreaterThan(0);
+    expect(await editor.locator(".callout-block").count()).toBe(1);
+    expect(await editor.locator(".tabs-block").count()).toBe(1);
+    expect(await page.locator("[data-raw-kind=table]").count()).toBe(0);
+    expect(await editor.locator("table").count()).toBe(1);
     // Opening a page changes nothing: no false "Unsaved changes".
     await page.waitForTimeout(400);
     expect(await page.locator(".save-status").getAttribute("data-status")).toBe("saved");

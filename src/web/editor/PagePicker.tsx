@@ -1,6 +1,6 @@
 /**
- * The `[[` picker: a small list of the workspace's pages under the caret, filtered as the person
- * types; Enter (or a click) inserts a wikilink `[[path]]` (the target without `.md`), Esc closes.
+ * The `[[` picker: a small list of the workspace's pages under the caret, filtered (fuzzily) as
+ * the person types; Enter (or a click) inserts a wikilink `[[path]]` (the target without `.md`), Esc closes.
  */
 import { useEffect, useMemo, useState } from "react";
 
@@ -15,8 +15,21 @@ export function PagePicker(props: { pages: PickablePage[] | null; at: { left: nu
   const [q, setQ] = useState("");
   const [active, setActive] = useState(0);
   const matches = useMemo(() => {
-    const needle = q.toLowerCase();
-    return (props.pages ?? []).filter((p) => p.title.toLowerCase().includes(needle) || p.path.toLowerCase().includes(needle)).slice(0, 8);
+    const needle = q.toLowerCase().replace(/\s+/g, "");
+    // Fuzzy: the letters typed, in order; pages whose title or path holds them together come first.
+    const inOrder = (text: string) => {
+      let i = 0;
+      for (const ch of text) if (ch === needle[i]) i++;
+      return i === needle.length;
+    };
+    const scored: Array<[number, PickablePage]> = [];
+    for (const p of props.pages ?? []) {
+      const title = p.title.toLowerCase();
+      const path = p.path.toLowerCase();
+      if (title.includes(needle) || path.includes(needle)) scored.push([0, p]);
+      else if (inOrder(title) || inOrder(path)) scored.push([1, p]);
+    }
+    return scored.sort((a, b) => a[0] - b[0]).map(([, p]) => p).slice(0, 8);
   }, [props.pages, q]);
   useEffect(() => setActive(0), [q]);
   return (

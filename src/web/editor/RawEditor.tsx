@@ -140,7 +140,10 @@ const RawEditor = forwardRef<EditorHandle, Props>(function RawEditor(props, ref)
           onPick={pick}
           onClose={() => {
             setPicker(null);
-            if (!document.activeElement || document.activeElement === document.body) view.current?.focus();
+            // Once the picker is gone (its input held the focus until then).
+            setTimeout(() => {
+              if (!document.activeElement || document.activeElement === document.body) view.current?.focus();
+            }, 0);
           }}
         />
       )}

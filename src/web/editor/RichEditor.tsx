@@ -4,7 +4,7 @@
  * document block for block, it says so (`onUnsupported`) and the page opens in raw mode instead.
  */
 import { forwardRef, useEffect, useImperativeHandle, useMemo, useRef, useState } from "react";
-import type { Editor } from "@tiptap/core";
+import { getMarkRange, type Editor } from "@tiptap/core";
 import { imageFiles } from "./image-upload.ts";
 import { cleanPastedHtml, looksLikeMarkdown, MAX_PASTE_HTML } from "./paste-clean.ts";
 import { splitBlocks } from "../markdown/split.ts";
@@ -14,11 +14,20 @@ import { EditorContent, useEditor } from "@tiptap/react";
 import StarterKit from "@tiptap/starter-kit";
 import { TaskItem, TaskList } from "@tiptap/extension-list";
 import { AuthImage } from "./auth-image.ts";
-import { Placeholder } from "@tiptap/extensions";
+import { Focus, Placeholder } from "@tiptap/extensions";
 import { MarkdownSession } from "../markdown/session.ts";
 import type { PMNode } from "../markdown/pm.ts";
 import { cspNonce } from "../api/types.ts";
 import { RawBlock } from "./raw-block.tsx";
+import { TableGrid } from "./table-grid.ts";
+import { PageDirectory, Wikilink } from "./wikilink.ts";
+import { Callout } from "./callout.tsx";
+import { Containers } from "./containers.tsx";
+import { Embed } from "./embed.tsx";
+import { SourceBlocks } from "./source-blocks.tsx";
+import { SlashMenu } from "./SlashMenu.tsx";
+import { useSlashMenu } from "./use-slash-menu.ts";
+import { LinkPopover, type LinkAt } from "./LinkPopover.tsx";
 import { Toolbar } from "./Toolbar.tsx";
 
 export interface EditorHandle {
@@ -44,7 +53,26 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   const editorRef = useRef<Editor | null>(null);
   const wrapper = useRef<HTMLDivElement>(null);
   const [picker, setPicker] = useState<{ left: number; top: number } | null>(null);
+  const [link, setLink] = useState<LinkAt | null>(null);
+  // The workspace's pages for the wikilink chips, loaded once the document holds a wikilink.
+  const directory = useMemo(() => new PageDirectory(), []);
+  const directoryLoading = useRef(false);
+  const loadDirectory = (doc: { descendants(f: (n: { type: { name: string } }) => boolean): void }) => {
+    if (directory.loaded || directoryLoading.current || !callbacks.current.loadPages) return;
+    let found = false;
+    doc.descendants((n) => {
+      if (n.type.name === "wikilink") found = true;
+      return !found;
+    });
+    if (!found) return;
+    directoryLoading.current = true;
+    void callbacks.current.loadPages().then(
+      (list) => directory.set(list),
+      () => (directoryLoading.current = false),
+    );
+  };
   const [pages, setPages] = useState<PickablePage[] | null>(null);
+  const slash = useSlashMenu(editorRef, wrapper);
 
   const insertImages = (files: File[], at: number | null) => {
     const upload = callbacks.current.uploadImage;
@@ -67,7 +95,13 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     const c = e.view.coordsAtPos(pos);
     setPicker({ left: Math.max(0, c.left - box.left), top: c.bottom - box.top + 4 });
     setPages(null);
-    void callbacks.current.loadPages().then(setPages, () => setPages([]));
+    void callbacks.current.loadPages().then(
+      (list) => {
+        setPages(list);
+        directory.set(list);
+      },
+      () => setPages([]),
+    );
   };
 
   const pickPage = (page: PickablePage) => {
@@ -77,7 +111,34 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     const { from } = e.state.selection;
     const before = e.state.doc.textBetween(Math.max(0, from - 2), from);
     const start = before === "[[" ? from - 2 : from;
-    e.chain().focus().insertContentAt({ from: start, to: from }, wikilinkFor(page.path)).run();
+    const target = wikilinkFor(page.path).slice(2, -2);
+    e.chain().focus().insertContentAt({ from: start, to: from }, { type: "wikilink", attrs: { target, label: null } }).run();
+  };
+
+  /** The link under a collapsed caret, for its inline editor; null elsewhere. */
+  const trackLink = () => {
+    const e = editorRef.current;
+    const box = wrapper.current?.getBoundingClientRect();
+    const { selection, schema } = e?.state ?? {};
+    if (!e || !box || !selection || !schema || !selection.empty || !schema.marks.link) return setLink(null);
+    const range = getMarkRange(selection.$from, schema.marks.link);
+    if (!range) return setLink(null);
+    const mark = e.state.doc.resolve(range.from + 1).marks().find((m) => m.type.name === "link");
+    const c = e.view.coordsAtPos(range.from);
+    setLink((prev) => (prev && prev.from === range.from && prev.to === range.to ? prev : { ...range, href: String(mark?.attrs.href ?? ""), at: { left: Math.max(0, c.left - box.left), top: c.bottom - box.top + 4 } }));
+  };
+
+  // The JSON of each top-level node, kept while the node is unchanged (ProseMirror nodes are
+  // immutable), so saving a long page converts and compares only the blocks that changed.
+  const jsonOf = useMemo(() => new WeakMap<object, PMNode>(), []);
+  const docJson = (e: Editor): PMNode => {
+    const content: PMNode[] = [];
+    e.state.doc.forEach((child) => {
+      let json = jsonOf.get(child);
+      if (!json) jsonOf.set(child, (json = child.toJSON() as PMNode));
+      content.push(json);
+    });
+    return { type: "doc", content };
   };
 
   const editor = useEditor(
@@ -88,7 +149,15 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         TaskItem.configure({ nested: true }),
         AuthImage.configure({ inline: true }),
         RawBlock,
+        ...TableGrid,
+        Wikilink.configure({ directory }),
+        Callout,
+        ...Containers,
+        Embed,
+        ...SourceBlocks,
         Placeholder.configure({ placeholder: "Start writing…" }),
+        // Marks the top-level block holding the caret: it is always laid out (styles.css).
+        Focus.configure({ className: "has-focus", mode: "shallowest" }),
       ],
       content: session.initial,
       editable: props.editable,
@@ -110,7 +179,10 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
           // A code editor's copy (styled spans) and an oversized document are pasted as their text;
           // Markdown text becomes the blocks it describes.
           const asText = html === "" || html.length > MAX_PASTE_HTML || (data?.types ?? []).includes("vscode-editor-data");
-          if (!asText || text === "" || view.state.selection.$from.parent.type.spec.code) return false;
+          // Inside a code block text is text; inside a table the grid takes it cell by cell (table-grid.ts).
+          const $from = view.state.selection.$from;
+          const inCell = Array.from({ length: $from.depth + 1 }, (_, d) => $from.node(d).type.name).some((n) => n === "tableCell" || n === "tableHeader");
+          if (!asText || text === "" || $from.parent.type.spec.code || inCell) return false;
           if (looksLikeMarkdown(text)) {
             const nodes = splitBlocks(text).blocks.map(blockToNode);
             if (nodes.length > 0 && editorRef.current) {
@@ -131,16 +203,34 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
           insertImages(files, view.posAtCoords({ left: event.clientX, top: event.clientY })?.pos ?? null);
           return true;
         },
+        handleKeyDown: (_view, event) => slash.handleKey(event),
         handleTextInput: (view, from, _to, text) => {
+          // "/" at the start of a paragraph or after a space opens the slash menu ("a/b" stays text).
+          const $from = view.state.doc.resolve(from);
+          if (text === "/" && $from.parent.type.name === "paragraph" && (from === $from.start() || /\s/.test(view.state.doc.textBetween(from - 1, from)))) {
+            setTimeout(() => slash.open(from), 0);
+          }
           // The second "[" of "[[" opens the page picker; the brackets stay typed until a page is chosen.
           if (text === "[" && from > 0 && view.state.doc.textBetween(from - 1, from) === "[") setTimeout(() => openPicker(from + 1), 0);
           return false;
         },
       },
       onCreate: ({ editor: e }) => {
-        if (!session.rebase(e.getJSON() as PMNode)) callbacks.current.onUnsupported();
+        if (!session.rebase(docJson(e))) callbacks.current.onUnsupported();
+        loadDirectory(e.state.doc);
       },
-      onUpdate: () => callbacks.current.onChange(),
+      onUpdate: ({ editor: e }) => {
+        slash.track();
+        // A wikilink typed or pasted lands in the caret's block: only that block is looked at.
+        const $head = e.state.selection.$head;
+        if ($head.depth > 0) loadDirectory($head.node(1));
+        callbacks.current.onChange();
+      },
+      onSelectionUpdate: () => {
+        slash.track();
+        trackLink();
+      },
+      onBlur: () => slash.close(),
     },
     [session],
   );
@@ -151,7 +241,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   useImperativeHandle(
     ref,
     () => ({
-      getMarkdown: () => (editor ? session.save(editor.getJSON() as PMNode) : props.markdown),
+      getMarkdown: () => (editor ? session.save(docJson(editor)) : props.markdown),
       focus: () => editor?.commands.focus(),
     }),
     [editor, session, props.markdown],
@@ -161,6 +251,8 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     <div className="rich-editor" ref={wrapper}>
       {props.editable && <Toolbar editor={editor} />}
       <EditorContent editor={editor} />
+      {link && !slash.state && <LinkPopover editor={editor} link={link} onClose={() => setLink(null)} />}
+      {slash.state && <SlashMenu items={slash.items} active={slash.state.active} at={slash.state.at} onPick={slash.pick} />}
       {picker && (
         <PagePicker
           pages={pages}
@@ -169,7 +261,10 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
           onClose={() => {
             setPicker(null);
             // Back to the text after Esc; a click elsewhere keeps its own focus.
-            if (!document.activeElement || document.activeElement === document.body) editor.commands.focus();
+            // Once the picker is gone (its input held the focus until then).
+            setTimeout(() => {
+              if (!document.activeElement || document.activeElement === document.body) editor.commands.focus();
+            }, 0);
           }}
         />
       )}

@@ -5,7 +5,8 @@
  */
 import { Node, mergeAttributes } from "@tiptap/core";
 import { NodeViewWrapper, ReactNodeViewRenderer, type ReactNodeViewProps } from "@tiptap/react";
-import { useLayoutEffect, useRef } from "react";
+import { useLayoutEffect, useMemo, useRef } from "react";
+import { componentNotice } from "../markdown/component.ts";
 
 const SIZED_BY_CSS = typeof CSS !== "undefined" && CSS.supports("field-sizing", "content");
 
@@ -36,11 +37,18 @@ function RawBlockView({ node, updateAttributes, editor }: ReactNodeViewProps) {
     el.style.height = `${el.scrollHeight + 2}px`;
   }, [text]);
   const label = LABELS[kind] ?? "Markdown";
+  // A component the editor cannot show says why, as the published page would.
+  const notice = useMemo(() => (kind === "directive" ? componentNotice(text) : null), [kind, text]);
   return (
     <NodeViewWrapper className={`raw-block raw-${kind}`} data-raw-kind={kind}>
       <div className="raw-block-label" contentEditable={false}>
         {label} · Markdown source
       </div>
+      {notice && (
+        <p className="raw-block-notice" role="note" contentEditable={false}>
+          {notice}
+        </p>
+      )}
       <textarea
         ref={ref}
         aria-label={`${label} (Markdown source)`}

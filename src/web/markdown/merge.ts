@@ -8,12 +8,15 @@
  */
 import { nodeKey, type PMNode } from "./pm.ts";
 import { hintFrom, serializeBlock } from "./serialize.ts";
-import type { SourceBlock, SplitDoc } from "./split.ts";
+import { splitBlocks, type SourceBlock, type SplitDoc } from "./split.ts";
+import { isRichComponent, serializeComponent, type BodyWriter } from "./component.ts";
 
 export interface Baseline {
   doc: SplitDoc;
   /** nodeKey of the editor's node for each block, in order. */
   keys: string[];
+  /** The editor's node for each block (a changed table is matched row by row against its own). */
+  nodes: PMNode[];
 }
 
 interface Placed {
@@ -102,13 +105,24 @@ function place(baseline: Baseline, nodes: PMNode[]): Placed[] {
 
 const blankLineGap = (sep: string | undefined) => (sep !== undefined && (sep.match(/\n/g)?.length ?? 0) >= 2 ? sep : "\n\n");
 
+/** A component's body is a small document of its own: untouched blocks keep their bytes there too. */
+const writeBody: BodyWriter = (nodes, original) => {
+  const doc = original ? splitBlocks(original.text) : { lead: "", blocks: [] };
+  const fits = original !== null && doc.blocks.length === original.nodes.length;
+  const baseline: Baseline = fits ? { doc, keys: original.nodes.map(nodeKey), nodes: original.nodes } : { doc: { lead: "", blocks: [] }, keys: [], nodes: [] };
+  const out = mergeDocument(baseline, nodes);
+  return fits ? out : out.replace(/\n$/, "");
+};
+
 export function mergeDocument(baseline: Baseline, nodes: PMNode[]): string {
   const { doc } = baseline;
   const blocks: SourceBlock[] = doc.blocks;
   const out: Array<{ text: string; orig: number | null; exact: boolean }> = [];
   for (const p of place(baseline, nodes)) {
     const original = p.orig !== null ? blocks[p.orig] : undefined;
-    const text = p.exact && original ? original.text : serializeBlock(p.node, hintFrom(original));
+    const hint = hintFrom(original);
+    if (hint.table && p.orig !== null) hint.table.node = baseline.nodes[p.orig];
+    const text = p.exact && original ? original.text : isRichComponent(p.node.type) ? serializeComponent(p.node, original?.kind === "directive" ? { text: original.text, node: baseline.nodes[p.orig!] } : undefined, writeBody) : serializeBlock(p.node, hint);
     // Empty paragraphs are the editor's spacing, not content.
     if (text.trim() === "" && !p.exact) continue;
     out.push({ text, orig: p.orig, exact: p.exact });

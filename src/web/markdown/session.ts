@@ -17,7 +17,7 @@ export class MarkdownSession {
     this.source = source;
     const doc = splitBlocks(source);
     const nodes = doc.blocks.map(blockToNode);
-    this.baseline = { doc, keys: nodes.map(nodeKey) };
+    this.baseline = { doc, keys: nodes.map(nodeKey), nodes };
     this.initial = { type: "doc", content: nodes.length ? nodes : [{ type: "paragraph" }] };
   }
 
@@ -37,7 +37,7 @@ export class MarkdownSession {
     const blocks = this.baseline.doc.blocks;
     const count = blocks.length === 0 ? nodes.filter((n) => !isEmptyParagraph(n)).length === 0 : nodes.length === blocks.length;
     if (!count) return false;
-    if (blocks.length > 0) this.baseline = { doc: this.baseline.doc, keys: nodes.map(nodeKey) };
+    if (blocks.length > 0) this.baseline = { doc: this.baseline.doc, keys: nodes.map(nodeKey), nodes };
     return true;
   }
 

@@ -1,13 +1,16 @@
 /**
  * Markdown blocks → ProseMirror JSON for the rich editor. A block becomes rich only when writing
  * it back would render the same HTML (checked here, per block); anything else — component
- * directives, frontmatter, HTML, tables, link definitions, constructs the editor cannot hold —
+ * directives, frontmatter, HTML, link definitions, constructs the editor cannot hold —
  * becomes a `rawBlock` the person edits as text, so nothing is ever dropped or mangled.
  */
 import { Parser, marked, type Token, type Tokens } from "marked";
 import type { PMMark, PMNode } from "./pm.ts";
 import type { SourceBlock } from "./split.ts";
 import { hintFrom, serializeBlock } from "./serialize.ts";
+import { QUIRE_INLINE } from "./inline.ts";
+import { splitBlocks } from "./split.ts";
+import { componentNode, leafNode, parseComponent } from "./component.ts";
 
 class Unsupported extends Error {}
 
@@ -99,7 +102,31 @@ function inline(tokens: Token[] | undefined, marks: PMMark[] = []): PMNode[] {
       merged[merged.length - 1] = { ...prev, text: prev.text! + n.text! };
     } else merged.push(n);
   }
-  return merged;
+  return splitWikilinks(merged);
+}
+
+/** Quire's link syntax (docs/architecture.md §5): `[[path]]`, `[[path|text]]`, `[[path#heading]]`. */
+const WIKILINK = /\[\[([^\[\]|\n]+)(?:\|([^\[\]\n]+))?\]\]/g;
+
+/** Wikilinks in text become their own nodes (shown as chips); inside code or a link they stay text. */
+function splitWikilinks(nodes: PMNode[]): PMNode[] {
+  const out: PMNode[] = [];
+  for (const n of nodes) {
+    if (n.type !== "text" || !n.text!.includes("[[") || (n.marks ?? []).some((m) => m.type === "code" || m.type === "link")) {
+      out.push(n);
+      continue;
+    }
+    let at = 0;
+    for (const m of n.text!.matchAll(WIKILINK)) {
+      if (m.index! > at) out.push({ ...n, text: n.text!.slice(at, m.index) });
+      const link: PMNode = { type: "wikilink", attrs: { target: m[1]!, label: m[2] ?? null } };
+      if (n.marks?.length) link.marks = n.marks;
+      out.push(link);
+      at = m.index! + m[0].length;
+    }
+    if (at < n.text!.length) out.push({ ...n, text: n.text!.slice(at) });
+  }
+  return out;
 }
 
 function paragraph(tokens: Token[] | undefined): PMNode {
@@ -158,6 +185,22 @@ function block(t: Token): PMNode {
   }
 }
 
+/** A GFM table as a grid: a header row, then body rows; each cell one paragraph of inline content. */
+function table(t: Tokens.Table): PMNode {
+  const cell = (type: string, c: Tokens.TableCell, i: number): PMNode => ({
+    type,
+    attrs: { colspan: 1, rowspan: 1, colwidth: null, align: t.align[i] ?? null },
+    content: [paragraph(c.tokens)],
+  });
+  return {
+    type: "table",
+    content: [
+      { type: "tableRow", content: t.header.map((c, i) => cell("tableHeader", c, i)) },
+      ...t.rows.map((r) => ({ type: "tableRow", content: r.map((c, i) => cell("tableCell", c, i)) })),
+    ],
+  };
+}
+
 function rawBlock(block: Pick<SourceBlock, "kind" | "text">): PMNode {
   return { type: "rawBlock", attrs: { kind: block.kind, text: block.text } };
 }
@@ -175,24 +218,49 @@ function normalizeHtml(html: string): string {
     .trim();
 }
 
-const RICH_KINDS = new Set(["paragraph", "heading", "code", "list", "blockquote", "hr"]);
+const RICH_KINDS = new Set(["paragraph", "heading", "code", "list", "blockquote", "hr", "table"]);
+
+/** Components nest at most this deep as blocks; deeper ones are edited as their source. */
+const MAX_COMPONENT_DEPTH = 8;
+
+/** A directive as a component block with a rich body, or null when it is not one the editor shows. */
+function component(source: SourceBlock, depth: number): PMNode | null {
+  const parsed = depth < MAX_COMPONENT_DEPTH ? parseComponent(source.text) : null;
+  if (!parsed) return null;
+  return componentNode(parsed, (markdown) => splitBlocks(markdown).blocks.map((b) => nodeFor(b, depth + 1)));
+}
 
 /** The editor node for one source block: rich when faithful, raw otherwise. */
 export function blockToNode(source: SourceBlock): PMNode {
+  return nodeFor(source, 0);
+}
+
+function nodeFor(source: SourceBlock, depth: number): PMNode {
+  if (source.kind === "directive") return component(source, depth) ?? rawBlock(source);
+  if (source.kind === "paragraph") {
+    // An embed line is a component of its own (the renderer reads it before Markdown does).
+    const leaf = leafNode(source.text);
+    if (leaf) return serializeBlock(leaf) === source.text ? leaf : rawBlock(source);
+  }
   if (!RICH_KINDS.has(source.kind) || !source.token) return rawBlock(source);
   let node: PMNode;
   try {
-    node = block(source.token);
+    // Tables are grids at the top level only; one inside a quote or a list stays source.
+    node = source.token.type === "table" ? table(source.token as Tokens.Table) : block(source.token);
   } catch (e) {
     if (e instanceof Unsupported) return rawBlock(source);
     throw e;
   }
-  // Faithfulness: written back, the block must render exactly as the original does. Written back
-  // byte for byte it does, without rendering either (most blocks of a page in the editor's own
-  // style: opening a long page renders only the blocks that would change).
+  // Faithfulness: written back, the block must render exactly as the original does. A block that
+  // writes back as its very source (most of a page) renders the same without asking marked.
   const written = serializeBlock(node, hintFrom(source));
-  if (written === source.text) return node;
-  const original = normalizeHtml(Parser.parse([source.token]));
-  const rewritten = normalizeHtml(marked.parse(written, { gfm: true, async: false }) as string);
-  return original === rewritten ? node : rawBlock(source);
+  if (written !== source.text) {
+    const original = normalizeHtml(Parser.parse([source.token]));
+    const rewritten = normalizeHtml(marked.parse(written, { gfm: true, async: false }) as string);
+    if (original !== rewritten) return rawBlock(source);
+  }
+  // Quire's inline syntax is read before Markdown escapes, so marked's HTML cannot vouch for it:
+  // each piece of it must come back byte for byte.
+  const pieces = source.text.match(new RegExp(QUIRE_INLINE.source, "g")) ?? [];
+  return pieces.every((p) => written.includes(p)) ? node : rawBlock(source);
 }

@@ -236,17 +236,18 @@ function ShellFrame() {
         )}
         <div className="topbar-spacer" />
         {workspace && (
-          <button type="button" className="btn btn-ghost search-button" aria-label="Search pages" aria-keyshortcuts="Control+K Meta+K" title="Search (Ctrl+K)" onClick={() => setSearching(true)}>
+          <button type="button" className="btn btn-ghost search-button" aria-label="Search pages, Ctrl K" aria-keyshortcuts="Control+K Meta+K" title="Search pages (Ctrl+K)" onClick={() => setSearching(true)}>
             <span aria-hidden="true">⌕</span>
+            {/* The name holds every word shown (WCAG 2.5.3), so speech input can say what it sees. */}
             <span className="search-label" aria-hidden="true">
-              Search <kbd>Ctrl K</kbd>
+              Search pages <kbd>Ctrl K</kbd>
             </span>
           </button>
         )}
         {workspace && <PresenceBar workspaceId={workspace.id} me={user?.id} />}
         <ThemeSwitch />
         <details className="account-menu">
-          <summary className="btn btn-ghost" aria-label="Account">
+          <summary className="btn btn-ghost" aria-label={user?.name ? `Account, ${user.name}` : "Account"}>
             {user?.name ?? "Account"}
           </summary>
           <div className="menu" role="menu">
