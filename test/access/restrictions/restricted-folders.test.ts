@@ -311,6 +311,35 @@ describe("history and the trash", () => {
     expect(same(restore)).toEqual(same(await bob.client.post(`/api/v1/workspaces/${ws}/trash/restore`, { trash_id: "01M8G8000000000000000000AA" })));
     expect(existsSync(fileOf("hr/old-bands.md"))).toBe(false);
   });
+
+  test("a trash restore needs edit on the folder it lands in: view is not enough, and a hidden folder is as missing", async () => {
+    const set = await owner.client.put(access(), { path: "handbook/", entries: [{ who: "group:everyone", level: "view" }, { who: ana.email, level: "edit" }] });
+    expect(set.status).toBe(200);
+    const made = await owner.client.post(content("handbook/old-rules.md"), { title: "Old rules", body: "Archived." });
+    expect(made.status).toBe(201);
+    // Committed and read into the page history before it is deleted: the trash restores from git.
+    const settled = async () => {
+      await server.services.gitSync.idle();
+      await server.services.versionIndex.idle(ws);
+    };
+    await settled();
+    expect((await owner.client.delete(content("handbook/old-rules.md"))).status).toBe(204);
+    await settled();
+    const restore = (u: TestUser, body: Record<string, string>) => u.client.post(`/api/v1/workspaces/${ws}/trash/restore`, body);
+    // Bob sees the folder (view) and the deleted page in the trash, but may not write there.
+    expect(JSON.stringify((await bob.client.get(`/api/v1/workspaces/${ws}/trash`)).body)).toContain("handbook/old-rules.md");
+    const refused = await restore(bob, { trash_id: made.body.page_id });
+    expect(refused.status).toBe(403);
+    expect(existsSync(fileOf("handbook/old-rules.md"))).toBe(false);
+    // Nor may he put it into a folder he cannot see: that answers as a folder that does not exist would.
+    const hidden = await restore(bob, { trash_id: made.body.page_id, path: "hr/old-rules.md" });
+    expect(hidden.status).toBe(404);
+    expect(existsSync(fileOf("hr/old-rules.md"))).toBe(false);
+    // Ana, with edit on the folder, brings it back.
+    const back = await restore(ana, { trash_id: made.body.page_id });
+    expect(back.status).toBe(200);
+    expect(back.body).toMatchObject({ page_id: made.body.page_id, path: "handbook/old-rules.md" });
+  });
 });
 
 describe("the quality scan", () => {
