@@ -56,7 +56,7 @@ import {
   shareLinkUseOutput,
   invitationAcceptOutput,
 } from "../access/schemas.ts";
-import { accessRulesOutput, effectiveAccessOutput, memberAccessOutput } from "../access/restrictions/schemas.ts";
+import { accessRulesOutput, effectiveAccessOutput, memberAccessOutput, peopleAccessOutput } from "../access/restrictions/schemas.ts";
 import { consentOutput, analyticsPagesOutput, analyticsSearchesOutput, analyticsOverviewOutput } from "../analytics/schemas.ts";
 import { webhookOutput, webhookWithSecretOutput, webhookListOutput, webhookDeliveryListOutput } from "../webhooks/schemas.ts";
 import { healthOutput, readinessOutput } from "../ops/schemas.ts";
@@ -182,6 +182,7 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["AccessRules", accessRulesOutput],
   ["EffectiveAccess", effectiveAccessOutput],
   ["MemberAccess", memberAccessOutput],
+  ["PeopleAccess", peopleAccessOutput],
   ["InvitationAcceptance", invitationAcceptOutput],
   ["Webhook", webhookOutput],
   ["WebhookWithSecret", webhookWithSecretOutput],

@@ -60,6 +60,13 @@ describe.skipIf(!hasChromium)("restricted folders in a real browser", () => {
     await tree.locator('.tree-row[data-path="hr"]').getByRole("img", { name: "Restricted" }).waitFor();
     const rules = await owner.client.get(`/api/v1/workspaces/${owner.workspaceId}/access`);
     expect(rules.body.restricted).toEqual({ "hr/": [{ who: ana.email.toLowerCase(), level: "edit" }] });
+    // The members screen says, per member, what each restricted folder gives them.
+    await admin.page.goto(`${server.url}/w/${owner.workspaceSlug}/settings/members`);
+    const rowOf = (name: string) => admin.page.getByRole("row").filter({ hasText: name });
+    await rowOf(ana.name).getByText("hr/: edit").waitFor();
+    await rowOf(bob.name).getByText("hr/: no access").waitFor();
+    await rowOf(owner.name).getByText("hr/: edit").waitFor();
+    await screenshot(admin.page, "41-members-restricted-column");
 
     const other = await newTab(browser);
     await other.page.goto(`${server.url}/w/${owner.workspaceSlug}`);

@@ -520,6 +520,7 @@ describe("the documented answers are the real answers", () => {
     expectDocumented("GET /api/v1/workspaces/:id/access", await c.get(`${ws}/access`));
     expectDocumented("GET /api/v1/workspaces/:id/access/effective", await c.get(`${ws}/access/effective?path=guides/`));
     expectDocumented("GET /api/v1/workspaces/:id/access/members", await c.get(`${ws}/access/members?path=guides/`));
+    expectDocumented("GET /api/v1/workspaces/:id/access/people", await c.get(`${ws}/access/people`));
   });
 
   test("every route whose answer has a schema was checked above with its success status", () => {

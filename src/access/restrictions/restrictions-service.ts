@@ -155,6 +155,21 @@ export class Restrictions {
     return { path, from: this.effectiveFor(workspace, "admin", "", path).from, items };
   }
 
+  /** Every member's level on every restricted folder and page, by path (admins: the members screen). */
+  people(principal: Principal, ref: string) {
+    const { workspace } = this.deps.permissions.require(principal, toRef(ref), "admin");
+    const paths = [...this.load(workspace).rules.keys()].sort();
+    const items = this.store.people(workspace.id, workspace.org_id).map((p) => {
+      const vis = this.visibility(workspace, p.email_normalized, p.role);
+      const restricted = paths.map((path) => {
+        const level = levelName(vis instanceof RestrictedVisibility ? vis.level(path) : FULL);
+        return { path, level: level === null ? null : capByRole(level, p.role) };
+      });
+      return { user_id: p.id, restricted };
+    });
+    return { items };
+  }
+
   /** One rule set to `raw` (or lifted), checked against the whole rule set; throws what is wrong. */
   private planChange(workspace: WorkspaceRow, path: string, raw: readonly { who: string; level: string }[]) {
     const loaded = this.load(workspace);

@@ -29,6 +29,16 @@ export const accessRulesOutput = z.object({
 });
 
 /** GET …/access/members: each member's level on one folder or page (admins). */
+/** GET …/access/people: each member's level on every restricted folder and page (the members screen's column). */
+export const peopleAccessOutput = z.object({
+  items: z.array(
+    z.object({
+      user_id: z.string(),
+      restricted: z.array(z.object({ path: z.string(), level: z.enum(ACCESS_LEVELS).nullable().describe("Capped by their role; null: hidden from them") })),
+    }),
+  ),
+});
+
 export const memberAccessOutput = z.object({
   path: z.string(),
   /** The folder or page whose rule governs the path; null when unrestricted. */

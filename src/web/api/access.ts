@@ -21,3 +21,6 @@ export const membersAccess = (workspace: string, path: string) =>
 /** Sets the list of `path` (`[]` lifts the restriction); `confirmPrivateRemote` says the git remote is private. */
 export const setAccess = (workspace: string, path: string, entries: AccessEntry[], confirmPrivateRemote: boolean) =>
   put<EffectiveAccess>(`${workspaceBase(workspace)}/access`, { path, entries, ...(confirmPrivateRemote ? { confirm_private_remote: true } : {}) });
+
+/** Every member's level on every restricted folder and page (admins: the members screen's column). */
+export const peopleAccess = (workspace: string) => get<Api.PeopleAccess>(`${workspaceBase(workspace)}/access/people`);

@@ -592,6 +592,17 @@ export type PasswordChanged = {
   revoked_sessions: number;
 };
 
+export type PeopleAccess = {
+  items: Array<{
+    user_id: string;
+    restricted: Array<{
+      path: string;
+      /** Capped by their role; null: hidden from them */
+      level: "view" | "comment" | "edit" | null;
+    }>;
+  }>;
+};
+
 export type Person = {
   id: string;
   name: string;

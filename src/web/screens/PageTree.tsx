@@ -174,7 +174,11 @@ function Node({ node, depth }: { node: TreeNode; depth: number }) {
         )}
         {node.restricted && (
           <span className="tree-lock" role="img" aria-label="Restricted" title="Restricted: only the people on its access list (and admins) see it">
-            🔒
+            {/* Drawn, not an emoji: a system without an emoji font would show an empty box. */}
+            <svg viewBox="0 0 16 16" width="12" height="12" aria-hidden="true" focusable="false">
+              <path d="M4.5 7V5a3.5 3.5 0 0 1 7 0v2" fill="none" stroke="currentColor" strokeWidth="1.6" />
+              <rect x="3" y="7" width="10" height="7.5" rx="1.5" fill="currentColor" />
+            </svg>
           </span>
         )}
         {pagePath && ctx.viewers[pagePath] && (

@@ -1,5 +1,9 @@
-/** Members of the workspace: change a role, remove someone (admins; the API keeps the last admin). */
+/**
+ * Members of the workspace: change a role, remove someone (admins; the API keeps the last admin),
+ * and each one's access to the restricted folders and pages (docs/decisions/restricted-folders.md).
+ */
 import type { Workspace } from "../api/types.ts";
+import { peopleAccess } from "../api/access.ts";
 import { listMembers, removeMember, setMemberRole } from "../api/settings.ts";
 import { useAuth } from "../app/auth.tsx";
 import { Notice } from "../ui/controls.tsx";
@@ -9,6 +13,8 @@ import { RoleSelect } from "./RoleSelect.tsx";
 export function MembersSettings({ workspace }: { workspace: Workspace }) {
   const { user } = useAuth();
   const { data, error, reload } = useResource(workspace.id, () => listMembers(workspace.id));
+  const restricted = useResource(workspace.id, () => peopleAccess(workspace.id));
+  const access = new Map((restricted.data?.items ?? []).map((p) => [p.user_id, p.restricted]));
   const action = useAction();
   return (
     <>
@@ -18,7 +24,7 @@ export function MembersSettings({ workspace }: { workspace: Workspace }) {
         data={data}
         loading="Loading members"
         empty="No members."
-        columns={["Name", "Email", "Role", "Joined"]}
+        columns={["Name", "Email", "Role", "Restricted folders", "Joined"]}
         rowKey={(m) => m.user_id}
         row={(m) => (
           <>
@@ -36,6 +42,15 @@ export function MembersSettings({ workspace }: { workspace: Workspace }) {
                   await reload();
                 }}
               />
+            </td>
+            <td className="restricted-access">
+              {(access.get(m.user_id) ?? []).length === 0
+                ? "—"
+                : access.get(m.user_id)!.map((r) => (
+                    <span key={r.path} className={`badge${r.level === null ? " badge-muted" : ""}`}>
+                      {r.path}: {r.level ?? "no access"}
+                    </span>
+                  ))}
             </td>
             <td>{fmtDate(m.joined_at)}</td>
             <td>
