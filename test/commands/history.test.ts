@@ -26,16 +26,22 @@ test("history and restore beside a running server, then alone", async () => {
     const user = await registerUser(s.base, { name: "Ada", email: "ada@example.test" });
     ws = user.workspaceId;
     const content = `/api/v1/content/${user.workspaceSlug}/plan.md`;
+    // The commits are made after the answers (one person's saves in a burst can share one): each
+    // save waits until the index lists its version, so the three are three versions.
+    const versionsListed = async (n: number) => {
+      for (let i = 0; i < 200; i++) {
+        const h = await user.client.get(`/api/v1/workspaces/${ws}/history?path=plan.md`);
+        if (h.status === 200 && h.body.items.length >= n) return;
+        await Bun.sleep(50);
+      }
+      throw new Error(`the history never listed ${n} versions`);
+    };
     expect((await user.client.post(content, { title: "Plan", body: "One.\n" })).status).toBe(201);
-    for (const body of ["Two.\n", "Three.\n"]) {
+    await versionsListed(1);
+    for (const [i, body] of ["Two.\n", "Three.\n"].entries()) {
       const page = (await user.client.get(content)).body;
       expect((await user.client.put(content, { body, lastKnownHash: page.content_hash })).status).toBe(200);
-    }
-    // The commits are made after the answers: wait until the index lists all three.
-    for (let i = 0; i < 100; i++) {
-      const h = (await user.client.get(`/api/v1/workspaces/${ws}/history?path=plan.md`)).body;
-      if (h.items.length >= 3) break;
-      await Bun.sleep(50);
+      await versionsListed(i + 2);
     }
 
     const listed = await runCli(["history", "-w", ws, "plan.md", "--json", "--data-dir", dir]);
