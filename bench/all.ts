@@ -13,6 +13,8 @@ const SCRIPTS: Array<{ name: string; args: string[] }> = [
   { name: "analytics", args: ["bench/analytics.ts"] }, // record cost, reports at the caps, file size
   { name: "render", args: ["bench/render.ts"] }, // the published-page renderer alone: cold, warm, cached
   { name: "ops", args: ["bench/ops.ts"] }, // status, doctor, /metrics scrape, backup on 1,000 pages
+  { name: "history", args: ["bench/history.ts"] }, // 50,000 commits: backfill, history list, a 5,000-line page's diff
+  { name: "history-restore", args: ["bench/history-restore.ts"] }, // restoring a version of a 5,000-line page over the API
   { name: "mcp", args: ["bench/mcp.ts"] }, // compiled quire mcp start → tools/list; read/search/update over stdio and HTTP vs REST
   { name: "publish", args: ["bench/publish.ts"] }, // published pages: cached, first render, vs nginx and through nginx proxy_cache, RSS of 1,000 pages
   { name: "site-scale", args: ["bench/site-scale.ts", "5000"] }, // a 5,000-page site: page size, nav.json, cached page and first render

@@ -88,12 +88,14 @@ export const ms = (v: number) => `${v.toFixed(2)} ms`;
 export const mb = (v: number | null) => (v === null ? "n/a" : `${v.toFixed(1)} MB`);
 
 /** Times `fn` `n` times in sequence and returns the per-call durations in ms. */
-export async function timeEach(n: number, fn: (i: number) => Promise<void>): Promise<number[]> {
+/** Times `fn` n times; `pauseMs` waits (untimed) after each call, letting work it set off run. */
+export async function timeEach(n: number, fn: (i: number) => Promise<void>, pauseMs = 0): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const t = performance.now();
     await fn(i);
     out.push(performance.now() - t);
+    if (pauseMs > 0) await Bun.sleep(pauseMs);
   }
   return out;
 }
