@@ -119,8 +119,10 @@ export class ContentLedger {
     assertRight(access, "read");
     const path = normalizePagePath(rawPath);
     const row = this.records.live(access.workspace.id, path);
-    // Looked up either way: a hidden page costs the same query as a missing one.
-    if (!row || !access.visibility.sees(path)) throw new NotFoundError("Page not found");
+    // Both asked either way: a hidden page costs the same query and the same visibility check as
+    // a missing one, so neither answer comes sooner.
+    const visible = access.visibility.sees(path);
+    if (!row || !visible) throw new NotFoundError("Page not found");
     const file = this.readFile(access.workspace.id, path);
     if (!file) throw new NotFoundError("Page not found");
     return this.toJson(row, file);
