@@ -1,6 +1,5 @@
-import http from "node:http";
-import https from "node:https";
 import type { IncomingMessage } from "node:http";
+import { send } from "../core/net/guarded-http.ts";
 import { RemoteNetwork, type CheckedAddress } from "../core/net/remote-network.ts";
 import { RemoteError } from "../core/net/remote-error.ts";
 import { OAuthProtocolError } from "./errors.ts";
@@ -87,7 +86,7 @@ export class ClientMetadataDocuments {
     const signal = AbortSignal.timeout(CLIENT_METADATA_TIMEOUT_MS);
     let res: IncomingMessage;
     try {
-      res = await get(url, addresses, signal);
+      res = await send(url, "GET", { accept: "application/json" }, undefined, addresses, signal);
     } catch {
       throw refuse(signal.aborted ? `the client metadata document did not answer within ${CLIENT_METADATA_TIMEOUT_MS / 1000} s` : "the client metadata document could not be fetched");
     }
@@ -108,35 +107,6 @@ export class ClientMetadataDocuments {
     const body = await readBounded(res, signal);
     return { body, cacheMs: cacheLifetime(res.headers["cache-control"]) };
   }
-}
-
-function get(url: URL, addresses: CheckedAddress[], signal: AbortSignal): Promise<IncomingMessage> {
-  const lib = url.protocol === "https:" ? https : http;
-  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-  // Connect to the addresses just checked, never to a second (possibly different) DNS answer.
-  const lookup = (_name: string, options: unknown, callback: (...args: unknown[]) => void) => {
-    const cb = typeof options === "function" ? (options as typeof callback) : callback;
-    const all = typeof options === "object" && options !== null && (options as { all?: boolean }).all === true;
-    if (all) cb(null, addresses);
-    else cb(null, addresses[0]!.address, addresses[0]!.family);
-  };
-  return new Promise((resolve, reject) => {
-    const request = lib.request(
-      {
-        protocol: url.protocol,
-        host,
-        ...(url.port ? { port: Number(url.port) } : {}),
-        path: `${url.pathname}${url.search}`,
-        method: "GET",
-        headers: { accept: "application/json" },
-        lookup: lookup as unknown as http.RequestOptions["lookup"],
-        signal,
-      },
-      resolve,
-    );
-    request.on("error", reject);
-    request.end();
-  });
 }
 
 async function readBounded(res: IncomingMessage, signal: AbortSignal): Promise<string> {

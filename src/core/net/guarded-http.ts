@@ -61,7 +61,11 @@ export function guardedHttpClient(network: RemoteNetwork): HttpClient {
   };
 }
 
-function send(
+/**
+ * One HTTP request to `url`, connecting only to `addresses` (the ones the guard just checked): the
+ * single place an outbound request is pinned to its checked addresses.
+ */
+export function send(
   url: URL,
   method: string,
   headers: Record<string, string>,
