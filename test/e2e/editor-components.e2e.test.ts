@@ -3,13 +3,11 @@
  * edited richly; changing either rewrites only its own line (read through the API). Hostile
  * attributes stay inert text. Screenshots in light, dark and at a phone width.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser } from "playwright-core";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { registerUser, type TestUser } from "../helpers/factories.ts";
+import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
-import { clickIntoText, expectNoConsoleErrors, hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+import { clickIntoText, expectNoConsoleErrors, hasChromium, newTab, screenshot, signInInUi } from "./browser.ts";
+import { browserSuite, openInEditor } from "./suite.ts";
 
 const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 
@@ -28,26 +26,12 @@ const PAGE =
   ':::callout[note]{title="<img src=x onerror=window.__pwned=1>"}\nA <script>window.__pwned=2</script> body.\n:::\n\nAfter.\n';
 
 describe.skipIf(!hasChromium)("components in the rich editor", () => {
-  let server: TestServer;
-  let browser: Browser;
-  let user: TestUser;
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), launch()]);
-    user = await registerUser(server.url);
-  }, 30_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-  const content = async (path: string) => (await user.client.get(`/api/v1/content/${user.workspaceSlug}/${path}`)).body.content as string;
+  const suite = browserSuite();
+  const content = suite.content;
 
   test("a callout's type and body are edited in place; only the changed lines are rewritten; hostile attributes stay text", async () => {
-    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/callouts.md`, { title: "Callouts", body: PAGE })).status).toBe(201);
-    const tab = await newTab(browser);
-    const { page } = tab;
-    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/callouts.md`);
-    await signInInUi(page, user);
-    const editor = page.getByRole("textbox", { name: "Page content" });
+    const tab = await openInEditor(suite, "callouts.md", { title: "Callouts", body: PAGE });
+    const { page, editor } = tab;
     const callouts = editor.locator(".callout-block");
     await callouts.first().waitFor();
     expect(await callouts.count()).toBe(2);
@@ -78,12 +62,8 @@ describe.skipIf(!hasChromium)("components in the rich editor", () => {
   const TABS = "Intro.\n\n:::tabs\n::tab[macOS]\nbrew install quire\n::\n\n::tab[Linux]{default}\nRun  *this*.\n::\n:::\n\n:::steps\n::step[Write]\nA page.\n::\n:::\n\nAfter.\n";
 
   test("tabs show one panel at a time; a tab is renamed, edited and added; only those lines change", async () => {
-    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/tabs.md`, { title: "Tabs", body: TABS })).status).toBe(201);
-    const tab = await newTab(browser);
-    const { page } = tab;
-    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/tabs.md`);
-    await signInInUi(page, user);
-    const editor = page.getByRole("textbox", { name: "Page content" });
+    const tab = await openInEditor(suite, "tabs.md", { title: "Tabs", body: TABS });
+    const { page, editor } = tab;
     const tabs = editor.locator(".tabs-block");
     await tabs.waitFor();
     await expect(tabs.getByText("brew install quire").isVisible()).resolves.toBe(true);
@@ -112,11 +92,11 @@ describe.skipIf(!hasChromium)("components in the rich editor", () => {
 
   test("an api badge's method and path are picked and typed; only its opening line changes", async () => {
     const API = "Intro.\n\n:::api[GET /api/v1/pages]\nLists the  pages.\n:::\n";
-    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/api.md`, { title: "Api", body: API })).status).toBe(201);
-    const tab = await newTab(browser);
+    expect((await suite.user.client.post(`/api/v1/content/${suite.user.workspaceSlug}/api.md`, { title: "Api", body: API })).status).toBe(201);
+    const tab = await newTab(suite.browser);
     const { page } = tab;
-    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/api.md`);
-    await signInInUi(page, user);
+    await page.goto(`${suite.server.url}/w/${suite.user.workspaceSlug}/p/api.md`);
+    await signInInUi(page, suite.user);
     const block = page.getByRole("textbox", { name: "Page content" }).locator(".api-block");
     await block.waitFor();
     await block.getByRole("combobox", { name: "HTTP method" }).selectOption("DELETE");
@@ -131,12 +111,8 @@ describe.skipIf(!hasChromium)("components in the rich editor", () => {
 
   test("rich ↔ raw switching leaves a page of tables and components unchanged; undo restores the exact bytes", async () => {
     const BODY = TABS + "\n| a | b |\n|:-|-:|\n| 1 | 2 |\n\n:::callout[tip]\nTip  text.\n:::\n\n:::mystery[x]\nUnknown.\n:::\n";
-    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/switch.md`, { title: "Switch", body: BODY })).status).toBe(201);
-    const tab = await newTab(browser);
-    const { page } = tab;
-    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/switch.md`);
-    await signInInUi(page, user);
-    const editor = page.getByRole("textbox", { name: "Page content" });
+    const tab = await openInEditor(suite, "switch.md", { title: "Switch", body: BODY });
+    const { page, editor } = tab;
     await editor.locator(".tabs-block").waitFor();
     // The unknown component says why it is shown as source, in the renderer's words.
     await page.getByRole("note").filter({ hasText: 'unknown component "mystery"' }).waitFor();
@@ -164,12 +140,8 @@ describe.skipIf(!hasChromium)("components in the rich editor", () => {
   }, 60_000);
 
   test("pasted HTML with scripts, event handlers and javascript: links leaves nothing that runs", async () => {
-    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/paste.md`, { title: "Paste", body: "Start.\n" })).status).toBe(201);
-    const tab = await newTab(browser);
-    const { page } = tab;
-    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/paste.md`);
-    await signInInUi(page, user);
-    const editor = page.getByRole("textbox", { name: "Page content" });
+    const tab = await openInEditor(suite, "paste.md", { title: "Paste", body: "Start.\n" });
+    const { page, editor } = tab;
     await clickIntoText(editor.getByText("Start."));
     await page.keyboard.press("End");
     await page.keyboard.press("Enter");
@@ -193,11 +165,11 @@ describe.skipIf(!hasChromium)("components in the rich editor", () => {
 
   test("an embed line is a block: its address is edited in a field, with the site's verdict beside it", async () => {
     const BODY = 'Intro.\n\n::embed[https://example.com/video]{title="A video"}\n\nAfter.\n';
-    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/embed.md`, { title: "Embed", body: BODY })).status).toBe(201);
-    const tab = await newTab(browser);
+    expect((await suite.user.client.post(`/api/v1/content/${suite.user.workspaceSlug}/embed.md`, { title: "Embed", body: BODY })).status).toBe(201);
+    const tab = await newTab(suite.browser);
     const { page } = tab;
-    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/embed.md`);
-    await signInInUi(page, user);
+    await page.goto(`${suite.server.url}/w/${suite.user.workspaceSlug}/p/embed.md`);
+    await signInInUi(page, suite.user);
     const block = page.getByRole("textbox", { name: "Page content" }).locator(".embed-block");
     await block.getByRole("status").filter({ hasText: "shown as a link" }).waitFor();
     await block.getByRole("textbox", { name: "Embed address" }).fill("https://vimeo.com/76979871");
@@ -211,16 +183,16 @@ describe.skipIf(!hasChromium)("components in the rich editor", () => {
 
   test("math shows a live preview, loaded only on a page with math; a bad formula says why in place", async () => {
     const BODY = "Intro.\n\n:::katex\nx^2\n:::\n";
-    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/math.md`, { title: "Math", body: BODY })).status).toBe(201);
-    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/plain.md`, { title: "Plain", body: "No math here.\n" })).status).toBe(201);
-    const tab = await newTab(browser);
+    expect((await suite.user.client.post(`/api/v1/content/${suite.user.workspaceSlug}/math.md`, { title: "Math", body: BODY })).status).toBe(201);
+    expect((await suite.user.client.post(`/api/v1/content/${suite.user.workspaceSlug}/plain.md`, { title: "Plain", body: "No math here.\n" })).status).toBe(201);
+    const tab = await newTab(suite.browser);
     const { page } = tab;
     const scripts: Array<Promise<string>> = [];
     page.on("response", (r) => {
       if (r.url().endsWith(".js")) scripts.push(r.text().catch(() => ""));
     });
-    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/plain.md`);
-    await signInInUi(page, user);
+    await page.goto(`${suite.server.url}/w/${suite.user.workspaceSlug}/p/plain.md`);
+    await signInInUi(page, suite.user);
     const editor = page.getByRole("textbox", { name: "Page content" });
     await editor.getByText("No math here.").waitFor();
     const hasKatex = async () => (await Promise.all(scripts)).some((t) => t.includes("KaTeX parse error"));
@@ -245,10 +217,10 @@ describe.skipIf(!hasChromium)("components in the rich editor", () => {
   }, 60_000);
 
   test("the starter Components page: every component as a block, no serious axe violation, in light, dark and at a phone width", async () => {
-    const tab = await newTab(browser);
+    const tab = await newTab(suite.browser);
     const { page } = tab;
-    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/components.md`);
-    await signInInUi(page, user);
+    await page.goto(`${suite.server.url}/w/${suite.user.workspaceSlug}/p/components.md`);
+    await signInInUi(page, suite.user);
     const editor = page.getByRole("textbox", { name: "Page content" });
     await editor.locator(".tabs-block").waitFor();
     for (const kind of ["callout", "tabs", "accordion", "cards", "steps", "api", "filetree", "toc", "mermaid", "katex", "embed"]) expect(await editor.locator(`.${kind}-block`).count()).toBeGreaterThan(0);

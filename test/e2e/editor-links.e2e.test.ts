@@ -3,38 +3,23 @@
  * link to no page is marked, `[[` opens a fuzzy page picker and a typed `[[…]]` becomes a chip; the
  * file keeps the links as written (read through the API).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser } from "playwright-core";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { expectNoConsoleErrors, hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+import { describe, expect, test } from "bun:test";
+import { expectNoConsoleErrors, hasChromium, screenshot } from "./browser.ts";
+import { browserSuite, openInEditor } from "./suite.ts";
 
 const LINKS = "See [[handbook/target-page]], [[missing/page|Gone]], [[handbook/target-page#intro|Intro]] and [[../etc/passwd]].\n";
 
 describe.skipIf(!hasChromium)("wikilinks in the rich editor", () => {
-  let server: TestServer;
-  let browser: Browser;
-  let user: TestUser;
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), launch()]);
-    user = await registerUser(server.url);
+  const suite = browserSuite(async (s) => {
     for (const [path, title] of [["handbook/target-page.md", "Target page"], ["handbook/other-guide.md", "Other guide"]] as const) {
-      expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/${path}`, { title, body: "x\n" })).status).toBe(201);
+      expect((await s.user.client.post(`/api/v1/content/${s.user.workspaceSlug}/${path}`, { title, body: "x\n" })).status).toBe(201);
     }
-  }, 30_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
   });
-  const content = async (path: string) => (await user.client.get(`/api/v1/content/${user.workspaceSlug}/${path}`)).body.content as string;
+  const content = suite.content;
 
   test("chips show titles, dead links are marked, the picker matches fuzzily and a typed [[…]] becomes a chip", async () => {
-    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/links.md`, { title: "Links", body: LINKS })).status).toBe(201);
-    const tab = await newTab(browser);
-    const { page } = tab;
-    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/links.md`);
-    await signInInUi(page, user);
-    const editor = page.getByRole("textbox", { name: "Page content" });
+    const tab = await openInEditor(suite, "links.md", { title: "Links", body: LINKS });
+    const { page, editor } = tab;
     const chips = editor.locator(".wikilink");
     await chips.first().waitFor();
     await editor.locator(".wikilink-dead").first().waitFor();
@@ -90,12 +75,8 @@ describe.skipIf(!hasChromium)("wikilinks in the rich editor", () => {
 
   test("a Markdown link is edited in place: its address under the caret, applied with Enter, or removed", async () => {
     const BODY = "See [the docs](https://example.com/a) here.\n\nThen [a guide](guide.md \"Guide\") too.\n";
-    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/md-links.md`, { title: "Md links", body: BODY })).status).toBe(201);
-    const tab = await newTab(browser);
-    const { page } = tab;
-    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/md-links.md`);
-    await signInInUi(page, user);
-    const editor = page.getByRole("textbox", { name: "Page content" });
+    const tab = await openInEditor(suite, "md-links.md", { title: "Md links", body: BODY });
+    const { page, editor } = tab;
     await editor.getByText("the docs").click();
     const popover = page.getByRole("dialog", { name: "Edit link" });
     const address = popover.getByRole("textbox", { name: "Link address" });

@@ -4,13 +4,12 @@
  * executable, Markdown text becomes its blocks, and oversized pastes are taken as text. Each case
  * is checked on the saved file's exact bytes.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { clickIntoText, expectNoConsoleErrors, hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+import type { Page } from "playwright-core";
+import { clickIntoText, expectNoConsoleErrors, hasChromium, newTab, screenshot, signInInUi } from "./browser.ts";
+import { browserSuite } from "./suite.ts";
 
 const GOOGLE_DOCS = `<meta charset="utf-8"><b style="font-weight:normal;" id="docs-internal-guid-5e1c2d3a-7fff-0c3b-9a51-1f2e3d4c5b6a"><h2 dir="ltr" style="line-height:1.38;margin-top:18pt;margin-bottom:6pt;"><span style="font-size:16pt;font-family:Arial,sans-serif;color:#000000;font-weight:400;">Release plan</span></h2><p dir="ltr" style="line-height:1.38;"><span style="font-size:11pt;font-family:Arial,sans-serif;font-weight:700;">Ship</span><span style="font-size:11pt;font-family:Arial,sans-serif;font-weight:400;"> on </span><span style="font-size:11pt;font-family:Arial,sans-serif;font-style:italic;font-weight:400;">Friday</span><span style="font-size:11pt;font-weight:400;">, see </span><a href="https://www.google.com/url?q=https://example.com/notes?utm_source%3Dnewsletter%26id%3D7&amp;sa=D&amp;source=editors&amp;ust=1700000000000000&amp;usg=AOvVaw0" style="text-decoration:none;"><span style="font-size:11pt;color:#1155cc;text-decoration:underline;">the notes</span></a><span style="font-size:11pt;">.</span></p><ul style="margin-top:0;margin-bottom:0;"><li dir="ltr" style="list-style-type:disc;" aria-level="1"><p dir="ltr" role="presentation"><span style="font-size:11pt;">Freeze</span></p></li><li dir="ltr" style="list-style-type:disc;" aria-level="1"><p dir="ltr" role="presentation"><span style="font-size:11pt;">Tag</span></p></li></ul></b>`;
 
@@ -19,19 +18,9 @@ const WORD = `<html xmlns:o="urn:schemas-microsoft-com:office:office" xmlns:w="u
 const HOSTILE = `<style>p { color: red }</style><script>window.__pwned = 1</script><p style="color: red" onclick="window.__pwned = 2" onmouseover="window.__pwned = 5">Hi <a href="javascript:window.__pwned=3">there</a><img src="x" onerror="window.__pwned = 4"><img src="data:image/png;base64,${"A".repeat(300_000)}" alt="huge"></p><iframe src="https://example.com"></iframe>`;
 
 describe.skipIf(!hasChromium)("pasting into the rich editor", () => {
-  let server: TestServer;
-  let browser: Browser;
-  let user: TestUser;
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), launch()]);
-    user = await registerUser(server.url);
-  }, 30_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const suite = browserSuite();
 
-  const onDisk = (path: string) => readFileSync(join(server.dataDir, "workspaces", user.workspaceId, path), "utf8");
+  const onDisk = (path: string) => readFileSync(join(suite.server.dataDir, "workspaces", suite.user.workspaceId, path), "utf8");
 
   async function pasteInto(page: Page, data: Record<string, string>): Promise<void> {
     await page.evaluate((items) => {
@@ -42,10 +31,10 @@ describe.skipIf(!hasChromium)("pasting into the rich editor", () => {
   }
 
   async function openAt(path: string) {
-    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/${path}`, { title: "Paste", body: "Start.\n" })).status).toBe(201);
-    const tab = await newTab(browser);
-    await tab.page.goto(`${server.url}/w/${user.workspaceSlug}/p/${path}`);
-    await signInInUi(tab.page, user);
+    expect((await suite.user.client.post(`/api/v1/content/${suite.user.workspaceSlug}/${path}`, { title: "Paste", body: "Start.\n" })).status).toBe(201);
+    const tab = await newTab(suite.browser);
+    await tab.page.goto(`${suite.server.url}/w/${suite.user.workspaceSlug}/p/${path}`);
+    await signInInUi(tab.page, suite.user);
     const editor = tab.page.getByRole("textbox", { name: "Page content" });
     await clickIntoText(editor.getByText("Start."));
     await tab.page.keyboard.press("End");

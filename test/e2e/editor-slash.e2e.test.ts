@@ -3,34 +3,19 @@
  * block, and the page's exact bytes after saving (read through the API) show every untouched
  * block as it was and each new one written as Markdown.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { clickIntoText, expectNoConsoleErrors, hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+import { describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { clickIntoText, expectNoConsoleErrors, hasChromium, screenshot } from "./browser.ts";
+import { browserSuite, openInEditor } from "./suite.ts";
 
 describe.skipIf(!hasChromium)("inserting blocks in the rich editor", () => {
-  let server: TestServer;
-  let browser: Browser;
-  let user: TestUser;
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), launch()]);
-    user = await registerUser(server.url);
-  }, 30_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const suite = browserSuite();
 
   const FIRST = "First  line, spelled *oddly* on purpose.\n";
-  const content = async (path: string) => (await user.client.get(`/api/v1/content/${user.workspaceSlug}/${path}`)).body.content as string;
+  const content = suite.content;
   async function openAtEnd(path: string) {
-    expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/${path}`, { title: path, body: FIRST })).status).toBe(201);
-    const tab = await newTab(browser);
-    const { page } = tab;
-    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/${path}`);
-    await signInInUi(page, user);
-    const editor = page.getByRole("textbox", { name: "Page content" });
+    const tab = await openInEditor(suite, path, { title: path, body: FIRST });
+    const { page, editor } = tab;
     await clickIntoText(editor.getByText("on purpose."));
     await page.keyboard.press("End");
     await page.keyboard.press("Enter");

@@ -4,12 +4,11 @@
  * paste cells from a spreadsheet — and the page's exact bytes after saving, read through the API:
  * only the rows that changed are rewritten, in the table's own style. axe-core checks the editor.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { clickIntoText, expectNoConsoleErrors, hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+import type { Page } from "playwright-core";
+import { clickIntoText, expectNoConsoleErrors, hasChromium, newTab, screenshot, signInInUi } from "./browser.ts";
+import { browserSuite } from "./suite.ts";
 
 const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 const PADDED = "Intro.\n\n| Name  | Size |\n| :---- | ---: |\n| alpha |    1 |\n| beta  |   22 |\n\nAfter.\n";
@@ -27,24 +26,14 @@ async function axeViolations(page: Page): Promise<string[]> {
 }
 
 describe.skipIf(!hasChromium)("tables in the rich editor", () => {
-  let server: TestServer;
-  let browser: Browser;
-  let user: TestUser;
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), launch()]);
-    user = await registerUser(server.url);
-  }, 30_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const suite = browserSuite();
 
-  const create = async (path: string, body: string) => expect((await user.client.post(`/api/v1/content/${user.workspaceSlug}/${path}`, { title: path, body })).status).toBe(201);
-  const content = async (path: string) => (await user.client.get(`/api/v1/content/${user.workspaceSlug}/${path}`)).body.content as string;
+  const create = async (path: string, body: string) => expect((await suite.user.client.post(`/api/v1/content/${suite.user.workspaceSlug}/${path}`, { title: path, body })).status).toBe(201);
+  const content = suite.content;
   async function openPage(path: string) {
-    const tab = await newTab(browser);
-    await tab.page.goto(`${server.url}/w/${user.workspaceSlug}/p/${path}`);
-    await signInInUi(tab.page, user);
+    const tab = await newTab(suite.browser);
+    await tab.page.goto(`${suite.server.url}/w/${suite.user.workspaceSlug}/p/${path}`);
+    await signInInUi(tab.page, suite.user);
     const editor = tab.page.getByRole("textbox", { name: "Page content" });
     await editor.locator("table").waitFor();
     return { tab, page: tab.page, editor };
