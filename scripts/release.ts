@@ -20,6 +20,7 @@ import { parseArgs } from "node:util";
 import { gunzipSync } from "node:zlib";
 import pkg from "../package.json" with { type: "json" };
 import { SCHEMA_VERSION } from "../src/db/migrations/index.ts";
+import type { ReleaseFile, ReleaseManifest } from "../src/releases/manifest.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 
@@ -54,14 +55,7 @@ const lock = readFileSync(join(ROOT, "bun.lock"), "utf8");
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
-const files: Array<{
-  name: string;
-  os: string;
-  arch: string;
-  size: number;
-  sha256: string;
-  argon2: { package: string; file: string; size: number; sha256: string };
-}> = [];
+const files: ReleaseFile[] = [];
 for (const target of wanted as Target[]) {
   const spec = TARGETS[target];
   const binding = await argon2Binding(spec.binding);
@@ -86,7 +80,7 @@ for (const target of wanted as Target[]) {
 writeFileSync(join(out, "SHA256SUMS"), files.map((f) => `${f.sha256}  ${f.name}\n`).join(""));
 writeFileSync(
   join(out, "manifest.json"),
-  JSON.stringify({ version: `v${pkg.version}`, commit, date, schema: SCHEMA_VERSION, files }, null, 2) + "\n",
+  JSON.stringify({ version: `v${pkg.version}`, commit, date, schema: SCHEMA_VERSION, files } satisfies ReleaseManifest, null, 2) + "\n",
 );
 // The installers beside the binaries; their default release location is this release's when known.
 const releaseUrl = process.env.QUIRE_RELEASE_URL;

@@ -10,25 +10,13 @@ import pkg from "../../package.json" with { type: "json" };
 import { SCHEMA_VERSION } from "../../src/db/migrations/index.ts";
 import { tempDir } from "../helpers/server.ts";
 import { binaryFormat, type BinaryFormat } from "./binary-format.ts";
+import type { ReleaseManifest } from "../../src/releases/manifest.ts";
 import { REPO, cliEnv, runCli, startServe } from "./spawn.ts";
 
 const out = tempDir("quire-release-");
 const again = tempDir("quire-release-again-");
 
-interface Manifest {
-  version: string;
-  schema: number;
-  commit: string;
-  date: string;
-  files: Array<{
-    name: string;
-    os: string;
-    arch: string;
-    size: number;
-    sha256: string;
-    argon2: { package: string; file: string; size: number; sha256: string };
-  }>;
-}
+type Manifest = ReleaseManifest;
 
 /** What each release file must be, and the argon2 binding built for the same platform. */
 const EXPECTED: Record<string, { format: BinaryFormat["format"]; cpu: BinaryFormat["cpu"]; binding: string }> = {
