@@ -18,3 +18,18 @@ test("no file of the web app outside src/web/api/ builds an /api/ address", () =
   }
   expect(offenders, `API addresses belong in src/web/api/<domain>.ts:\n${offenders.join("\n")}`).toEqual([]);
 });
+
+test("screens and components call the server through the typed calls of src/web/api/, not the low-level client", () => {
+  // The sign-in flows hold the session itself (tokens, the refresh, a passkey ceremony): they use
+  // the client directly, on purpose.
+  const SESSION = new Set(["app/auth.tsx", "app/passkey-client.ts", "screens/AuthScreens.tsx", "screens/InviteScreens.tsx"]);
+  const offenders: string[] = [];
+  for (const file of new Glob("**/*.{ts,tsx}").scanSync(WEB)) {
+    if (file.startsWith("api/") || SESSION.has(file)) continue;
+    const text = readFileSync(join(WEB, file), "utf8");
+    const m = /import \{([^}]*)\} from "[./]*api\/client\.ts"/.exec(text);
+    const calls = (m?.[1] ?? "").split(",").map((s) => s.trim()).filter((s) => ["get", "post", "put", "del", "patch", "api"].includes(s));
+    if (calls.length > 0) offenders.push(`src/web/${file}: ${calls.join(", ")}`);
+  }
+  expect(offenders, `make a typed call in src/web/api/<domain>.ts instead:\n${offenders.join("\n")}`).toEqual([]);
+});

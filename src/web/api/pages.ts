@@ -6,7 +6,7 @@ import { earlyReads } from "./early-reads.ts";
 export const contentBase = (slug: string) => `/api/v1/content/${encodeURIComponent(slug)}`;
 export const pageApiUrl = (slug: string, path: string) => `${contentBase(slug)}/${path.split("/").map(encodeURIComponent).join("/")}`;
 
-const readPage = (slug: string, path: string, signal?: AbortSignal) => get<Page>(pageApiUrl(slug, path), signal);
+export const readPage = (slug: string, path: string, signal?: AbortSignal) => get<Page>(pageApiUrl(slug, path), signal);
 
 /** Reads started before the page's screen existed, by page address. */
 const early = earlyReads<Page>();
@@ -29,7 +29,7 @@ export const createPage = (slug: string, path: string, body: { title: string; bo
   post<Page>(pageApiUrl(slug, path), body);
 
 /** Saves against the hash the edit started from (a 409 ApiError when someone saved first). */
-const savePage = (slug: string, path: string, body: { body?: string; frontmatter?: Record<string, unknown>; lastKnownHash: string }) =>
+export const savePage = (slug: string, path: string, body: { body?: string; frontmatter?: object; lastKnownHash: string }) =>
   put<Page>(pageApiUrl(slug, path), body);
 
 export const movePage = (slug: string, from: string, to: string) =>

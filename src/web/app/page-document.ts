@@ -7,8 +7,8 @@
  * disk full, 503 read-only) keeps the text on screen and is retried on its own with backoff.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
-import { ApiError, get, messageOf, put } from "../api/client.ts";
-import { pageApiUrl, takePage } from "../api/pages.ts";
+import { ApiError, messageOf } from "../api/client.ts";
+import { pageApiUrl, readPage, savePage, takePage } from "../api/pages.ts";
 import type { Page, Workspace } from "../api/types.ts";
 import { addNavigationGuard, navigate, pageUrl } from "./router.ts";
 import { onPageChange, type PageChange } from "../live/page-events.ts";
@@ -89,7 +89,7 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
     setStatus("saving");
     const run = (async () => {
       try {
-        const p = await put<Page>(url, { body: text, lastKnownHash: hash.current });
+        const p = await savePage(workspace.slug, path, { body: text, lastKnownHash: hash.current });
         hash.current = p.content_hash;
         savedText.current = text;
         setPage(p);
@@ -100,7 +100,7 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
         setStatus(currentText() === text ? "saved" : "unsaved");
       } catch (e) {
         if (e instanceof ApiError && e.status === 409) {
-          const server = await get<Page>(url).catch(() => null);
+          const server = await readPage(workspace.slug, path).catch(() => null);
           setConflict({
             mine: text,
             base: savedText.current,
@@ -212,7 +212,7 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
         }
         if (change.path !== path || change.type !== "page-updated") return;
         if (saving.current) await saving.current;
-        const p = await get<Page>(url).catch(() => null);
+        const p = await readPage(workspace.slug, path).catch(() => null);
         if (closed || !p || p.content_hash === hash.current) return;
         const dirty = currentText() !== savedText.current;
         if (p.content === savedText.current) {
@@ -240,7 +240,7 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
 
   /** Saves the frontmatter form's fields against the current hash. */
   const saveFrontmatter = async (frontmatter: FrontmatterPatch) => {
-    const p = await put<Page>(url, { frontmatter, lastKnownHash: hash.current });
+    const p = await savePage(workspace.slug, path, { frontmatter, lastKnownHash: hash.current });
     hash.current = p.content_hash;
     setPage(p);
   };
@@ -292,7 +292,7 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
 
   /** Reads the page again (someone saved first); unsaved text on screen is kept and the notice says so. */
   const reload = async () => {
-    const p = await get<Page>(url);
+    const p = await readPage(workspace.slug, path);
     if (currentText() !== savedText.current) {
       setNotice("This page changed on the server. Your unsaved text is kept; saving will show both versions.");
       return;

@@ -4,14 +4,14 @@
  * delete anyone's). Live comment events of this page re-read the list.
  */
 import { useCallback, useEffect, useState, type ReactNode } from "react";
-import { del, get, messageOf, post, put } from "../api/client.ts";
-import type { List, Workspace } from "../api/types.ts";
+import { messageOf } from "../api/client.ts";
+import type { Workspace } from "../api/types.ts";
 import { useAuth } from "../app/auth.tsx";
 import { usePeople, type Person } from "../app/people.ts";
 import { useLive } from "../live/LiveContext.tsx";
 import { Notice, Spinner } from "../ui/controls.tsx";
 import { MentionTextarea } from "./MentionTextarea.tsx";
-import { commentResolveUrl, commentUrl, commentsUrl } from "../api/comments.ts";
+import { addComment, deleteComment, editComment, listComments, toggleResolved } from "../api/comments.ts";
 import type { Comment } from "../api/types.ts";
 
 
@@ -50,10 +50,10 @@ function CommentItem(props: { c: Comment; ws: Workspace; people: Person[]; me: s
         <form
           onSubmit={async (e) => {
             e.preventDefault();
-            if (await props.act(() => put(commentUrl(c.id), { body: text }))) setEditing(false);
+            if (await props.act(() => editComment(c.id, text))) setEditing(false);
           }}
         >
-          <MentionTextarea label="Edit comment" value={text} onChange={setText} people={props.people} onSubmit={() => void props.act(() => put(commentUrl(c.id), { body: text })).then((ok) => ok && setEditing(false))} autoFocus />
+          <MentionTextarea label="Edit comment" value={text} onChange={setText} people={props.people} onSubmit={() => void props.act(() => editComment(c.id, text)).then((ok) => ok && setEditing(false))} autoFocus />
           <div className="comment-actions">
             <button className="btn btn-small btn-primary" type="submit" disabled={props.busy || !text.trim()}>
               Save
@@ -77,7 +77,7 @@ function CommentItem(props: { c: Comment; ws: Workspace; people: Person[]; me: s
             className="btn-link danger"
             type="button"
             onClick={() => {
-              if (window.confirm(c.parent_id ? "Delete this reply?" : "Delete this comment and its replies?")) void props.act(() => del(commentUrl(c.id)));
+              if (window.confirm(c.parent_id ? "Delete this reply?" : "Delete this comment and its replies?")) void props.act(() => deleteComment(c.id));
             }}
           >
             Delete
@@ -94,7 +94,7 @@ function Thread(props: { root: Comment; replies: Comment[]; ws: Workspace; peopl
   const [reply, setReply] = useState("");
   const send = async () => {
     if (!reply.trim()) return;
-    if (await props.act(() => post(commentsUrl(props.ws.id), { parent_id: root.id, body: reply }))) {
+    if (await props.act(() => addComment(props.ws.id, { parent_id: root.id, body: reply }))) {
       setReply("");
       setReplying(false);
     }
@@ -136,7 +136,7 @@ function Thread(props: { root: Comment; replies: Comment[]; ws: Workspace; peopl
               <button className="btn btn-small" type="button" onClick={() => setReplying(true)}>
                 Reply
               </button>
-              <button className="btn btn-small" type="button" onClick={() => void props.act(() => post(commentResolveUrl(root.id, root.resolved)))}>
+              <button className="btn btn-small" type="button" onClick={() => void props.act(() => toggleResolved(root.id, root.resolved))}>
                 {root.resolved ? "Reopen" : "Resolve"}
               </button>
             </>
@@ -162,8 +162,8 @@ export default function CommentsPanel({ workspace, path, onClose }: { workspace:
       const all: Comment[] = [];
       let cursor: string | null = null;
       do {
-        const q: string = `page=${encodeURIComponent(path)}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-        const page: List<Comment> = await get<List<Comment>>(commentsUrl(workspace.id, q));
+        const q = new URLSearchParams({ page: path, limit: "100", ...(cursor ? { cursor } : {}) });
+        const page: { items: Comment[]; next_cursor: string | null } = await listComments(workspace.id, q);
         all.push(...page.items);
         cursor = page.next_cursor;
       } while (cursor);
@@ -208,7 +208,7 @@ export default function CommentsPanel({ workspace, path, onClose }: { workspace:
   );
   const submit = async () => {
     if (!draft.trim()) return;
-    if (await act(() => post(commentsUrl(workspace.id), { page_path: path, body: draft }))) setDraft("");
+    if (await act(() => addComment(workspace.id, { page_path: path, body: draft }))) setDraft("");
   };
 
   return (

@@ -5,9 +5,8 @@
  */
 import { useEffect, useState } from "react";
 import type { Editor } from "@tiptap/core";
-import { get, messageOf, post } from "../api/client.ts";
-import { ASSIST } from "../api/account.ts";
-import { AUTH } from "../api/auth.ts";
+import { messageOf } from "../api/client.ts";
+import { authConfig, writingAssist } from "../api/account.ts";
 
 const MODES: Array<[string, string]> = [
   ["improve", "Improve writing"],
@@ -21,7 +20,7 @@ const MODES: Array<[string, string]> = [
 let configured: Promise<boolean> | null = null;
 /** Asked once per page load: whether a writing model is configured. */
 function aiAssistAvailable(): Promise<boolean> {
-  configured ??= get<{ ai_assist?: boolean }>(AUTH.config).then((c) => c.ai_assist === true, () => false);
+  configured ??= authConfig().then((c) => c.ai_assist === true, () => false);
   return configured;
 }
 
@@ -50,7 +49,7 @@ export function AssistMenu({ editor }: { editor: Editor }) {
     }
     setBusy(true);
     try {
-      const result = await post<{ text: string }>(ASSIST, { text, mode, ...(language ? { language } : {}) });
+      const result = await writingAssist({ text, mode, ...(language ? { language } : {}) });
       editor.chain().focus().insertContentAt(range, result.text).run();
     } catch (error) {
       window.alert(`Assist failed: ${messageOf(error)}`);

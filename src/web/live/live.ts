@@ -5,9 +5,8 @@
  * Envelopes are {type, payload, ts}. Page events become in-app page changes; presence is kept per
  * workspace; comment events are handed to whoever listens (the comments panel).
  */
-import { post } from "../api/client.ts";
+import { webSocketToken } from "../api/account.ts";
 import { emitPageChange, type PageChange } from "./page-events.ts";
-import { AUTH } from "../api/auth.ts";
 
 type LiveStatus = "connecting" | "open" | "offline";
 
@@ -91,7 +90,7 @@ export class LiveClient {
     this.status = this.attempt === 0 ? "connecting" : "offline";
     this.changed();
     try {
-      await post(AUTH.wsToken);
+      await webSocketToken();
     } catch {
       this.reconnectLater();
       return;

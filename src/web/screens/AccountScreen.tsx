@@ -1,12 +1,12 @@
 /** Profile: who is signed in, their active sessions, and signing out on every device. */
 import { useEffect, useState } from "react";
-import { get, messageOf, post } from "../api/client.ts";
-import type { List, Session } from "../api/types.ts";
+import { messageOf } from "../api/client.ts";
+import type { Session } from "../api/types.ts";
+import { changePassword, listSessions } from "../api/account.ts";
 import { useAuth } from "../app/auth.tsx";
 import { Field, Notice, Spinner } from "../ui/controls.tsx";
 import { SignInMethods } from "./SignInMethods.tsx";
 import { ConnectedApps } from "./ConnectedApps.tsx";
-import { AUTH } from "../api/auth.ts";
 
 /** Proves the current password, sets a new one; every session ends, so this one signs in again. */
 function ChangePassword({ email, onChanged }: { email: string; onChanged(): void }) {
@@ -25,7 +25,7 @@ function ChangePassword({ email, onChanged }: { email: string; onChanged(): void
         setError(null);
         setDone(false);
         try {
-          await post(AUTH.changePassword, { current_password: current, new_password: next });
+          await changePassword(current, next);
           await signIn(email, next);
           setCurrent("");
           setNext("");
@@ -54,7 +54,7 @@ export default function AccountScreen() {
   const { user, signOutEverywhere } = useAuth();
   const [sessions, setSessions] = useState<Session[] | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const loadSessions = () => get<List<Session>>(AUTH.sessions).then((l) => setSessions(l.items), setError);
+  const loadSessions = () => listSessions().then((l) => setSessions(l.items), setError);
   useEffect(() => {
     void loadSessions();
   }, []);

@@ -3,12 +3,12 @@
  * password; an existing one its password), `/join/:token` uses a share link as the signed-in person.
  */
 import { useEffect, useRef, useState } from "react";
-import { api, messageOf, post } from "../api/client.ts";
+import { api, messageOf } from "../api/client.ts";
 import type { User } from "../api/types.ts";
 import { useAuth } from "../app/auth.tsx";
 import { linkClick, navigate } from "../app/router.ts";
 import { Field, Notice, Spinner } from "../ui/controls.tsx";
-import { shareLinkUseUrl } from "../api/account.ts";
+import { useShareLink } from "../api/account.ts";
 import { AUTH } from "../api/auth.ts";
 
 interface Joined {
@@ -77,7 +77,7 @@ export function JoinScreen({ token, onJoined }: { token: string; onJoined(): Pro
     // Once per token, also under StrictMode's double effects: a link may have a single use.
     if (started.current) return;
     started.current = true;
-    post<Joined>(shareLinkUseUrl(token)).then(
+    useShareLink(token).then(
       async (res) => {
         await onJoined();
         navigate(`/w/${encodeURIComponent(res.workspace.slug)}`, { replace: true });

@@ -4,21 +4,16 @@
  * last method; its message is shown as it is.
  */
 import { useCallback, useEffect, useState, type FormEvent } from "react";
-import { api, del, get, messageOf, patch, post } from "../api/client.ts";
-import type { List } from "../api/types.ts";
+import { messageOf } from "../api/client.ts";
 import { useAuth } from "../app/auth.tsx";
 import { useLocation } from "../app/router.ts";
 import { signInErrorMessage } from "../app/sign-in-errors.ts";
 import { browserSupportsWebAuthn, registerPasskey, type PasskeyRecord } from "../app/passkey-client.ts";
 import { bootData } from "../api/types.ts";
 import { Field, Notice, Spinner } from "../ui/controls.tsx";
-import { AUTH, oidcUrl, passkeyUrl } from "../api/auth.ts";
+import { addPassword, deletePasskey, linkProvider, listPasskeys, removePassword, renamePasskey, signInMethods, unlinkProvider } from "../api/auth.ts";
 
-interface Methods {
-  password: boolean;
-  providers: Array<{ id: string; name: string; linked: boolean; email: string | null }>;
-  passkeys: number;
-}
+type Methods = Awaited<ReturnType<typeof signInMethods>>;
 
 function PasskeyRow({ passkey, onChanged, onError }: { passkey: PasskeyRecord; onChanged(): void; onError(e: unknown): void }) {
   const [editing, setEditing] = useState(false);
@@ -26,7 +21,7 @@ function PasskeyRow({ passkey, onChanged, onError }: { passkey: PasskeyRecord; o
   const save = async (e: FormEvent) => {
     e.preventDefault();
     try {
-      await patch(passkeyUrl(passkey.id), { name });
+      await renamePasskey(passkey.id, name);
       setEditing(false);
       onChanged();
     } catch (err) {
@@ -60,7 +55,7 @@ function PasskeyRow({ passkey, onChanged, onError }: { passkey: PasskeyRecord; o
             aria-label={`Delete ${passkey.name}`}
             onClick={() => {
               if (!window.confirm(`Delete the passkey "${passkey.name}"? It will no longer sign you in.`)) return;
-              del(passkeyUrl(passkey.id)).then(onChanged, onError);
+              deletePasskey(passkey.id).then(onChanged, onError);
             }}
           >
             Delete
@@ -81,7 +76,7 @@ function AddPassword({ onDone }: { onDone(): void }) {
         e.preventDefault();
         setError(null);
         try {
-          await post(AUTH.password, { new_password: value });
+          await addPassword(value);
           setValue("");
           onDone();
         } catch (err) {
@@ -107,7 +102,7 @@ export function SignInMethods() {
   const passkeysOn = bootData().passkeys && browserSupportsWebAuthn();
 
   const load = useCallback(async () => {
-    const [m, p] = await Promise.all([get<Methods>(AUTH.methods), passkeysOn ? get<List<PasskeyRecord>>(AUTH.passkeys) : Promise.resolve({ items: [] })]);
+    const [m, p] = await Promise.all([signInMethods(), passkeysOn ? listPasskeys<PasskeyRecord>() : Promise.resolve({ items: [] })]);
     setMethods(m);
     setPasskeys(p.items);
   }, [passkeysOn]);
@@ -142,7 +137,7 @@ export function SignInMethods() {
               type="button"
               className="btn"
               onClick={() => {
-                if (window.confirm("Remove your password? You will sign in with your other methods.")) del(AUTH.password).then(changed, fail);
+                if (window.confirm("Remove your password? You will sign in with your other methods.")) removePassword().then(changed, fail);
               }}
             >
               Remove password
@@ -154,7 +149,7 @@ export function SignInMethods() {
             <span className="method-name">{p.name}</span>
             <span className="method-detail">{p.linked ? `Linked${p.email ? ` (${p.email})` : ""}` : "Not linked"}</span>
             {p.linked ? (
-              <button type="button" className="btn" aria-label={`Unlink ${p.name}`} onClick={() => del(oidcUrl(p.id)).then(changed, fail)}>
+              <button type="button" className="btn" aria-label={`Unlink ${p.name}`} onClick={() => unlinkProvider(p.id).then(changed, fail)}>
                 Unlink
               </button>
             ) : (
@@ -162,7 +157,7 @@ export function SignInMethods() {
                 type="button"
                 className="btn"
                 aria-label={`Link ${p.name}`}
-                onClick={() => api<{ url: string }>(oidcUrl(p.id), { method: "POST", json: { link: true } }).then((r) => location.assign(r.url), fail)}
+                onClick={() => linkProvider(p.id).then((r) => location.assign(r.url), fail)}
               >
                 Link
               </button>
