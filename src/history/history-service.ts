@@ -11,6 +11,7 @@ import { assertPageLevel, assertRight, type ContentAccess } from "../content/rig
 import { restoreMessage } from "./channel.ts";
 import { blame } from "./blame.ts";
 import { localOnly } from "./remote-reach.ts";
+import { trackingRef } from "../git/transport.ts";
 import { blameQuery, changesQuery, diffQuery, historyQuery, restoreInput, trashRestoreInput, versionQuery, type VersionEntry } from "./schemas.ts";
 import { renderedDiff, renderVersion } from "./rendered.ts";
 import { decode, frontmatterChanges, frontmatterOf, lineStats, unifiedDiff, wordChanges } from "./text-diff.ts";
@@ -146,7 +147,9 @@ export class HistoryService {
     const path = normalizePagePath(agentPagePath(q.path));
     const current = this.deps.ledger.readFile(ws, path);
     if (!current || !this.deps.ledger.records.live(ws, path)) throw new NotFoundError("Page not found");
-    const rows = (this.pageRows(ws, path, BLAME_MAX + 1, null) ?? []).filter((r, i, all) => all.findIndex((o) => o.commit_id === r.commit_id) === i);
+    // One row per commit (a commit may touch the page's paths twice: its id's and an id-less file's).
+    const seen = new Set<string>();
+    const rows = (this.pageRows(ws, path, BLAME_MAX + 1, null) ?? []).filter((r) => !seen.has(r.commit_id) && seen.add(r.commit_id));
     const truncated = rows.length > BLAME_MAX;
     const read = (truncated ? rows.slice(0, BLAME_MAX) : rows).reverse();
     const git = this.deps.index.git(ws);
@@ -406,7 +409,7 @@ export class HistoryService {
     const ws = access.workspace;
     if (!ws.git_remote) return null;
     const git = this.deps.index.git(ws.id);
-    const [head, remote] = await Promise.all([git.head(), git.resolve(`refs/remotes/origin/${ws.git_branch}`)]);
+    const [head, remote] = await Promise.all([git.head(), git.resolve(trackingRef(ws.git_branch))]);
     if (!head || !remote) return null;
     const key = `${head}:${remote}`;
     const cached = this.reach.get(ws.id);

@@ -81,7 +81,8 @@ function typOf(token: string): string | undefined {
   }
 }
 
-function bearer(header: string | null): string | null {
+/** The credential of an `Authorization: Bearer …` header (at most MAX_CREDENTIAL_LENGTH characters), or null. */
+export function bearer(header: string | null): string | null {
   if (!header || header.length > MAX_CREDENTIAL_LENGTH + 16) return null;
   const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
   return match ? match[1]! : null;

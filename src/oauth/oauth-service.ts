@@ -115,8 +115,8 @@ export class OAuthService {
     if (resource === this.resource) return { resource, site: null };
     const prefix = `${this.issuer}/p/`;
     if (resource === undefined || !resource.startsWith(prefix) || !resource.endsWith("/mcp")) return null;
+    // The slug is checked by the site lookup (a malformed one names no site).
     const slug = resource.slice(prefix.length, -"/mcp".length);
-    if (!/^[a-z0-9-]{1,64}$/.test(slug)) return null;
     const site = this.deps.membersOnlySite(slug);
     return site ? { resource, site: { slug, ...site } } : null;
   }

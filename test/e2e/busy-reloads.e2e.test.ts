@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser } from "../helpers/factories.ts";
-import { expectNoConsoleErrors, hasChromium, launch, newTab } from "./browser.ts";
+import { expectNoConsoleErrors, hasChromium, launch, newTab, signInInUi } from "./browser.ts";
 
 /**
  * A busy person reloads the app (or opens pages in new tabs) many times a minute. Each load renews
@@ -32,9 +32,7 @@ describe.skipIf(!hasChromium)("40 loads of the app in a minute", () => {
       if (path === "/api/auth/ws-token") statuses.ws!.push(r.status());
     });
     await page.goto(server.url + "/login");
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByLabel("Password").fill(user.password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await signInInUi(page, user);
     await page.getByRole("tree", { name: "Pages" }).waitFor();
 
     const started = performance.now();

@@ -2,6 +2,7 @@ import type { McpClientConfigOutput } from "../../ai/schemas.ts";
 import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
+import { bearer } from "../authenticate.ts";
 import { ForbiddenError, UnauthorizedError } from "../../core/errors.ts";
 import { requireSession } from "../guards.ts";
 import { basename } from "node:path";
@@ -11,11 +12,6 @@ import type { RouteDocs } from "../openapi.ts";
 
 /** The challenge of a 401 where no authorization server serves this endpoint (`quire mcp-server`): a Bearer API key. */
 const API_KEY_CHALLENGE = 'Bearer realm="quire", error="invalid_token", error_description="an API key (quire_live_...) is required"';
-
-export function bearerOf(request: Request): string | null {
-  const match = /^\s*Bearer\s+(\S{1,8192})\s*$/i.exec(request.headers.get("authorization") ?? "");
-  return match ? match[1]! : null;
-}
 
 /**
  * `POST /mcp` (and GET/DELETE for the 2025 era's session operations, which the stateless endpoint
@@ -44,7 +40,7 @@ export function mcpRoutes(services: Services, opts: McpHttpOptions & { oauth?: b
     const oauthToken = principal?.kind === "api_key" && principal.workspaceIds !== undefined;
     const caller = oauthToken && !opts.oauth ? null : principal;
     if (caller === null || caller.kind !== "api_key") {
-      set.headers["www-authenticate"] = challenge(caller === null && bearerOf(request) !== null);
+      set.headers["www-authenticate"] = challenge(caller === null && bearer(request.headers.get("authorization")) !== null);
       Object.assign(set.headers, mcp.cors(request));
       throw new UnauthorizedError(
         caller === null

@@ -5,7 +5,7 @@ import type { Principal } from "../../core/principal.ts";
 import type { SitePlace } from "../../publish/site-mcp/site-reader.ts";
 import type { RouteDocs } from "../openapi.ts";
 import { ForbiddenError, UnauthorizedError } from "../../core/errors.ts";
-import { bearerOf } from "./mcp.ts";
+import { bearer } from "../authenticate.ts";
 import { foreignToLocalInstance } from "../local-host.ts";
 
 type Handler = ReturnType<typeof import("../../mcp/site-http-handler.ts").siteMcpHandler>;
@@ -54,7 +54,7 @@ export function siteMcpRoutes(services: Services) {
           // A members-only site is an OAuth protected resource of its own (docs/decisions/site-mcp.md):
           // a token for exactly this endpoint, or the challenge that says where to get one.
           const base = services.config.baseUrl.replace(/\/+$/, "");
-          const token = bearerOf(request);
+          const token = bearer(request.headers.get("authorization"));
           reader = token === null ? null : await services.oauth.authenticate(token, Date.now(), `${base}/p/${params.slug}/mcp`);
           if (reader === null) {
             set.headers["www-authenticate"] = `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/p/${params.slug}/mcp", scope="read"${token === null ? "" : ', error="invalid_token"'}`;
