@@ -18,7 +18,7 @@ export interface RunningServer {
 }
 
 /**
- * Builds the services and the app and listens. stop() closes the WebSocket hub's sockets, drains
+ * Builds the services and the app and listens. stop() closes the WebSocket hub's sockets, winds down index builds, drains
  * the HTTP server, then closes the services (`closeAll()`: every domain's closers, in reverse order of construction).
  */
 export async function startServer(opts: {
@@ -60,10 +60,12 @@ export async function startServer(opts: {
       stopped ??= (async () => {
         idle.dispose();
         metricsListener?.stop();
-        // docs/interfaces.md §3's order: the WebSocket hub first. Bun's stop(false) waits for every open socket, and
+        // docs/architecture.md §4's order: the WebSocket hub first. Bun's stop(false) waits for every open socket, and
         // a live stream never ends on its own, so one connected browser would hold the whole drain.
         // Closing them first (1001 "going away") leaves the drain to the requests in flight.
         services.realtime.stop();
+        // Index builds stop at their next batch rather than run on through the drain; the next start resumes them.
+        services.search.windDown();
         const drained = server.stop(false);
         const timedOut = await Promise.race([
           drained.then(() => false),

@@ -81,6 +81,7 @@ export class SearchService {
   private readonly batchMs: number;
   private unsubscribe: (() => void) | null = null;
   private warmTimer: ReturnType<typeof setTimeout> | null = null;
+  private windingDown = false;
   /**
    * Called after each search a person makes through the app (analytics counts the query and
    * whether it found anything; metrics count searches); a hook must not throw.
@@ -129,6 +130,17 @@ export class SearchService {
     };
     // Started a moment after boot so the first requests are not queued behind index builds.
     this.warmTimer = setTimeout(next, WARM_UP_DELAY_MS);
+  }
+
+  /**
+   * Shutdown has begun: builds stop after the batch they are in, so draining the requests in
+   * flight (up to its deadline) is not spent indexing. What the batches committed stays in the
+   * file and the next start resumes from there; searches and page changes are served until stop().
+   */
+  windDown(): void {
+    this.windingDown = true;
+    if (this.warmTimer) clearTimeout(this.warmTimer);
+    this.warmTimer = null;
   }
 
   /** Stops listening and closes the index file (its WAL is checkpointed on close). */
@@ -370,7 +382,7 @@ export class SearchService {
    */
   private runBatch(entry: Loaded, job: IndexJob): void {
     entry.jobTimer = null;
-    if (this.loaded.get(entry.index.workspaceId) !== entry || entry.job !== job) return;
+    if (this.loaded.get(entry.index.workspaceId) !== entry || entry.job !== job || this.windingDown) return;
     let complete: boolean;
     try {
       complete = job.step(this.batchMs);
