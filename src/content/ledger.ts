@@ -14,10 +14,11 @@ import { injectId } from "./page-ids.ts";
 import { readPageFile, type PageFile } from "./page-file.ts";
 import { PageRecords, pageJson, type PageJson, type PageRow } from "./page-records.ts";
 import { normalizePagePath, WorkspaceDir } from "./paths.ts";
-import { assertPageLevel, assertRight, type ContentAccess } from "./rights.ts";
+import { assertLanding, assertPageLevel, assertRight, type ContentAccess } from "./rights.ts";
 import { WriteGroup, type Actor, type CommittedWrite } from "./committed-write.ts";
 import { createPageInput, movePageInput, updatePageInput, type CreatePageInput } from "./schemas.ts";
 import { buildTree, markRestricted, reorderPages, type TreeNode } from "./tree.ts";
+import { folderChildren } from "./tree-slice.ts";
 import { KeyedQueue } from "../core/write-queue.ts";
 import { OwnWrites } from "./own-writes.ts";
 import { pageProblems, type PageProblem } from "./page-problems.ts";
@@ -164,7 +165,7 @@ export class ContentLedger {
   async create(access: ContentAccess, rawPath: string, body: unknown): Promise<PageJson> {
     assertRight(access, "create");
     const path = normalizePagePath(rawPath);
-    assertPageLevel(access, path, "edit");
+    this.assertLands(access, path);
     const input = parseInput(createPageInput, body);
     return this.exclusive(access.workspace.id, () => this.createLocked(access, path, input));
   }
@@ -173,8 +174,11 @@ export class ContentLedger {
   async update(access: ContentAccess, rawPath: string, body: unknown): Promise<PageResult> {
     assertRight(access, "edit");
     const path = normalizePagePath(rawPath);
-    assertPageLevel(access, path, "edit");
     const input = parseInput(updatePageInput, body);
+    // With a hash it updates a page the caller names (a hidden one is as missing); without, it may
+    // create one, so it may land only where a create may.
+    if (input.lastKnownHash === undefined) this.assertLands(access, path);
+    else assertPageLevel(access, path, "edit");
     return this.exclusive(access.workspace.id, () => {
       const ws = access.workspace;
       const row = this.records.live(ws.id, path);
@@ -235,10 +239,13 @@ export class ContentLedger {
    * a stale hash). With `pageId` instead: a deleted page comes back at a free path with that id,
    * its soft-deleted record revived when it still exists. One commit, with `message`.
    */
-  async restoreText(access: ContentAccess, rawPath: string, text: string, opts: { message: string; lastKnownHash?: string; pageId?: string }): Promise<PageJson> {
+  async restoreText(access: ContentAccess, rawPath: string, text: string, opts: { message: string; lastKnownHash?: string; pageId?: string; chosenPath?: boolean }): Promise<PageJson> {
     assertRight(access, opts.pageId === undefined ? "edit" : "create");
     const path = normalizePagePath(rawPath);
-    assertPageLevel(access, path, "edit");
+    // A path the caller chose lands like a create; the page's own path (or a free one beside it)
+    // is where they saw it, so only its access list is asked.
+    if (opts.chosenPath === true) this.assertLands(access, path);
+    else assertPageLevel(access, path, "edit");
     return this.exclusive(access.workspace.id, () => {
       const ws = access.workspace;
       const row = opts.pageId === undefined ? this.records.live(ws.id, path) : this.records.byId(opts.pageId);
@@ -334,7 +341,7 @@ export class ContentLedger {
     if (newPath === oldPath) throw new ValidationError("new_path: is the page's current path", field);
     // Edit access on both sides: a page moves neither out of nor into a folder the mover cannot edit.
     assertPageLevel(access, oldPath, "edit");
-    assertPageLevel(access, newPath, "edit");
+    this.assertLands(access, newPath);
     return this.exclusive(access.workspace.id, () => {
       const dir = this.dir(access.workspace.id);
       const plan = planMove(this, dir, oldPath, newPath, field);
@@ -394,6 +401,11 @@ export class ContentLedger {
 
   // ---- internals -----------------------------------------------------------------------------
 
+  /** Where a new page may go for the caller (rights.ts assertLanding): its folder is asked of the caller's own tree. */
+  private assertLands(access: ContentAccess, path: string): void {
+    assertLanding(access, path, (folder) => folderChildren(this.tree(access), folder).length > 0);
+  }
+
   /**
    * Runs a write's file changes and its transaction; when either throws, every remembered file is
    * put back as it was before the error is passed on (the transaction has rolled itself back).
@@ -420,7 +432,7 @@ export class ContentLedger {
   async importPage(access: ContentAccess, rawPath: string, text: string): Promise<PageJson> {
     assertRight(access, "create");
     const path = normalizePagePath(rawPath);
-    assertPageLevel(access, path, "edit");
+    this.assertLands(access, path);
     return this.exclusive(access.workspace.id, () => {
       const id = ulid();
       return this.insertLocked(access, path, id, injectId(readPageFile(text, path), id));

@@ -47,3 +47,28 @@ export function assertPageLevel(access: Pick<ContentAccess, "visibility">, path:
   if (!access.visibility.sees(path)) throw new NotFoundError("Page not found");
   if (!access.visibility.allows(path, level)) throw new ForbiddenError(`This page's access list does not give you ${level} access`);
 }
+
+/**
+ * The one answer to a page landing (a create, an upsert, an import, a move's destination) where a
+ * writer under restrictions may not put it: a folder they do not see — one that does not exist and
+ * one a rule hides alike — or the path of a page a rule hides from them. The two must read the
+ * same, or a write would tell a hidden folder from a new one (docs/decisions/restricted-folders.md,
+ * "Writing into a folder you cannot see").
+ */
+export const LANDING_REFUSED =
+  "You cannot create a page at this path: while folders are restricted, a page goes into a folder you can see (only admins start new folders)";
+
+/**
+ * Where a page may land for the caller. Without restrictions, anywhere the role allows. Under
+ * restrictions: its folder must be one the caller sees (`folderSeen`, asked of the caller's own
+ * tree, which costs the same for a hidden folder as for a new one), its path one no rule hides from
+ * them, and its access list must give them `edit`.
+ */
+export function assertLanding(access: Pick<ContentAccess, "visibility">, path: string, folderSeen: (folder: string) => boolean): void {
+  const vis = access.visibility;
+  if (!vis.restricted) return;
+  const slash = path.lastIndexOf("/");
+  if (slash !== -1 && !folderSeen(path.slice(0, slash))) throw new ForbiddenError(LANDING_REFUSED);
+  if (!vis.sees(path)) throw new ForbiddenError(LANDING_REFUSED);
+  if (!vis.allows(path, "edit")) throw new ForbiddenError("This page's access list does not give you edit access");
+}

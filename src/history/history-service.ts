@@ -274,6 +274,7 @@ export class HistoryService {
     else path = this.freePath(ws, oldPath);
     return ledger.restoreText(access, path, injectId(readPageFile(text, path), trashId), {
       pageId: trashId,
+      chosenPath: rawPath !== undefined,
       message: `Restore ${path} from the trash via ${ORIGIN_LABEL[access.origin] ?? "API"}`,
     });
   }

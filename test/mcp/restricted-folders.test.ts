@@ -78,9 +78,17 @@ describe("an editor without access", () => {
   });
 
   test("cannot write, move or delete there", async () => {
-    expect(await refused(bob, "quire_write_page", { path: "hr/salaries", body: "pwned" })).toMatch(/not found/i);
+    // A write into the hidden folder answers as one into a folder that does not exist.
+    const hiddenWrite = await refused(bob, "quire_write_page", { path: "hr/salaries", body: "pwned" });
+    expect(hiddenWrite).toBe(await refused(bob, "quire_write_page", { path: "no-such-folder/salaries", body: "pwned" }));
+    expect(hiddenWrite).toContain("a page goes into a folder you can see");
     expect(await refused(bob, "quire_move_page", { path: "hr/salaries", new_path: "mine" })).toMatch(/not found/i);
-    expect(await refused(bob, "quire_move_page", { path: "guides/start", new_path: "hr/start" })).toMatch(/not found/i);
+    const moveIn = await refused(bob, "quire_move_page", { path: "guides/start", new_path: "hr/start" });
+    expect(moveIn).toBe(await refused(bob, "quire_move_page", { path: "guides/start", new_path: "no-such-folder/start" }));
+    // The editing tools name the page: a hidden one is as missing.
+    const edit = (path: string) => refused(bob, "quire_edit_page", { path, body: "x", last_known_hash: "sha256:" + "0".repeat(64) });
+    expect(await edit("hr/salaries")).toMatch(/not found/i);
+    expect((await edit("hr/salaries")).replaceAll("hr/salaries", "<p>")).toBe((await edit("hr/nothing-here")).replaceAll("hr/nothing-here", "<p>"));
     const page = await ok(admin, "quire_read_page", { path: "hr/salaries", workspace: owner.workspaceSlug });
     expect(page.content).toContain(SECRET);
   });

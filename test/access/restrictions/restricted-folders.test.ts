@@ -192,18 +192,18 @@ describe("a person without access learns nothing", () => {
 });
 
 describe("writes need edit access, and a refused one changes nothing", () => {
-  test("update, create, delete and move of a hidden page answer 404; the file and the record stay", async () => {
+  test("update, delete and move of a hidden page answer 404; the file and the record stay", async () => {
     const row = pageRow("hr/salaries.md");
     const text = readFileSync(fileOf("hr/salaries.md"), "utf8");
     const missingPut = same(await bob.client.put(content("hr/nothing-here.md"), { body: "x", lastKnownHash: row.content_hash }));
     expect(same(await bob.client.put(content("hr/salaries.md"), { body: "x", lastKnownHash: row.content_hash }))).toEqual(missingPut);
-    expect((await bob.client.put(content("hr/salaries.md"), { body: "x", frontmatter: { title: "T" } })).status).toBe(404);
-    expect((await bob.client.post(content("hr/new.md"), { title: "New", body: "x" })).status).toBe(404);
+    expect((await bob.client.put(content("hr/salaries.md"), { body: "x", frontmatter: { title: "T" } })).status).toBe(403);
+    expect((await bob.client.post(content("hr/new.md"), { title: "New", body: "x" })).status).toBe(403);
     expect(same(await bob.client.delete(content("hr/salaries.md")))).toEqual(same(await bob.client.delete(content("hr/nothing-here.md"))));
     expect((await bob.client.patch(content("hr/salaries.md"), { new_path: "stolen.md" })).status).toBe(404);
     expect((await bob.client.post(content("move"), { path: "hr/salaries.md", new_path: "stolen.md" })).status).toBe(404);
     // Moving a page he can edit into the folder he cannot see is refused too.
-    expect((await bob.client.patch(content("public.md"), { new_path: "hr/public.md" })).status).toBe(404);
+    expect((await bob.client.patch(content("public.md"), { new_path: "hr/public.md" })).status).toBe(403);
     expect(pageRow("hr/salaries.md")).toEqual(row);
     expect(readFileSync(fileOf("hr/salaries.md"), "utf8")).toBe(text);
     expect(existsSync(fileOf("hr/new.md"))).toBe(false);
@@ -222,6 +222,78 @@ describe("writes need edit access, and a refused one changes nothing", () => {
     const salaries = await ana.client.get(content("hr/salaries.md"));
     const saved = await ana.client.put(content("hr/salaries.md"), { body: `New bands. ${SECRET}.`, lastKnownHash: salaries.body.content_hash });
     expect(saved.status).toBe(200);
+  });
+});
+
+describe("writing into a folder you cannot see", () => {
+  // A hidden folder and one that does not exist must answer a write alike, or the write would tell
+  // them apart: under restrictions a page goes only into a folder the writer sees.
+  const pathsOf = () => (server.services.db.query<{ path: string }, [string]>("SELECT path FROM pages WHERE workspace_id = ? ORDER BY path").all(ws)).map((r) => r.path);
+
+  test("create, upsert, move and import into a hidden folder answer exactly as into a new one, and change nothing", async () => {
+    const before = pathsOf();
+    const attempts: Record<string, (folder: string) => Promise<ApiResponse>> = {
+      create: (f) => bob.client.post(content(`${f}/new.md`), { title: "New", body: "x" }),
+      "create deeper": (f) => bob.client.post(content(`${f}/policies/new.md`), { title: "New", body: "x" }),
+      "upsert without a hash": (f) => bob.client.put(content(`${f}/salaries.md`), { body: "x", frontmatter: { title: "T" } }),
+      "move into": (f) => bob.client.patch(content("public.md"), { new_path: `${f}/public.md` }),
+      "move by path": (f) => bob.client.post(content("move"), { path: "public.md", new_path: `${f}/public.md` }),
+    };
+    for (const [name, attempt] of Object.entries(attempts)) {
+      const hidden = same(await attempt("hr"));
+      const fresh = same(await attempt("brand-new"));
+      expect(hidden, name).toEqual(fresh);
+      expect(hidden.status, name).toBe(403);
+      expect(hidden.body.message, name).toContain("a page goes into a folder you can see");
+      // Case and dot variants of the hidden folder answer as the same variants of a new one.
+      for (const variant of [(f: string) => f.toUpperCase(), (f: string) => `./${f}/../${f}`, (f: string) => `${f}%2F${f}`]) {
+        expect(same(await attempt(variant("hr"))), `${name} ${variant("hr")}`).toEqual(same(await attempt(variant("brand-new"))));
+      }
+    }
+    expect(pathsOf()).toEqual(before);
+    expect(existsSync(fileOf("hr/new.md"))).toBe(false);
+    expect(existsSync(fileOf("brand-new"))).toBe(false);
+  });
+
+  test("a rule on a folder that has no pages answers as one with pages: what is refused is the rule, not what it holds", async () => {
+    expect((await owner.client.put(access(), { path: "vault/", entries: [{ who: ana.email, level: "edit" }] })).status).toBe(200);
+    const post = (path: string) => bob.client.post(content(path), { title: "New", body: "x" });
+    expect(same(await post("vault/a.md"))).toEqual(same(await post("hr/a.md")));
+    expect(same(await post("vault/a.md"))).toEqual(same(await post("brand-new/a.md")));
+    expect((await owner.client.put(access(), { path: "vault/", entries: [] })).status).toBe(200);
+  });
+
+  test("a page a rule hides in a folder he sees is not reported as taken", async () => {
+    expect((await owner.client.post(content("guides/board-notes.md"), { title: "Board notes", body: "Secret." })).status).toBe(201);
+    expect((await owner.client.put(access(), { path: "guides/board-notes.md", entries: [{ who: ana.email, level: "edit" }] })).status).toBe(200);
+    const taken = await bob.client.post(content("guides/board-notes.md"), { title: "Mine", body: "x" });
+    expect(taken.status).toBe(403);
+    expect(JSON.stringify(taken.body)).not.toMatch(/exist|taken|Board/i);
+    expect(same(taken)).toEqual(same(await bob.client.post(content("hr/board-notes.md"), { title: "Mine", body: "x" })));
+    expect((await owner.client.put(access(), { path: "guides/board-notes.md", entries: [] })).status).toBe(200);
+    expect((await owner.client.delete(content("guides/board-notes.md"))).status).toBe(204);
+  });
+
+  test("in a folder he sees, and at the root, he writes as before; admins and members with access start folders", async () => {
+    const mine = await bob.client.post(content("guides/bobs-notes.md"), { title: "Bob's notes", body: "x" });
+    expect(mine.status).toBe(201);
+    expect((await bob.client.post(content("bobs-root.md"), { title: "Root", body: "x" })).status).toBe(201);
+    expect((await bob.client.patch(content("bobs-root.md"), { new_path: "guides/bobs-root.md" })).status).toBe(200);
+    expect((await ana.client.post(content("hr/anas-draft.md"), { title: "Draft", body: "x" })).status).toBe(201);
+    expect((await owner.client.post(content("handbook-new/start.md"), { title: "Start", body: "x" })).status).toBe(201);
+    for (const p of ["guides/bobs-notes.md", "guides/bobs-root.md", "hr/anas-draft.md", "handbook-new/start.md"]) {
+      expect((await owner.client.delete(content(p))).status, p).toBe(204);
+    }
+  });
+
+  test("an upload takes no folder: it answers the same whoever sends it", async () => {
+    const send = async (u: TestUser) => {
+      const form = new FormData();
+      form.append("file", new File([new TextEncoder().encode("notes\n")], "notes.txt", { type: "text/plain" }));
+      const r = await u.client.request("POST", `/api/v1/content/${slug}/uploads`, { body: form });
+      return { status: r.status, keys: Object.keys(r.body).sort(), folder: String(r.body.url).replace(/[^/]+$/, "") };
+    };
+    expect(await send(bob)).toEqual(await send(ana));
   });
 });
 
@@ -333,7 +405,8 @@ describe("history and the trash", () => {
     expect(existsSync(fileOf("handbook/old-rules.md"))).toBe(false);
     // Nor may he put it into a folder he cannot see: that answers as a folder that does not exist would.
     const hidden = await restore(bob, { trash_id: made.body.page_id, path: "hr/old-rules.md" });
-    expect(hidden.status).toBe(404);
+    expect(hidden.status).toBe(403);
+    expect(same(hidden)).toEqual(same(await restore(bob, { trash_id: made.body.page_id, path: "brand-new/old-rules.md" })));
     expect(existsSync(fileOf("hr/old-rules.md"))).toBe(false);
     // Ana, with edit on the folder, brings it back.
     const back = await restore(ana, { trash_id: made.body.page_id });

@@ -112,6 +112,22 @@ describe("without access, a hidden page is a missing page", () => {
     });
   }
 
+  // Writing into the hidden folder must not tell it from a folder that does not exist.
+  const LANDINGS: Record<string, (c: Client, folder: string) => Promise<ApiResponse>> = {
+    "create a page": (c, f) => c.post(`/api/v1/content/${slug}/${f}/new.md`, { title: "New", body: "x" }),
+    "upsert a page": (c, f) => c.put(`/api/v1/content/${slug}/${f}/salaries.md`, { body: "x", frontmatter: { title: "Mine" } }),
+    "move a page in": (c, f) => c.patch(`/api/v1/content/${slug}/open.md`, { new_path: `${f}/open.md` }),
+  };
+  for (const who of WITHOUT) {
+    test(`${who}: a write into hr/ answers as one into a folder that does not exist`, async () => {
+      const before = snapshot();
+      for (const [name, call] of Object.entries(LANDINGS)) {
+        expect(shape(await call(clients[who]!, "hr")), `${who}: ${name}`).toEqual(shape(await call(clients[who]!, "no-such-folder")));
+      }
+      expect(snapshot()).toEqual(before);
+    });
+  }
+
   test("anonymous: 401 for every endpoint, hidden or missing", async () => {
     for (const [name, call] of Object.entries(ENDPOINTS)) {
       expect((await call(clients.anonymous!, "hr/salaries.md")).status, name).toBe(401);
