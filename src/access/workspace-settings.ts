@@ -17,6 +17,7 @@ import {
   type Visibility,
 } from "../workspaces/workspace-schemas.ts";
 import { hasGitToken, writeGitToken } from "../workspaces/remote-token.ts";
+import { editorsManageAccess } from "../workspaces/rights.ts";
 
 /** The part of the settings kept as JSON in `workspaces.settings` (the rest are columns). */
 export interface StoredSettings {
@@ -24,12 +25,14 @@ export interface StoredSettings {
   visibility: Visibility;
   navigation: Record<string, unknown>;
   custom_domain: string | null;
+  /** Editors with `edit` on a folder or page may set its access list (off unless an admin turns it on). */
+  editors_manage_access: boolean;
 }
 
 /** The settings as answered: the documented output schema's type, so the two cannot differ. */
 type SettingsJson = SettingsOutput;
 
-const JSON_KEYS = ["theme", "visibility", "navigation", "custom_domain"] as const;
+const JSON_KEYS = ["theme", "visibility", "navigation", "custom_domain", "editors_manage_access"] as const;
 const EDITABLE_KEYS: readonly string[] = [...SETTINGS_COLUMNS, ...JSON_KEYS, "git_token"];
 
 /**
@@ -46,7 +49,7 @@ export function readSettings(row: Pick<WorkspaceRow, "settings">): StoredSetting
       ? (raw.navigation as Record<string, unknown>)
       : {};
   const custom_domain = typeof raw.custom_domain === "string" ? raw.custom_domain : null;
-  return { theme, visibility, navigation, custom_domain };
+  return { theme, visibility, navigation, custom_domain, editors_manage_access: editorsManageAccess(row) };
 }
 
 /** The settings JSON as stored, including keys other domains may keep there (never dropped on update). */

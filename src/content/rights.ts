@@ -55,7 +55,7 @@ export function assertPageLevel(access: Pick<ContentAccess, "visibility">, path:
  * same, or a write would tell a hidden folder from a new one (docs/decisions/restricted-folders.md,
  * "Writing into a folder you cannot see").
  */
-export const LANDING_REFUSED =
+const LANDING_REFUSED =
   "You cannot create a page at this path: while folders are restricted, a page goes into a folder you can see (only admins start new folders)";
 
 /**

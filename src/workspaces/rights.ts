@@ -30,9 +30,24 @@ export function roleHasRight(role: EffectiveRole | null, workspace: EditorSwitch
 interface WorkspaceRights extends Record<ContentRight, boolean> {
   comment: boolean;
   admin: boolean;
+  /** Set access lists: admins; editors too (where they have `edit`) when the workspace allows it. */
+  manage_access: boolean;
 }
 
-export function workspaceRights(role: EffectiveRole | null, workspace: EditorSwitches): WorkspaceRights {
+/**
+ * Whether the workspace lets editors set the access lists of folders and pages they have `edit` on
+ * (`editors_manage_access` in its settings JSON; anything but `true` is off).
+ */
+export function editorsManageAccess(workspace: { settings: string }): boolean {
+  try {
+    const parsed: unknown = JSON.parse(workspace.settings);
+    return typeof parsed === "object" && parsed !== null && (parsed as Record<string, unknown>).editors_manage_access === true;
+  } catch {
+    return false;
+  }
+}
+
+export function workspaceRights(role: EffectiveRole | null, workspace: EditorSwitches & { settings: string }): WorkspaceRights {
   return {
     read: roleHasRight(role, workspace, "read"),
     comment: atLeast(role, "commenter"),
@@ -41,5 +56,6 @@ export function workspaceRights(role: EffectiveRole | null, workspace: EditorSwi
     delete: roleHasRight(role, workspace, "delete"),
     move: roleHasRight(role, workspace, "move"),
     admin: atLeast(role, "admin"),
+    manage_access: atLeast(role, "admin") || (atLeast(role, "editor") && editorsManageAccess(workspace)),
   };
 }

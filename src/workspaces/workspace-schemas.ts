@@ -77,6 +77,8 @@ export const updateSettingsInput = z.object({
     .refine((n) => JSON.stringify(n).length <= MAX_NAVIGATION_BYTES, `must be at most ${MAX_NAVIGATION_BYTES} bytes as JSON`)
     .optional(),
   custom_domain: customDomain.nullable().optional(),
+  /** Editors with `edit` on a folder or page may set its access list (docs/decisions/restricted-folders.md). */
+  editors_manage_access: z.boolean().optional(),
 });
 
 /** Keys the settings GET shows but PUT cannot change (each has its own endpoint or is derived). */
@@ -101,6 +103,7 @@ const workspaceRightsOutput = z
     delete: z.boolean().describe("Delete pages (editors when editor_can_delete_pages is on)"),
     move: z.boolean().describe("Move or rename pages (the create right: a move puts a page at a new path)"),
     admin: z.boolean().describe("Workspace settings, members, git, site (admin and Super Admin)"),
+    manage_access: z.boolean().describe("Set access lists: admins, and editors (with edit on the path) when editors_manage_access is on"),
   })
   .describe("The caller's rights in this workspace");
 
@@ -149,6 +152,7 @@ export const settingsOutput = z.object({
   visibility: z.enum(VISIBILITIES),
   navigation: z.record(z.string(), z.unknown()),
   custom_domain: z.string().nullable(),
+  editors_manage_access: z.boolean().describe("Editors with edit on a restricted folder or page may set its access list"),
   webhook_secret: z.string().describe("Inbound git webhook secret (admins only)"),
   webhook_url: z.string().describe("Where the hosting provider posts pushes"),
   git_token_set: z.boolean().describe("Whether an HTTPS token is stored for the remote; the token itself is never answered"),

@@ -86,4 +86,38 @@ describe.skipIf(!hasChromium)("restricted folders in a real browser", () => {
     expect(await search.getByRole("option").count()).toBe(0);
     expect(await search.textContent()).not.toContain("Salaries");
   });
+
+  test("once the admin lets editors manage access, Ana (edit on hr/) shares it with Bob from the tree", async () => {
+    const anaTab = await newTab(browser);
+    await anaTab.page.goto(`${server.url}/w/${owner.workspaceSlug}`);
+    await signInInUi(anaTab.page, ana);
+    const anaTree = anaTab.page.getByRole("tree", { name: "Pages" });
+    await anaTree.getByText("HR").first().waitFor();
+    await anaTab.page.getByRole("button", { name: "Actions for HR" }).click();
+    await anaTab.page.getByRole("menu").waitFor();
+    expect(await anaTab.page.getByRole("menuitem", { name: "Share / access…" }).count()).toBe(0);
+    await anaTab.page.keyboard.press("Escape");
+
+    const admin = await newTab(browser);
+    await admin.page.goto(`${server.url}/w/${owner.workspaceSlug}/settings/general`);
+    await signInInUi(admin.page, owner);
+    const toggle = admin.page.getByLabel("Set the access list of folders and pages they can edit");
+    await toggle.check();
+    await admin.page.getByRole("button", { name: "Save settings" }).click();
+    await admin.page.getByText("Settings saved.").waitFor();
+    expect((await owner.client.get(`/api/v1/workspaces/${owner.workspaceId}/admin/settings`)).body.editors_manage_access).toBe(true);
+
+    await anaTab.page.reload();
+    await anaTree.getByText("HR").first().waitFor();
+    await anaTab.page.getByRole("button", { name: "Actions for HR" }).click();
+    await anaTab.page.getByRole("menuitem", { name: "Share / access…" }).click();
+    const dialog = anaTab.page.getByRole("dialog", { name: "Share / access: hr/" });
+    await dialog.getByLabel("Who, entry 1").waitFor();
+    await dialog.getByRole("button", { name: "Add someone" }).click();
+    await dialog.getByLabel("Who, entry 2").fill(bob.email);
+    await dialog.getByLabel("Level, entry 2").selectOption("view");
+    await dialog.getByRole("button", { name: "Save access" }).click();
+    await dialog.getByText("Access saved.").waitFor();
+    expect((await bob.client.get(`/api/v1/content/${owner.workspaceSlug}/hr/salaries.md`)).status).toBe(200);
+  });
 });

@@ -20,8 +20,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const none = { read: false, comment: false, edit: false, create: false, delete: false, move: false, admin: false };
-const all = { read: true, comment: true, edit: true, create: true, delete: true, move: true, admin: true };
+const none = { read: false, comment: false, edit: false, create: false, delete: false, move: false, admin: false, manage_access: false };
+const all = { read: true, comment: true, edit: true, create: true, delete: true, move: true, admin: true, manage_access: true };
 
 async function rightsOf(user: TestUser) {
   const one = await user.client.get(`/api/v1/workspaces/${o.wsId}`);
@@ -47,7 +47,16 @@ test("a commenter reads and comments", async () => {
 
 test("an editor with the defaults edits, creates and moves, and does not delete", async () => {
   await flip({ editor_can_create_pages: true, editor_can_delete_pages: false });
-  expect(await rightsOf(people.editor!)).toEqual({ ...all, delete: false, admin: false });
+  expect(await rightsOf(people.editor!)).toEqual({ ...all, delete: false, admin: false, manage_access: false });
+});
+
+test("editors manage access lists when editors_manage_access is on; viewers and commenters never", async () => {
+  await flip({ editors_manage_access: true });
+  expect((await rightsOf(people.editor!)).manage_access).toBe(true);
+  expect((await rightsOf(people.commenter!)).manage_access).toBe(false);
+  expect((await rightsOf(people.viewer!)).manage_access).toBe(false);
+  await flip({ editors_manage_access: false });
+  expect((await rightsOf(people.editor!)).manage_access).toBe(false);
 });
 
 test("an editor follows editor_can_create_pages and editor_can_delete_pages, as the content API does", async () => {
@@ -61,7 +70,7 @@ test("an editor follows editor_can_create_pages and editor_can_delete_pages, as 
   ] as const) {
     await flip({ editor_can_create_pages: create, editor_can_delete_pages: del });
     const rights = await rightsOf(editor);
-    expect(rights).toEqual({ read: true, comment: true, edit: true, create, delete: del, move: create, admin: false });
+    expect(rights).toEqual({ read: true, comment: true, edit: true, create, delete: del, move: create, admin: false, manage_access: false });
     // What the rights say is what the content API does.
     const made = await editor.client.post(`${o.base}/rights/${create}-${del}-${n++}`, { title: "Made" });
     expect(made.status).toBe(create ? 201 : 403);

@@ -44,6 +44,7 @@ describe("settings", () => {
       visibility: "authenticated",
       navigation: {},
       custom_domain: null,
+      editors_manage_access: false,
       webhook_url: `https://docs.example.test/api/git/webhook/${ws}`,
     });
     expect(r.body.webhook_secret).toMatch(/^[0-9a-f]{64}$/);
@@ -74,6 +75,7 @@ describe("settings", () => {
       ["navigation", { items: [] }],
       ["custom_domain", null],
       ["editor_can_delete_pages", false],
+      ["editors_manage_access", true],
       ["name", "Renamed again"],
     ] as const) {
       const r = await admin.client.put(path(), { [key]: value });

@@ -1,11 +1,12 @@
 import type { Db } from "../../db/database.ts";
-import { NotFoundError, ValidationError } from "../../core/errors.ts";
+import { ForbiddenError, NotFoundError, ValidationError } from "../../core/errors.ts";
 import { nowIso } from "../../core/clock.ts";
 import { ulid, isUlid } from "../../core/ids.ts";
 import { parseInput } from "../../core/validate.ts";
 import type { Principal } from "../../core/principal.ts";
 import type { Permissions } from "../permissions.ts";
-import type { EffectiveRole } from "../../workspaces/roles.ts";
+import { atLeast, type EffectiveRole } from "../../workspaces/roles.ts";
+import { editorsManageAccess } from "../../workspaces/rights.ts";
 import type { WorkspaceRow } from "../../workspaces/workspace-records.ts";
 import { bypasses, levelName, FULL } from "./levels.ts";
 import { ancestorKeys, checkEntries, findDuplicateKey, findWidening, matchKey, MAX_RULES, ruleKey, type AccessEntry, type RuleSet } from "./rules.ts";
@@ -105,18 +106,30 @@ export class Restrictions {
 
   // ---- the admin's endpoints ------------------------------------------------------------------
 
+  /** The rules: all of them for an admin; for an editor who manages access, those on paths they may edit. */
   list(principal: Principal, ref: string): { restricted: Record<string, AccessEntry[]>; refused: string | null } {
-    const { workspace } = this.deps.permissions.require(principal, toRef(ref), "admin");
+    const { workspace, vis } = this.requireManager(principal, ref);
     const { rules } = this.load(workspace);
-    return { restricted: Object.fromEntries([...rules].sort(([a], [b]) => (a < b ? -1 : 1))), refused: this.store.refusal(workspace.id) };
+    const shown = [...rules].filter(([path]) => vis.allows(path, "edit") && vis.sees(path));
+    // Why a file from git was refused may name any path: admins only.
+    const refused = vis.restricted ? null : this.store.refusal(workspace.id);
+    return { restricted: Object.fromEntries(shown.sort(([a], [b]) => (a < b ? -1 : 1))), refused };
   }
 
   /** Sets (or, with `entries: []`, lifts) one rule; the audit entry and the file's commit follow. */
   async set(principal: Principal, ref: string, body: unknown) {
     const input = parseInput(setAccessInput, body);
-    const { workspace, role } = this.deps.permissions.require(principal, toRef(ref), "admin");
+    const { workspace, role, email, vis } = this.requireManager(principal, ref);
     const path = ruleKey(input.path);
-    const change = () => this.planChange(workspace, path, input.entries);
+    this.assertManages(workspace, role, vis, path);
+    const change = () => {
+      const planned = this.planChange(workspace, path, input.entries);
+      // An editor may not set a list that leaves them without edit there: they could not undo it.
+      if (!bypasses(role) && !visibilityFor(compile(planned.next), email, role).allows(path, "edit")) {
+        throw new ValidationError("entries: this list would take away your own edit access here; only an admin may set it", "entries");
+      }
+      return planned;
+    };
     const first = change(); // bad input is refused before any remote is asked
     const asks = first.entries !== null && first.before === null && workspace.git_remote !== null;
     if (asks) await this.assertRemoteMayHide(workspace.git_remote!, input.confirm_private_remote === true);
@@ -144,8 +157,9 @@ export class Restrictions {
   /** Each member's level on one folder or page, with the rule it comes from (admins: the "Share / access" dialog). */
   members(principal: Principal, ref: string, query: unknown) {
     const { path: raw } = parseInput(effectiveAccessQuery, query);
-    const { workspace } = this.deps.permissions.require(principal, toRef(ref), "admin");
+    const { workspace, role, vis } = this.requireManager(principal, ref);
     const path = ruleKey(raw);
+    this.assertManages(workspace, role, vis, path);
     const items = this.store.people(workspace.id, workspace.org_id).map((p) => {
       const vis = this.visibility(workspace, p.email_normalized, p.role);
       const rank = vis instanceof RestrictedVisibility ? vis.level(path) : FULL;
@@ -168,6 +182,31 @@ export class Restrictions {
       return { user_id: p.id, restricted };
     });
     return { items };
+  }
+
+  /**
+   * Who may manage access lists (docs/decisions/restricted-folders.md, "Editors managing access"):
+   * admins; and, when the workspace turns `editors_manage_access` on, editors — on a path only where
+   * their level is `edit` (assertManages). Everyone else is refused exactly as before the setting.
+   */
+  private requireManager(principal: Principal, ref: string) {
+    const { workspace, role } = this.deps.permissions.require(principal, toRef(ref), "viewer");
+    const email = this.deps.users.byId(principal.userId)?.email_normalized ?? "";
+    if (bypasses(role)) return { workspace, role, email, vis: OPEN };
+    if (!atLeast(role, "editor") || !editorsManageAccess(workspace)) throw new ForbiddenError("This needs the admin role in the workspace");
+    return { workspace, role, email, vis: this.visibility(workspace, email, role) };
+  }
+
+  /**
+   * An editor's reach on one path: it must exist for them (a path with no page answers as a hidden
+   * one, both looked up, so setting a rule cannot tell them apart) and give them `edit`. Admins may
+   * set a rule on any path, one with no pages yet included.
+   */
+  private assertManages(workspace: WorkspaceRow, role: EffectiveRole, vis: PageVisibility, path: string): void {
+    if (bypasses(role)) return;
+    const exists = this.file ? this.file.exists(workspace.id, path) : true;
+    if (!exists || !vis.sees(path)) throw new NotFoundError("Page not found");
+    if (!vis.allows(path, "edit")) throw new ForbiddenError("This page's access list does not give you edit access");
   }
 
   /** One rule set to `raw` (or lifted), checked against the whole rule set; throws what is wrong. */
@@ -275,8 +314,7 @@ export class Restrictions {
   }
 
   private replace(workspaceId: string, rules: RuleSet): void {
-    const compiled = new Map<string, readonly AccessEntry[]>();
-    for (const [key, entries] of rules) compiled.set(matchKey(key), entries);
+    const compiled = compile(rules);
     const had = this.loaded.has(workspaceId);
     this.loaded.set(workspaceId, { rules, compiled, keys: new Set(compiled.keys()), people: new Map() });
     if (had) for (const hook of this.changedHooks) hook(workspaceId);
@@ -307,6 +345,13 @@ export class Restrictions {
       );
     }
   }
+}
+
+/** Rules keyed as the visibility reads them (matchKey). */
+function compile(rules: RuleSet): Map<string, readonly AccessEntry[]> {
+  const compiled = new Map<string, readonly AccessEntry[]>();
+  for (const [key, entries] of rules) compiled.set(matchKey(key), entries);
+  return compiled;
 }
 
 const toRef = (ref: string) => (isUlid(ref) ? { id: ref } : { slug: ref });

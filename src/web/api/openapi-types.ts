@@ -736,6 +736,8 @@ export type Settings = {
     [key: string]: unknown;
   };
   custom_domain: string | null;
+  /** Editors with edit on a restricted folder or page may set its access list */
+  editors_manage_access: boolean;
   /** Inbound git webhook secret (admins only) */
   webhook_secret: string;
   /** Where the hosting provider posts pushes */
@@ -982,6 +984,8 @@ export type Workspace = {
     move: boolean;
     /** Workspace settings, members, git, site (admin and Super Admin) */
     admin: boolean;
+    /** Set access lists: admins, and editors (with edit on the path) when editors_manage_access is on */
+    manage_access: boolean;
   };
   git_remote: string | null;
   git_branch: string;

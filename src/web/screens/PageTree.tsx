@@ -17,7 +17,7 @@ import type { TreeDialogState } from "../tree/TreeDialogs.tsx";
 const TreeDialogs = lazy(() => import("../tree/TreeDialogs.tsx").then((m) => ({ default: m.TreeDialogs })));
 
 /** The workspace's rights the tree acts on, as the server sent them (docs/decisions/web-rights.md). */
-type TreeRights = Pick<WorkspaceRights, "create" | "edit" | "delete" | "move" | "admin">;
+type TreeRights = Pick<WorkspaceRights, "create" | "edit" | "delete" | "move" | "admin" | "manage_access">;
 
 /** A folder with more children than this renders only the rows in view (a scroll box of its own). */
 const VIRTUAL_FROM = 200;
@@ -71,7 +71,8 @@ function RowMenu({ node, label }: { node: TreeNode; label: string }) {
   }
   if (ctx.rights.move && (pagesUnder(node).length > 0 || (node.child_count ?? 0) > 0)) items.push(["Move to…", () => ctx.openDialog({ kind: "move", node })]);
   if (page && node.kind === "page" && ctx.rights.delete) items.push(["Delete…", () => ctx.openDialog({ kind: "delete", node })]);
-  if (ctx.rights.admin && (node.kind === "folder" || node.path.endsWith(".md"))) items.push(["Share / access…", () => ctx.openDialog({ kind: "access", node })]);
+  // Admins, and editors when the workspace lets them manage access (the server checks their edit on the path).
+  if (ctx.rights.manage_access && (node.kind === "folder" || node.path.endsWith(".md"))) items.push(["Share / access…", () => ctx.openDialog({ kind: "access", node })]);
   if (items.length === 0) return null;
   return (
     <div

@@ -10,6 +10,7 @@ interface GeneralForm {
   description: string;
   editor_can_create_pages: boolean;
   editor_can_delete_pages: boolean;
+  editors_manage_access: boolean;
 }
 
 export function GeneralSettings({ workspace, onSaved }: { workspace: Workspace; onSaved(): void }) {
@@ -18,7 +19,7 @@ export function GeneralSettings({ workspace, onSaved }: { workspace: Workspace; 
   const [saved, setSaved] = useState(false);
   const action = useAction();
   useEffect(() => {
-    if (data) setForm({ name: data.name, description: data.description ?? "", editor_can_create_pages: !!data.editor_can_create_pages, editor_can_delete_pages: !!data.editor_can_delete_pages });
+    if (data) setForm({ name: data.name, description: data.description ?? "", editor_can_create_pages: !!data.editor_can_create_pages, editor_can_delete_pages: !!data.editor_can_delete_pages, editors_manage_access: !!data.editors_manage_access });
   }, [data]);
   if (error) return <Notice kind="error">{String((error as Error).message)}</Notice>;
   if (!form) return <Spinner label="Loading settings" />;
@@ -51,6 +52,10 @@ export function GeneralSettings({ workspace, onSaved }: { workspace: Workspace; 
         <div className="check">
           <input id="ws-delete" type="checkbox" checked={form.editor_can_delete_pages} onChange={(e) => setForm({ ...form, editor_can_delete_pages: e.target.checked })} />
           <label htmlFor="ws-delete">Delete pages</label>
+        </div>
+        <div className="check">
+          <input id="ws-manage-access" type="checkbox" checked={form.editors_manage_access} onChange={(e) => setForm({ ...form, editors_manage_access: e.target.checked })} />
+          <label htmlFor="ws-manage-access">Set the access list of folders and pages they can edit</label>
         </div>
       </fieldset>
       <button className="btn btn-primary" type="submit" disabled={action.busy}>

@@ -1,4 +1,4 @@
-/** "Share / access" for one folder or page of the tree (admins): its access list, edited and saved. */
+/** "Share / access" for one folder or page of the tree (admins, and editors the workspace lets manage access): its access list, edited and saved. */
 import { useEffect, useState } from "react";
 import { messageOf } from "../api/client.ts";
 import type { TreeNode } from "../api/types.ts";
