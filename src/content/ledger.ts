@@ -119,11 +119,12 @@ export class ContentLedger {
   read(access: ContentAccess, rawPath: string): PageJson {
     assertRight(access, "read");
     const path = normalizePagePath(rawPath);
-    const row = this.records.live(access.workspace.id, path);
-    // Both asked either way: a hidden page costs the same query and the same visibility check as
-    // a missing one, so neither answer comes sooner.
+    // The visibility first, then one lookup that builds a record only for a page the reader sees:
+    // a hidden page costs the same check and the same query as a missing one, and neither builds
+    // anything, so neither answer comes sooner.
     const visible = access.visibility.sees(path);
-    if (!row || !visible) throw new NotFoundError("Page not found");
+    const row = this.records.liveIf(access.workspace.id, path, visible);
+    if (!row) throw new NotFoundError("Page not found");
     const file = this.readFile(access.workspace.id, path);
     if (!file) throw new NotFoundError("Page not found");
     return this.toJson(row, file);

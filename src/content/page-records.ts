@@ -88,6 +88,21 @@ export class PageRecords {
       .get(workspaceId, path);
   }
 
+  /**
+   * The live page at `path` when `wanted`, else null, after the same index lookup either way: a
+   * page hidden from the reader is sought like any other and then dropped inside the query, so no
+   * record is built for it, exactly as none is for a path with no page (the two answers cost the
+   * same: docs/decisions/restricted-folders.md). The second term of the OR is never true; it reads
+   * the index entry's rowid (a column the lookup does not fix: `path` would be replaced by the bound
+   * value), so the query planner cannot answer `wanted = 0` before the lookup, and the table row
+   * itself is never read for a hidden page.
+   */
+  liveIf(workspaceId: string, path: string, wanted: boolean): PageRow | null {
+    return this.db
+      .query<PageRow, [string, string, number]>("SELECT * FROM pages WHERE workspace_id = ?1 AND path = ?2 AND deleted_at IS NULL AND (?3 OR rowid < 0)")
+      .get(workspaceId, path, wanted ? 1 : 0);
+  }
+
   byId(id: string): PageRow | null {
     return this.db.query<PageRow, [string]>("SELECT * FROM pages WHERE id = ?").get(id);
   }

@@ -83,7 +83,8 @@ export class QualityService {
     let path: string | null = null;
     if (query.path !== undefined) {
       path = normalizePagePath(query.path);
-      if (!this.deps.ledger.records.live(workspace.id, path) || !visibility.sees(path)) throw new NotFoundError("Page not found");
+      // One lookup either way, and no record built for a hidden page (page-records.ts liveIf).
+      if (!this.deps.ledger.records.liveIf(workspace.id, path, visibility.sees(path))) throw new NotFoundError("Page not found");
     }
     return { workspaceId: workspace.id, path, visibility };
   }
