@@ -318,7 +318,7 @@ export async function buildServices(opts: {
     site,
     rateLimiter: new RateLimiter(),
     assist: new AssistService(config.ai, log),
-    outboundWebhooks: new OutboundWebhooks({ db, permissions, allowPrivate: config.webhookAllowPrivate }),
+    outboundWebhooks: new OutboundWebhooks({ db, permissions, allowPrivate: config.webhookAllowPrivate, restrictions: access.restrictions }),
     onboarding: new Onboarding(db),
     closers,
     closeAll: () => closers.closeAll(log),

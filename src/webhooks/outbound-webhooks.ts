@@ -20,6 +20,10 @@ import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { RemoteNetwork } from "../core/net/remote-network.ts";
 import { RemoteError } from "../core/net/remote-error.ts";
 import { WEBHOOK_EVENTS, createWebhookInput, updateWebhookInput, type WebhookOutput } from "./schemas.ts";
+import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
+import type { WorkspaceEvent } from "../core/event-bus.ts";
+import type { PageVisibility } from "../access/restrictions/visibility.ts";
+import { webhookPayload, type WebhookBody } from "./payload.ts";
 
 const MAX_WEBHOOKS_PER_WORKSPACE = 25;
 const WEBHOOK_SECRET_PREFIX = "whsec_";
@@ -32,6 +36,7 @@ interface WebhookRow {
   secret: string;
   active: number;
   description: string;
+  trusted: number;
   created_at: string;
   updated_at: string;
 }
@@ -43,7 +48,15 @@ export class OutboundWebhooks {
   /** A field so a test can judge addresses differently; the rules are the git remotes' own. */
   network: RemoteNetwork;
 
-  constructor(private readonly deps: { db: Db; permissions: Permissions; allowPrivate: boolean }) {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      permissions: Permissions;
+      allowPrivate: boolean;
+      /** What every member may see (restricted folders): all an untrusted hook is told. */
+      restrictions: { everyoneVisibility(workspace: WorkspaceRow): PageVisibility };
+    },
+  ) {
     this.network = new RemoteNetwork(deps.allowPrivate);
   }
 
@@ -69,9 +82,9 @@ export class OutboundWebhooks {
         throw new ConflictError(`A workspace has at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks; delete one first`, undefined, { limit: MAX_WEBHOOKS_PER_WORKSPACE });
       }
       db.query(
-        `INSERT INTO outbound_webhooks (id, workspace_id, url, events, secret, active, description, created_by, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(id, ws, url, JSON.stringify(input.events ?? [...WEBHOOK_EVENTS]), secret, input.active === false ? 0 : 1, input.description ?? "", principal.userId, now, now);
+        `INSERT INTO outbound_webhooks (id, workspace_id, url, events, secret, active, description, trusted, created_by, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(id, ws, url, JSON.stringify(input.events ?? [...WEBHOOK_EVENTS]), secret, input.active === false ? 0 : 1, input.description ?? "", input.trusted === true ? 1 : 0, principal.userId, now, now);
     })();
     return { ...toJson(this.row(ws, id)!), secret };
   }
@@ -88,12 +101,13 @@ export class OutboundWebhooks {
     const url = input.url === undefined ? undefined : await this.checkUrl(input.url);
     const row = this.found(ws, id); // it may have been deleted while the address was checked
     this.deps.db
-      .query("UPDATE outbound_webhooks SET url = ?, events = ?, active = ?, description = ?, updated_at = ? WHERE id = ?")
+      .query("UPDATE outbound_webhooks SET url = ?, events = ?, active = ?, description = ?, trusted = ?, updated_at = ? WHERE id = ?")
       .run(
         url ?? row.url,
         input.events ? JSON.stringify(input.events) : row.events,
         input.active === undefined ? row.active : input.active ? 1 : 0,
         input.description ?? row.description,
+        input.trusted === undefined ? row.trusted : input.trusted ? 1 : 0,
         nowIso(),
         id,
       );
@@ -111,6 +125,25 @@ export class OutboundWebhooks {
     const ws = this.admin(principal, ref);
     this.found(ws, id);
     return { items: [], next_cursor: null };
+  }
+
+  /**
+   * What each of the workspace's active hooks is to be sent for one event, in the order they were
+   * made (payload.ts decides, per hook, from its events and its trusted mark). Delivery is not
+   * active yet: this is what it will send.
+   */
+  deliveriesFor(workspace: WorkspaceRow, event: WorkspaceEvent): Array<{ webhook_id: string; url: string; body: WebhookBody }> {
+    const rows = this.deps.db
+      .query<WebhookRow, [string]>("SELECT * FROM outbound_webhooks WHERE workspace_id = ? AND active = 1 ORDER BY created_at, id")
+      .all(workspace.id);
+    if (rows.length === 0) return [];
+    const everyone = this.deps.restrictions.everyoneVisibility(workspace);
+    const out: Array<{ webhook_id: string; url: string; body: WebhookBody }> = [];
+    for (const row of rows) {
+      const body = webhookPayload({ events: JSON.parse(row.events) as string[], active: true, trusted: row.trusted === 1 }, event, everyone);
+      if (body) out.push({ webhook_id: row.id, url: row.url, body });
+    }
+    return out;
   }
 
   /**
@@ -172,6 +205,7 @@ function toJson(row: WebhookRow): WebhookJson {
     events: JSON.parse(row.events) as WebhookOutput["events"],
     active: row.active === 1,
     description: row.description,
+    trusted: row.trusted === 1,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -29,12 +29,16 @@ const events = z
 
 const description = z.string().max(200, "must be at most 200 characters").refine((s) => !CONTROL.test(s), "must not contain control characters");
 
+/** Restricted pages' events go only to hooks an admin marks trusted (docs/decisions/restricted-folders.md). */
+const trusted = z.boolean().describe("Also sent events about pages a restriction hides from some member (default false)");
+
 /** POST /api/v1/workspaces/:id/webhooks */
 export const createWebhookInput = closedObject({
   url: webhookUrl,
   events: events.optional(),
   active: z.boolean().optional(),
   description: description.optional(),
+  trusted: trusted.optional(),
 });
 
 /** PUT /api/v1/workspaces/:id/webhooks/:wid: the keys given are changed, the others stay. */
@@ -43,6 +47,7 @@ export const updateWebhookInput = closedObject({
   events: events.optional(),
   active: z.boolean().optional(),
   description: description.optional(),
+  trusted: trusted.optional(),
 });
 
 // ---- outputs (the OpenAPI document is generated from these) ----
@@ -54,6 +59,7 @@ export const webhookOutput = z.object({
   events: z.array(z.enum(WEBHOOK_EVENTS)),
   active: z.boolean(),
   description: z.string(),
+  trusted: z.boolean().describe("Sent events about restricted pages too; untrusted hooks get only what every member may see"),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });

@@ -159,6 +159,51 @@ describe("URLs that could reach the server's own network are refused", () => {
   });
 });
 
+describe("trusted hooks and restricted folders", () => {
+  test("trusted is off unless an admin sets it; it is shown, changed alone, and checked", async () => {
+    const created = await owner.client.post(hooks(), { url: "https://9.9.9.9/h" });
+    expect(created.body.trusted).toBe(false);
+    const id = created.body.id;
+    const on = await owner.client.put(`${hooks()}/${id}`, { trusted: true });
+    expect(on.body).toMatchObject({ trusted: true, url: "https://9.9.9.9/h", active: true });
+    expect((await owner.client.get(`${hooks()}/${id}`)).body.trusted).toBe(true);
+    const bad = await owner.client.put(`${hooks()}/${id}`, { trusted: "yes" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details?.field).toBe("trusted");
+    expect((await owner.client.get(`${hooks()}/${id}`)).body.trusted).toBe(true);
+    expect((await owner.client.post(hooks(), { url: "https://9.9.9.9/t", trusted: true })).body.trusted).toBe(true);
+    for (const h of (await owner.client.get(hooks())).body.items) expect((await owner.client.delete(`${hooks()}/${h.id}`)).status).toBe(204);
+  });
+
+  test("what each hook would be sent for the workspace's real events: a hidden page's only to the trusted one", async () => {
+    const slug = owner.workspaceSlug;
+    const ws = owner.workspaceId;
+    const open = await owner.client.post(hooks(), { url: "https://9.9.9.9/open", events: ["page-created", "page-updated", "page-moved", "page-deleted"] });
+    const inner = await owner.client.post(hooks(), { url: "https://9.9.9.9/inner", trusted: true });
+    const paused = await owner.client.post(hooks(), { url: "https://9.9.9.9/paused", trusted: true, active: false });
+    expect([open.status, inner.status, paused.status]).toEqual([201, 201, 201]);
+    expect((await owner.client.post(`/api/v1/content/${slug}/hr/salaries.md`, { title: "Salaries", body: "Bands." })).status).toBe(201);
+    expect((await owner.client.post(`/api/v1/content/${slug}/notes.md`, { title: "Notes", body: "Open." })).status).toBe(201);
+    expect((await owner.client.put(`/api/v1/workspaces/${ws}/access`, { path: "hr/", entries: [{ who: owner.email, level: "edit" }] })).status).toBe(200);
+
+    const events: any[] = [];
+    const stop = server.services.bus.onEvent((e) => events.push(e));
+    const salaries = await owner.client.get(`/api/v1/content/${slug}/hr/salaries.md`);
+    expect((await owner.client.put(`/api/v1/content/${slug}/hr/salaries.md`, { body: "New bands.", lastKnownHash: salaries.body.content_hash })).status).toBe(200);
+    expect((await owner.client.patch(`/api/v1/content/${slug}/notes.md`, { new_path: "hr/notes.md" })).status).toBe(200);
+    stop();
+    const workspace = server.services.workspaces.byId(ws)!;
+    const sent = events
+      .filter((e) => ["page-updated", "page-moved"].includes(e.type))
+      .map((e) => server.services.outboundWebhooks.deliveriesFor(workspace, e).map((d) => [d.url.replace("https://9.9.9.9/", ""), d.body.event, d.body.data.path ?? d.body.data.new_path]));
+    expect(sent).toEqual([
+      [["inner", "page-updated", "hr/salaries.md"]],
+      [["open", "page-deleted", "notes.md"], ["inner", "page-moved", "hr/notes.md"]],
+    ]);
+    for (const h of (await owner.client.get(hooks())).body.items) expect((await owner.client.delete(`${hooks()}/${h.id}`)).status).toBe(204);
+  });
+});
+
 describe("with WEBHOOK_ALLOWLIST_PRIVATE=true", () => {
   test("an operator may point webhooks at the internal network", async () => {
     const open = await startTestServer({ WEBHOOK_ALLOWLIST_PRIVATE: "true" });

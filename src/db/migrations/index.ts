@@ -8,6 +8,7 @@ import { sql as webhooksOnboardingBilling } from "./007-webhooks-onboarding-bill
 import { sql as pageHistory } from "./008-page-history.ts";
 import { sql as oauth } from "./009-oauth.ts";
 import { sql as restrictedAccess } from "./010-restricted-access.ts";
+import { sql as webhookTrust } from "./011-webhook-trust.ts";
 
 /**
  * Ordered migrations, embedded in the binary. Append only: a released migration never changes;
@@ -30,6 +31,7 @@ export const migrations: Migration[] = [
   { version: 8, name: "page-history", sql: pageHistory },
   { version: 9, name: "oauth", sql: oauth },
   { version: 10, name: "restricted-access", sql: restrictedAccess },
+  { version: 11, name: "webhook-trust", sql: webhookTrust },
 ];
 
 /** The schema this version writes: its newest migration (a release's manifest.json names it as `schema`). */

@@ -932,6 +932,8 @@ export type Webhook = {
   events: Array<"page-created" | "page-updated" | "page-deleted" | "page-moved" | "sync-status" | "conflict-detected" | "bulk-sync">;
   active: boolean;
   description: string;
+  /** Sent events about restricted pages too; untrusted hooks get only what every member may see */
+  trusted: boolean;
   created_at: string;
   updated_at: string;
 };
@@ -953,6 +955,8 @@ export type WebhookWithSecret = {
   events: Array<"page-created" | "page-updated" | "page-deleted" | "page-moved" | "sync-status" | "conflict-detected" | "bulk-sync">;
   active: boolean;
   description: string;
+  /** Sent events about restricted pages too; untrusted hooks get only what every member may see */
+  trusted: boolean;
   created_at: string;
   updated_at: string;
   /** Signs deliveries (whsec_…); shown only in this answer */
