@@ -44,7 +44,10 @@ export interface McpSession {
   rateLimit?(rule: NonNullable<ToolDef["rate"]>, principal: Principal): void;
 }
 
-const workspaceArg = slugSchema.describe("Workspace slug (default: the only one)");
+// Checked exactly as a slug (same messages, trimmed), but advertised as a plain string: its length
+// and pattern, repeated in nearly every tool, cost ~500 tokens of every tools/list for nothing an
+// agent needs (a slug it sends comes from quire_list_workspaces or the instructions).
+const workspaceArg = z.string().pipe(slugSchema).describe("Workspace slug (default: the only one)");
 
 /** The 26 tools, in the order tools/list shows them. */
 export function allTools(transport: "stdio" | "http", assistConfigured: boolean): ToolDef[] {

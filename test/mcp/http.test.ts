@@ -70,6 +70,17 @@ describe("both protocol eras on one endpoint", () => {
     // docs/architecture.md §12: the whole list is measured in tokens (characters / 4); it must stay small.
     expect(JSON.stringify(tools).length / 4).toBeLessThan(8_500);
   });
+
+  test("the workspace argument is advertised as a plain string and still checked as a slug", async () => {
+    const client = await httpClient(url, key);
+    const { tools } = await client.listTools();
+    const arg = tools.find((t) => t.name === "quire_list_pages")!.inputSchema.properties!.workspace;
+    expect(arg).toEqual({ type: "string", description: "Workspace slug (default: the only one)" });
+    expect(await refused(client, "quire_list_pages", { workspace: "Not A Slug" })).toContain("must be lowercase letters, digits and hyphens");
+    expect(await refused(client, "quire_list_pages", { workspace: "x".repeat(65) })).toContain("must be at most 64 characters");
+    expect((await ok(client, "quire_list_pages", { workspace: ` ${owner.workspaceSlug} ` })).items.length).toBeGreaterThan(0);
+    await client.close();
+  });
 });
 
 describe("who may call what", () => {

@@ -45,6 +45,8 @@ describe("the admins' tools", () => {
   test("are listed to an admin-scoped key only, and read back what was set", async () => {
     const names = async (c: McpClient) => (await c.listTools()).tools.map((t: { name: string }) => t.name);
     expect(await names(admin)).toContain("quire_set_access");
+    // The admin's list, access tools included, keeps the budget every list keeps (docs/architecture.md §12).
+    expect(JSON.stringify((await admin.listTools()).tools).length / 4).toBeLessThan(8_500);
     expect(await names(bob)).not.toContain("quire_get_access");
     expect(await names(bob)).not.toContain("quire_set_access");
     const rules = await ok(admin, "quire_get_access", { workspace: owner.workspaceSlug });

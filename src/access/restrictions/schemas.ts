@@ -8,14 +8,14 @@ import { MAX_ENTRIES } from "./rules.ts";
 const rulePath = z.string().min(1, "must not be empty").max(1024);
 
 const accessEntry = closedObject({
-  who: z.string().min(1, "must not be empty").max(320).describe("a member's email, or group:admins, group:editors, group:everyone"),
+  who: z.string().min(1, "must not be empty").max(320).describe("email, or group:admins|editors|everyone"),
   level: z.enum(ACCESS_LEVELS),
 });
 
 export const setAccessInput = closedObject({
-  path: rulePath.describe("a folder ending in '/' or a page path ending in '.md'"),
-  entries: z.array(accessEntry).max(MAX_ENTRIES, `at most ${MAX_ENTRIES} entries`).describe("[] lifts the restriction"),
-  confirm_private_remote: z.boolean().optional().describe("the git remote is private (needed with a remote)"),
+  path: rulePath.describe("folder/ or page.md"),
+  entries: z.array(accessEntry).max(MAX_ENTRIES, `at most ${MAX_ENTRIES} entries`).describe("[] lifts it"),
+  confirm_private_remote: z.boolean().optional().describe("the git remote is private"),
 });
 
 export const effectiveAccessQuery = z.object({ path: rulePath });

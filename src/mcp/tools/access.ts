@@ -8,7 +8,7 @@ export const accessTools = [
   defineTool({
     name: "quire_get_access",
     title: "Restricted folders",
-    description: "Access lists of restricted folders and pages (admins).",
+    description: "Restricted folders' and pages' access lists.",
     input: z.strictObject({}),
     output: accessRulesOutput,
     workspace: true,
@@ -19,7 +19,7 @@ export const accessTools = [
   defineTool({
     name: "quire_set_access",
     title: "Restrict a folder",
-    description: "Set a folder's or page's access list (admins); entries [] lifts it. A rule only narrows its parent's.",
+    description: "Set a path's access list; it only narrows its parent's.",
     input: setAccessArgs,
     output: effectiveAccessOutput,
     workspace: true,
