@@ -74,7 +74,7 @@ describe("both protocol eras on one endpoint", () => {
   test("the workspace argument is advertised as a plain string and still checked as a slug", async () => {
     const client = await httpClient(url, key);
     const { tools } = await client.listTools();
-    const arg = tools.find((t) => t.name === "quire_list_pages")!.inputSchema.properties!.workspace;
+    const arg = (tools.find((t) => t.name === "quire_list_pages")!.inputSchema as { properties: Record<string, unknown> }).properties.workspace;
     expect(arg).toEqual({ type: "string", description: "Workspace slug (default: the only one)" });
     expect(await refused(client, "quire_list_pages", { workspace: "Not A Slug" })).toContain("must be lowercase letters, digits and hyphens");
     expect(await refused(client, "quire_list_pages", { workspace: "x".repeat(65) })).toContain("must be at most 64 characters");
