@@ -250,7 +250,11 @@ export class HistoryService {
     const ws = access.workspace.id;
     const { db, ledger } = this.deps;
     const record = ledger.records.byId(trashId);
-    if (record && record.workspace_id === ws && record.deleted_at === null) throw new ConflictError("This page is not deleted", undefined, { field: "trash_id" });
+    if (record && record.workspace_id === ws && record.deleted_at === null) {
+      // A live page hidden from the caller is no page of theirs: its id answers as an unknown one.
+      if (!access.visibility.sees(record.path)) throw new NotFoundError("Nothing in the trash has this id");
+      throw new ConflictError("This page is not deleted", undefined, { field: "trash_id" });
+    }
     const last = db
       .query<VersionRow, [string, string]>("SELECT * FROM page_versions WHERE workspace_id = ? AND page_id = ? AND blob IS NOT NULL ORDER BY at DESC, rank DESC LIMIT 1")
       .get(ws, trashId);

@@ -93,6 +93,10 @@ describe("an editor without access", () => {
     expect((await edit("hr/salaries")).replaceAll("hr/salaries", "<p>")).toBe((await edit("hr/nothing-here")).replaceAll("hr/nothing-here", "<p>"));
     const page = await ok(admin, "quire_read_page", { path: "hr/salaries", workspace: owner.workspaceSlug });
     expect(page.content).toContain(SECRET);
+    // Its id, guessed, restores nothing and answers as an unknown id.
+    expect(page.page_id).toMatch(/^[0-9A-Z]{26}$/);
+    const restore = (id: string) => refused(bob, "quire_restore_page", { trash_id: id });
+    expect(await restore(page.page_id)).toBe(await restore("01M8G8000000000000000000AA"));
   });
 
   test("the member with access reads and finds it", async () => {

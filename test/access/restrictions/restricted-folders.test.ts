@@ -380,7 +380,12 @@ describe("history and the trash", () => {
     expect(await trash(ana)).toContain("hr/old-bands.md");
     expect(await trash(bob)).not.toContain("hr/");
     const restore = await bob.client.post(`/api/v1/workspaces/${ws}/trash/restore`, { trash_id: made.body.page_id });
-    expect(same(restore)).toEqual(same(await bob.client.post(`/api/v1/workspaces/${ws}/trash/restore`, { trash_id: "01M8G8000000000000000000AA" })));
+    const unknown = same(await bob.client.post(`/api/v1/workspaces/${ws}/trash/restore`, { trash_id: "01M8G8000000000000000000AA" }));
+    expect(same(restore)).toEqual(unknown);
+    // The id of a live page hidden from him, guessed, is as unknown (not "this page is not deleted").
+    const live = pageRow("hr/salaries.md");
+    expect(same(await bob.client.post(`/api/v1/workspaces/${ws}/trash/restore`, { trash_id: live.id }))).toEqual(unknown);
+    expect((await ana.client.post(`/api/v1/workspaces/${ws}/trash/restore`, { trash_id: live.id })).status).toBe(409);
     expect(existsSync(fileOf("hr/old-bands.md"))).toBe(false);
   });
 
@@ -487,5 +492,27 @@ describe("racing a change of the rules", () => {
     expect(new Set(seen.map(([a]) => a)).size).toBe(2);
     await restrict();
     expect((await bob.client.get(content("hr/salaries.md"))).status).toBe(404);
+  });
+});
+
+describe("a member named in a list who leaves the workspace", () => {
+  test("their entry stays and grants nothing; the list saves again with it; a new entry naming them is refused", async () => {
+    const leaver = await memberWithRole(server, owner, ws, "editor");
+    expect((await owner.client.post(content("projects/plan.md"), { title: "Plan", body: "x" })).status).toBe(201);
+    const list = [{ who: leaver.email.toLowerCase(), level: "edit" }, { who: ana.email.toLowerCase(), level: "edit" }];
+    expect((await owner.client.put(access(), { path: "projects/", entries: list })).status).toBe(200);
+    expect((await leaver.client.get(content("projects/plan.md"))).status).toBe(200);
+    expect((await owner.client.delete(`/api/v1/workspaces/${ws}/admin/members/${leaver.id}`)).status).toBe(204);
+    expect((await leaver.client.get(content("projects/plan.md"))).status).not.toBe(200);
+    expect((await owner.client.get(access())).body.restricted["projects/"]).toEqual(list);
+    // Saved again as it is (the entry was already there): accepted.
+    expect((await owner.client.put(access(), { path: "projects/", entries: list })).status).toBe(200);
+    // A new entry for someone who is no longer a member: refused, nothing changes.
+    const fresh = await owner.client.put(access(), { path: "projects/plan.md", entries: [{ who: leaver.email, level: "view" }] });
+    expect(fresh.status).toBe(400);
+    expect(fresh.body.message).toContain("not a member");
+    expect(Object.keys((await owner.client.get(access())).body.restricted)).not.toContain("projects/plan.md");
+    expect((await owner.client.put(access(), { path: "projects/", entries: [] })).status).toBe(200);
+    expect((await owner.client.delete(content("projects/plan.md"))).status).toBe(204);
   });
 });
