@@ -308,6 +308,8 @@ describe("the file from git or the disk", () => {
       [`restricted:\n  hr/:\n    - { who: ${ana.email}, level: edit }\n  hr/policies/:\n    - { who: ${bob.email}, level: view }\n`, "can only narrow"],
       ["restricted: [\n", "not valid YAML"],
       ["restricted:\n  hr/: nobody\n", "expected a list"],
+      // The only way to loop a rule back on itself is to name one folder twice: refused too.
+      [`restricted:\n  hr/:\n    - { who: ${ana.email}, level: edit }\n  HR/:\n    - { who: ${bob.email}, level: edit }\n`, "name the same folder"],
     ] as const) {
       writeFileSync(path, text);
       expect(restrictions.applyFile(row)).toContain(why);
