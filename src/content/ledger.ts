@@ -18,7 +18,7 @@ import { assertLanding, assertPageLevel, assertRight, type ContentAccess } from 
 import { WriteGroup, type Actor, type CommittedWrite } from "./committed-write.ts";
 import { createPageInput, movePageInput, updatePageInput, type CreatePageInput } from "./schemas.ts";
 import { buildTree, markRestricted, reorderPages, type TreeNode } from "./tree.ts";
-import { folderChildren } from "./tree-slice.ts";
+import { deepestFolder } from "./tree-slice.ts";
 import { KeyedQueue } from "../core/write-queue.ts";
 import { OwnWrites } from "./own-writes.ts";
 import { pageProblems, type PageProblem } from "./page-problems.ts";
@@ -402,9 +402,13 @@ export class ContentLedger {
 
   // ---- internals -----------------------------------------------------------------------------
 
-  /** Where a new page may go for the caller (rights.ts assertLanding): its folder is asked of the caller's own tree. */
+  /**
+   * Where a new page may go for the caller (rights.ts assertLanding): its folder is looked up in the
+   * caller's own tree (kept until the pages change), which costs the same for a hidden folder as for
+   * a new one.
+   */
   private assertLands(access: ContentAccess, path: string): void {
-    assertLanding(access, path, (folder) => folderChildren(this.tree(access), folder).length > 0);
+    assertLanding(access, path, (folder) => deepestFolder(this.tree(access), folder));
   }
 
   /**

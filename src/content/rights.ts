@@ -5,6 +5,7 @@ import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
 import type { Actor, Origin, WriteGroup } from "./committed-write.ts";
 import type { PageVisibility } from "../access/restrictions/visibility.ts";
 import type { AccessLevel } from "../access/restrictions/levels.ts";
+import { matchKey } from "../access/restrictions/rules.ts";
 
 
 /** The caller of a ledger operation, after the workspace-level permission check. */
@@ -49,26 +50,33 @@ export function assertPageLevel(access: Pick<ContentAccess, "visibility">, path:
 }
 
 /**
- * The one answer to a page landing (a create, an upsert, an import, a move's destination) where a
- * writer under restrictions may not put it: a folder they do not see — one that does not exist and
- * one a rule hides alike — or the path of a page a rule hides from them. The two must read the
- * same, or a write would tell a hidden folder from a new one (docs/decisions/restricted-folders.md,
- * "Writing into a folder you cannot see").
+ * The one answer to a page landing (a create, an upsert, an import, a move's destination, a trash
+ * restore to a chosen path) where a writer under restrictions may not put it: a new folder inside
+ * one that holds something hidden from them — a folder that does not exist and one a rule hides
+ * alike — or the path of a page a rule hides from them. The cases must read the same, or a write
+ * would tell a hidden folder from a new one (docs/decisions/restricted-folders.md, "Writing into a
+ * folder you cannot see").
  */
 const LANDING_REFUSED =
-  "You cannot create a page at this path: while folders are restricted, a page goes into a folder you can see (only admins start new folders)";
+  "You cannot create a page at this path: while folders are restricted, a page goes into a folder you can see, or into a new folder only inside one that holds nothing hidden from you (an admin can create it)";
 
 /**
  * Where a page may land for the caller. Without restrictions, anywhere the role allows. Under
- * restrictions: its folder must be one the caller sees (`folderSeen`, asked of the caller's own
- * tree, which costs the same for a hidden folder as for a new one), its path one no rule hides from
- * them, and its access list must give them `edit`.
+ * restrictions, its folder F is one of the caller's own tree (`deepestSeen(F)` answers F), or F is
+ * new to them and A, the deepest folder above F that their tree holds (`deepestSeen(F)`, the root
+ * at least), holds no rule hidden from them in a sub-folder: the answer then depends on A alone,
+ * which the caller sees, never on F's name. The path must be one no rule hides from them, and its
+ * access list must give them `edit`.
  */
-export function assertLanding(access: Pick<ContentAccess, "visibility">, path: string, folderSeen: (folder: string) => boolean): void {
+export function assertLanding(access: Pick<ContentAccess, "visibility">, path: string, deepestSeen: (folder: string) => string): void {
   const vis = access.visibility;
   if (!vis.restricted) return;
   const slash = path.lastIndexOf("/");
-  if (slash !== -1 && !folderSeen(path.slice(0, slash))) throw new ForbiddenError(LANDING_REFUSED);
+  if (slash !== -1) {
+    const folder = path.slice(0, slash);
+    const seen = deepestSeen(folder);
+    if (matchKey(seen) !== matchKey(folder) && vis.holdsHidden(seen)) throw new ForbiddenError(LANDING_REFUSED);
+  }
   if (!vis.sees(path)) throw new ForbiddenError(LANDING_REFUSED);
   if (!vis.allows(path, "edit")) throw new ForbiddenError("This page's access list does not give you edit access");
 }

@@ -23,6 +23,26 @@ export function folderChildren(items: TreeNode[], folder: string): TreeNode[] {
   return [];
 }
 
+/**
+ * The deepest folder of a tree that is `folder` or holds it, matched without case as the access
+ * rules are ("" when the tree holds none of them: the root).
+ */
+export function deepestFolder(items: TreeNode[], folder: string): string {
+  const want = folder.toLowerCase();
+  let best = "";
+  const walk = (nodes: TreeNode[]): void => {
+    for (const node of nodes) {
+      if (node.type !== "folder") continue;
+      const path = node.path.toLowerCase();
+      if (path !== want && !want.startsWith(`${path}/`)) continue;
+      if (path.length > best.length) best = node.path;
+      if (path !== want && node.children) walk(node.children);
+    }
+  };
+  walk(items);
+  return best;
+}
+
 function cut(nodes: TreeNode[], depth: number): TreeNode[] {
   return nodes.map((node) => {
     if (!node.children) return node;

@@ -1,6 +1,6 @@
 import type { EffectiveRole } from "../../workspaces/roles.ts";
 import { bypasses, FULL, HIDDEN, levelRank, roleCap, type AccessLevel } from "./levels.ts";
-import { matchKey, memberGrant, type AccessEntry } from "./rules.ts";
+import { ancestorKeys, matchKey, memberGrant, type AccessEntry } from "./rules.ts";
 
 /**
  * What one person may do with each page of one workspace under its restrictions: the one place
@@ -19,12 +19,18 @@ export interface PageVisibility {
   sees(path: string): boolean;
   /** Whether the person's restriction level on the path reaches `level` (the role is checked elsewhere). */
   allows(path: string, level: AccessLevel): boolean;
+  /**
+   * Whether a rule hiding a folder or page from this person lies inside a sub-folder of `folder`
+   * ("" the root), so that a new folder started in it could be one they may not see.
+   */
+  holdsHidden(folder: string): boolean;
 }
 
 export const OPEN: PageVisibility = {
   restricted: false,
   sees: () => true,
   allows: () => true,
+  holdsHidden: () => false,
 };
 
 /** The rules as the visibility reads them: keyed by matchKey, folders ending in `/`. */
@@ -34,6 +40,8 @@ export class RestrictedVisibility implements PageVisibility {
   readonly restricted = true;
   /** Level per folder (matchKey, "" for the root), filled as pages are asked about. */
   private readonly folders = new Map<string, number>([["", FULL]]);
+  /** The folders (matchKey ending in `/`, "" for the root) that hold a hidden rule in a sub-folder; made on first use. */
+  private hiddenBelow: Set<string> | undefined;
 
   constructor(
     private readonly rules: CompiledRules,
@@ -47,6 +55,27 @@ export class RestrictedVisibility implements PageVisibility {
 
   allows(path: string, level: AccessLevel): boolean {
     return this.level(path) >= levelRank(level);
+  }
+
+  holdsHidden(folder: string): boolean {
+    this.hiddenBelow ??= this.foldersAboveHidden();
+    return this.hiddenBelow.has(folder === "" ? "" : `${matchKey(folder)}/`);
+  }
+
+  /**
+   * Each rule hidden from this person marks every folder above the one it covers: the folder it
+   * restricts (a folder rule) or the one it sits in (a page rule), which could be a writer's new
+   * folder. A page rule marks no folder it sits in directly: no new folder there can hold it.
+   */
+  private foldersAboveHidden(): Set<string> {
+    const out = new Set<string>();
+    for (const key of this.rules.keys()) {
+      if (this.sees(key)) continue;
+      const above = ["", ...ancestorKeys(key)];
+      if (!key.endsWith("/")) above.pop();
+      for (const folder of above) out.add(folder);
+    }
+    return out;
   }
 
   /** The person's level on a page path (or a folder path ending in `/`). */

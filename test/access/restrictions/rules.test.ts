@@ -61,6 +61,29 @@ describe("who sees what", () => {
     expect(bob.sees("guides/plan.md")).toBe(true); // an editor: group:editors
   });
 
+  test("which folders hold a rule hidden from a person in a sub-folder: where a new folder could be one they may not see", () => {
+    const deep = compiled(rules({
+      "teams/finance/": [["ana@example.test", "edit"]],
+      "teams/sales/q3/board.md": [["ana@example.test", "edit"]],
+      "guides/board-notes.md": [["ana@example.test", "edit"]],
+      "open/": [["group:everyone", "view"]],
+    }));
+    const bob = visibilityFor(deep, "bob@example.test", "editor");
+    // A folder rule marks every folder above the folder it restricts; a page rule, every folder
+    // above the one it sits in; the root holds all of them.
+    for (const folder of ["", "teams", "Teams", "TEAMS", "teams/sales"]) expect(bob.holdsHidden(folder), folder).toBe(true);
+    // A page hidden directly in guides/ lies in no new folder started there; nothing hidden lies
+    // below the folder a rule restricts (it is not in the person's tree), open/, or an unknown name.
+    for (const folder of ["guides", "teams/sales/q3", "teams/finance", "open", "elsewhere"]) expect(bob.holdsHidden(folder), folder).toBe(false);
+    // For Ana nothing is hidden; for an admin and without rules the answer is a constant.
+    const ana = visibilityFor(deep, "ana@example.test", "editor");
+    expect(["", "teams", "teams/sales"].map((f) => ana.holdsHidden(f))).toEqual([false, false, false]);
+    expect(visibilityFor(deep, "ada@example.test", "admin").holdsHidden("")).toBe(false);
+    // A rule Bob sees (view for everyone) hides nothing; a narrower one inside it does.
+    const nested = visibilityFor(compiled(rules({ "open/": [["group:everyone", "view"]], "open/board/": [["ana@example.test", "view"]] })), "bob@example.test", "editor");
+    expect([nested.holdsHidden(""), nested.holdsHidden("open"), nested.holdsHidden("open/board")]).toEqual([true, true, false]);
+  });
+
   test("admins and workspaces without rules get the constant OPEN", () => {
     expect(visibilityFor(compiled(r), "ada@example.test", "admin")).toBe(OPEN);
     expect(visibilityFor(compiled(r), "x@example.test", "super_admin")).toBe(OPEN);
