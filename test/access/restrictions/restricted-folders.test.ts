@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startTestServer, type TestServer } from "../../helpers/server.ts";
 import { registerUser, type TestUser } from "../../helpers/factories.ts";
@@ -227,7 +227,7 @@ describe("writes need edit access, and a refused one changes nothing", () => {
 
 describe("writing into a folder you cannot see", () => {
   // A hidden folder and one that does not exist must answer a write alike, or the write would tell
-  // them apart: under restrictions a page goes only into a folder the writer sees.
+  // them apart: the root holds hr/, hidden from Bob, so he starts no new folder at the root.
   const pathsOf = () => (server.services.db.query<{ path: string }, [string]>("SELECT path FROM pages WHERE workspace_id = ? ORDER BY path").all(ws)).map((r) => r.path);
 
   test("create, upsert, move and import into a hidden folder answer exactly as into a new one, and change nothing", async () => {
@@ -516,5 +516,118 @@ describe("a member named in a list who leaves the workspace", () => {
     expect(Object.keys((await owner.client.get(access())).body.restricted)).not.toContain("projects/plan.md");
     expect((await owner.client.put(access(), { path: "projects/", entries: [] })).status).toBe(200);
     expect((await owner.client.delete(content("projects/plan.md"))).status).toBe(204);
+  });
+});
+
+describe("starting a new folder", () => {
+  // A new folder F is judged by A, the deepest folder above it that the writer sees: refused when A
+  // holds a rule hidden from them in a sub-folder, whatever F is called. teams/ is a folder the
+  // editors Bea and Cal see with teams/finance/ hidden in it; clients/ one they see with a single
+  // page hidden in a sub-folder of it; guides/ holds nothing hidden from them beneath. (Two new
+  // editors: each has a bucket of content writes of their own.)
+  const status = (r: ApiResponse) => ({ status: r.status, type: r.headers.get("content-type"), text: r.text.replace(String(r.body?.request_id), "<request id>") });
+  const settled = async () => {
+    await server.services.gitSync.idle();
+    await server.services.versionIndex.idle(ws);
+  };
+  function stored() {
+    const root = server.services.ledger.dir(ws).root;
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.name === ".git" ? [] : e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+    return {
+      pages: server.services.db.query("SELECT * FROM pages WHERE workspace_id = ? ORDER BY id").all(ws),
+      files: files(root).sort().map((f) => [f, readFileSync(f, "utf8")]),
+    };
+  }
+  let trashed: string;
+  let bea: TestUser;
+  let cal: TestUser;
+
+  beforeAll(async () => {
+    bea = await memberWithRole(server, owner, ws, "editor");
+    cal = await memberWithRole(server, owner, ws, "editor");
+    for (const [path, title] of [["teams/about.md", "About"], ["teams/finance/budget.md", "Budget"], ["clients/overview.md", "Clients"], ["clients/acme/contract.md", "Contract"], ["guides/note.md", "Note"]]) {
+      expect((await owner.client.post(content(path!), { title, body: "x" })).status, path).toBe(201);
+    }
+    expect((await owner.client.put(access(), { path: "teams/finance/", entries: [{ who: ana.email, level: "edit" }] })).status).toBe(200);
+    expect((await owner.client.put(access(), { path: "clients/acme/contract.md", entries: [{ who: ana.email, level: "edit" }] })).status).toBe(200);
+    // A deleted page Bob sees in the trash, to restore to a path he names.
+    await settled();
+    expect((await owner.client.delete(content("guides/note.md"))).status).toBe(204);
+    await settled();
+    trashed = server.services.db.query<{ id: string }, [string]>("SELECT id FROM pages WHERE workspace_id = ? AND path = 'guides/note.md' AND deleted_at IS NOT NULL").get(ws)!.id;
+  });
+
+  /** Each way a page lands at a path the writer names, into folder `f`. */
+  const LANDINGS: Record<string, (u: TestUser, f: string) => Promise<ApiResponse>> = {
+    create: (u, f) => u.client.post(content(`${f}/new.md`), { title: "New", body: "x" }),
+    "create two folders deep": (u, f) => u.client.post(content(`${f}/deeper/new.md`), { title: "New", body: "x" }),
+    "upsert without a hash": (u, f) => u.client.put(content(`${f}/budget.md`), { body: "x", frontmatter: { title: "T" } }),
+    "move in": (u, f) => u.client.patch(content("public.md"), { new_path: `${f}/public.md` }),
+    "move by path": (u, f) => u.client.post(content("move"), { path: "public.md", new_path: `${f}/public.md` }),
+    "trash restore to a named path": (u, f) => u.client.post(`/api/v1/workspaces/${ws}/trash/restore`, { trash_id: trashed, path: `${f}/note.md` }),
+  };
+
+  test("under a folder that holds one hidden from Bea, a hidden name and a fresh one are refused byte for byte alike, and nothing is written", async () => {
+    const before = stored();
+    const pairs: Array<[string, string]> = [
+      ["teams/finance", "teams/fresh"],
+      // The folder holding only a hidden page, and a fresh one beside it.
+      ["clients/acme", "clients/fresh"],
+      // At the root, which holds both.
+      ["teams/finance", "brand-new"],
+    ];
+    const refusal = status(await LANDINGS.create!(bea, "teams/finance"));
+    expect(refusal.status).toBe(403);
+    expect(refusal.text).toContain("a page goes into a folder you can see");
+    for (const [name, attempt] of Object.entries(LANDINGS)) {
+      for (const [hidden, fresh] of pairs) {
+        expect(status(await attempt(bea, hidden)), `${name}: ${hidden}`).toEqual(refusal);
+        expect(status(await attempt(bea, fresh)), `${name}: ${fresh}`).toEqual(refusal);
+      }
+    }
+    // Case and encoded variants of the hidden folder, and of a fresh one.
+    for (const [hidden, fresh] of [["TEAMS/Finance", "Teams/fresh"], ["teams%2Ffinance", "teams%2Ffresh"]]) {
+      expect(status(await LANDINGS.create!(bea, hidden!)), hidden).toEqual(refusal);
+      expect(status(await LANDINGS.create!(bea, fresh!)), fresh).toEqual(refusal);
+    }
+    // The hidden page's exact name answers as any other name in a folder she does not see.
+    const post = (path: string) => bea.client.post(content(path), { title: "Mine", body: "x" });
+    for (const path of ["clients/acme/contract.md", "clients/acme/other.md", "clients/fresh/contract.md"]) expect(status(await post(path)), path).toEqual(refusal);
+    expect(stored()).toEqual(before);
+  });
+
+  test("under a folder that holds nothing hidden from Cal, he starts one, however deep; a page hidden directly in it does not count", async () => {
+    expect((await owner.client.post(content("guides/minutes.md"), { title: "Minutes", body: "x" })).status).toBe(201);
+    expect((await owner.client.put(access(), { path: "guides/minutes.md", entries: [{ who: ana.email, level: "edit" }] })).status).toBe(200);
+    const made: string[] = [];
+    const created = async (r: ApiResponse, path: string) => {
+      expect(r.status, `${path}: ${r.text}`).toBeLessThan(300);
+      made.push(path);
+    };
+    await created(await LANDINGS.create!(cal, "guides/cals"), "guides/cals/new.md");
+    await created(await LANDINGS["create two folders deep"]!(cal, "guides/cals-a/b"), "guides/cals-a/b/deeper/new.md");
+    await created(await LANDINGS["upsert without a hash"]!(cal, "guides/cals-up"), "guides/cals-up/budget.md");
+    await created(await LANDINGS["trash restore to a named path"]!(cal, "guides/cals-restored"), "guides/cals-restored/note.md");
+    // In a folder of his own making, once it holds a page he sees, as in any folder he sees.
+    await created(await cal.client.post(content("guides/cals/second.md"), { title: "Second", body: "x" }), "guides/cals/second.md");
+    expect((await LANDINGS["move in"]!(cal, "guides/cals-moved")).status).toBe(200);
+    expect((await cal.client.patch(content("guides/cals-moved/public.md"), { new_path: "public.md" })).status).toBe(200);
+    const tree = JSON.stringify((await cal.client.get(content("tree"))).body);
+    for (const path of made) expect(tree).toContain(path);
+    expect(tree).not.toContain("minutes");
+    for (const path of made) expect((await owner.client.delete(content(path))).status, path).toBe(204);
+    expect((await owner.client.put(access(), { path: "guides/minutes.md", entries: [] })).status).toBe(200);
+    expect((await owner.client.delete(content("guides/minutes.md"))).status).toBe(204);
+  });
+
+  test("who may see the hidden folder starts one beside it; an admin starts one anywhere, the hidden folder included", async () => {
+    const made: string[] = [];
+    for (const [u, path] of [[ana, "teams/anas/new.md"], [owner, "teams/owners/new.md"], [owner, "teams/finance/q4/new.md"], [owner, "clients/acme/new/new.md"]] as const) {
+      const r = await u.client.post(content(path), { title: "New", body: "x" });
+      expect(r.status, path).toBe(201);
+      made.push(path);
+    }
+    for (const path of made) expect((await owner.client.delete(content(path))).status, path).toBe(204);
   });
 });
