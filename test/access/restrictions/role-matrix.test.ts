@@ -41,11 +41,20 @@ beforeAll(async () => {
   expect((await owner.client.put(`/api/v1/workspaces/${ws}/admin/settings`, { editor_can_delete_pages: true })).status).toBe(200);
   expect((await owner.client.post(`/api/v1/content/${slug}/hr/salaries.md`, { title: "Salaries", body: "Bands." })).status).toBe(201);
   expect((await owner.client.post(`/api/v1/content/${slug}/open.md`, { title: "Open", body: "Open." })).status).toBe(201);
-  const set = await owner.client.put(`/api/v1/workspaces/${ws}/access`, {
-    path: "hr/",
-    entries: [{ who: editorIn.email, level: "edit" }, { who: viewerIn.email, level: "view" }],
-  });
-  expect(set.status).toBe(200);
+  // team/ is seen by everyone and holds team/board/, restricted like hr/; guides/ holds nothing restricted.
+  for (const path of ["team/notes.md", "team/board/minutes.md", "guides/intro.md"]) {
+    expect((await owner.client.post(`/api/v1/content/${slug}/${path}`, { title: "T", body: "x" })).status).toBe(201);
+  }
+  for (const path of ["hr/", "team/board/"]) {
+    const set = await owner.client.put(`/api/v1/workspaces/${ws}/access`, {
+      path,
+      entries: [{ who: editorIn.email, level: "edit" }, { who: viewerIn.email, level: "view" }],
+    });
+    expect(set.status).toBe(200);
+  }
+  // The history read, so that a page it has not reached yet does not answer "indexing, no versions so far".
+  await server.services.gitSync.idle();
+  await server.services.versionIndex.idle(ws);
   Object.assign(clients, {
     owner: owner.client,
     admin: admin.client,
@@ -128,6 +137,21 @@ describe("without access, a hidden page is a missing page", () => {
     });
   }
 
+  // A new folder under team/ is judged by team/, which holds team/board/: its name tells nothing.
+  const bytes = (r: ApiResponse) => ({ status: r.status, type: r.headers.get("content-type"), text: r.text.replace(String(r.body?.request_id), "<request id>") });
+  for (const who of WITHOUT) {
+    test(`${who}: a write into team/board/ answers byte for byte as one into a new folder beside it`, async () => {
+      const before = snapshot();
+      for (const [name, call] of Object.entries(LANDINGS)) {
+        const hidden = bytes(await call(clients[who]!, "team/board"));
+        expect(hidden.status, `${who}: ${name}`).toBe(403);
+        expect(hidden, `${who}: ${name}`).toEqual(bytes(await call(clients[who]!, "team/fresh")));
+        expect(hidden, `${who}: ${name}`).toEqual(bytes(await call(clients[who]!, "team/fresh/deeper")));
+      }
+      expect(snapshot()).toEqual(before);
+    });
+  }
+
   test("anonymous: 401 for every endpoint, hidden or missing", async () => {
     for (const [name, call] of Object.entries(ENDPOINTS)) {
       expect((await call(clients.anonymous!, "hr/salaries.md")).status, name).toBe(401);
@@ -143,6 +167,29 @@ describe("with access, the page is there", () => {
       expect((await c.get(`/api/v1/content/${slug}/hr/salaries.md`)).status).toBe(200);
       expect((await c.get(`/api/v1/workspaces/${ws}/access/effective?path=hr/salaries.md`)).status).toBe(200);
       expect(JSON.stringify((await c.get(`/api/v1/content/${slug}/tree`)).body)).toContain("hr/salaries.md");
+    });
+  }
+});
+
+describe("starting a new folder", () => {
+  const create = (c: Client, path: string) => c.post(`/api/v1/content/${slug}/${path}`, { title: "New", body: "x" });
+  const removed = async (path: string) => expect((await owner.client.delete(`/api/v1/content/${slug}/${path}`)).status, path).toBe(204);
+
+  // Under guides/, which holds nothing hidden from anyone, every editor starts a folder.
+  for (const who of ["editor without access", "API key without access", "share-link editor", "editor with access", "API key with access"]) {
+    test(`${who}: under a folder that holds nothing hidden from them`, async () => {
+      const path = `guides/${who.replaceAll(" ", "-")}/new.md`;
+      expect((await create(clients[who]!, path)).status).toBe(201);
+      await removed(path);
+    });
+  }
+
+  // Who sees team/board/ starts a folder beside it; admins start one anywhere, in it too.
+  for (const who of ["owner", "admin", "editor with access", "API key with access"]) {
+    test(`${who}: under team/, and admins inside team/board/`, async () => {
+      const paths = [`team/${who.replaceAll(" ", "-")}/new.md`, ...(["owner", "admin"].includes(who) ? [`team/board/${who}/new.md`, `hr/${who}/new.md`] : [])];
+      for (const path of paths) expect((await create(clients[who]!, path)).status, path).toBe(201);
+      for (const path of paths) await removed(path);
     });
   }
 });
