@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { memberWithRole } from "../access/support.ts";
@@ -26,6 +28,8 @@ beforeAll(async () => {
   for (const [path, title, body] of [
     ["hr/salaries.md", "Salaries", `Bands. ${SECRET}.`],
     ["guides/start.md", "Start", "See [[hr/salaries]] and the rest."],
+    ["teams/about.md", "About", "The teams."],
+    ["teams/finance/budget.md", "Budget", "Numbers."],
   ]) {
     expect((await owner.client.post(`/api/v1/content/${owner.workspaceSlug}/${path}`, { title, body })).status).toBe(201);
   }
@@ -35,6 +39,7 @@ beforeAll(async () => {
   ana = await httpClient(url, (await createKey(anaUser, ["read", "write"], { workspace_id: ws })).key);
   const set = await ok(admin, "quire_set_access", { workspace: owner.workspaceSlug, path: "hr/", entries: [{ who: anaUser.email, level: "edit" }] });
   expect(set).toMatchObject({ path: "hr/", restricted: true, from: "hr/" });
+  await ok(admin, "quire_set_access", { workspace: owner.workspaceSlug, path: "teams/finance/", entries: [{ who: anaUser.email, level: "edit" }] });
 });
 afterAll(async () => {
   for (const c of [admin, bob, ana]) await c?.close();
@@ -50,7 +55,7 @@ describe("the admins' tools", () => {
     expect(await names(bob)).not.toContain("quire_get_access");
     expect(await names(bob)).not.toContain("quire_set_access");
     const rules = await ok(admin, "quire_get_access", { workspace: owner.workspaceSlug });
-    expect(Object.keys(rules.restricted)).toEqual(["hr/"]);
+    expect(Object.keys(rules.restricted)).toEqual(["hr/", "teams/finance/"]);
     expect(await refused(bob, "quire_set_access", { path: "hr/", entries: [] })).toContain("admin scope");
   });
 });
@@ -97,6 +102,39 @@ describe("an editor without access", () => {
     expect(page.page_id).toMatch(/^[0-9A-Z]{26}$/);
     const restore = (id: string) => refused(bob, "quire_restore_page", { trash_id: id });
     expect(await restore(page.page_id)).toBe(await restore("01M8G8000000000000000000AA"));
+  });
+
+  test("starts no folder under teams/, which holds teams/finance/: the hidden name and a fresh one answer byte for byte alike, and nothing is written", async () => {
+    const ws = owner.workspaceId;
+    const stored = () => {
+      const files = (dir: string): string[] =>
+        readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.name === ".git" ? [] : e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+      return {
+        pages: server.services.db.query("SELECT * FROM pages WHERE workspace_id = ? ORDER BY id").all(ws),
+        files: files(server.services.ledger.dir(ws).root).sort().map((f) => [f, readFileSync(f, "utf8")]),
+      };
+    };
+    const before = stored();
+    const result = async (name: string, args: Record<string, unknown>) => JSON.stringify(await bob.callTool({ name, arguments: args }));
+    const write = (folder: string) => result("quire_write_page", { path: `${folder}/budget`, body: "mine" });
+    const move = (folder: string) => result("quire_move_page", { path: "guides/start", new_path: `${folder}/start` });
+    const refusal = await write("teams/finance");
+    expect(refusal).toContain('"isError":true');
+    expect(refusal).toContain("a page goes into a folder you can see");
+    for (const folder of ["teams/fresh", "TEAMS/Finance", "teams/fresh/deeper"]) expect(await write(folder), folder).toBe(refusal);
+    const moveRefusal = await move("teams/finance");
+    expect(moveRefusal).toContain('"isError":true');
+    expect(await move("teams/fresh")).toBe(moveRefusal);
+    expect(stored()).toEqual(before);
+  });
+
+  test("starts a folder under guides/, which holds nothing hidden from him; an admin writes into the hidden folder", async () => {
+    const mine = await ok(bob, "quire_write_page", { path: "guides/bobs-notes/first", body: "Mine." });
+    expect(mine.path).toBe("guides/bobs-notes/first.md");
+    expect((await ok(bob, "quire_move_page", { path: "guides/bobs-notes/first", new_path: "guides/bobs-moved/first" })).path).toBe("guides/bobs-moved/first.md");
+    await ok(admin, "quire_delete_page", { path: "guides/bobs-moved/first", workspace: owner.workspaceSlug });
+    await ok(admin, "quire_write_page", { path: "teams/finance/q4", body: "Plan.", workspace: owner.workspaceSlug });
+    await ok(admin, "quire_delete_page", { path: "teams/finance/q4", workspace: owner.workspaceSlug });
   });
 
   test("the member with access reads and finds it", async () => {
