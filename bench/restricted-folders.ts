@@ -22,7 +22,8 @@ import { Restrictions } from "../src/access/restrictions/restrictions-service.ts
 import { OPEN, type PageVisibility } from "../src/access/restrictions/visibility.ts";
 import { SearchService } from "../src/search/search-service.ts";
 import { ContentLedger } from "../src/content/ledger.ts";
-import type { ContentAccess } from "../src/content/rights.ts";
+import { assertLanding, type ContentAccess } from "../src/content/rights.ts";
+import { deepestFolder } from "../src/content/tree-slice.ts";
 
 const PAGES = Number(process.argv[2] ?? 10000);
 const FOLDERS = 400;
@@ -170,6 +171,41 @@ const us = (label: string, t: number[]) =>
   console.log(`${label.padEnd(58)} p50 ${(pct(t, 50) * 1000).toFixed(1)} µs  p90 ${(pct(t, 90) * 1000).toFixed(1)} µs  p99 ${(pct(t, 99) * 1000).toFixed(1)} µs`);
 us("a hidden page read by the member (404), 1,000 tries", hiddenTimes.sort((a, b) => a - b));
 us("a missing page read by the member (404), 1,000 tries", missingTimes.sort((a, b) => a - b));
+// A page landing (docs/decisions/restricted-folders.md, "Writing into a folder you cannot see"): the
+// check a create asks, over the member's own tree. folder-0/ is hidden, folder-new/ does not exist:
+// both are new folders at the root, which holds hidden rules, so both are refused (interleaved);
+// folder-300/ is seen and holds nothing hidden, so a new folder in it is allowed.
+const lands = (path: string) => () => {
+  try {
+    assertLanding(memberAccess, path, (folder) => deepestFolder(ledger.tree(memberAccess), folder));
+  } catch {
+    // refused: 403
+  }
+};
+const [landHidden, landFresh, landAllowed] = [lands("folder-0/new.md"), lands("folder-new/new.md"), lands("folder-300/new/page.md")];
+for (let i = 0; i < 200; i++) (landHidden(), landFresh(), landAllowed());
+const landings: [number[], number[], number[]] = [[], [], []];
+for (let i = 0; i < 1000; i++) {
+  const order = i % 2 === 0 ? [0, 1, 2] : [1, 0, 2];
+  for (const k of order) {
+    const t0 = performance.now();
+    [landHidden, landFresh, landAllowed][k]!();
+    landings[k]!.push(performance.now() - t0);
+  }
+}
+us("a landing in a hidden folder (403), tree kept, 1,000 tries", landings[0].sort((a, b) => a - b));
+us("a landing in a new folder beside it (403), tree kept", landings[1].sort((a, b) => a - b));
+us("a landing in a new folder under folder-300/ (allowed)", landings[2].sort((a, b) => a - b));
+// The folders holding a hidden rule, made once per person and rules snapshot on their first landing.
+const hiddenBelow: number[] = [];
+for (let i = 0; i < 30; i++) {
+  restrictions.forget(wsId);
+  const fresh = member();
+  const t0 = performance.now();
+  fresh.holdsHidden("");
+  hiddenBelow.push(performance.now() - t0);
+}
+line("the folders above a hidden rule, first landing", hiddenBelow.sort((a, b) => a - b), "once per rules snapshot");
 const noRules = timed(100_000, () => restrictions.visibility({ ...workspace, id: "no-rules-workspace" }, "member@example.test", "editor"));
 line("no rules: the visibility a request asks for", noRules, "constant: OPEN");
 search.stop();
