@@ -7,7 +7,6 @@ import { NotFoundError } from "../../core/errors.ts";
 import { ASSET_PREFIX, loadWebApp, type WebFile } from "../../web/build-web.ts";
 import { appCsp, shellHtml } from "../../web/shell-html.ts";
 import { DIAGRAM_FRAME_PATH, MERMAID_PATH, diagramFrameCsp, diagramFrameHtml } from "../../web/diagram-frame.ts";
-import { readSiteAsset } from "../../publish/site/site-assets.ts";
 import { authConfigOf } from "./auth-config.ts";
 
 /** Paths that belong to the API, the WebSocket and published sites: never answered with the app. */
@@ -50,6 +49,8 @@ export function webAppRoutes(services: Services) {
   // addressed by a digest of its bytes so it can be cached for good.
   let mermaid: Promise<{ file: WebFile; url: string }> | undefined;
   const mermaidFile = () => {
+    // Loaded on first use: a start of the server does not load the site's asset modules.
+    const { readSiteAsset } = require("../../publish/site/site-assets.ts") as typeof import("../../publish/site/site-assets.ts");
     mermaid ??= readSiteAsset("mermaid.js").then((bytes) => {
       if (!bytes) throw new NotFoundError("No such asset");
       const body = new Uint8Array(bytes) as Uint8Array<ArrayBuffer>;
