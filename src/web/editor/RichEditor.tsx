@@ -28,6 +28,8 @@ import { SourceBlocks } from "./source-blocks.tsx";
 import { SlashMenu } from "./SlashMenu.tsx";
 import { useSlashMenu } from "./use-slash-menu.ts";
 import { LinkPopover, type LinkAt } from "./LinkPopover.tsx";
+import { Badge } from "./badge.ts";
+import { BadgePopover, type BadgeAt } from "./BadgePopover.tsx";
 import { Toolbar } from "./Toolbar.tsx";
 
 export interface EditorHandle {
@@ -54,6 +56,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   const wrapper = useRef<HTMLDivElement>(null);
   const [picker, setPicker] = useState<{ left: number; top: number } | null>(null);
   const [link, setLink] = useState<LinkAt | null>(null);
+  const [badge, setBadge] = useState<BadgeAt | null>(null);
   // The workspace's pages for the wikilink chips, loaded once the document holds a wikilink.
   const directory = useMemo(() => new PageDirectory(), []);
   const directoryLoading = useRef(false);
@@ -128,6 +131,17 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     setLink((prev) => (prev && prev.from === range.from && prev.to === range.to ? prev : { ...range, href: String(mark?.attrs.href ?? ""), at: { left: Math.max(0, c.left - box.left), top: c.bottom - box.top + 4 } }));
   };
 
+  /** The badge chip the selection holds, for its control; null otherwise. */
+  const trackBadge = () => {
+    const e = editorRef.current;
+    const selection = e?.state.selection as (Editor["state"]["selection"] & { node?: { type: { name: string }; attrs: Record<string, unknown> } }) | undefined;
+    const node = selection?.node;
+    const box = wrapper.current?.getBoundingClientRect();
+    if (!e || !box || !selection || node?.type.name !== "badge") return setBadge((prev) => (prev ? null : prev));
+    const c = e.view.coordsAtPos(selection.from);
+    setBadge({ pos: selection.from, text: String(node.attrs.text ?? ""), attrs: node.attrs.attrs == null ? null : String(node.attrs.attrs), at: { left: Math.max(0, c.left - box.left), top: c.bottom - box.top + 4 } });
+  };
+
   // The JSON of each top-level node, kept while the node is unchanged (ProseMirror nodes are
   // immutable), so saving a long page converts and compares only the blocks that changed.
   const jsonOf = useMemo(() => new WeakMap<object, PMNode>(), []);
@@ -155,6 +169,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         ...Containers,
         Embed,
         ...SourceBlocks,
+        Badge,
         Placeholder.configure({ placeholder: "Start writing…" }),
         // Marks the top-level block holding the caret: it is always laid out (styles.css).
         Focus.configure({ className: "has-focus", mode: "shallowest" }),
@@ -224,11 +239,14 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         // A wikilink typed or pasted lands in the caret's block: only that block is looked at.
         const $head = e.state.selection.$head;
         if ($head.depth > 0) loadDirectory($head.node(1));
+        // A badge's control edits it in place, the chip staying selected.
+        if (!e.state.selection.empty) trackBadge();
         callbacks.current.onChange();
       },
       onSelectionUpdate: () => {
         slash.track();
         trackLink();
+        trackBadge();
       },
       onBlur: () => slash.close(),
     },
@@ -251,6 +269,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     <div className="rich-editor" ref={wrapper}>
       {props.editable && <Toolbar editor={editor} />}
       <EditorContent editor={editor} />
+      {badge && !slash.state && <BadgePopover editor={editor} badge={badge} />}
       {link && !slash.state && <LinkPopover editor={editor} link={link} onClose={() => setLink(null)} />}
       {slash.state && <SlashMenu items={slash.items} active={slash.state.active} at={slash.state.at} onPick={slash.pick} />}
       {picker && (

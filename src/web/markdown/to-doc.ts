@@ -9,6 +9,7 @@ import type { PMMark, PMNode } from "./pm.ts";
 import type { SourceBlock } from "./split.ts";
 import { hintFrom, serializeBlock } from "./serialize.ts";
 import { QUIRE_INLINE } from "./inline.ts";
+import { BADGE_SOURCE } from "./badge.ts";
 import { splitBlocks } from "./split.ts";
 import { componentNode, leafNode, parseComponent } from "./component.ts";
 
@@ -106,22 +107,30 @@ function inline(tokens: Token[] | undefined, marks: PMMark[] = []): PMNode[] {
 }
 
 /** Quire's link syntax (docs/architecture.md §5): `[[path]]`, `[[path|text]]`, `[[path#heading]]`. */
-const WIKILINK = /\[\[([^\[\]|\n]+)(?:\|([^\[\]\n]+))?\]\]/g;
+const WIKILINK = /\[\[([^\[\]|\n]+)(?:\|([^\[\]\n]+))?\]\]/;
+/** Wikilinks and inline badges, whichever comes first. */
+const INLINE_ATOM = new RegExp(`${WIKILINK.source}|${BADGE_SOURCE.source}`, "gi");
 
-/** Wikilinks in text become their own nodes (shown as chips); inside code or a link they stay text. */
+/**
+ * Wikilinks and badges in text become their own nodes (shown as chips); inside code or a link they
+ * stay text, as the site's renderer leaves them.
+ */
 function splitWikilinks(nodes: PMNode[]): PMNode[] {
   const out: PMNode[] = [];
   for (const n of nodes) {
-    if (n.type !== "text" || !n.text!.includes("[[") || (n.marks ?? []).some((m) => m.type === "code" || m.type === "link")) {
+    if (n.type !== "text" || !/\[\[|:badge\[/i.test(n.text!) || (n.marks ?? []).some((m) => m.type === "code" || m.type === "link")) {
       out.push(n);
       continue;
     }
     let at = 0;
-    for (const m of n.text!.matchAll(WIKILINK)) {
+    for (const m of n.text!.matchAll(INLINE_ATOM)) {
       if (m.index! > at) out.push({ ...n, text: n.text!.slice(at, m.index) });
-      const link: PMNode = { type: "wikilink", attrs: { target: m[1]!, label: m[2] ?? null } };
-      if (n.marks?.length) link.marks = n.marks;
-      out.push(link);
+      const atom: PMNode =
+        m[1] !== undefined
+          ? { type: "wikilink", attrs: { target: m[1], label: m[2] ?? null } }
+          : { type: "badge", attrs: { name: m[3]!, text: m[4]!, attrs: m[5] ?? null } };
+      if (n.marks?.length) atom.marks = n.marks;
+      out.push(atom);
       at = m.index! + m[0].length;
     }
     if (at < n.text!.length) out.push({ ...n, text: n.text!.slice(at) });
