@@ -19,7 +19,9 @@ import { MarkdownSession } from "../markdown/session.ts";
 import type { PMNode } from "../markdown/pm.ts";
 import { cspNonce } from "../api/types.ts";
 import { RawBlock } from "./raw-block.tsx";
-import { TableGrid } from "./table-grid.ts";
+import { TableGrid, type TableGridStorage } from "./table-grid.ts";
+import { TableMenu } from "./TableMenu.tsx";
+import { TableHandles } from "./TableHandles.tsx";
 import { PageDirectory, Wikilink } from "./wikilink.ts";
 import { Callout } from "./callout.tsx";
 import { Containers } from "./containers.tsx";
@@ -57,6 +59,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   const [picker, setPicker] = useState<{ left: number; top: number } | null>(null);
   const [link, setLink] = useState<LinkAt | null>(null);
   const [badge, setBadge] = useState<BadgeAt | null>(null);
+  const [tableMenu, setTableMenu] = useState<{ left: number; top: number } | null>(null);
   // The workspace's pages for the wikilink chips, loaded once the document holds a wikilink.
   const directory = useMemo(() => new PageDirectory(), []);
   const directoryLoading = useRef(false);
@@ -256,6 +259,17 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   useEffect(() => {
     editor?.setEditable(props.editable);
   }, [editor, props.editable]);
+  useEffect(() => {
+    if (!editor) return;
+    const storage = (editor.storage as unknown as { tableGridKeys: TableGridStorage }).tableGridKeys;
+    storage.openMenu = ({ x, y }) => {
+      const box = wrapper.current?.getBoundingClientRect();
+      if (box) setTableMenu({ left: Math.max(0, x - box.left), top: y - box.top + 2 });
+    };
+    return () => {
+      storage.openMenu = null;
+    };
+  }, [editor]);
   useImperativeHandle(
     ref,
     () => ({
@@ -269,6 +283,8 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     <div className="rich-editor" ref={wrapper}>
       {props.editable && <Toolbar editor={editor} />}
       <EditorContent editor={editor} />
+      {props.editable && <TableHandles editor={editor} wrapper={wrapper} />}
+      {tableMenu && props.editable && <TableMenu editor={editor} at={tableMenu} onClose={() => setTableMenu(null)} />}
       {badge && !slash.state && <BadgePopover editor={editor} badge={badge} />}
       {link && !slash.state && <LinkPopover editor={editor} link={link} onClose={() => setLink(null)} />}
       {slash.state && <SlashMenu items={slash.items} active={slash.state.active} at={slash.state.at} onPick={slash.pick} />}
