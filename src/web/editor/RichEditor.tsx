@@ -17,6 +17,7 @@ import { AuthImage } from "./auth-image.ts";
 import { Focus, Placeholder } from "@tiptap/extensions";
 import { MarkdownSession } from "../markdown/session.ts";
 import type { PMNode } from "../markdown/pm.ts";
+import type { OutlineHeading } from "../markdown/outline.ts";
 import { cspNonce } from "../api/types.ts";
 import { RawBlock } from "./raw-block.tsx";
 import { TableGrid, type TableGridStorage } from "./table-grid.ts";
@@ -48,6 +49,8 @@ interface Props {
   uploadImage?(file: File): Promise<string | null>;
   /** Pages for the `[[` picker. */
   loadPages?(): Promise<PickablePage[]>;
+  /** A page's headings, for `[[page#heading]]` targets in the picker. */
+  loadHeadings?(path: string): Promise<OutlineHeading[]>;
 }
 
 export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(props, ref) {
@@ -110,14 +113,14 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     );
   };
 
-  const pickPage = (page: PickablePage) => {
+  const pickPage = (page: PickablePage, heading?: OutlineHeading) => {
     const e = editorRef.current;
     setPicker(null);
     if (!e) return;
     const { from } = e.state.selection;
     const before = e.state.doc.textBetween(Math.max(0, from - 2), from);
     const start = before === "[[" ? from - 2 : from;
-    const target = wikilinkFor(page.path).slice(2, -2);
+    const target = wikilinkFor(page.path).slice(2, -2) + (heading ? `#${heading.target}` : "");
     e.chain().focus().insertContentAt({ from: start, to: from }, { type: "wikilink", attrs: { target, label: null } }).run();
   };
 
@@ -293,6 +296,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
           pages={pages}
           at={picker}
           onPick={pickPage}
+          loadHeadings={props.loadHeadings}
           onClose={() => {
             setPicker(null);
             // Back to the text after Esc; a click elsewhere keeps its own focus.
