@@ -33,6 +33,7 @@ import { useSlashMenu } from "./use-slash-menu.ts";
 import { LinkPopover, type LinkAt } from "./LinkPopover.tsx";
 import { Badge } from "./badge.ts";
 import { BadgePopover, type BadgeAt } from "./BadgePopover.tsx";
+import { ImagePopover, type ImageAt } from "./ImagePopover.tsx";
 import { Toolbar } from "./Toolbar.tsx";
 
 export interface EditorHandle {
@@ -62,6 +63,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   const [picker, setPicker] = useState<{ left: number; top: number } | null>(null);
   const [link, setLink] = useState<LinkAt | null>(null);
   const [badge, setBadge] = useState<BadgeAt | null>(null);
+  const [image, setImage] = useState<ImageAt | null>(null);
   const [tableMenu, setTableMenu] = useState<{ left: number; top: number } | null>(null);
   // The workspace's pages for the wikilink chips, loaded once the document holds a wikilink.
   const directory = useMemo(() => new PageDirectory(), []);
@@ -137,15 +139,21 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     setLink((prev) => (prev && prev.from === range.from && prev.to === range.to ? prev : { ...range, href: String(mark?.attrs.href ?? ""), at: { left: Math.max(0, c.left - box.left), top: c.bottom - box.top + 4 } }));
   };
 
-  /** The badge chip the selection holds, for its control; null otherwise. */
+  /** The badge chip or the image the selection holds, for its control; null otherwise. */
   const trackBadge = () => {
     const e = editorRef.current;
     const selection = e?.state.selection as (Editor["state"]["selection"] & { node?: { type: { name: string }; attrs: Record<string, unknown> } }) | undefined;
     const node = selection?.node;
     const box = wrapper.current?.getBoundingClientRect();
-    if (!e || !box || !selection || node?.type.name !== "badge") return setBadge((prev) => (prev ? null : prev));
+    const kind = node?.type.name;
+    if (kind !== "badge") setBadge((prev) => (prev ? null : prev));
+    if (kind !== "image") setImage((prev) => (prev ? null : prev));
+    if (!e || !box || !selection || !node || (kind !== "badge" && kind !== "image")) return;
     const c = e.view.coordsAtPos(selection.from);
-    setBadge({ pos: selection.from, text: String(node.attrs.text ?? ""), attrs: node.attrs.attrs == null ? null : String(node.attrs.attrs), at: { left: Math.max(0, c.left - box.left), top: c.bottom - box.top + 4 } });
+    const at = { left: Math.max(0, c.left - box.left), top: (kind === "image" ? (e.view.nodeDOM(selection.from) as HTMLElement | null)?.getBoundingClientRect().bottom ?? c.bottom : c.bottom) - box.top + 4 };
+    const text = (name: string) => (node.attrs[name] == null ? null : String(node.attrs[name]));
+    if (kind === "badge") setBadge({ pos: selection.from, text: text("text") ?? "", attrs: text("attrs"), at });
+    else setImage({ pos: selection.from, src: text("src") ?? "", alt: text("alt") ?? "", width: text("width"), at });
   };
 
   // The JSON of each top-level node, kept while the node is unchanged (ProseMirror nodes are
@@ -289,6 +297,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
       {props.editable && <TableHandles editor={editor} wrapper={wrapper} />}
       {tableMenu && props.editable && <TableMenu editor={editor} at={tableMenu} onClose={() => setTableMenu(null)} />}
       {badge && !slash.state && <BadgePopover editor={editor} badge={badge} />}
+      {image && !slash.state && <ImagePopover editor={editor} image={image} />}
       {link && !slash.state && <LinkPopover editor={editor} link={link} onClose={() => setLink(null)} />}
       {slash.state && <SlashMenu items={slash.items} active={slash.state.active} at={slash.state.at} onPick={slash.pick} />}
       {picker && (

@@ -10,6 +10,7 @@ import type { SourceBlock } from "./split.ts";
 import { hintFrom, serializeBlock } from "./serialize.ts";
 import { QUIRE_INLINE } from "./inline.ts";
 import { BADGE_SOURCE } from "./badge.ts";
+import { parseImgTag, type ImgTag } from "./image-html.ts";
 import { splitBlocks } from "./split.ts";
 import { componentNode, leafNode, parseComponent } from "./component.ts";
 
@@ -82,6 +83,15 @@ function inline(tokens: Token[] | undefined, marks: PMMark[] = []): PMNode[] {
       case "image": {
         const img = t as Tokens.Image;
         const node: PMNode = { type: "image", attrs: { src: img.href, alt: img.text, title: img.title ?? null } };
+        if (marks.length) node.marks = marks;
+        out.push(node);
+        break;
+      }
+      case "html": {
+        // An `<img>` tag (how a file gives an image a width) is an image keeping its tag's bytes.
+        const tag = parseImgTag((t as Tokens.HTML).raw);
+        if (!tag) throw new Unsupported();
+        const node = imageFromTag(tag, (t as Tokens.HTML).raw);
         if (marks.length) node.marks = marks;
         out.push(node);
         break;
@@ -244,8 +254,19 @@ export function blockToNode(source: SourceBlock): PMNode {
   return nodeFor(source, 0);
 }
 
+function imageFromTag(tag: ImgTag, raw: string): PMNode {
+  return { type: "image", attrs: { src: tag.src, alt: tag.alt, title: tag.title, width: tag.width, height: tag.height, html: raw } };
+}
+
 function nodeFor(source: SourceBlock, depth: number): PMNode {
   if (source.kind === "directive") return component(source, depth) ?? rawBlock(source);
+  if (source.kind === "html") {
+    // An `<img>` tag on its own line: a paragraph holding the image, written back as the tag.
+    const tag = parseImgTag(source.text);
+    if (!tag) return rawBlock(source);
+    const node: PMNode = { type: "paragraph", content: [imageFromTag(tag, source.text)] };
+    return serializeBlock(node) === source.text ? node : rawBlock(source);
+  }
   if (source.kind === "paragraph") {
     // An embed line is a component of its own (the renderer reads it before Markdown does).
     const leaf = leafNode(source.text);
