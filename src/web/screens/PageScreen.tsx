@@ -223,6 +223,7 @@ export default function PageScreen({
             onChange={onChange}
             uploadImage={editable ? uploadImageFile : undefined}
             loadPages={loadPages}
+            loadHeadings={loadHeadings}
             initialLine={line}
           />
         </Suspense>
