@@ -39,9 +39,9 @@ describe("the Next.js docs corpus", () => {
     }
     expect(changed).toEqual([]);
     expect(fellBack).toEqual([]);
-    // 16,311 blocks, 13,597 of them rich (83 %) when written; the rest are frontmatter, MDX-style
+    // 16,311 blocks, 14,998 of them rich (92 %) when written; the rest are frontmatter, MDX-style
     // components and raw HTML, shown as source.
     expect(blocks).toBeGreaterThan(16_000);
-    expect(rich / blocks).toBeGreaterThan(0.8);
+    expect(rich / blocks).toBeGreaterThan(0.9);
   }, 30_000);
 });

@@ -12,6 +12,7 @@ import { blockToNode } from "../markdown/to-doc.ts";
 import { PagePicker, wikilinkFor, type PickablePage } from "./PagePicker.tsx";
 import { EditorContent, useEditor } from "@tiptap/react";
 import StarterKit from "@tiptap/starter-kit";
+import Code from "@tiptap/extension-code";
 import { TaskItem, TaskList } from "@tiptap/extension-list";
 import { AuthImage } from "./auth-image.ts";
 import { Focus, Placeholder } from "@tiptap/extensions";
@@ -172,7 +173,9 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   const editor = useEditor(
     {
       extensions: [
-        StarterKit.configure({ underline: false, trailingNode: false, link: { openOnClick: false, autolink: true } }),
+        StarterKit.configure({ underline: false, trailingNode: false, code: false, link: { openOnClick: false, autolink: true } }),
+        // Inline code that can sit inside a link or emphasis, as Markdown allows (Tiptap's excludes every other mark).
+        Code.extend({ excludes: "" }),
         TaskList,
         TaskItem.configure({ nested: true }),
         AuthImage.configure({ inline: true }),

@@ -70,9 +70,9 @@ function inline(tokens: Token[] | undefined, marks: PMMark[] = []): PMNode[] {
         out.push(...inline((t as Tokens.Del).tokens, [...marks, { type: "strike" }]));
         break;
       case "codespan":
-        // The editor's code mark excludes every other mark.
-        if (marks.length > 0) throw new Unsupported();
-        out.push(textNode(decodeEntities((t as Tokens.Codespan).text), [{ type: "code" }]));
+        // Code inside a link or emphasis (`[\`fetch\`](/api)`, common in API docs) keeps those marks:
+        // the editor's code mark excludes none (RichEditor.tsx), and code is written innermost.
+        out.push(textNode(decodeEntities((t as Tokens.Codespan).text), [...marks, { type: "code" }]));
         break;
       case "link": {
         const l = t as Tokens.Link;
