@@ -52,4 +52,33 @@ describe.skipIf(!hasChromium)("links to headings in the rich editor", () => {
     expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 60_000);
+
+  test("a Markdown link's address field suggests the linked page's headings, and this page's own after #", async () => {
+    const BODY = "See [the guide](handbook/cli-guide.md) and [below](#).\n\n## Own part\n";
+    const tab = await openInEditor(suite, "reading2.md", { title: "Reading 2", body: BODY });
+    const { page, editor } = tab;
+    await clickIntoText(editor.getByText("the guide"));
+    const form = page.getByRole("dialog", { name: "Edit link" });
+    const field = form.getByRole("combobox", { name: "Link address" });
+    await field.waitFor();
+    const options = () => page.locator("#link-heading-targets option").evaluateAll((els) => els.map((e) => (e as HTMLOptionElement).value));
+    await page.waitForFunction(() => document.querySelectorAll("#link-heading-targets option").length > 0);
+    expect(await options()).toEqual(["handbook/cli-guide.md#guide", "handbook/cli-guide.md#install-the-cli", "handbook/cli-guide.md#usage", "handbook/cli-guide.md#usage-1"]);
+    await field.fill("handbook/cli-guide.md#install-the-cli");
+    await page.keyboard.press("Enter");
+    await form.waitFor({ state: "detached" });
+    // The same-page link: this page's own headings.
+    await clickIntoText(editor.getByText("below"));
+    await field.waitFor();
+    await page.waitForFunction(() => document.querySelectorAll("#link-heading-targets option").length > 0);
+    expect(await options()).toEqual(["#own-part"]);
+    await field.fill("#own-part");
+    await page.keyboard.press("Enter");
+    await form.waitFor({ state: "detached" });
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+    expect(await suite.content("reading2.md")).toBe("See [the guide](handbook/cli-guide.md#install-the-cli) and [below](#own-part).\n\n## Own part\n");
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 60_000);
 });

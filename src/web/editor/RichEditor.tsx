@@ -51,8 +51,10 @@ interface Props {
   uploadImage?(file: File): Promise<string | null>;
   /** Pages for the `[[` picker. */
   loadPages?(): Promise<PickablePage[]>;
-  /** A page's headings, for `[[page#heading]]` targets in the picker. */
+  /** A page's headings, for `[[page#heading]]` targets in the picker and `page.md#id` in the link field. */
   loadHeadings?(path: string): Promise<OutlineHeading[]>;
+  /** The page's own path, to resolve its relative links. */
+  pagePath?: string;
 }
 
 export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(props, ref) {
@@ -155,6 +157,19 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     const text = (name: string) => (node.attrs[name] == null ? null : String(node.attrs[name]));
     if (kind === "badge") setBadge({ pos: selection.from, text: text("text") ?? "", attrs: text("attrs"), at });
     else setImage({ pos: selection.from, src: text("src") ?? "", alt: text("alt") ?? "", width: text("width"), at });
+  };
+
+  /** `#id` targets for a link's address: the headings of the page it names, or this page's own. */
+  const headingsFor = (href: string): Promise<string[]> | null => {
+    const { loadHeadings, pagePath } = callbacks.current;
+    const e = editorRef.current;
+    const path = href.split("#", 1)[0]!;
+    if (path === "" && e) return import("../markdown/outline.ts").then((m) => m.pageOutline(session.save(docJson(e))).map((h) => `#${h.id}`));
+    if (!loadHeadings || pagePath === undefined) return null;
+    return import("../markdown/outline.ts").then((m) => {
+      const target = m.linkedPagePath(pagePath, path);
+      return target ? loadHeadings(target).then((list) => list.map((h) => `${path}#${h.id}`)) : [];
+    });
   };
 
   // The JSON of each top-level node, kept while the node is unchanged (ProseMirror nodes are
@@ -301,7 +316,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
       {tableMenu && props.editable && <TableMenu editor={editor} at={tableMenu} onClose={() => setTableMenu(null)} />}
       {badge && !slash.state && <BadgePopover editor={editor} badge={badge} />}
       {image && !slash.state && <ImagePopover editor={editor} image={image} />}
-      {link && !slash.state && <LinkPopover editor={editor} link={link} onClose={() => setLink(null)} />}
+      {link && !slash.state && <LinkPopover editor={editor} link={link} onClose={() => setLink(null)} headingsFor={headingsFor} />}
       {slash.state && <SlashMenu items={slash.items} active={slash.state.active} at={slash.state.at} onPick={slash.pick} />}
       {picker && (
         <PagePicker

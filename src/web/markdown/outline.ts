@@ -46,3 +46,28 @@ export function pageOutline(markdown: string): OutlineHeading[] {
   walk(marked.lexer(markdown.replace(FRONTMATTER, ""), { gfm: true }));
   return out;
 }
+
+/**
+ * The workspace path of the page a relative Markdown link names (`../guide/intro.md#x` from
+ * `docs/a.md` → `guide/intro.md`), as the site resolves it; null for a web address, a file that is
+ * not a page, or a path that leaves the workspace.
+ */
+export function linkedPagePath(pagePath: string, href: string): string | null {
+  const path = href.split(/[?#]/, 1)[0]!;
+  if (!/\.md$/i.test(path) || /^[a-z][\w+.-]*:/i.test(path) || /^[\\/]{2}/.test(path)) return null;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path).replace(/\\/g, "/");
+  } catch {
+    return null;
+  }
+  const parts = decoded.startsWith("/") ? [] : pagePath.split("/").slice(0, -1);
+  for (const part of decoded.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      if (parts.length === 0) return null;
+      parts.pop();
+    } else parts.push(part);
+  }
+  return parts.length > 0 ? parts.join("/") : null;
+}

@@ -208,6 +208,7 @@ export default function PageScreen({
           uploadImage={editable ? uploadImageFile : undefined}
           loadPages={loadPages}
           loadHeadings={loadHeadings}
+          pagePath={path}
           onUnsupported={() => {
             setNotice("This page uses Markdown the rich editor cannot show block for block, so it is open as source.");
             setMode("raw");
