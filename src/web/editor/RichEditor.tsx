@@ -165,10 +165,14 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     const e = editorRef.current;
     const path = href.split("#", 1)[0]!;
     if (path === "" && e) return import("../markdown/outline.ts").then((m) => m.pageOutline(session.save(docJson(e))).map((h) => `#${h.id}`));
-    if (!loadHeadings || pagePath === undefined) return null;
-    return import("../markdown/outline.ts").then((m) => {
+    const { loadPages } = callbacks.current;
+    if (!loadHeadings || !loadPages || pagePath === undefined) return null;
+    return import("../markdown/outline.ts").then(async (m) => {
       const target = m.linkedPagePath(pagePath, path);
-      return target ? loadHeadings(target).then((list) => list.map((h) => `${path}#${h.id}`)) : [];
+      // Only a page that exists is read (a link to a missing page suggests nothing).
+      const known = directory.snapshot() ?? new Map((await loadPages()).map((p) => [p.path.replace(/\.md$/, ""), p]));
+      if (!target || !known.has(target.replace(/\.md$/, ""))) return [];
+      return (await loadHeadings(target)).map((h) => `${path}#${h.id}`);
     });
   };
 
