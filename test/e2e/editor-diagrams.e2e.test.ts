@@ -86,6 +86,23 @@ describe.skipIf(!hasChromium)("diagrams in the rich editor", () => {
     expect(narrowDrawing.y).toBeGreaterThanOrEqual(narrowSource.y + narrowSource.height - 1);
     await screenshot(page, "75-diagram-phone");
 
+    // The frame is another origin to the app: nothing drawn in it can reach the app's document.
+    const drawn = page.frames().find((f) => f.url().endsWith("/_app/diagram.html"))!;
+    expect(await drawn.evaluate(() => {
+      try {
+        return parent.document.title;
+      } catch {
+        return "refused";
+      }
+    })).toBe("refused");
+    expect(await drawn.evaluate(() => {
+      try {
+        return String(localStorage.length);
+      } catch {
+        return "refused";
+      }
+    })).toBe("refused");
+
     expect(violations).toEqual([]);
     expectNoConsoleErrors(tab);
     await tab.context.close();
