@@ -59,6 +59,11 @@ describe.skipIf(!hasChromium)("badges in the rich editor", () => {
     expect(await suite.content("badges.md")).toBe(
       BODY.replace(":badge[New]{variant=info .x}", ":badge[Gone soon]{variant=danger .x}").replace(':badge[Old]{type="warning"}', ':badge[Old]{type="deprecated"}'),
     );
+    // Undo in the text takes the variant back: the file's bytes as before it.
+    await page.keyboard.press("Control+z");
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+    expect(await suite.content("badges.md")).toBe(BODY.replace(":badge[New]{variant=info .x}", ":badge[Gone soon]{variant=danger .x}"));
     expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 60_000);
