@@ -6,6 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { clickIntoText, expectNoConsoleErrors, hasChromium, screenshot } from "./browser.ts";
 import { browserSuite, openInEditor } from "./suite.ts";
+import { axeViolations } from "./axe.ts";
 
 const BODY = 'Intro.\n\nThis is :badge[New]{variant=info .x} and :badge[Old]{type="warning"} here.\n\nAfter.\n';
 
@@ -33,6 +34,7 @@ describe.skipIf(!hasChromium)("badges in the rich editor", () => {
     expect(await chips.first().textContent()).toBe("Gone soon");
     expect(await chips.first().getAttribute("data-variant")).toBe("danger");
     await screenshot(page, "76-badge-control");
+    expect(await axeViolations(page)).toEqual([]);
     await page.keyboard.press("Escape");
     await control.waitFor(); // back on the chip, which stays selected
     await page.keyboard.press("Control+s");

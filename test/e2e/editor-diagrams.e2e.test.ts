@@ -7,6 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { clickIntoText, expectNoConsoleErrors, hasChromium, newTab, screenshot, signInInUi } from "./browser.ts";
 import { browserSuite } from "./suite.ts";
+import { axeViolations } from "./axe.ts";
 
 const BODY = "Intro.\n\n:::mermaid\ngraph TD\n  A[Write] --> B[Publish]\n:::\n\nAfter.\n";
 
@@ -55,6 +56,7 @@ describe.skipIf(!hasChromium)("diagrams in the rich editor", () => {
     await page.waitForTimeout(300);
     expect(await page.locator(".save-status").getAttribute("data-status")).toBe("saved");
     await screenshot(page, "73-diagram-light");
+    expect(await axeViolations(page)).toEqual([]);
 
     // A syntax error is shown in place, then cleared when the source is right again.
     // Into the source's last line (the click lands on the box's lower edge), then to its end.

@@ -6,6 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { clickIntoText, expectNoConsoleErrors, hasChromium, screenshot } from "./browser.ts";
 import { browserSuite, openInEditor } from "./suite.ts";
+import { axeViolations } from "./axe.ts";
 
 const GUIDE = "# Guide\n\n## Install the *CLI*\n\nText.\n\n## Usage\n\n### Usage\n";
 
@@ -30,6 +31,7 @@ describe.skipIf(!hasChromium)("links to headings in the rich editor", () => {
     await page.keyboard.type("inst");
     expect(await headings.getByRole("option").allTextContents()).toEqual(["Install the CLI #install-the-cli"]);
     await screenshot(page, "80-heading-picker");
+    expect(await axeViolations(page)).toEqual([]);
     await page.keyboard.press("Enter");
     await picker.waitFor({ state: "detached" });
     await editor.locator(".wikilink", { hasText: "CLI guide" }).waitFor();

@@ -7,6 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { clickIntoText, expectNoConsoleErrors, hasChromium, screenshot } from "./browser.ts";
 import { browserSuite, openInEditor } from "./suite.ts";
+import { axeViolations } from "./axe.ts";
 
 const PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAQAAAADCAIAAAA7ljmRAAAAEElEQVR4nGMwaDgARww4OQBJ1hFBytn9pAAAAABJRU5ErkJggg==";
 const BODY = `Intro.\n\n<img src="${PNG}" alt="Old" width="120">\n\nText ![Pic](${PNG} "T") end.\n`;
@@ -33,6 +34,7 @@ describe.skipIf(!hasChromium)("images in the rich editor", () => {
     expect(await control.textContent()).toContain("width 120");
     await alt.fill('A "blue" grid');
     await screenshot(page, "81-image-alt");
+    expect(await axeViolations(page)).toEqual([]);
     await page.keyboard.press("Escape");
     await page.keyboard.press("Control+s");
     await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });

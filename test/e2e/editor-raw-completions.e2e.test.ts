@@ -7,6 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { expectNoConsoleErrors, hasChromium, screenshot } from "./browser.ts";
 import { browserSuite, openInEditor } from "./suite.ts";
+import { axeViolations } from "./axe.ts";
 
 describe.skipIf(!hasChromium)("completions in the raw editor", () => {
   const suite = browserSuite(async (s) => {
@@ -26,6 +27,7 @@ describe.skipIf(!hasChromium)("completions in the raw editor", () => {
     await list.getByRole("option", { name: /callout/ }).waitFor();
     expect(await list.getByRole("option").allTextContents()).toEqual(["calloutCallout box", "cardsCards"]);
     await screenshot(page, "82-raw-completions");
+    expect(await axeViolations(page)).toEqual([]);
     await page.keyboard.press("Enter");
     // The caret is on the callout's type: a new one typed over it, Tab to the body.
     await page.keyboard.type("warning");

@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { clickIntoText, expectNoConsoleErrors, hasChromium, screenshot } from "./browser.ts";
 import { browserSuite, openInEditor } from "./suite.ts";
+import { axeViolations } from "./axe.ts";
 
 const PADDED = "Intro.\n\n| Name  | Size |\n| :---- | ---: |\n| alpha |    1 |\n| beta  |   22 |\n| gamma |  333 |\n\nAfter.\n";
 
@@ -33,6 +34,7 @@ describe.skipIf(!hasChromium)("a table's context menu and reordering", () => {
     await menu.waitFor();
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Insert row above");
     await screenshot(page, "78-table-menu");
+    expect(await axeViolations(page)).toEqual([]);
     await menu.getByRole("menuitem", { name: "Move row up" }).click();
     await backInText(page);
     // The caret stayed in "beta", now the first body row; the header row cannot be moved into.
