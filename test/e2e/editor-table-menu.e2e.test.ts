@@ -70,6 +70,16 @@ describe.skipIf(!hasChromium)("a table's context menu and reordering", () => {
     await menu.getByRole("menuitem", { name: "Delete column" }).click();
     await save(page);
     expect(await suite.content("menu.md")).toBe("Intro.\n\n| Name  |\n| :---: |\n| beta  |\n| delta |\n| alpha |\n| gamma |\n\nAfter.\n");
+    // At a phone's width the menu stays on the screen.
+    await page.setViewportSize({ width: 390, height: 700 });
+    await editor.getByText("gamma").click({ button: "right" });
+    await menu.waitFor();
+    const box = (await menu.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(box.y + box.height).toBeLessThanOrEqual(700);
+    await screenshot(page, "83-table-menu-phone");
+    await page.keyboard.press("Escape");
     expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 60_000);

@@ -4,7 +4,7 @@
  * alignment — for the caret's cell. Arrows, Home and End move in it, Enter runs an item, Esc goes
  * back to the cell. A move the grid cannot make (the header row, an edge) is shown disabled.
  */
-import { useEffect, useRef } from "react";
+import { useEffect, useLayoutEffect, useRef } from "react";
 import type { Editor } from "@tiptap/core";
 import { alignColumn, columnAlign, moveLineBy, tableCaret } from "./table-grid.ts";
 
@@ -51,6 +51,16 @@ export function TableMenu(props: { editor: Editor; at: { left: number; top: numb
   useEffect(() => {
     menu.current?.querySelector<HTMLButtonElement>("button:not(:disabled)")?.focus();
   }, []);
+  // Kept on the screen (a phone's width, a cell near the bottom): moved back by what overflows.
+  useLayoutEffect(() => {
+    const el = menu.current;
+    if (!el) return;
+    const box = el.getBoundingClientRect();
+    const over = box.right - (window.innerWidth - 8);
+    if (over > 0) el.style.left = `${Math.max(0, props.at.left - over)}px`;
+    const below = box.bottom - (window.innerHeight - 8);
+    if (below > 0 && box.top - below > 8) el.style.top = `${props.at.top - below}px`;
+  }, [props.at.left, props.at.top]);
 
   const close = (refocus: boolean) => {
     props.onClose();
