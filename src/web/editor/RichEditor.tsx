@@ -147,11 +147,13 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     const e = editorRef.current;
     const selection = e?.state.selection as (Editor["state"]["selection"] & { node?: { type: { name: string }; attrs: Record<string, unknown> } }) | undefined;
     const node = selection?.node;
-    const box = wrapper.current?.getBoundingClientRect();
     const kind = node?.type.name;
     if (kind !== "badge") setBadge((prev) => (prev ? null : prev));
     if (kind !== "image") setImage((prev) => (prev ? null : prev));
-    if (!e || !box || !selection || !node || (kind !== "badge" && kind !== "image")) return;
+    // Measured only for a selected chip or image: a caret moved by typing costs no layout here.
+    if (!e || !selection || !node || (kind !== "badge" && kind !== "image")) return;
+    const box = wrapper.current?.getBoundingClientRect();
+    if (!box) return;
     const c = e.view.coordsAtPos(selection.from);
     const at = { left: Math.max(0, c.left - box.left), top: (kind === "image" ? (e.view.nodeDOM(selection.from) as HTMLElement | null)?.getBoundingClientRect().bottom ?? c.bottom : c.bottom) - box.top + 4 };
     const text = (name: string) => (node.attrs[name] == null ? null : String(node.attrs[name]));
