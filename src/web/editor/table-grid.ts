@@ -145,7 +145,7 @@ const GridKeys = Extension.create<object, TableGridStorage>({
   addKeyboardShortcuts() {
     // The keyboard's way to the context menu, under the caret's cell.
     const menu = () => {
-      if (!inTable(this.editor) || !this.storage.openMenu) return false;
+      if (!inTable(this.editor) || !this.storage.openMenu || !this.editor.isEditable) return false;
       const c = this.editor.view.coordsAtPos(this.editor.state.selection.from);
       this.storage.openMenu({ x: c.left, y: c.bottom });
       return true;
