@@ -45,3 +45,32 @@ describe("the Next.js docs corpus", () => {
     expect(rich / blocks).toBeGreaterThan(0.9);
   }, 30_000);
 });
+
+describe("what the corpus showed", () => {
+  const open = (md: string) => {
+    const s = new MarkdownSession(md);
+    expect(s.rebase(s.initial)).toBe(true);
+    return s;
+  };
+
+  test("code inside a link or emphasis is rich and comes back as written, untouched or edited", () => {
+    const md = "- [`URLSearchParams.get()`](https://example.com/get): the first value, **`strict`** or *`loose`*.\n";
+    const s = open(md);
+    expect(s.initial.content![0]!.type).toBe("bulletList");
+    expect(s.save(structuredClone(s.initial))).toBe(md);
+    const doc = structuredClone(s.initial);
+    const para = doc.content![0]!.content![0]!.content![0]!;
+    para.content!.push({ type: "text", text: " More." });
+    expect(s.save(doc)).toBe(md.replace("*`loose`*.", "*`loose`*. More."));
+  });
+
+  test("emphasis around a whole link is rich; edited, it is written inside the link, which renders alike", () => {
+    const md = "1. **[Authentication](#authentication)**: who the user is.\n";
+    const s = open(md);
+    expect(s.initial.content![0]!.type).toBe("orderedList");
+    expect(s.save(structuredClone(s.initial))).toBe(md);
+    const doc = structuredClone(s.initial);
+    doc.content![0]!.content![0]!.content![0]!.content!.push({ type: "text", text: " Then." });
+    expect(s.save(doc)).toBe("1. [**Authentication**](#authentication): who the user is. Then.\n");
+  });
+});

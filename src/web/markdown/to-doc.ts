@@ -234,6 +234,9 @@ function normalizeHtml(html: string): string {
     })
     .replace(/>\s+</g, "><")
     .replace(/\s+/g, " ")
+    // Emphasis wrapping exactly a link shows as the link wrapping the emphasis (`**[a](/x)**` and
+    // `[**a**](/x)`): the editor holds both as the same marks and writes the second.
+    .replace(/<(strong|em|del)>(<a [^>]*>)((?:(?!<\/?a[\s>]).)*?)<\/a><\/\1>/g, "$2<$1>$3</$1></a>")
     .trim();
 }
 
