@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { clickIntoText, expectNoConsoleErrors, hasChromium, newTab, screenshot, signInInUi } from "./browser.ts";
-import { browserSuite } from "./suite.ts";
+import { browserSuite, openInEditor } from "./suite.ts";
 import { axeViolations } from "./axe.ts";
 
 const BODY = "Intro.\n\n:::mermaid\ngraph TD\n  A[Write] --> B[Publish]\n:::\n\nAfter.\n";
@@ -109,6 +109,24 @@ describe.skipIf(!hasChromium)("diagrams in the rich editor", () => {
     expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 90_000);
+
+  test("the slash menu inserts a diagram, drawn as soon as it is there", async () => {
+    const tab = await openInEditor(suite, "new-diagram.md", { title: "New diagram", body: "Start.\n" });
+    const { page, editor } = tab;
+    await clickIntoText(editor.getByText("Start."));
+    await page.keyboard.press("End");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("/diagram");
+    await page.getByRole("option", { name: "Diagram", exact: true }).waitFor();
+    await page.keyboard.press("Enter");
+    await editor.locator('.mermaid-block .diagram-preview[data-drawn="true"]').waitFor({ timeout: 20_000 });
+    await page.frameLocator(".mermaid-block iframe").locator("svg").getByText("B", { exact: true }).waitFor();
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+    expect(await suite.content("new-diagram.md")).toBe("Start.\n\n:::mermaid\ngraph LR\n  A --> B\n:::\n");
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 60_000);
 
   test("the frame's own policy: scripts by nonce only, nothing fetched, framed only by the app", async () => {
     const r = await fetch(`${suite.server.url}/_app/diagram.html`);
