@@ -48,9 +48,9 @@ export function pageOutline(markdown: string): OutlineHeading[] {
 }
 
 /**
- * The workspace path of the page a relative Markdown link names (`../guide/intro.md#x` from
- * `docs/a.md` → `guide/intro.md`), as the site resolves it; null for a web address, a file that is
- * not a page, or a path that leaves the workspace.
+ * The workspace path of the page a relative Markdown link names (`../guide/intro.md#x` written
+ * in a page of the folder `notes/` names `guide/intro.md`), as the site resolves it; null for a web
+ * address, a file that is not a page, or a path that leaves the workspace.
  */
 export function linkedPagePath(pagePath: string, href: string): string | null {
   const path = href.split(/[?#]/, 1)[0]!;
