@@ -77,9 +77,22 @@ describe.skipIf(!hasChromium)("links to headings in the rich editor", () => {
     await field.fill("#own-part");
     await page.keyboard.press("Enter");
     await form.waitFor({ state: "detached" });
+    // `[[#` lists this page's own headings; the chip of `[[#Own part]]` is not a dead link.
+    await clickIntoText(editor.getByText("Own part"));
+    await page.keyboard.press("End");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("Up: [[");
+    const picker = page.getByRole("dialog", { name: "Link to a page" });
+    await picker.getByRole("combobox").waitFor();
+    await page.keyboard.type("#own");
+    await picker.getByRole("listbox", { name: "Headings of this page" }).getByRole("option", { name: /Own part/ }).waitFor();
+    await page.keyboard.press("Enter");
+    await picker.waitFor({ state: "detached" });
+    await editor.locator(".wikilink", { hasText: "#Own part" }).waitFor();
+    expect(await editor.locator(".wikilink-dead").count()).toBe(0);
     await page.keyboard.press("Control+s");
     await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
-    expect(await suite.content("reading2.md")).toBe("See [the guide](handbook/cli-guide.md#install-the-cli) and [below](#own-part).\n\n## Own part\n");
+    expect(await suite.content("reading2.md")).toBe("See [the guide](handbook/cli-guide.md#install-the-cli) and [below](#own-part).\n\n## Own part\n\nUp: [[#Own part]]\n");
     expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 60_000);

@@ -2,7 +2,8 @@
  * The `[[` picker: a small list of the workspace's pages under the caret, filtered (fuzzily) as
  * the person types; Enter (or a click) inserts a wikilink `[[path]]` (the target without `.md`), Esc closes.
  * A `#` after the page's name lists that page's headings (the first page matching what comes
- * before it), filtered by what follows; picking one writes `[[path#Heading]]`.
+ * before it), filtered by what follows; picking one writes `[[path#Heading]]`. A `#` first lists
+ * this page's own headings, for `[[#Heading]]`.
  */
 import { useEffect, useMemo, useState } from "react";
 import type { OutlineHeading } from "../markdown/outline.ts";
@@ -13,6 +14,9 @@ export interface PickablePage {
 }
 
 export const wikilinkFor = (path: string) => `[[${path.replace(/\.md$/, "")}]]`;
+
+/** The page being edited, in the picker's heading list (its path is empty: `[[#Heading]]`). */
+const THIS_PAGE: PickablePage = { path: "", title: "this page" };
 
 /** Fuzzy: the letters typed, in order; items whose texts hold them together come first. */
 function fuzzy<T>(items: readonly T[], query: string, texts: (item: T) => string[]): T[] {
@@ -38,6 +42,8 @@ export function PagePicker(props: {
   onClose(): void;
   /** The headings of a page, for `#heading` targets. */
   loadHeadings?(path: string): Promise<OutlineHeading[]>;
+  /** This page's own headings, as the document is now. */
+  ownHeadings?(): Promise<OutlineHeading[]>;
 }) {
   const [q, setQ] = useState("");
   const [active, setActive] = useState(0);
@@ -45,13 +51,14 @@ export function PagePicker(props: {
   const pageQuery = hash >= 0 ? q.slice(0, hash) : q;
   const pageMatches = useMemo(() => fuzzy(props.pages ?? [], pageQuery, (p) => [p.title, p.path]), [props.pages, pageQuery]);
   // After `#`: the headings of the first page matching what comes before it.
-  const headingPage = hash >= 0 ? (pageMatches[0] ?? null) : null;
+  const own = hash >= 0 && pageQuery.trim() === "" && props.ownHeadings !== undefined;
+  const headingPage = own ? THIS_PAGE : hash >= 0 ? (pageMatches[0] ?? null) : null;
   const [headings, setHeadings] = useState<{ path: string; list: OutlineHeading[] | null } | null>(null);
   useEffect(() => {
     if (!headingPage || !props.loadHeadings) return;
     let live = true;
     setHeadings({ path: headingPage.path, list: null });
-    props.loadHeadings(headingPage.path).then(
+    (headingPage === THIS_PAGE ? props.ownHeadings!() : props.loadHeadings(headingPage.path)).then(
       (list) => live && setHeadings({ path: headingPage.path, list }),
       () => live && setHeadings({ path: headingPage.path, list: [] }),
     );

@@ -146,6 +146,7 @@ const RawEditor = forwardRef<EditorHandle, Props>(function RawEditor(props, ref)
           at={picker}
           onPick={pick}
           loadHeadings={props.loadHeadings}
+          ownHeadings={() => import("../markdown/outline.ts").then((m) => m.pageOutline(view.current?.state.doc.toString() ?? ""))}
           onClose={() => {
             setPicker(null);
             // Once the picker is gone (its input held the focus until then).

@@ -330,6 +330,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
           at={picker}
           onPick={pickPage}
           loadHeadings={props.loadHeadings}
+          ownHeadings={() => import("../markdown/outline.ts").then((m) => m.pageOutline(session.save(docJson(editor))))}
           onClose={() => {
             setPicker(null);
             // Back to the text after Esc; a click elsewhere keeps its own focus.
