@@ -94,6 +94,18 @@ describe("editing a cell", () => {
     expect(sizes(longer)).toEqual(sizes(PADDED));
   });
 
+  test("a moved row keeps its own line; a moved column takes its width and alignment with it", () => {
+    const rows = edit(PADDED, (doc) => {
+      const t = tableOf(doc);
+      t.content = [t.content![0]!, t.content![2]!, t.content![1]!];
+    });
+    expect(rows).toBe(PADDED.replace("| alpha |    1 |\n| beta  |   22 |", "| beta  |   22 |\n| alpha |    1 |"));
+    const columns = edit(PADDED, (doc) => {
+      for (const row of tableOf(doc).content!) row.content = [row.content![1]!, row.content![0]!];
+    });
+    expect(columns).toBe("Intro.\n\n| Size | Name  |\n| ---: | :---- |\n|    1 | alpha |\n|   22 | beta  |\n\nAfter.\n");
+  });
+
   test("a typed pipe is escaped in the file and reads back as a pipe", () => {
     const out = edit(COMPACT, (doc) => setCell(doc, 2, 1, [text("a|b "), { type: "text", text: "x|y", marks: [{ type: "code" }] }]));
     expect(out).toContain("| **bold** [link](/l) | a\\|b `x\\|y` |\n");

@@ -18,7 +18,7 @@ type P = { parser: Parser<string, string> };
 
 const CALLOUTS = ["info", "warning", "danger", "tip", "note"] as const;
 const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "CONNECT"]);
-const BADGE_VARIANTS = new Set(["default", "info", "success", "warning", "danger", "tip", "note", "new", "beta", "deprecated"]);
+export const BADGE_VARIANTS = new Set(["default", "info", "success", "warning", "danger", "tip", "note", "new", "beta", "deprecated"]);
 /** Children and the parent each must sit in. */
 const CHILDREN: Record<string, string> = { tab: "tabs", card: "cards", step: "steps", item: "accordion" };
 const COMPONENTS = ["callout", "tabs", "tab", "accordion", "item", "cards", "card", "steps", "step", "api", "filetree", "mermaid", "katex", "math", "badge", "toc", "embed"] as const;

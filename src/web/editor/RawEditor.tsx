@@ -1,6 +1,7 @@
 /**
  * The raw Markdown editor (CodeMirror 6), loaded only when someone switches to it. Its text is the
- * file's body exactly; nothing is reformatted.
+ * file's body exactly; nothing is reformatted. `[[` opens the page picker (with `#` for a heading),
+ * and Quire's components and badges complete as they are typed (raw-completions.ts).
  */
 import { forwardRef, useEffect, useImperativeHandle, useRef, useState } from "react";
 import { imageFiles } from "./image-upload.ts";
@@ -10,7 +11,10 @@ import { EditorView, keymap, lineNumbers, highlightActiveLine, drawSelection } f
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { markdown } from "@codemirror/lang-markdown";
 import { syntaxHighlighting, defaultHighlightStyle } from "@codemirror/language";
+import { autocompletion, completionKeymap } from "@codemirror/autocomplete";
 import { cspNonce } from "../api/types.ts";
+import { quireCompletions } from "./raw-completions.ts";
+import type { OutlineHeading } from "../markdown/outline.ts";
 import type { EditorHandle } from "./RichEditor.tsx";
 
 interface Props {
@@ -21,6 +25,8 @@ interface Props {
   uploadImage?(file: File): Promise<string | null>;
   /** Pages for the `[[` picker. */
   loadPages?(): Promise<PickablePage[]>;
+  /** A page's headings, for `[[page#heading]]` targets in the picker. */
+  loadHeadings?(path: string): Promise<OutlineHeading[]>;
   /** A 1-based line of the body to open at (a quality finding's line): selected and scrolled into view. */
   initialLine?: number;
 }
@@ -73,7 +79,8 @@ const RawEditor = forwardRef<EditorHandle, Props>(function RawEditor(props, ref)
           markdown(),
           syntaxHighlighting(defaultHighlightStyle),
           EditorView.lineWrapping,
-          keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
+          autocompletion({ override: [quireCompletions], icons: false }),
+          keymap.of([...completionKeymap, ...defaultKeymap, ...historyKeymap, indentWithTab]),
           EditorState.readOnly.of(!props.editable),
           EditorView.contentAttributes.of({ "aria-label": "Markdown source" }),
           ...(nonce ? [EditorView.cspNonce.of(nonce)] : []),
@@ -120,13 +127,13 @@ const RawEditor = forwardRef<EditorHandle, Props>(function RawEditor(props, ref)
     getMarkdown: () => view.current?.state.doc.toString() ?? props.markdown,
     focus: () => view.current?.focus(),
   }));
-  const pick = (page: PickablePage) => {
+  const pick = (page: PickablePage, heading?: OutlineHeading) => {
     setPicker(null);
     const v = view.current;
     if (!v) return;
     const head = v.state.selection.main.head;
     const from = v.state.sliceDoc(head - 2, head) === "[[" ? head - 2 : head;
-    const text = wikilinkFor(page.path);
+    const text = heading ? `${wikilinkFor(page.path).slice(0, -2)}#${heading.target}]]` : wikilinkFor(page.path);
     v.dispatch({ changes: { from, to: head, insert: text }, selection: { anchor: from + text.length } });
     v.focus();
   };
@@ -138,6 +145,8 @@ const RawEditor = forwardRef<EditorHandle, Props>(function RawEditor(props, ref)
           pages={pages}
           at={picker}
           onPick={pick}
+          loadHeadings={props.loadHeadings}
+          ownHeadings={() => import("../markdown/outline.ts").then((m) => m.pageOutline(view.current?.state.doc.toString() ?? ""))}
           onClose={() => {
             setPicker(null);
             // Once the picker is gone (its input held the focus until then).

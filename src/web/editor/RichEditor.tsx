@@ -12,14 +12,18 @@ import { blockToNode } from "../markdown/to-doc.ts";
 import { PagePicker, wikilinkFor, type PickablePage } from "./PagePicker.tsx";
 import { EditorContent, useEditor } from "@tiptap/react";
 import StarterKit from "@tiptap/starter-kit";
+import Code from "@tiptap/extension-code";
 import { TaskItem, TaskList } from "@tiptap/extension-list";
 import { AuthImage } from "./auth-image.ts";
 import { Focus, Placeholder } from "@tiptap/extensions";
 import { MarkdownSession } from "../markdown/session.ts";
 import type { PMNode } from "../markdown/pm.ts";
+import type { OutlineHeading } from "../markdown/outline.ts";
 import { cspNonce } from "../api/types.ts";
 import { RawBlock } from "./raw-block.tsx";
-import { TableGrid } from "./table-grid.ts";
+import { TableGrid, type TableGridStorage } from "./table-grid.ts";
+import { TableMenu } from "./TableMenu.tsx";
+import { TableHandles } from "./TableHandles.tsx";
 import { PageDirectory, Wikilink } from "./wikilink.ts";
 import { Callout } from "./callout.tsx";
 import { Containers } from "./containers.tsx";
@@ -28,6 +32,9 @@ import { SourceBlocks } from "./source-blocks.tsx";
 import { SlashMenu } from "./SlashMenu.tsx";
 import { useSlashMenu } from "./use-slash-menu.ts";
 import { LinkPopover, type LinkAt } from "./LinkPopover.tsx";
+import { Badge } from "./badge.ts";
+import { BadgePopover, type BadgeAt } from "./BadgePopover.tsx";
+import { ImagePopover, type ImageAt } from "./ImagePopover.tsx";
 import { Toolbar } from "./Toolbar.tsx";
 
 export interface EditorHandle {
@@ -44,6 +51,10 @@ interface Props {
   uploadImage?(file: File): Promise<string | null>;
   /** Pages for the `[[` picker. */
   loadPages?(): Promise<PickablePage[]>;
+  /** A page's headings, for `[[page#heading]]` targets in the picker and `page.md#id` in the link field. */
+  loadHeadings?(path: string): Promise<OutlineHeading[]>;
+  /** The page's own path, to resolve its relative links. */
+  pagePath?: string;
 }
 
 export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(props, ref) {
@@ -54,6 +65,9 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   const wrapper = useRef<HTMLDivElement>(null);
   const [picker, setPicker] = useState<{ left: number; top: number } | null>(null);
   const [link, setLink] = useState<LinkAt | null>(null);
+  const [badge, setBadge] = useState<BadgeAt | null>(null);
+  const [image, setImage] = useState<ImageAt | null>(null);
+  const [tableMenu, setTableMenu] = useState<{ left: number; top: number } | null>(null);
   // The workspace's pages for the wikilink chips, loaded once the document holds a wikilink.
   const directory = useMemo(() => new PageDirectory(), []);
   const directoryLoading = useRef(false);
@@ -104,14 +118,14 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     );
   };
 
-  const pickPage = (page: PickablePage) => {
+  const pickPage = (page: PickablePage, heading?: OutlineHeading) => {
     const e = editorRef.current;
     setPicker(null);
     if (!e) return;
     const { from } = e.state.selection;
     const before = e.state.doc.textBetween(Math.max(0, from - 2), from);
     const start = before === "[[" ? from - 2 : from;
-    const target = wikilinkFor(page.path).slice(2, -2);
+    const target = wikilinkFor(page.path).slice(2, -2) + (heading ? `#${heading.target}` : "");
     e.chain().focus().insertContentAt({ from: start, to: from }, { type: "wikilink", attrs: { target, label: null } }).run();
   };
 
@@ -126,6 +140,42 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     const mark = e.state.doc.resolve(range.from + 1).marks().find((m) => m.type.name === "link");
     const c = e.view.coordsAtPos(range.from);
     setLink((prev) => (prev && prev.from === range.from && prev.to === range.to ? prev : { ...range, href: String(mark?.attrs.href ?? ""), at: { left: Math.max(0, c.left - box.left), top: c.bottom - box.top + 4 } }));
+  };
+
+  /** The badge chip or the image the selection holds, for its control; null otherwise. */
+  const trackBadge = () => {
+    const e = editorRef.current;
+    const selection = e?.state.selection as (Editor["state"]["selection"] & { node?: { type: { name: string }; attrs: Record<string, unknown> } }) | undefined;
+    const node = selection?.node;
+    const kind = node?.type.name;
+    if (kind !== "badge") setBadge((prev) => (prev ? null : prev));
+    if (kind !== "image") setImage((prev) => (prev ? null : prev));
+    // Measured only for a selected chip or image: a caret moved by typing costs no layout here.
+    if (!e || !selection || !node || (kind !== "badge" && kind !== "image")) return;
+    const box = wrapper.current?.getBoundingClientRect();
+    if (!box) return;
+    const c = e.view.coordsAtPos(selection.from);
+    const at = { left: Math.max(0, c.left - box.left), top: (kind === "image" ? (e.view.nodeDOM(selection.from) as HTMLElement | null)?.getBoundingClientRect().bottom ?? c.bottom : c.bottom) - box.top + 4 };
+    const text = (name: string) => (node.attrs[name] == null ? null : String(node.attrs[name]));
+    if (kind === "badge") setBadge({ pos: selection.from, text: text("text") ?? "", attrs: text("attrs"), at });
+    else setImage({ pos: selection.from, src: text("src") ?? "", alt: text("alt") ?? "", width: text("width"), at });
+  };
+
+  /** `#id` targets for a link's address: the headings of the page it names, or this page's own. */
+  const headingsFor = (href: string): Promise<string[]> | null => {
+    const { loadHeadings, pagePath } = callbacks.current;
+    const e = editorRef.current;
+    const path = href.split("#", 1)[0]!;
+    if (path === "" && e) return import("../markdown/outline.ts").then((m) => m.pageOutline(session.save(docJson(e))).map((h) => `#${h.id}`));
+    const { loadPages } = callbacks.current;
+    if (!loadHeadings || !loadPages || pagePath === undefined) return null;
+    return import("../markdown/outline.ts").then(async (m) => {
+      const target = m.linkedPagePath(pagePath, path);
+      // Only a page that exists is read (a link to a missing page suggests nothing).
+      const known = directory.snapshot() ?? new Map((await loadPages()).map((p) => [p.path.replace(/\.md$/, ""), p]));
+      if (!target || !known.has(target.replace(/\.md$/, ""))) return [];
+      return (await loadHeadings(target)).map((h) => `${path}#${h.id}`);
+    });
   };
 
   // The JSON of each top-level node, kept while the node is unchanged (ProseMirror nodes are
@@ -144,7 +194,9 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   const editor = useEditor(
     {
       extensions: [
-        StarterKit.configure({ underline: false, trailingNode: false, link: { openOnClick: false, autolink: true } }),
+        StarterKit.configure({ underline: false, trailingNode: false, code: false, link: { openOnClick: false, autolink: true } }),
+        // Inline code that can sit inside a link or emphasis, as Markdown allows (Tiptap's excludes every other mark).
+        Code.extend({ excludes: "" }),
         TaskList,
         TaskItem.configure({ nested: true }),
         AuthImage.configure({ inline: true }),
@@ -155,6 +207,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         ...Containers,
         Embed,
         ...SourceBlocks,
+        Badge,
         Placeholder.configure({ placeholder: "Start writing…" }),
         // Marks the top-level block holding the caret: it is always laid out (styles.css).
         Focus.configure({ className: "has-focus", mode: "shallowest" }),
@@ -224,11 +277,14 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         // A wikilink typed or pasted lands in the caret's block: only that block is looked at.
         const $head = e.state.selection.$head;
         if ($head.depth > 0) loadDirectory($head.node(1));
+        // A badge's control edits it in place, the chip staying selected.
+        if (!e.state.selection.empty) trackBadge();
         callbacks.current.onChange();
       },
       onSelectionUpdate: () => {
         slash.track();
         trackLink();
+        trackBadge();
       },
       onBlur: () => slash.close(),
     },
@@ -238,6 +294,17 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   useEffect(() => {
     editor?.setEditable(props.editable);
   }, [editor, props.editable]);
+  useEffect(() => {
+    if (!editor) return;
+    const storage = (editor.storage as unknown as { tableGridKeys: TableGridStorage }).tableGridKeys;
+    storage.openMenu = ({ x, y }) => {
+      const box = wrapper.current?.getBoundingClientRect();
+      if (box) setTableMenu({ left: Math.max(0, x - box.left), top: y - box.top + 2 });
+    };
+    return () => {
+      storage.openMenu = null;
+    };
+  }, [editor]);
   useImperativeHandle(
     ref,
     () => ({
@@ -251,13 +318,19 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     <div className="rich-editor" ref={wrapper}>
       {props.editable && <Toolbar editor={editor} />}
       <EditorContent editor={editor} />
-      {link && !slash.state && <LinkPopover editor={editor} link={link} onClose={() => setLink(null)} />}
+      {props.editable && <TableHandles editor={editor} wrapper={wrapper} />}
+      {tableMenu && props.editable && <TableMenu editor={editor} at={tableMenu} onClose={() => setTableMenu(null)} />}
+      {badge && !slash.state && <BadgePopover editor={editor} badge={badge} />}
+      {image && !slash.state && <ImagePopover editor={editor} image={image} />}
+      {link && !slash.state && <LinkPopover editor={editor} link={link} onClose={() => setLink(null)} headingsFor={headingsFor} />}
       {slash.state && <SlashMenu items={slash.items} active={slash.state.active} at={slash.state.at} onPick={slash.pick} />}
       {picker && (
         <PagePicker
           pages={pages}
           at={picker}
           onPick={pickPage}
+          loadHeadings={props.loadHeadings}
+          ownHeadings={() => import("../markdown/outline.ts").then((m) => m.pageOutline(session.save(docJson(editor))))}
           onClose={() => {
             setPicker(null);
             // Back to the text after Esc; a click elsewhere keeps its own focus.

@@ -1,6 +1,6 @@
 /**
  * What the slash menu (`/` in the rich editor) inserts: every block the editor writes, and each
- * block component of the published site (docs/architecture.md §9) as its editor block. Matching
+ * component of the published site (docs/architecture.md §9) as its editor block (the badge inline). Matching
  * is fuzzy: the letters typed after `/` must appear in order in the item's name or one of its words.
  */
 import type { Editor } from "@tiptap/core";
@@ -77,6 +77,16 @@ export const SLASH_ITEMS: SlashItem[] = [
     words: "filetree folders",
     run: (e) => e.chain().focus().insertContent({ type: "filetree", attrs: { type: null, extra: "", colons: ":::" }, content: [{ type: "bulletList", content: [{ type: "listItem", content: [{ type: "paragraph", content: [{ type: "text", text: "docs/" }] }] }] }] }).run(),
   },
+  {
+    label: "Badge",
+    words: "label tag pill inline",
+    run: (e) => {
+      // Inline, in the paragraph; then selected, so its control opens with the focus in its text.
+      e.chain().focus().insertContent({ type: "badge", attrs: { name: "badge", text: "New", attrs: "variant=info" } }).run();
+      e.chain().setNodeSelection(e.state.selection.from - 1).run();
+      setTimeout(() => (e.storage as unknown as { badge?: { focusControl: (() => void) | null } }).badge?.focusControl?.(), 0);
+    },
+  },
   { label: "Table of contents", words: "toc outline", run: (e) => e.chain().focus().insertContent({ type: "toc", attrs: { type: null, extra: "", colons: ":::" } }).run() },
 ];
 
@@ -87,7 +97,7 @@ function subsequence(query: string, text: string): boolean {
   return i === query.length;
 }
 
-/** Items for what was typed after `/`: names starting with it first, then fuzzy matches. */
+/** Items for what was typed after `/`: the exact name, names starting with it, then fuzzy matches. */
 export function matchSlashItems(query: string): SlashItem[] {
   const q = query.toLowerCase().replace(/\s+/g, "");
   if (!q) return SLASH_ITEMS;
@@ -95,7 +105,9 @@ export function matchSlashItems(query: string): SlashItem[] {
   for (const item of SLASH_ITEMS) {
     const label = item.label.toLowerCase();
     const words = [label, ...item.words.split(" "), ...label.split(" ")];
-    if (words.some((w) => w.startsWith(q))) scored.push([0, item]);
+    // The item named exactly so first ("badge": Badge before API badge).
+    if (label.replace(/\s+/g, "") === q) scored.push([-1, item]);
+    else if (words.some((w) => w.startsWith(q))) scored.push([0, item]);
     else if (subsequence(q, label.replace(/\s+/g, "")) || words.some((w) => subsequence(q, w))) scored.push([1, item]);
   }
   return scored.sort((a, b) => a[0] - b[0]).map(([, item]) => item);

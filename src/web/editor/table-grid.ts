@@ -8,7 +8,7 @@
 import { Extension, type Editor } from "@tiptap/core";
 import { Table, TableCell, TableHeader, TableRow } from "@tiptap/extension-table";
 import { Plugin, TextSelection } from "@tiptap/pm/state";
-import { TableMap } from "@tiptap/pm/tables";
+import { TableMap, moveTableColumn, moveTableRow } from "@tiptap/pm/tables";
 
 type Align = "left" | "center" | "right" | null;
 
@@ -72,10 +72,50 @@ function caretCell(editor: Editor) {
     if (node.type.name !== "table") continue;
     const start = $from.start(d);
     const map = TableMap.get(node);
-    const rect = map.findCell($from.before(d + 2) - start);
-    return { start, map, row: rect.top, col: rect.left };
+    const cellPos = $from.before(d + 2);
+    const rect = map.findCell(cellPos - start);
+    return { start, map, row: rect.top, col: rect.left, offset: $from.pos - cellPos };
   }
   return null;
+}
+
+/**
+ * Moves a body row (`row` ≥ 1: the header row stays the header, as GFM reads the first row) or a
+ * column to another index; the caret stays in the same cell, at the same place in its text.
+ * Alignment belongs to the column, so it moves with it. Given no index, the caret's row or column.
+ */
+export function moveLine(editor: Editor, kind: "row" | "column", to: number, from?: number): boolean {
+  const at = caretCell(editor);
+  if (!at) return false;
+  const origin = from ?? (kind === "row" ? at.row : at.col);
+  const size = kind === "row" ? at.map.height : at.map.width;
+  if (origin === to || to < 0 || to >= size || (kind === "row" && (origin < 1 || to < 1))) return false;
+  const command = (kind === "row" ? moveTableRow : moveTableColumn)({ from: origin, to, select: false, pos: at.start });
+  if (!command(editor.state, editor.view.dispatch)) return false;
+  // Back into the cell the caret was in, wherever it went.
+  const follows = (i: number) => (i === origin ? to : origin < to && i > origin && i <= to ? i - 1 : origin > to && i >= to && i < origin ? i + 1 : i);
+  const row = kind === "row" ? follows(at.row) : at.row;
+  const col = kind === "column" ? follows(at.col) : at.col;
+  const table = editor.state.doc.resolve(at.start).parent;
+  const map = TableMap.get(table);
+  const cellPos = at.start + map.map[row * map.width + col]!;
+  const cell = editor.state.doc.nodeAt(cellPos);
+  if (cell) editor.view.dispatch(editor.state.tr.setSelection(TextSelection.create(editor.state.doc, Math.min(cellPos + at.offset, cellPos + cell.nodeSize - 2))).scrollIntoView());
+  editor.commands.focus();
+  return true;
+}
+
+/** The caret's cell in its table: row and column, and the table's size; null outside a table. */
+export function tableCaret(editor: Editor): { row: number; col: number; rows: number; cols: number } | null {
+  const at = caretCell(editor);
+  return at && { row: at.row, col: at.col, rows: at.map.height, cols: at.map.width };
+}
+
+/** Moves the caret's row or column one place (`delta` -1 or 1). */
+export function moveLineBy(editor: Editor, kind: "row" | "column", delta: number): boolean {
+  const at = caretCell(editor);
+  if (!at) return false;
+  return moveLine(editor, kind, (kind === "row" ? at.row : at.col) + delta);
 }
 
 /** Moves the caret to the end of the cell below, as Enter does in a spreadsheet. */
@@ -94,9 +134,22 @@ export function columnAlign(editor: Editor): Align {
   return (editor.getAttributes("tableCell").align ?? editor.getAttributes("tableHeader").align ?? null) as Align;
 }
 
-const GridKeys = Extension.create({
+export interface TableGridStorage {
+  /** Set by the editor: opens the table's context menu at a point of the viewport. */
+  openMenu: ((at: { x: number; y: number }) => void) | null;
+}
+
+const GridKeys = Extension.create<object, TableGridStorage>({
   name: "tableGridKeys",
+  addStorage: () => ({ openMenu: null }),
   addKeyboardShortcuts() {
+    // The keyboard's way to the context menu, under the caret's cell.
+    const menu = () => {
+      if (!inTable(this.editor) || !this.storage.openMenu || !this.editor.isEditable) return false;
+      const c = this.editor.view.coordsAtPos(this.editor.state.selection.from);
+      this.storage.openMenu({ x: c.left, y: c.bottom });
+      return true;
+    };
     const down = () => {
       if (!inTable(this.editor)) return false;
       // Down a row like a spreadsheet; from the last row, into a new one.
@@ -106,18 +159,38 @@ const GridKeys = Extension.create({
     return {
       Enter: down,
       "Shift-Enter": () => inTable(this.editor),
+      "Shift-F10": menu,
+      ContextMenu: menu,
       "Mod-Alt-ArrowDown": () => inTable(this.editor) && this.editor.chain().focus().addRowAfter().run(),
       "Mod-Alt-ArrowUp": () => inTable(this.editor) && this.editor.chain().focus().addRowBefore().run(),
       "Mod-Alt-ArrowRight": () => inTable(this.editor) && this.editor.chain().focus().addColumnAfter().run(),
       "Mod-Alt-ArrowLeft": () => inTable(this.editor) && this.editor.chain().focus().addColumnBefore().run(),
       "Mod-Alt-Backspace": () => inTable(this.editor) && this.editor.chain().focus().deleteRow().run(),
       "Mod-Shift-Alt-Backspace": () => inTable(this.editor) && this.editor.chain().focus().deleteColumn().run(),
+      // Reordering without a mouse: Alt+arrows move the caret's row or column (the page's
+      // Alt+← "back" never fires inside a table: the key is taken here).
+      "Alt-ArrowUp": () => inTable(this.editor) && (moveLineBy(this.editor, "row", -1) || true),
+      "Alt-ArrowDown": () => inTable(this.editor) && (moveLineBy(this.editor, "row", 1) || true),
+      "Alt-ArrowLeft": () => inTable(this.editor) && (moveLineBy(this.editor, "column", -1) || true),
+      "Alt-ArrowRight": () => inTable(this.editor) && (moveLineBy(this.editor, "column", 1) || true),
     };
   },
   addProseMirrorPlugins() {
     return [
       new Plugin({
         props: {
+          handleDOMEvents: {
+            // Right-click on a cell: the caret goes there, and the table's menu opens instead of the browser's.
+            contextmenu: (view, event) => {
+              const cell = (event.target as HTMLElement | null)?.closest?.("td, th");
+              const pos = view.posAtCoords({ left: event.clientX, top: event.clientY });
+              if (!cell || !view.dom.contains(cell) || !pos || !this.storage.openMenu || !view.editable) return false;
+              event.preventDefault();
+              view.dispatch(view.state.tr.setSelection(TextSelection.near(view.state.doc.resolve(pos.pos))));
+              this.storage.openMenu({ x: event.clientX, y: event.clientY });
+              return true;
+            },
+          },
           handlePaste: (view, event) => {
             if (!inTable(this.editor)) return false;
             const data = event.clipboardData;

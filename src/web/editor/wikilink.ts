@@ -45,7 +45,8 @@ function chipView(node: PMNodeType, directory: PageDirectory): NodeView {
     const target = String(n.attrs.target ?? "");
     const label = n.attrs.label ? String(n.attrs.label) : null;
     const page = pages ? resolveTarget(pages, target) : undefined;
-    const dead = pages !== null && !page;
+    // `[[#heading]]` names a heading of this very page, which is there.
+    const dead = pages !== null && !page && !target.startsWith("#");
     dom.className = `wikilink${dead ? " wikilink-dead" : ""}`;
     dom.dataset.target = target;
     dom.title = dead ? `No page at ${target}` : target;

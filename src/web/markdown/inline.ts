@@ -4,6 +4,8 @@
  * table cells (table.ts).
  */
 import type { PMMark, PMNode } from "./pm.ts";
+import { badgeMarkdown } from "./badge.ts";
+import { parseImgTag, withAlt } from "./image-html.ts";
 
 // Marks open outermost first; code is innermost because nothing can nest inside a code span.
 const MARK_ORDER = ["link", "bold", "italic", "strike", "code"];
@@ -137,7 +139,7 @@ function wikilinkText(attrs: Record<string, unknown> | undefined): string {
   return attrs?.label ? `[[${target}|${String(attrs.label)}]]` : `[[${target}]]`;
 }
 
-/** Inline content (text with marks, hard breaks, images, wikilinks) → Markdown. */
+/** Inline content (text with marks, hard breaks, images, wikilinks, badges) → Markdown. */
 export function serializeInline(nodes: PMNode[] | undefined): string {
   const items = nodes ?? [];
   let out = "";
@@ -224,6 +226,15 @@ export function serializeInline(nodes: PMNode[] | undefined): string {
     } else if (node.type === "wikilink") {
       openMarks(marks, keep);
       out += wikilinkText(node.attrs);
+    } else if (node.type === "badge") {
+      openMarks(marks, keep);
+      out += badgeMarkdown({ name: String(node.attrs?.name ?? "badge"), text: String(node.attrs?.text ?? ""), attrs: node.attrs?.attrs == null ? null : String(node.attrs.attrs) });
+    } else if (node.type === "image" && typeof node.attrs?.html === "string" && parseImgTag(node.attrs.html)?.src === node.attrs.src) {
+      // An image the file wrote as an `<img>` tag keeps its tag; only a new alt text is written into it.
+      openMarks(marks, keep);
+      const html = node.attrs.html;
+      const alt = String(node.attrs.alt ?? "");
+      out += parseImgTag(html)!.alt === alt ? html : withAlt(html, alt);
     } else if (node.type === "image") {
       openMarks(marks, keep);
       const alt = String(node.attrs?.alt ?? "").replace(/[[\]\\]/g, (c) => "\\" + c);

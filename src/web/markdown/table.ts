@@ -141,6 +141,16 @@ function rowKey(row: PMNode): string {
   return nodeKey({ ...row, content: (row.content ?? []).map((c) => ({ ...c, attrs: { ...c.attrs, align: null, colwidth: null } })) });
 }
 
+/**
+ * The source's column widths in the new column order: when the header cells are the old ones
+ * reordered (a column was moved), each width goes with its column; otherwise they stay by index.
+ */
+function columnWidths(widths: number[], oldHeader: string[], newHeader: string[]): number[] {
+  if (oldHeader.length !== newHeader.length || new Set(oldHeader).size !== oldHeader.length) return widths;
+  const from = newHeader.map((h) => oldHeader.indexOf(h));
+  return from.every((i) => i >= 0) ? from.map((i) => widths[i]!) : widths;
+}
+
 export function serializeTable(node: PMNode, source?: TableSource): string {
   const rows = node.content ?? [];
   const grid = rows.map((r) => rowCells(r).map(cellText));
@@ -166,7 +176,7 @@ export function serializeTable(node: PMNode, source?: TableSource): string {
 
   let widths: number[] | null = null;
   if (style.widths) {
-    const old = sameShape ? style.widths : [];
+    const old = sameShape ? columnWidths(style.widths, matchable ? rowCells(oldRows[0]!).map(cellText) : [], grid[0] ?? []) : [];
     widths = Array.from({ length: columns }, (_, c) => Math.max(old[c] ?? 3, minWidth(aligns[c]!), ...grid.filter((_, j) => !kept.has(j)).map((r) => width(r[c]!))));
   }
   const grown = widths && style.widths && sameShape ? widths.map((w, c) => w !== style.widths![c]) : null;

@@ -9,6 +9,8 @@ import type { PMMark, PMNode } from "./pm.ts";
 import type { SourceBlock } from "./split.ts";
 import { hintFrom, serializeBlock } from "./serialize.ts";
 import { QUIRE_INLINE } from "./inline.ts";
+import { BADGE_SOURCE } from "./badge.ts";
+import { parseImgTag, type ImgTag } from "./image-html.ts";
 import { splitBlocks } from "./split.ts";
 import { componentNode, leafNode, parseComponent } from "./component.ts";
 
@@ -68,9 +70,9 @@ function inline(tokens: Token[] | undefined, marks: PMMark[] = []): PMNode[] {
         out.push(...inline((t as Tokens.Del).tokens, [...marks, { type: "strike" }]));
         break;
       case "codespan":
-        // The editor's code mark excludes every other mark.
-        if (marks.length > 0) throw new Unsupported();
-        out.push(textNode(decodeEntities((t as Tokens.Codespan).text), [{ type: "code" }]));
+        // Code inside a link or emphasis (`[\`fetch\`](/api)`, common in API docs) keeps those marks:
+        // the editor's code mark excludes none (RichEditor.tsx), and code is written innermost.
+        out.push(textNode(decodeEntities((t as Tokens.Codespan).text), [...marks, { type: "code" }]));
         break;
       case "link": {
         const l = t as Tokens.Link;
@@ -81,6 +83,15 @@ function inline(tokens: Token[] | undefined, marks: PMMark[] = []): PMNode[] {
       case "image": {
         const img = t as Tokens.Image;
         const node: PMNode = { type: "image", attrs: { src: img.href, alt: img.text, title: img.title ?? null } };
+        if (marks.length) node.marks = marks;
+        out.push(node);
+        break;
+      }
+      case "html": {
+        // An `<img>` tag (how a file gives an image a width) is an image keeping its tag's bytes.
+        const tag = parseImgTag((t as Tokens.HTML).raw);
+        if (!tag) throw new Unsupported();
+        const node = imageFromTag(tag, (t as Tokens.HTML).raw);
         if (marks.length) node.marks = marks;
         out.push(node);
         break;
@@ -106,22 +117,30 @@ function inline(tokens: Token[] | undefined, marks: PMMark[] = []): PMNode[] {
 }
 
 /** Quire's link syntax (docs/architecture.md §5): `[[path]]`, `[[path|text]]`, `[[path#heading]]`. */
-const WIKILINK = /\[\[([^\[\]|\n]+)(?:\|([^\[\]\n]+))?\]\]/g;
+const WIKILINK = /\[\[([^\[\]|\n]+)(?:\|([^\[\]\n]+))?\]\]/;
+/** Wikilinks and inline badges, whichever comes first. */
+const INLINE_ATOM = new RegExp(`${WIKILINK.source}|${BADGE_SOURCE.source}`, "gi");
 
-/** Wikilinks in text become their own nodes (shown as chips); inside code or a link they stay text. */
+/**
+ * Wikilinks and badges in text become their own nodes (shown as chips); inside code or a link they
+ * stay text, as the site's renderer leaves them.
+ */
 function splitWikilinks(nodes: PMNode[]): PMNode[] {
   const out: PMNode[] = [];
   for (const n of nodes) {
-    if (n.type !== "text" || !n.text!.includes("[[") || (n.marks ?? []).some((m) => m.type === "code" || m.type === "link")) {
+    if (n.type !== "text" || !/\[\[|:badge\[/i.test(n.text!) || (n.marks ?? []).some((m) => m.type === "code" || m.type === "link")) {
       out.push(n);
       continue;
     }
     let at = 0;
-    for (const m of n.text!.matchAll(WIKILINK)) {
+    for (const m of n.text!.matchAll(INLINE_ATOM)) {
       if (m.index! > at) out.push({ ...n, text: n.text!.slice(at, m.index) });
-      const link: PMNode = { type: "wikilink", attrs: { target: m[1]!, label: m[2] ?? null } };
-      if (n.marks?.length) link.marks = n.marks;
-      out.push(link);
+      const atom: PMNode =
+        m[1] !== undefined
+          ? { type: "wikilink", attrs: { target: m[1], label: m[2] ?? null } }
+          : { type: "badge", attrs: { name: m[3]!, text: m[4]!, attrs: m[5] ?? null } };
+      if (n.marks?.length) atom.marks = n.marks;
+      out.push(atom);
       at = m.index! + m[0].length;
     }
     if (at < n.text!.length) out.push({ ...n, text: n.text!.slice(at) });
@@ -215,6 +234,9 @@ function normalizeHtml(html: string): string {
     })
     .replace(/>\s+</g, "><")
     .replace(/\s+/g, " ")
+    // Emphasis wrapping exactly a link shows as the link wrapping the emphasis (`**[a](/x)**` and
+    // `[**a**](/x)`): the editor holds both as the same marks and writes the second.
+    .replace(/<(strong|em|del)>(<a [^>]*>)((?:(?!<\/?a[\s>]).)*?)<\/a><\/\1>/g, "$2<$1>$3</$1></a>")
     .trim();
 }
 
@@ -235,8 +257,19 @@ export function blockToNode(source: SourceBlock): PMNode {
   return nodeFor(source, 0);
 }
 
+function imageFromTag(tag: ImgTag, raw: string): PMNode {
+  return { type: "image", attrs: { src: tag.src, alt: tag.alt, title: tag.title, width: tag.width, height: tag.height, html: raw } };
+}
+
 function nodeFor(source: SourceBlock, depth: number): PMNode {
   if (source.kind === "directive") return component(source, depth) ?? rawBlock(source);
+  if (source.kind === "html") {
+    // An `<img>` tag on its own line: a paragraph holding the image, written back as the tag.
+    const tag = parseImgTag(source.text);
+    if (!tag) return rawBlock(source);
+    const node: PMNode = { type: "paragraph", content: [imageFromTag(tag, source.text)] };
+    return serializeBlock(node) === source.text ? node : rawBlock(source);
+  }
   if (source.kind === "paragraph") {
     // An embed line is a component of its own (the renderer reads it before Markdown does).
     const leaf = leafNode(source.text);

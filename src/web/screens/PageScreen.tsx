@@ -13,6 +13,7 @@ import { Notice, Spinner } from "../ui/controls.tsx";
 import { uploadImage } from "../editor/image-upload.ts";
 import type { PickablePage } from "../editor/PagePicker.tsx";
 import { fetchTree } from "../api/tree.ts";
+import { readPage } from "../api/pages.ts";
 import { pagePathOf } from "../tree/tree-ops.ts";
 import { FrontmatterForm } from "./FrontmatterForm.tsx";
 import { useLivePage } from "../app/site-live.ts";
@@ -82,6 +83,12 @@ export default function PageScreen({
     walk(await fetchTree(workspace.slug));
     return flat;
   }, [workspace.slug, path]);
+  // A linked page's headings for `[[page#heading]]`: its text through the page read, outlined here
+  // (loaded on first use, so opening a page does not pay for it).
+  const loadHeadings = useCallback(
+    async (target: string) => (await import("../markdown/outline.ts")).pageOutline((await readPage(workspace.slug, target)).content),
+    [workspace.slug],
+  );
   const editable = workspace.rights.edit;
 
   const toggleMode = () => {
@@ -200,6 +207,8 @@ export default function PageScreen({
           onChange={onChange}
           uploadImage={editable ? uploadImageFile : undefined}
           loadPages={loadPages}
+          loadHeadings={loadHeadings}
+          pagePath={path}
           onUnsupported={() => {
             setNotice("This page uses Markdown the rich editor cannot show block for block, so it is open as source.");
             setMode("raw");
@@ -215,6 +224,7 @@ export default function PageScreen({
             onChange={onChange}
             uploadImage={editable ? uploadImageFile : undefined}
             loadPages={loadPages}
+            loadHeadings={loadHeadings}
             initialLine={line}
           />
         </Suspense>

@@ -18,6 +18,7 @@ describe("the slash menu's matching", () => {
     expect(labels("mermaid")).toEqual(["Diagram"]);
     expect(labels("todo")[0]).toBe("Task list");
     expect(labels("h 2")[0]).toBe("Heading 2");
+    expect(labels("badge").slice(0, 2)).toEqual(["Badge", "API badge"]);
   });
 
   test("text matching nothing lists nothing", () => {
