@@ -1,16 +1,16 @@
 /**
  * The no-op round trip over real documentation: every Markdown file of Next.js's docs (the `next`
- * package, a dev dependency, folder dist/docs: 475 files with frontmatter, tables, MDX-style
+ * package's dist/docs, unpacked into .corpus/ by scripts/fetch-corpus.sh, which .ci/run runs: 475 files with frontmatter, tables, MDX-style
  * components, code in many languages) opened the way the rich editor opens it and saved untouched
  * comes back byte for byte. Most blocks must open as rich blocks — a round trip of source boxes
  * only would prove nothing — so the share of rich blocks is held too.
  */
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { MarkdownSession } from "../../src/web/markdown/session.ts";
 
-const ROOT = join(dirname(require.resolve("next/package.json")), "dist/docs");
+const ROOT = join(import.meta.dir, "../../.corpus/next-16.4.6/docs");
 
 function markdownFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? markdownFiles(join(dir, e.name)) : e.name.endsWith(".md") ? [join(dir, e.name)] : []));
@@ -18,6 +18,7 @@ function markdownFiles(dir: string): string[] {
 
 describe("the Next.js docs corpus", () => {
   test("every file opened in the rich editor's model and saved untouched is byte-identical", () => {
+    if (!existsSync(ROOT)) throw new Error(`${ROOT} is missing: run scripts/fetch-corpus.sh`);
     const files = markdownFiles(ROOT);
     expect(files.length).toBe(475);
     const changed: string[] = [];
