@@ -23,9 +23,15 @@ export interface WebFile {
   type: string;
 }
 
-export interface WebApp {
+/** A file of a build from source: its bytes in memory. */
+interface BuiltFile extends WebFile {
+  body: Uint8Array<ArrayBuffer>;
+  gzip?: Uint8Array<ArrayBuffer>;
+}
+
+export interface WebApp<F extends WebFile = WebFile> {
   /** Keyed by URL path below the asset prefix, e.g. "main-3fa9c1.js". */
-  files: Map<string, WebFile>;
+  files: Map<string, F>;
   /** The entry script and the stylesheets the HTML shell links. */
   entry: string;
   styles: string[];
@@ -51,13 +57,13 @@ function typeOf(name: string): string {
   return TYPES[name.slice(name.lastIndexOf(".") + 1)] ?? "application/octet-stream";
 }
 
-function fileOf(name: string, body: Uint8Array<ArrayBuffer>): WebFile {
+function fileOf(name: string, body: Uint8Array<ArrayBuffer>): BuiltFile {
   const gz = gzipSync(body, { level: 9 }) as Uint8Array<ArrayBuffer>;
   return { body, type: typeOf(name), ...(gz.byteLength < body.byteLength ? { gzip: gz } : {}) };
 }
 
 /** Runs Bun's bundler over `src/web/main.tsx`; throws with the bundler's messages on failure. */
-export async function buildWebApp(opts: { minify?: boolean } = {}): Promise<WebApp> {
+export async function buildWebApp(opts: { minify?: boolean } = {}): Promise<WebApp<BuiltFile>> {
   const started = performance.now();
   const result = await Bun.build({
     entrypoints: [ENTRY],
@@ -72,7 +78,7 @@ export async function buildWebApp(opts: { minify?: boolean } = {}): Promise<WebA
   if (!result.success) {
     throw new Error(`web app build failed:\n${result.logs.map((l) => String(l)).join("\n")}`);
   }
-  const files = new Map<string, WebFile>();
+  const files = new Map<string, BuiltFile>();
   let entry = "";
   const styles: string[] = [];
   for (const out of result.outputs) {
@@ -122,7 +128,6 @@ export async function webBundlePlugin(dir: string): Promise<BunPlugin> {
   const imports: string[] = [];
   const entries: string[] = [];
   [...app.files].forEach(([name, file], i) => {
-    if (!(file.body instanceof Uint8Array) || (file.gzip && !(file.gzip instanceof Uint8Array))) throw new Error("a web build's files are bytes");
     decoder.decode(file.body); // every output is text (JS, CSS): fail the build otherwise
     const path = join(dir, `${i}-${basename(name)}`);
     writeFileSync(path, file.body);
