@@ -7,7 +7,7 @@
  * Options: `bun run bench [section-name ...]` runs only the named sections.
  */
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { CLI, REPO, ipFor, mb, ms, percentile, printTable, rssMb, startServer, timeEach, type BenchServer, type Row } from "./harness.ts";
@@ -117,7 +117,7 @@ async function main() {
 /**
  * The footprint budgets of docs/architecture.md §11 on a data directory holding a 1,000-page workspace, for
  * each way of running the server (`bun src/cli.ts serve` and the compiled `dist/quire serve`),
- * over several fresh processes (median and max):
+ * over several fresh processes, interleaved, each on a fresh copy of the prepared directory (median and max):
  *   - cold start: spawn → first 200 from /api/health (polled every 2 ms on a port chosen up front);
  *   - idle RSS 5 s after that first answer;
  *   - idle RSS 5 s after a sign-in (production argon2id: 64 MiB; the web app's shell and script
@@ -140,9 +140,25 @@ async function footprint(): Promise<void> {
   const fixture = await bigDataDir();
   const rows: Row[] = [];
   try {
-    for (const variant of variants) {
-      const samples: FootprintRun[] = [];
-      for (let i = 0; i < runs; i++) samples.push(await footprintRun(variant.cmd, fixture, i));
+    // Interleaved (run i of every variant, then run i + 1), so a change in the machine's load
+    // shifts every variant alike; each run starts on a fresh copy of the prepared directory, since
+    // a run ends with a save whose commit the next start would otherwise still have to read.
+    const all = variants.map(() => [] as FootprintRun[]);
+    const prepared = `${fixture.dataDir}.prepared`;
+    cpSync(fixture.dataDir, prepared, { recursive: true });
+    try {
+      for (let i = 0; i < runs; i++) {
+        for (const [v, variant] of variants.entries()) {
+          rmSync(fixture.dataDir, { recursive: true, force: true });
+          cpSync(prepared, fixture.dataDir, { recursive: true });
+          all[v]!.push(await footprintRun(variant.cmd, fixture, i));
+        }
+      }
+    } finally {
+      rmSync(prepared, { recursive: true, force: true });
+    }
+    for (const [v, variant] of variants.entries()) {
+      const samples = all[v]!;
       const stat = (pick: (r: FootprintRun) => number, unit: (v: number) => string) => {
         const xs = samples.map(pick).sort((a, b) => a - b);
         return `${unit(percentile(xs, 50))} / ${unit(xs[xs.length - 1]!)}`;

@@ -49,6 +49,13 @@ export async function startServer(opts: {
     }
   }
   const idle = acquireIdleRelease(opts.log);
+  // SQLite's page caches (quire.db 2 MiB, the search index 1 MiB) refill during work and are handed back when it
+  // is over; the next query reads its pages again from the OS's cache (docs/decisions/runtime-footprint.md).
+  const releaseCaches = () => {
+    services.db.exec("PRAGMA shrink_memory");
+    services.search.releaseMemory();
+  };
+  idle.instance.beforeRelease.add(releaseCaches);
   let stopped: Promise<void> | undefined;
   return {
     url: `http://${host}:${port}`,
@@ -58,6 +65,7 @@ export async function startServer(opts: {
     ...(metricsListener ? { metricsPort: metricsListener.port } : {}),
     stop(drainMs = 10_000) {
       stopped ??= (async () => {
+        idle.instance.beforeRelease.delete(releaseCaches);
         idle.dispose();
         metricsListener?.stop();
         // docs/architecture.md §4's order: the WebSocket hub first. Bun's stop(false) waits for every open socket, and

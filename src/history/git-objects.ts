@@ -1,5 +1,6 @@
 import * as fs from "node:fs";
 import { loadGit } from "../git/repo.ts";
+import { readRefFromFiles } from "../git/ref-files.ts";
 
 /**
  * Read-only access to one work tree's git objects for the history index and its reads. Objects
@@ -55,8 +56,13 @@ export class GitObjects implements CommitSource {
     return this.resolve("HEAD");
   }
 
-  /** The commit a ref names, or null when it does not exist. */
+  /**
+   * The commit a ref names, or null when it does not exist. Read from the ref files when they are
+   * plain, so a start that only asks for HEAD does not load isomorphic-git.
+   */
   async resolve(ref: string): Promise<string | null> {
+    const plain = readRefFromFiles(this.dir, ref);
+    if (plain !== undefined) return plain;
     const git = await loadGit();
     try {
       return await git.resolveRef({ fs, dir: this.dir, ref });

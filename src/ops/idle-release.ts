@@ -9,8 +9,10 @@
  *
  * The release is a synchronous full collection and then `Bun.shrink()`, which also throws away
  * compiled code (bytecode, JIT) of functions that are not running; the next request recompiles
- * what it needs from the executable's bytecode (measured in the decision record). One instance per
- * process: every server started in it shares the same timer.
+ * what it needs from the executable's bytecode (measured in the decision record). Before it, each
+ * `beforeRelease` hook hands back a cache of its own (a server's SQLite page caches), so what they
+ * free is collected in the same release. One instance per process: every server started in it
+ * shares the same timer.
  */
 import type { Logger } from "../core/log.ts";
 
@@ -51,6 +53,8 @@ function releaseMemory(): void {
 
 export class IdleRelease {
   readonly releases: ReleaseRecord[] = [];
+  /** Run first at each release (each server adds its own and removes it when it stops); a failure is logged. */
+  readonly beforeRelease = new Set<() => void>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private lastCpu = 0;
   /** A burst is under way or ended less than quietMs ago; the start-up itself is one. */
@@ -102,6 +106,13 @@ export class IdleRelease {
     this.dirty = false;
     const before = process.memoryUsage.rss();
     const t0 = performance.now();
+    for (const hook of this.beforeRelease) {
+      try {
+        hook();
+      } catch (error) {
+        this.opts.log?.warn("memory release failed", { error: String(error) });
+      }
+    }
     try {
       this.release();
     } catch (error) {

@@ -143,6 +143,11 @@ export class SearchService {
     this.warmTimer = null;
   }
 
+  /** Hands the index file's page cache back when the server goes idle (ops/idle-release.ts). */
+  releaseMemory(): void {
+    this.store.releaseMemory();
+  }
+
   /** Stops listening and closes the index file (its WAL is checkpointed on close). */
   stop(): void {
     this.unsubscribe?.();

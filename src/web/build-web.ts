@@ -6,8 +6,9 @@
  * Two ways in:
  * - from source, the web-app route calls `loadWebApp()`, which builds once per process on first use;
  * - the compiled binary embeds a prebuilt bundle: `build.ts` passes `webBundlePlugin(dir)` to
- *   `Bun.build({ compile, plugins })`, which replaces `src/web/prebuilt.ts` with a module reading
- *   the bundle's files, embedded in the executable, on first use.
+ *   `Bun.build({ compile, plugins })`, which replaces `src/web/prebuilt.ts` with a module naming
+ *   the bundle's files (and their gzip, compressed at build time), embedded in the executable and
+ *   served from there.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -15,15 +16,22 @@ import { gzipSync, type BunPlugin } from "bun";
 import { PREBUILT, type SerializedWebApp } from "./prebuilt.ts";
 
 export interface WebFile {
-  body: Uint8Array<ArrayBuffer>;
+  /** The bytes (a build from source), or the file embedded in the executable (Bun.file). */
+  body: Uint8Array<ArrayBuffer> | Blob;
   /** gzip of `body`, kept only when it is smaller. */
-  gzip?: Uint8Array<ArrayBuffer>;
+  gzip?: Uint8Array<ArrayBuffer> | Blob;
   type: string;
 }
 
-export interface WebApp {
+/** A file of a build from source: its bytes in memory. */
+interface BuiltFile extends WebFile {
+  body: Uint8Array<ArrayBuffer>;
+  gzip?: Uint8Array<ArrayBuffer>;
+}
+
+export interface WebApp<F extends WebFile = WebFile> {
   /** Keyed by URL path below the asset prefix, e.g. "main-3fa9c1.js". */
-  files: Map<string, WebFile>;
+  files: Map<string, F>;
   /** The entry script and the stylesheets the HTML shell links. */
   entry: string;
   styles: string[];
@@ -49,13 +57,13 @@ function typeOf(name: string): string {
   return TYPES[name.slice(name.lastIndexOf(".") + 1)] ?? "application/octet-stream";
 }
 
-function fileOf(name: string, body: Uint8Array<ArrayBuffer>): WebFile {
+function fileOf(name: string, body: Uint8Array<ArrayBuffer>): BuiltFile {
   const gz = gzipSync(body, { level: 9 }) as Uint8Array<ArrayBuffer>;
   return { body, type: typeOf(name), ...(gz.byteLength < body.byteLength ? { gzip: gz } : {}) };
 }
 
 /** Runs Bun's bundler over `src/web/main.tsx`; throws with the bundler's messages on failure. */
-export async function buildWebApp(opts: { minify?: boolean } = {}): Promise<WebApp> {
+export async function buildWebApp(opts: { minify?: boolean } = {}): Promise<WebApp<BuiltFile>> {
   const started = performance.now();
   const result = await Bun.build({
     entrypoints: [ENTRY],
@@ -70,7 +78,7 @@ export async function buildWebApp(opts: { minify?: boolean } = {}): Promise<WebA
   if (!result.success) {
     throw new Error(`web app build failed:\n${result.logs.map((l) => String(l)).join("\n")}`);
   }
-  const files = new Map<string, WebFile>();
+  const files = new Map<string, BuiltFile>();
   let entry = "";
   const styles: string[] = [];
   for (const out of result.outputs) {
@@ -83,9 +91,15 @@ export async function buildWebApp(opts: { minify?: boolean } = {}): Promise<WebA
   return { files, entry, styles, buildMs: Math.round(performance.now() - started) };
 }
 
+/**
+ * The embedded bundle: each file and its gzip are answered from the executable itself (Bun.file on
+ * its embedded path), so no copy of the bundle is read into memory or compressed in the process.
+ */
 function fromSerialized(s: SerializedWebApp): WebApp {
   const files = new Map<string, WebFile>();
-  for (const [name, text] of Object.entries(s.files)) files.set(name, fileOf(name, new TextEncoder().encode(text)));
+  for (const [name, f] of Object.entries(s.files)) {
+    files.set(name, { body: Bun.file(f.body), type: typeOf(name), ...(f.gzip ? { gzip: Bun.file(f.gzip) } : {}) });
+  }
   return { files, entry: s.entry, styles: s.styles, buildMs: 0 };
 }
 
@@ -101,28 +115,32 @@ export function loadWebApp(): Promise<WebApp> {
 
 /**
  * A Bun.build plugin for the compiled binary (`build.ts`, `dir`: a scratch folder of the build).
- * It swaps src/web/prebuilt.ts for a module whose files are embedded in the executable as files and
- * read on first use, rather than string literals in the code: the bundle (1.3 MB, mostly
- * non-ASCII, so 2.6 MB as JavaScript strings) is then not held in memory from start, and after
- * the first request for the app only its encoded bytes stay (loadWebApp keeps
- * those). Same PREBUILT shape: `files` maps each name to its text, here through getters.
+ * It swaps src/web/prebuilt.ts for a module whose files — each output and its gzip, compressed here
+ * as `fileOf` would at run time — are embedded in the executable as files, named by their embedded
+ * paths. The bundle (1.3 MB, mostly non-ASCII, so 2.6 MB as JavaScript strings) is then never
+ * read into the process: a request is answered from the executable's own pages, and only the
+ * files browsers ask for are ever touched (docs/decisions/runtime-footprint.md).
  */
 export async function webBundlePlugin(dir: string): Promise<BunPlugin> {
   const app = await buildWebApp();
   mkdirSync(dir, { recursive: true });
   const decoder = new TextDecoder("utf-8", { fatal: true });
-  const imports = [`import { readFileSync } from "node:fs";`];
-  const getters: string[] = [];
+  const imports: string[] = [];
+  const entries: string[] = [];
   [...app.files].forEach(([name, file], i) => {
     decoder.decode(file.body); // every output is text (JS, CSS): fail the build otherwise
     const path = join(dir, `${i}-${basename(name)}`);
     writeFileSync(path, file.body);
     imports.push(`import w${i} from ${JSON.stringify(path)} with { type: "file" };`);
-    getters.push(`get ${JSON.stringify(name)}() { return readFileSync(w${i}, "utf8"); }`);
+    if (file.gzip) {
+      writeFileSync(`${path}.gz`, file.gzip);
+      imports.push(`import g${i} from ${JSON.stringify(`${path}.gz`)} with { type: "file" };`);
+    }
+    entries.push(`${JSON.stringify(name)}: { body: w${i}${file.gzip ? `, gzip: g${i}` : ""} }`);
   });
   const source = [
     ...imports,
-    `export const PREBUILT = { entry: ${JSON.stringify(app.entry)}, styles: ${JSON.stringify(app.styles)}, files: { ${getters.join(", ")} } };`,
+    `export const PREBUILT = { entry: ${JSON.stringify(app.entry)}, styles: ${JSON.stringify(app.styles)}, files: { ${entries.join(", ")} } };`,
     "",
   ].join("\n");
   return {

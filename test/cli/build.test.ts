@@ -106,8 +106,19 @@ test("dist/quire serve from another working directory uses its ./.quire, serves 
     // Every file the app can load later (the editors' and settings' chunks, styles) is served by
     // the binary too: follow each reference from the page and from every script it reaches.
     const served = await crawlApp(s.base, html);
-    const built = [...(await buildWebApp()).files.keys()].map((name) => `/_app/${name}`);
+    const app = await buildWebApp();
+    const built = [...app.files.keys()].map((name) => `/_app/${name}`);
     expect(served.sort()).toEqual(built.sort());
+    // Byte for byte, plain and gzip: the binary answers from its embedded copies of both.
+    const differing: string[] = [];
+    for (const [name, file] of app.files) {
+      const plain = Buffer.from(await (await fetch(`${s.base}/_app/${name}`)).arrayBuffer());
+      if (!plain.equals(Buffer.from(file.body))) differing.push(name);
+      if (!file.gzip) continue;
+      const gz = await fetch(`${s.base}/_app/${name}`, { headers: { "accept-encoding": "gzip" }, decompress: false });
+      if (gz.headers.get("content-encoding") !== "gzip" || !Buffer.from(await gz.arrayBuffer()).equals(Buffer.from(file.gzip))) differing.push(`${name} (gzip)`);
+    }
+    expect(differing).toEqual([]);
     s.proc.kill("SIGTERM");
     expect(await s.exited).toBe(0);
   } finally {

@@ -7,12 +7,16 @@
  * with a preload that lists every module it loaded; the list after health, readiness, the web
  * app's shell and a registration must hold none of the modules below, and after a published-site
  * request it must hold the site's server, which shows the list sees lazily loaded modules at all.
+ * A restart on that data directory, whose workspace now has commits, must not load the git
+ * library either: the page-history index asks every workspace for its HEAD at start, and reads it
+ * from the ref files.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
+import { openReadOnly } from "../../src/db/database.ts";
 import { tempDir } from "../helpers/server.ts";
-import { REPO, startServe } from "./spawn.ts";
+import { REPO, startServe, waitFor } from "./spawn.ts";
 
 /** Loaded only once a request needs them: each is a path (from the repository) a start must not load. */
 const NOT_AT_START = [
@@ -40,6 +44,8 @@ const loaded = (file: string): string[] =>
     .map((p) => relative(REPO, p));
 
 const heavy = (modules: string[]) => modules.filter((m) => NOT_AT_START.some((re) => re.test(m)));
+/** isomorphic-git's one CommonJS file (test/mcp/loaded-modules.ts lists `require.cache` too). */
+const GIT_LIBRARY = /(^|\/)node_modules\/isomorphic-git\//;
 
 /** Asks the process for its list (SIGUSR2) and reads it. */
 async function listNow(pid: number, file: string): Promise<string[]> {
@@ -82,3 +88,64 @@ test("serve answers health, readiness, the web app and a registration without th
     rmSync(list, { force: true });
   }
 }, 30_000);
+
+test("a restart on a data directory whose workspace has commits does not load the git library; a save does", async () => {
+  // The first test registered a starter workspace. A plain start reads its history up to HEAD
+  // (which loads the git library, for reading commits), so the measured restart has nothing to read.
+  const first = await startServe(dataDir);
+  try {
+    const db = openReadOnly(join(dataDir, "quire.db"));
+    try {
+      const { id } = db.query<{ id: string }, []>("SELECT id FROM workspaces WHERE deleted_at IS NULL").get()!;
+      const head = Bun.spawnSync(["git", "rev-parse", "HEAD"], { cwd: join(dataDir, "workspaces", id) }).stdout.toString().trim();
+      expect(head).toMatch(/^[0-9a-f]{40}$/);
+      const read = db.query<{ n: number }, [string, string]>("SELECT COUNT(*) AS n FROM history_commits WHERE workspace_id = ? AND commit_id = ?");
+      await waitFor(() => read.get(id, head)!.n === 1, 15_000);
+    } finally {
+      db.close();
+    }
+  } finally {
+    first.proc.kill("SIGTERM");
+    await first.exited;
+  }
+  const list = join(dataDir, "..", `serve-restart-loaded-${process.pid}-${Date.now()}.txt`);
+  const serve = await startServe(dataDir, {
+    cmd: [process.execPath, "--preload", join(REPO, "test/mcp/loaded-modules.ts"), join(REPO, "src/cli.ts")],
+    env: { QUIRE_LOADED_MODULES: list },
+  });
+  try {
+    expect((await fetch(`${serve.base}/api/health`)).status).toBe(200);
+    // The catch-up is queued at start; give it time to have asked for HEAD.
+    for (let i = 0; i < 10; i++) {
+      expect((await listNow(serve.pid, list)).filter((m) => GIT_LIBRARY.test(m))).toEqual([]);
+      await Bun.sleep(100);
+    }
+    expect(await listNow(serve.pid, list)).toContain("src/history/version-index.ts");
+
+    const login = await fetch(`${serve.base}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "imports@example.test", password: "a long enough password" }),
+    });
+    const token = ((await login.json()) as { access_token: string }).access_token;
+    const auth = { authorization: `Bearer ${token}` };
+    const { items: [ws] } = (await (await fetch(`${serve.base}/api/v1/workspaces`, { headers: auth })).json()) as { items: Array<{ slug: string }> };
+    const saved = await fetch(`${serve.base}/api/v1/content/${ws!.slug}/restart-note.md`, {
+      method: "PUT",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ body: "# Restart note\n", frontmatter: { title: "Restart note" } }),
+    });
+    expect([saved.status, saved.status < 300 ? "" : await saved.text()]).toEqual([201, ""]);
+    // The commit behind the save loads it: the list would see the library if it were loaded.
+    let gitLoaded = false;
+    for (let i = 0; i < 150 && !gitLoaded; i++) {
+      gitLoaded = (await listNow(serve.pid, list)).some((m) => GIT_LIBRARY.test(m));
+      if (!gitLoaded) await Bun.sleep(100);
+    }
+    expect(gitLoaded).toBe(true);
+  } finally {
+    serve.proc.kill("SIGTERM");
+    await serve.exited;
+    rmSync(list, { force: true });
+  }
+}, 45_000);

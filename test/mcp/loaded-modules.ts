@@ -2,8 +2,9 @@
  * Preloaded (`bun --preload`) into a CLI process by test/mcp/start-imports.test.ts: records every
  * module the process resolves from a relative or absolute specifier — every file of src/ and the
  * files inside packages (a package's own entry, reached by its bare name, is seen through the src/
- * file that imports it). The list, one absolute path a line, is written to $QUIRE_LOADED_MODULES
- * on SIGUSR2 and again at exit.
+ * file that imports it), and every CommonJS module in `require.cache` (a package that is one
+ * CommonJS file, such as isomorphic-git, has no other trace). The list, one absolute path a line,
+ * is written to $QUIRE_LOADED_MODULES on SIGUSR2 and again at exit.
  */
 import { writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -22,7 +23,7 @@ if (out) {
       });
     },
   });
-  const write = () => writeFileSync(out, [...seen].join("\n") + "\n");
+  const write = () => writeFileSync(out, [...new Set([...seen, ...Object.keys(require.cache)])].join("\n") + "\n");
   process.on("SIGUSR2", write);
   process.on("exit", write);
 }

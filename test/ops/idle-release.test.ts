@@ -1,5 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
 import { IdleRelease } from "../../src/ops/idle-release.ts";
+import type { Logger } from "../../src/core/log.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser } from "../helpers/factories.ts";
 
@@ -48,6 +49,24 @@ test("after a burst of work and a quiet spell it releases once, and again only a
   expect(r.releases[1]!.ms).toBeGreaterThanOrEqual(0);
 });
 
+test("each beforeRelease hook runs first at a release; one that fails is logged and the release goes on", async () => {
+  const order: string[] = [];
+  const warnings: string[] = [];
+  const clock = { cpu: 0 };
+  const log = { debug() {}, info() {}, error() {}, warn: (msg: string) => void warnings.push(msg) } as unknown as Logger;
+  const r = new IdleRelease({ tickMs: 10, quietMs: 40, busyCpuMs: 10, cpuMs: () => clock.cpu, release: () => void order.push("release"), log });
+  releasers.push(r);
+  r.beforeRelease.add(() => void order.push("first hook"));
+  r.beforeRelease.add(() => {
+    throw new Error("closed database");
+  });
+  r.beforeRelease.add(() => void order.push("last hook"));
+  r.start();
+  await Bun.sleep(120);
+  expect(order).toEqual(["first hook", "last hook", "release"]);
+  expect(warnings).toEqual(["memory release failed"]);
+});
+
 test("the release's own CPU time is not taken for a new burst", async () => {
   // A release that costs far more CPU than the busy threshold (a full collection does).
   const { r, count } = controlled({ onRelease: (clock) => (clock.cpu += 500) });
@@ -93,6 +112,26 @@ test("a real server releases memory once it goes quiet after requests, and serve
   expect(workspaces.status).toBe(200);
   expect(workspaces.body.items.length).toBeGreaterThanOrEqual(1);
 }, 15_000);
+
+test("each server hands its SQLite page caches back at a release, and stops when it stops", async () => {
+  const a = await startTestServer();
+  servers.push(a);
+  const { client } = await registerUser(a.url);
+  const hooks = a.idleRelease.beforeRelease.size;
+  expect(hooks).toBeGreaterThanOrEqual(1);
+  const b = await startTestServer();
+  servers.push(b);
+  expect(b.idleRelease.beforeRelease.size).toBe(hooks + 1);
+  // What a release runs (shrink_memory on quire.db and the search index) leaves both working.
+  for (const hook of a.idleRelease.beforeRelease) hook();
+  const workspaces = await client.get("/api/v1/workspaces");
+  expect(workspaces.status).toBe(200);
+  const search = await client.get(`/api/v1/workspaces/${workspaces.body.items[0].id}/search?q=welcome`);
+  expect(search.status).toBe(200);
+  await b.close();
+  servers.splice(servers.indexOf(b), 1);
+  expect(a.idleRelease.beforeRelease.size).toBe(hooks);
+});
 
 test("servers in one process share the timer: it stops with the last of them", async () => {
   const a = await startTestServer();
