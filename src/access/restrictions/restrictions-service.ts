@@ -8,11 +8,11 @@ import type { Permissions } from "../permissions.ts";
 import { atLeast, type EffectiveRole } from "../../workspaces/roles.ts";
 import { editorsManageAccess } from "../../workspaces/rights.ts";
 import type { WorkspaceRow } from "../../workspaces/workspace-records.ts";
-import { bypasses, levelName, FULL } from "./levels.ts";
-import { ancestorKeys, checkEntries, findDuplicateKey, findWidening, matchKey, MAX_RULES, ruleKey, type AccessEntry, type RuleSet } from "./rules.ts";
+import { bypasses, levelName, FULL, LINK_ANYONE } from "./levels.ts";
+import { ancestorKeys, checkEntries, findDuplicateKey, findWidening, matchKey, MAX_RULES, normalizeWho, ruleKey, type AccessEntry, type RuleSet } from "./rules.ts";
 import { parseRulesFile, serializeRules } from "./access-file.ts";
 import { RuleStore } from "./rule-store.ts";
-import { OPEN, visibilityFor, RestrictedVisibility, type CompiledRules, type PageVisibility } from "./visibility.ts";
+import { linkLevel, OPEN, visibilityFor, RestrictedVisibility, type CompiledRules, type PageVisibility } from "./visibility.ts";
 import { effectiveAccessQuery, setAccessInput } from "./schemas.ts";
 import { knownPublicRemote } from "./remote-visibility.ts";
 
@@ -104,6 +104,15 @@ export class Restrictions {
     return loaded.everyone;
   }
 
+  /**
+   * What a page share link allows someone without access on `path` (a level, 0 hiding it): FULL on
+   * an unrestricted path, else the `link:anyone` allowance along its rules. Read from the current
+   * snapshot at every opening, so turning the allowance off stops every such link at once.
+   */
+  linkLevel(workspace: WorkspaceRow, path: string): number {
+    return linkLevel(this.load(workspace).compiled, path);
+  }
+
   // ---- the admin's endpoints ------------------------------------------------------------------
 
   /** The rules: all of them for an admin; for an editor who manages access, those on paths they may edit. */
@@ -122,6 +131,7 @@ export class Restrictions {
     const { workspace, role, email, vis } = this.requireManager(principal, ref);
     const path = ruleKey(input.path);
     this.assertManages(workspace, role, vis, path);
+    if (!bypasses(role)) this.assertKeepsLinkAllowance(workspace, path, input.entries);
     const change = () => {
       const planned = this.planChange(workspace, path, input.entries);
       // An editor may not set a list that leaves them without edit there: they could not undo it.
@@ -207,6 +217,19 @@ export class Restrictions {
     const exists = this.file ? this.file.exists(workspace.id, path) : true;
     if (!exists || !vis.sees(path)) throw new NotFoundError("Page not found");
     if (!vis.allows(path, "edit")) throw new ForbiddenError("This page's access list does not give you edit access");
+  }
+
+  /**
+   * "Anyone with the link" is the admins' to allow or take away, even where editors manage access
+   * (docs/decisions/restricted-folders.md, "Share links"): an editor's list must carry the rule's
+   * `link:anyone` entry exactly as it is (none where there is none).
+   */
+  private assertKeepsLinkAllowance(workspace: WorkspaceRow, path: string, raw: readonly { who: string; level: string }[]): void {
+    const link = (list: readonly { who: string; level: string }[]) => list.find((e) => normalizeWho(e.who) === LINK_ANYONE)?.level ?? null;
+    const before = this.load(workspace).rules.get(path) ?? [];
+    if (raw.length === 0 ? link(before) !== null : link(raw) !== link(before)) {
+      throw new ForbiddenError(`Only an admin may allow or remove ${LINK_ANYONE} (anyone with a share link)`);
+    }
   }
 
   /** One rule set to `raw` (or lifted), checked against the whole rule set; throws what is wrong. */
