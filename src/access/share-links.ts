@@ -39,7 +39,7 @@ interface ShareLinkRow {
 }
 
 /** The pages a page link may name, provided by the composition root (the content layer). */
-export interface SharedPageLookup {
+interface SharedPageLookup {
   /** The live page at a path as a caller wrote it (normalized), or null. */
   find(workspaceId: string, path: string): { id: string; path: string } | null;
   /** Where a live page is now, or null when it is deleted. */
@@ -47,7 +47,7 @@ export interface SharedPageLookup {
 }
 
 /** What a page link opens: the row's facts its opening needs. */
-export interface PageLinkTarget {
+interface PageLinkTarget {
   workspace: WorkspaceRow;
   pageId: string;
   role: ShareLinkRole;
