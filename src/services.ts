@@ -180,7 +180,16 @@ export async function buildServices(opts: {
       return row && row.workspace_id === workspaceId && row.deleted_at === null ? row.path : null;
     },
   };
-  const sharedPages = new SharedPages({ shareLinks: access.shareLinks, ledger, pages: content.pages, permissions, users, restrictions });
+  const sharedPages = new SharedPages({
+    shareLinks: access.shareLinks,
+    ledger,
+    pages: content.pages,
+    permissions,
+    users,
+    restrictions,
+    // The renderer loads with the first opened link, not with the server.
+    render: (slug, path, body) => (require("./history/rendered.ts") as typeof import("./history/rendered.ts")).renderVersion(slug, path, body),
+  });
   gitSync.start();
   // Page history follows every commit git makes or pulls; after git's own created-hook has made the repository.
   const history = buildHistoryServices({ db, log, closers, ledger, gitSync, createdHooks: workspaceService.createdHooks });

@@ -225,6 +225,7 @@ export const uploadOutput = z.object({
 /** GET /api/v1/share-links/:token/page: the page a page share link opens, and at what level. */
 export const sharedPageOutput = z.object({
   page: pageOutput,
+  html: z.string().describe("The body rendered as the published site renders it (sanitized)"),
   level: z.enum(["view", "comment", "edit"]).describe("What the link allows here"),
   via: z.enum(["access", "link"]).describe("access: the caller's own access as a member; link: the link's level, capped by the page's link:anyone allowance"),
 });

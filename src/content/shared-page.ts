@@ -33,10 +33,17 @@ export class SharedPages {
       permissions: Permissions;
       users: Users;
       restrictions: Restrictions;
+      /** The page body as sanitized HTML (the composition root lends the published site's renderer). */
+      render: (workspaceSlug: string, path: string, body: string) => string;
     },
   ) {}
 
-  open(principal: Principal | null, token: string): { page: PageJson; level: AccessLevel; via: "access" | "link" } {
+  open(principal: Principal | null, token: string): { page: PageJson; html: string; level: AccessLevel; via: "access" | "link" } {
+    const { page, level, via, slug } = this.read(principal, token);
+    return { page, html: this.deps.render(slug, page.path, page.content ?? ""), level, via };
+  }
+
+  private read(principal: Principal | null, token: string): { page: PageJson; level: AccessLevel; via: "access" | "link"; slug: string } {
     const { shareLinks, ledger, pages, permissions, users, restrictions } = this.deps;
     const target = shareLinks.pageTarget(token);
     const row = target ? pages.byId(target.pageId) : null;
@@ -50,14 +57,14 @@ export class SharedPages {
       if (vis.sees(path)) {
         const user = users.byId(principal.userId);
         const access = { workspace, role, visibility: vis, actor: { id: principal.userId, name: user?.name ?? "" }, origin: "API" as const };
-        return { page: ledger.read(access, path), level: ownLevel(vis, path, role), via: "access" };
+        return { page: ledger.read(access, path), level: ownLevel(vis, path, role), via: "access", slug: workspace.slug };
       }
     }
 
     const level = Math.min(LINK_LEVEL[target.role], LINK_MAX_LEVEL, restrictions.linkLevel(workspace, path));
     // The read itself decides a missing answer, with the same lookup as for a page that is not there.
     const access = { workspace, role: "viewer" as const, visibility: level > HIDDEN ? OPEN : NOTHING, actor: { id: "", name: "" }, origin: "API" as const };
-    return { page: ledger.read(access, path), level: levelName(level)!, via: "link" };
+    return { page: ledger.read(access, path), level: levelName(level)!, via: "link", slug: workspace.slug };
   }
 }
 

@@ -173,4 +173,32 @@ describe.skipIf(!hasChromium)("restricted folders in a real browser", () => {
     await dialog.getByText("Access saved.").waitFor();
     expect(await opened()).toBe(404);
   });
+
+  test("the admin makes a share link to a page in the dialog; signed out, it opens the page only while hr/ allows anyone with a link", async () => {
+    const admin = await newTab(browser);
+    await admin.page.goto(`${server.url}/w/${owner.workspaceSlug}`);
+    await signInInUi(admin.page, owner);
+    await admin.page.getByRole("tree", { name: "Pages" }).getByText("Salaries").first().waitFor();
+    await admin.page.getByRole("button", { name: "Actions for Salaries" }).click();
+    await admin.page.getByRole("menuitem", { name: "Share / access…" }).click();
+    const dialog = admin.page.getByRole("dialog", { name: "Share / access: hr/salaries.md" });
+    await dialog.getByRole("button", { name: "Create a share link to this page" }).click();
+    await dialog.getByText("This link works only for people with access to this page", { exact: false }).waitFor();
+    const url = await dialog.getByRole("textbox", { name: "Share link to this page" }).inputValue();
+    expect(url).toStartWith(`${server.url}/shared/`);
+
+    const outsider = await newTab(browser);
+    await outsider.page.goto(url);
+    await outsider.page.getByRole("heading", { name: "This link opens no page" }).waitFor();
+    expect(await outsider.page.content()).not.toContain(SECRET);
+
+    const hr = (await owner.client.get(`/api/v1/workspaces/${owner.workspaceId}/access`)).body.restricted["hr/"] as object[];
+    expect((await owner.client.put(`/api/v1/workspaces/${owner.workspaceId}/access`, { path: "hr/", entries: [...hr, { who: "link:anyone", level: "view" }] })).status).toBe(200);
+    await outsider.page.reload();
+    await outsider.page.getByRole("heading", { name: "Salaries", exact: true }).first().waitFor();
+    await outsider.page.getByText(SECRET).waitFor();
+    await outsider.page.getByText("you can view").waitFor();
+    await screenshot(outsider.page, "43-shared-page-signed-out");
+    expect((await owner.client.put(`/api/v1/workspaces/${owner.workspaceId}/access`, { path: "hr/", entries: hr })).status).toBe(200);
+  });
 });

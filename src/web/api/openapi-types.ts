@@ -795,6 +795,8 @@ export type ShareLinkWithToken = {
 
 export type SharedPage = {
   page: Page;
+  /** The body rendered as the published site renders it (sanitized) */
+  html: string;
   /** What the link allows here */
   level: "view" | "comment" | "edit";
   /** access: the caller's own access as a member; link: the link's level, capped by the page's link:anyone allowance */

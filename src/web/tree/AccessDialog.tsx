@@ -4,6 +4,7 @@ import { messageOf } from "../api/client.ts";
 import type { TreeNode } from "../api/types.ts";
 import { Dialog, Notice } from "../ui/controls.tsx";
 import { effectiveAccess, membersAccess, setAccess, type AccessEntry, type EffectiveAccess, type MemberAccess } from "../api/access.ts";
+import { createPageLink, pageLinkUrl } from "../api/shared-pages.ts";
 
 const LEVELS: AccessEntry["level"][] = ["view", "comment", "edit"];
 
@@ -28,11 +29,13 @@ export function AccessDialog(props: { slug: string; admin: boolean; node: TreeNo
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);
   const [people, setPeople] = useState<MemberAccess | null>(null);
+  const [pageLink, setPageLink] = useState<{ url: string; anyone: boolean } | null>(null);
 
   useEffect(() => {
     setError(null);
     setSaved(false);
     setCurrent(null);
+    setPageLink(null);
     if (!path) return;
     let live = true;
     membersAccess(props.slug, path).then((m) => live && setPeople(m), () => undefined);
@@ -68,6 +71,17 @@ export function AccessDialog(props: { slug: string; admin: boolean; node: TreeNo
       setError(err);
     } finally {
       setBusy(false);
+    }
+  };
+
+  const makeLink = async () => {
+    if (!path) return;
+    setError(null);
+    try {
+      const link = await createPageLink(props.slug, path);
+      setPageLink({ url: pageLinkUrl(link.token), anyone: link.anyone === true });
+    } catch (err) {
+      setError(err);
     }
   };
 
@@ -153,6 +167,21 @@ export function AccessDialog(props: { slug: string; admin: boolean; node: TreeNo
               ? "Anyone holding a share link to a page here then reads it, signed in or not, without being on this list. Turning this off stops those links at once."
               : "Share links to pages here work only for people with access."}
           </p>
+          {node?.kind === "page" && (
+            <button type="button" className="btn" onClick={() => void makeLink()}>
+              Create a share link to this page
+            </button>
+          )}
+          {pageLink && (
+            <>
+              <input aria-label="Share link to this page" readOnly value={pageLink.url} onFocus={(ev) => ev.target.select()} />
+              <Notice kind={pageLink.anyone ? "info" : "warning"}>
+                {pageLink.anyone
+                  ? "Anyone holding this link reads the page. Revoke it in Settings → Share links."
+                  : "This link works only for people with access to this page (it opens as a missing page for anyone else), unless anyone with a share link is allowed here."}
+              </Notice>
+            </>
+          )}
         </fieldset>
       )}
       <Notice kind="warning">Rights in Quire do not extend to the git remote: anyone who can clone it reads every page.</Notice>

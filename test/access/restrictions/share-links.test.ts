@@ -95,6 +95,8 @@ describe("the link:anyone allowance", () => {
     const r = await open(anonymous, viewer.token);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ page: { path: "hr/salaries.md" }, level: "view", via: "link" });
+    // The body rendered as the published site renders it.
+    expect(r.body.html).toContain("<p>Pay bands and plans.</p>");
     // A commenter's link is capped by the allowance (view); Bob, a member without access, opens it as anyone.
     expect((await open(anonymous, commenter.token)).body).toMatchObject({ level: "view", via: "link" });
     expect((await open(bob.client, commenter.token)).body).toMatchObject({ page: { path: "hr/policies/leave.md" }, level: "view", via: "link" });
