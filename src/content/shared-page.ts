@@ -46,23 +46,29 @@ export class SharedPages {
   private read(principal: Principal | null, token: string): { page: PageJson; level: AccessLevel; via: "access" | "link"; slug: string } {
     const { shareLinks, ledger, pages, permissions, users, restrictions } = this.deps;
     const target = shareLinks.pageTarget(token);
-    const row = target ? pages.byId(target.pageId) : null;
-    if (!target || !row || row.workspace_id !== target.workspace.id || row.deleted_at !== null) throw new NotFoundError("Page not found");
+    if (!target) throw new NotFoundError("Page not found");
     const { workspace } = target;
-    const path = row.path;
+    const row = pages.byId(target.pageId);
+    const live = row !== null && row.workspace_id === workspace.id && row.deleted_at === null;
+    // A deleted page goes the same way as a hidden one, to the same answer: the link's holder
+    // cannot tell "deleted" from "not for you" by what is asked. (A page purged from the records
+    // has no path left; its id stands in, with nothing to find there.)
+    const path = row?.path ?? `${target.pageId}.md`;
 
     const role = principal ? permissions.principalRole(principal, workspace) : null;
     if (principal && role !== null) {
       const vis = restrictions.visibilityOf(principal, workspace, role);
-      if (vis.sees(path)) {
+      if (live && vis.sees(path)) {
         const user = users.byId(principal.userId);
         const access = { workspace, role, visibility: vis, actor: { id: principal.userId, name: user?.name ?? "" }, origin: "API" as const };
         return { page: ledger.read(access, path), level: ownLevel(vis, path, role), via: "access", slug: workspace.slug };
       }
     }
 
-    const level = Math.min(LINK_LEVEL[target.role], LINK_MAX_LEVEL, restrictions.linkLevel(workspace, path));
-    // The read itself decides a missing answer, with the same lookup as for a page that is not there.
+    const allowed = Math.min(LINK_LEVEL[target.role], LINK_MAX_LEVEL, restrictions.linkLevel(workspace, path));
+    const level = live ? allowed : HIDDEN;
+    // The read itself gives the missing answer, after the same lookup as for a page that is not there
+    // (and never a page made later at a deleted page's path).
     const access = { workspace, role: "viewer" as const, visibility: level > HIDDEN ? OPEN : NOTHING, actor: { id: "", name: "" }, origin: "API" as const };
     return { page: ledger.read(access, path), level: levelName(level)!, via: "link", slug: workspace.slug };
   }

@@ -39,6 +39,7 @@ async function link(path: string, role = "viewer"): Promise<{ token: string; bod
 
 /** What a link to a page that is not there answers: the page was deleted after the link was made. */
 let missing: { status: number; body: unknown };
+let goneToken: string;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -53,6 +54,7 @@ beforeAll(async () => {
   }
   expect((await setHr()).status).toBe(200);
   const gone = await link("gone.md");
+  goneToken = gone.token;
   expect((await owner.client.delete(content("gone.md"))).status).toBe(204);
   missing = same(await open(anonymous, gone.token));
   expect(missing).toEqual({ status: 404, body: { error: "NOT_FOUND", message: "Page not found", request_id: undefined } });
@@ -225,6 +227,13 @@ describe("pages that move, links that join", () => {
     expect(same(await open(anonymous, joinLink.body.token))).toEqual(missing);
     const none = await owner.client.post(links(), { role: "viewer", path: "hr/nothing.md" });
     expect(none.status).toBe(404);
+  });
+
+  test("a link to a deleted page never opens a page made later at its path", async () => {
+    expect((await owner.client.post(content("gone.md"), { title: "Another page", body: "New." })).status).toBe(201);
+    for (const c of [anonymous, bob.client, owner.client]) expect(same(await open(c, goneToken))).toEqual(missing);
+    expect((await owner.client.get(links())).body.items.at(-1)).toMatchObject({ path: null, anyone: null, active: false });
+    expect((await owner.client.delete(content("gone.md"))).status).toBe(204);
   });
 
   test("a revoked or expired page link answers as missing", async () => {
