@@ -8,8 +8,8 @@ import type { Permissions } from "../permissions.ts";
 import { atLeast, type EffectiveRole } from "../../workspaces/roles.ts";
 import { editorsManageAccess } from "../../workspaces/rights.ts";
 import type { WorkspaceRow } from "../../workspaces/workspace-records.ts";
-import { bypasses, levelName, FULL, LINK_ANYONE } from "./levels.ts";
-import { ancestorKeys, checkEntries, findDuplicateKey, findWidening, matchKey, MAX_RULES, normalizeWho, ruleKey, type AccessEntry, type RuleSet } from "./rules.ts";
+import { bypasses, levelName, FULL, HIDDEN, LINK_ANYONE } from "./levels.ts";
+import { ancestorKeys, checkEntries, findDuplicateKey, findWidening, matchKey, MAX_RULES, ruleKey, type AccessEntry, type RuleSet } from "./rules.ts";
 import { parseRulesFile, serializeRules } from "./access-file.ts";
 import { RuleStore } from "./rule-store.ts";
 import { linkLevel, OPEN, visibilityFor, RestrictedVisibility, type CompiledRules, type PageVisibility } from "./visibility.ts";
@@ -131,9 +131,9 @@ export class Restrictions {
     const { workspace, role, email, vis } = this.requireManager(principal, ref);
     const path = ruleKey(input.path);
     this.assertManages(workspace, role, vis, path);
-    if (!bypasses(role)) this.assertKeepsLinkAllowance(workspace, path, input.entries);
     const change = () => {
       const planned = this.planChange(workspace, path, input.entries);
+      if (!bypasses(role)) this.assertKeepsLinkAllowance(workspace, path, planned.next);
       // An editor may not set a list that leaves them without edit there: they could not undo it.
       if (!bypasses(role) && !visibilityFor(compile(planned.next), email, role).allows(path, "edit")) {
         throw new ValidationError("entries: this list would take away your own edit access here; only an admin may set it", "entries");
@@ -221,15 +221,19 @@ export class Restrictions {
 
   /**
    * "Anyone with the link" is the admins' to allow or take away, even where editors manage access
-   * (docs/decisions/restricted-folders.md, "Share links"): an editor's list must carry the rule's
-   * `link:anyone` entry exactly as it is (none where there is none).
+   * (docs/decisions/restricted-folders.md, "Share links"). What a link allows at the path (FULL where
+   * no rule lies on it) must stay as it was when the path is restricted before and after an
+   * editor's change: adding, changing or dropping the rule's `link:anyone` entry, a new rule below
+   * one that allows it without repeating it, and lifting a rule so that the allowance above reaches
+   * the path again are all refused. An editor's new restriction of an open path must not allow it;
+   * lifting the last rule on a path opens it to every member, links with it, as before. (Below the
+   * path it follows: a link's level is the minimum along the way.)
    */
-  private assertKeepsLinkAllowance(workspace: WorkspaceRow, path: string, raw: readonly { who: string; level: string }[]): void {
-    const link = (list: readonly { who: string; level: string }[]) => list.find((e) => normalizeWho(e.who) === LINK_ANYONE)?.level ?? null;
-    const before = this.load(workspace).rules.get(path) ?? [];
-    if (raw.length === 0 ? link(before) !== null : link(raw) !== link(before)) {
-      throw new ForbiddenError(`Only an admin may allow or remove ${LINK_ANYONE} (anyone with a share link)`);
-    }
+  private assertKeepsLinkAllowance(workspace: WorkspaceRow, path: string, next: RuleSet): void {
+    const before = linkLevel(this.load(workspace).compiled, path);
+    const after = linkLevel(compile(next), path);
+    const kept = after === FULL || (before === FULL ? after === HIDDEN : after === before);
+    if (!kept) throw new ForbiddenError(`Only an admin may allow or remove ${LINK_ANYONE} (anyone with a share link)`);
   }
 
   /** One rule set to `raw` (or lifted), checked against the whole rule set; throws what is wrong. */

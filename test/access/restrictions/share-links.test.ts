@@ -168,7 +168,7 @@ describe("the link:anyone allowance", () => {
 });
 
 describe("only admins allow it", () => {
-  test("with editors managing access, an editor keeps the allowance as it is: adding, changing or removing it is refused", async () => {
+  test("with editors managing access, an editor leaves what a link allows as it is: adding, changing, removing or unmasking it is refused", async () => {
     expect((await owner.client.put(`/api/v1/workspaces/${ws}/admin/settings`, { editors_manage_access: true })).status).toBe(200);
     try {
       const before = { rules: rules(), file: accessFile() };
@@ -179,7 +179,8 @@ describe("only admins allow it", () => {
 
       expect((await setHr([{ who: "link:anyone", level: "view" }])).status).toBe(200);
       const kept = { rules: rules(), file: accessFile() };
-      for (const entries of [hrList(), [...hrList(), { who: "link:anyone", level: "comment" }], []]) {
+      // (Lifting hr/ altogether stays an editor's right: the folder then opens to every member, and its links with it.)
+      for (const entries of [hrList(), [...hrList(), { who: "link:anyone", level: "comment" }]]) {
         const r = await ana.client.put(access(), { path: "hr/", entries });
         expect(r.status).toBe(403);
       }
@@ -187,6 +188,25 @@ describe("only admins allow it", () => {
       // Keeping it unchanged, an editor still manages the rest of the list.
       const ok = await ana.client.put(access(), { path: "hr/", entries: [...hrList(), { who: bob.email, level: "view" }, { who: "link:anyone", level: "view" }] });
       expect(ok.status).toBe(200);
+      // A new rule below must carry it on: without the entry it would take it away there.
+      const kept2 = { rules: rules(), file: accessFile() };
+      expect((await ana.client.put(access(), { path: "hr/policies/", entries: hrList() })).status).toBe(403);
+      expect({ rules: rules(), file: accessFile() }).toEqual(kept2);
+      expect((await ana.client.put(access(), { path: "hr/policies/", entries: [...hrList(), { who: "link:anyone", level: "view" }] })).status).toBe(200);
+      // Lifting a rule that took it away would let the allowance above reach its pages again: refused too.
+      expect((await owner.client.put(access(), { path: "hr/policies/", entries: hrList() })).status).toBe(200);
+      const { token } = await link("hr/policies/leave.md");
+      const kept3 = { rules: rules(), file: accessFile() };
+      expect((await ana.client.put(access(), { path: "hr/policies/", entries: [] })).status).toBe(403);
+      expect({ rules: rules(), file: accessFile() }).toEqual(kept3);
+      expect(same(await open(anonymous, token))).toEqual(missing);
+      expect((await owner.client.put(access(), { path: "hr/policies/", entries: [] })).status).toBe(200);
+      expect((await open(anonymous, token)).status).toBe(200);
+      // A folder nobody restricted: an editor restricts it (its links then open for members with access only), but cannot allow links there.
+      const fresh = await ana.client.put(access(), { path: "guides/", entries: [...hrList(), { who: "link:anyone", level: "view" }] });
+      expect(fresh.status).toBe(403);
+      expect((await ana.client.put(access(), { path: "guides/", entries: hrList() })).status).toBe(200);
+      expect((await ana.client.put(access(), { path: "guides/", entries: [] })).status).toBe(200);
     } finally {
       expect((await owner.client.put(`/api/v1/workspaces/${ws}/admin/settings`, { editors_manage_access: false })).status).toBe(200);
       expect((await setHr()).status).toBe(200);
