@@ -66,7 +66,8 @@ const isActive = (row: ShareLinkRow, now: number): boolean =>
 /**
  * Share links: a token that lets any signed-in user join a workspace with a fixed role (never
  * admin), limited by an optional expiry and number of uses. Works in invite-only mode, since the
- * user already has an account. Only the token's SHA-256 is stored.
+ * user already has an account. Only the token's SHA-256 is stored. A page link (with a `path`)
+ * joins no one: it opens one page, as far as the page's rules allow (src/content/shared-page.ts).
  */
 export class ShareLinks {
   constructor(
