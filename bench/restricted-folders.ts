@@ -24,6 +24,11 @@ import { SearchService } from "../src/search/search-service.ts";
 import { ContentLedger } from "../src/content/ledger.ts";
 import { assertLanding, type ContentAccess } from "../src/content/rights.ts";
 import { deepestFolder } from "../src/content/tree-slice.ts";
+import { Members } from "../src/access/members.ts";
+import { ShareLinks } from "../src/access/share-links.ts";
+import { SharedPages } from "../src/content/shared-page.ts";
+import { PageRecords } from "../src/content/page-records.ts";
+import { sha256Hex } from "../src/core/crypto.ts";
 
 const PAGES = Number(process.argv[2] ?? 10000);
 const FOLDERS = 400;
@@ -171,6 +176,45 @@ const us = (label: string, t: number[]) =>
   console.log(`${label.padEnd(58)} p50 ${(pct(t, 50) * 1000).toFixed(1)} µs  p90 ${(pct(t, 90) * 1000).toFixed(1)} µs  p99 ${(pct(t, 99) * 1000).toFixed(1)} µs`);
 us("a hidden page read by the member (404), 1,000 tries", hiddenTimes.sort((a, b) => a - b));
 us("a missing page read by the member (404), 1,000 tries", missingTimes.sort((a, b) => a - b));
+// A page share link opened signed out (docs/decisions/restricted-folders.md, "Share links"): one to a
+// page of folder-0/ (restricted, no link:anyone) and one to a deleted page there; both answer as missing.
+const shareLinks = new ShareLinks({
+  db,
+  permissions,
+  members: new Members({ db, permissions }),
+  workspaces,
+  present: () => {
+    throw new Error("joining is not measured here");
+  },
+  restrictions,
+});
+const sharedPages = new SharedPages({ shareLinks, ledger, pages: new PageRecords(db), permissions, users: new Users(db), restrictions, render: () => "" });
+const linkTo = (page: { page_id: string }, token: string) =>
+  db
+    .query("INSERT INTO share_links (id, workspace_id, token_hash, role, created_at, page_id) VALUES (?, ?, ?, 'viewer', ?, ?)")
+    .run(ulid(), wsId, sha256Hex(token), now, page.page_id);
+linkTo(pages[0]!, "bench-hidden-page-link");
+linkTo(pages[FOLDERS]!, "bench-deleted-page-link");
+db.query("UPDATE pages SET deleted_at = ? WHERE id = ?").run(now, pages[FOLDERS]!.page_id);
+const opens = (token: string) => () => {
+  try {
+    sharedPages.open(null, token);
+  } catch {
+    // both answer NOT_FOUND
+  }
+};
+const [openHidden, openDeleted] = [opens("bench-hidden-page-link"), opens("bench-deleted-page-link")];
+for (let i = 0; i < 200; i++) (openHidden(), openDeleted());
+const linkTimes: [number[], number[]] = [[], []];
+for (let i = 0; i < 1000; i++) {
+  for (const k of i % 2 === 0 ? [0, 1] : [1, 0]) {
+    const t0 = performance.now();
+    [openHidden, openDeleted][k]!();
+    linkTimes[k]!.push(performance.now() - t0);
+  }
+}
+us("a share link to a hidden page, signed out (404), 1,000 tries", linkTimes[0].sort((a, b) => a - b));
+us("a share link to a deleted page, signed out (404)", linkTimes[1].sort((a, b) => a - b));
 // A page landing (docs/decisions/restricted-folders.md, "Writing into a folder you cannot see"): the
 // check a create asks, over the member's own tree. folder-0/ is hidden, folder-new/ does not exist:
 // both are new folders at the root, which holds hidden rules, so both are refused (interleaved);

@@ -35,6 +35,8 @@ import { buildRealtime } from "./realtime/services.ts";
 import { buildContentServices, type ContentServices } from "./content/services.ts";
 import { seedStarterPages } from "./content/starter.ts";
 import { attachWorkspaceFolders, liveWorkspaceIds } from "./content/workspace-folders.ts";
+import { SharedPages } from "./content/shared-page.ts";
+import { agentPagePath } from "./content/paths.ts";
 import { buildGitServices, type GitServices } from "./git/services.ts";
 import { accessFileHooks } from "./git/access-file.ts";
 import { ACCESS_FILE } from "./access/restrictions/access-file.ts";
@@ -82,6 +84,8 @@ export interface Services
   realtime: RealtimeHub;
   /** Published sites: models, theme, publishing, versions, custom domains (src/publish/). */
   site: SiteService;
+  /** Opening a page share link (docs/decisions/restricted-folders.md, "Share links"). */
+  sharedPages: SharedPages;
   /** Page views and search queries, in analytics.db (daily aggregates, bounded). */
   analytics: Analytics;
   /** Deleting one's own account (Cloud). */
@@ -165,6 +169,27 @@ export async function buildServices(opts: {
     if (paths.some((p) => p === ACCESS_FILE || p === ".quire" || p === ".quire/")) applyAccessFile(id);
   });
   workspaceService.deletedHooks.push((ws) => restrictions.forget(ws.id));
+  // Page share links name a page by id; where it is now is the content layer's to say.
+  access.shareLinks.pages = {
+    find: (workspaceId, raw) => {
+      const row = content.pages.live(workspaceId, agentPagePath(raw));
+      return row ? { id: row.id, path: row.path } : null;
+    },
+    pathOf: (workspaceId, pageId) => {
+      const row = content.pages.byId(pageId);
+      return row && row.workspace_id === workspaceId && row.deleted_at === null ? row.path : null;
+    },
+  };
+  const sharedPages = new SharedPages({
+    shareLinks: access.shareLinks,
+    ledger,
+    pages: content.pages,
+    permissions,
+    users,
+    restrictions,
+    // The renderer loads with the first opened link, not with the server.
+    render: (slug, path, body) => (require("./history/rendered.ts") as typeof import("./history/rendered.ts")).renderVersion(slug, path, body),
+  });
   gitSync.start();
   // Page history follows every commit git makes or pulls; after git's own created-hook has made the repository.
   const history = buildHistoryServices({ db, log, closers, ledger, gitSync, createdHooks: workspaceService.createdHooks });
@@ -316,6 +341,7 @@ export async function buildServices(opts: {
     search,
     realtime,
     site,
+    sharedPages,
     rateLimiter: new RateLimiter(),
     assist: new AssistService(config.ai, log),
     outboundWebhooks: new OutboundWebhooks({ db, permissions, allowPrivate: config.webhookAllowPrivate, restrictions: access.restrictions }),

@@ -35,6 +35,7 @@ export const createShareLinkInput = closedObject({
     .datetime({ offset: true, message: "must be an ISO 8601 timestamp" })
     .nullable()
     .optional(),
+  path: z.string().min(1).max(520).optional().describe("A page: the link opens it (joins no one); absent: the link joins the workspace"),
 });
 
 /** `limit` and `cursor` query parameters of every list endpoint in this area. */
@@ -84,6 +85,11 @@ export const shareLinkOutput = z.object({
   expires_at: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),
   active: z.boolean().describe("false once revoked, expired or used up"),
+  path: z.string().nullable().describe("The page a page link opens (where it is now); null for a link that joins the workspace, or once the page is deleted"),
+  anyone: z
+    .boolean()
+    .nullable()
+    .describe("A page link: true when anyone holding it may open the page now; false when it works only for members with access there (a restricted page without link:anyone)"),
 });
 
 /** POST …/share-links: the link and its token, shown this once. */

@@ -69,6 +69,7 @@ export function buildAccessServices(deps: {
       members,
       workspaces,
       present: (row, role, principal) => workspaceService.present(row, role, principal),
+      restrictions,
     }),
     restrictions,
   };

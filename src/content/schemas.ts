@@ -221,3 +221,11 @@ export const uploadOutput = z.object({
   content_type: z.string(),
   size: z.number().int().min(0).describe("Bytes"),
 });
+
+/** GET /api/v1/share-links/:token/page: the page a page share link opens, and at what level. */
+export const sharedPageOutput = z.object({
+  page: pageOutput,
+  html: z.string().describe("The body rendered as the published site renders it (sanitized)"),
+  level: z.enum(["view", "comment", "edit"]).describe("What the link allows here"),
+  via: z.enum(["access", "link"]).describe("access: the caller's own access as a member; link: the link's level, capped by the page's link:anyone allowance"),
+});

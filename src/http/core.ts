@@ -91,8 +91,10 @@ function refreshAccount(services: Services, request: Request, path: string): str
  * never holds a usable share-link token or key.
  */
 function loggedPath(path: string): string {
-  // Most paths hold neither: two substring checks spare them both regular expressions.
-  if (path.startsWith("/api/v1/share-links/") || path.startsWith("/invite/")) path = path.replace(/^(\/api\/v1\/share-links\/|\/invite\/)[^/]+/, "$1[redacted]");
+  // Most paths hold none: substring checks spare them the regular expressions.
+  if (path.startsWith("/api/v1/share-links/") || path.startsWith("/invite/") || path.startsWith("/shared/")) {
+    path = path.replace(/^(\/api\/v1\/share-links\/|\/invite\/|\/shared\/)[^/]+/, "$1[redacted]");
+  }
   return path.includes("quire_live_") ? path.replace(/quire_live_[0-9A-Za-z]+/g, "[redacted]") : path;
 }
 

@@ -71,7 +71,7 @@ import {
 } from "../publish/schemas.ts";
 import { errorOutput } from "../core/schemas.ts";
 import { consentOutput as oauthConsentOutput, consentDecisionOutput, grantListOutput, grantOutput, registrationOutput, tokenOutput } from "../oauth/schemas.ts";
-import { pageOutput, treeNodeOutput, treeOutput, treeQuery } from "../content/schemas.ts";
+import { pageOutput, sharedPageOutput, treeNodeOutput, treeOutput, treeQuery } from "../content/schemas.ts";
 import { workspaceOutput, workspaceListOutput } from "../workspaces/workspace-schemas.ts";
 import { searchOutput } from "../search/schemas.ts";
 import { historyOutput, versionContentOutput, diffOutput, trashOutput, changesOutput, blameOutput } from "../history/schemas.ts";
@@ -179,6 +179,7 @@ export const OUTPUTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["ShareLinkWithToken", shareLinkWithTokenOutput],
   ["ShareLinkList", shareLinkListOutput],
   ["ShareLinkUse", shareLinkUseOutput],
+  ["SharedPage", sharedPageOutput],
   ["AccessRules", accessRulesOutput],
   ["EffectiveAccess", effectiveAccessOutput],
   ["MemberAccess", memberAccessOutput],

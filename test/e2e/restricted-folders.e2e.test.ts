@@ -120,4 +120,85 @@ describe.skipIf(!hasChromium)("restricted folders in a real browser", () => {
     await dialog.getByText("Access saved.").waitFor();
     expect((await bob.client.get(`/api/v1/content/${owner.workspaceSlug}/hr/salaries.md`)).status).toBe(200);
   });
+
+  test("the admin lets anyone with a share link open hr/'s pages with the dialog's toggle; Ana's dialog has no toggle and keeps it", async () => {
+    const link = await owner.client.post(`/api/v1/workspaces/${owner.workspaceId}/share-links`, { role: "viewer", path: "hr/salaries.md" });
+    expect(link.body).toMatchObject({ path: "hr/salaries.md", anyone: false });
+    const opened = async () => (await fetch(`${server.url}/api/v1/share-links/${link.body.token}/page`)).status;
+    expect(await opened()).toBe(404);
+
+    const admin = await newTab(browser);
+    await admin.page.goto(`${server.url}/w/${owner.workspaceSlug}`);
+    await signInInUi(admin.page, owner);
+    await admin.page.getByRole("tree", { name: "Pages" }).getByText("HR").first().waitFor();
+    await admin.page.getByRole("button", { name: "Actions for HR" }).click();
+    await admin.page.getByRole("menuitem", { name: "Share / access…" }).click();
+    const dialog = admin.page.getByRole("dialog", { name: "Share / access: hr/" });
+    await dialog.getByLabel("Who, entry 1").waitFor();
+    await dialog.getByText("Share links to pages here work only for people with access.").waitFor();
+    const toggle = dialog.getByLabel("Anyone with a share link may open pages here");
+    expect(await toggle.isChecked()).toBe(false);
+    await toggle.check();
+    await dialog.getByText("Anyone holding a share link to a page here then reads it", { exact: false }).waitFor();
+    await dialog.getByLabel("Share link level").selectOption("comment");
+    await dialog.getByRole("button", { name: "Save access" }).click();
+    await dialog.getByText("Access saved.").waitFor();
+    await screenshot(admin.page, "42-access-dialog-share-links");
+    const rules = (await owner.client.get(`/api/v1/workspaces/${owner.workspaceId}/access`)).body.restricted["hr/"];
+    expect(rules).toContainEqual({ who: "link:anyone", level: "comment" });
+    expect(await opened()).toBe(200);
+    // The list of members in the dialog does not show the allowance as a person.
+    expect(await dialog.locator('input[aria-label^="Who, entry"]').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value))).not.toContain("link:anyone");
+
+    // Ana (an editor managing access) sees no toggle; her save keeps the allowance as the admin set it.
+    const anaTab = await newTab(browser);
+    await anaTab.page.goto(`${server.url}/w/${owner.workspaceSlug}`);
+    await signInInUi(anaTab.page, ana);
+    await anaTab.page.getByRole("tree", { name: "Pages" }).getByText("HR").first().waitFor();
+    await anaTab.page.getByRole("button", { name: "Actions for HR" }).click();
+    await anaTab.page.getByRole("menuitem", { name: "Share / access…" }).click();
+    const anaDialog = anaTab.page.getByRole("dialog", { name: "Share / access: hr/" });
+    await anaDialog.getByLabel("Who, entry 2").waitFor();
+    expect(await anaDialog.getByLabel("Anyone with a share link may open pages here").count()).toBe(0);
+    await anaDialog.getByLabel("Level, entry 2").selectOption("comment");
+    await anaDialog.getByRole("button", { name: "Save access" }).click();
+    await anaDialog.getByText("Access saved.").waitFor();
+    const after = (await owner.client.get(`/api/v1/workspaces/${owner.workspaceId}/access`)).body.restricted["hr/"];
+    expect(after).toContainEqual({ who: bob.email.toLowerCase(), level: "comment" });
+    expect(after).toContainEqual({ who: "link:anyone", level: "comment" });
+
+    // Off again: the link answers as a missing page at once.
+    await toggle.uncheck();
+    await dialog.getByRole("button", { name: "Save access" }).click();
+    await dialog.getByText("Access saved.").waitFor();
+    expect(await opened()).toBe(404);
+  });
+
+  test("the admin makes a share link to a page in the dialog; signed out, it opens the page only while hr/ allows anyone with a link", async () => {
+    const admin = await newTab(browser);
+    await admin.page.goto(`${server.url}/w/${owner.workspaceSlug}`);
+    await signInInUi(admin.page, owner);
+    await admin.page.getByRole("tree", { name: "Pages" }).getByText("Salaries").first().waitFor();
+    await admin.page.getByRole("button", { name: "Actions for Salaries" }).click();
+    await admin.page.getByRole("menuitem", { name: "Share / access…" }).click();
+    const dialog = admin.page.getByRole("dialog", { name: "Share / access: hr/salaries.md" });
+    await dialog.getByRole("button", { name: "Create a share link to this page" }).click();
+    await dialog.getByText("This link works only for people with access to this page", { exact: false }).waitFor();
+    const url = await dialog.getByRole("textbox", { name: "Share link to this page" }).inputValue();
+    expect(url).toStartWith(`${server.url}/shared/`);
+
+    const outsider = await newTab(browser);
+    await outsider.page.goto(url);
+    await outsider.page.getByRole("heading", { name: "This link opens no page" }).waitFor();
+    expect(await outsider.page.content()).not.toContain(SECRET);
+
+    const hr = (await owner.client.get(`/api/v1/workspaces/${owner.workspaceId}/access`)).body.restricted["hr/"] as object[];
+    expect((await owner.client.put(`/api/v1/workspaces/${owner.workspaceId}/access`, { path: "hr/", entries: [...hr, { who: "link:anyone", level: "view" }] })).status).toBe(200);
+    await outsider.page.reload();
+    await outsider.page.getByRole("heading", { name: "Salaries", exact: true }).first().waitFor();
+    await outsider.page.getByText(SECRET).waitFor();
+    await outsider.page.getByText("you can view").waitFor();
+    await screenshot(outsider.page, "43-shared-page-signed-out");
+    expect((await owner.client.put(`/api/v1/workspaces/${owner.workspaceId}/access`, { path: "hr/", entries: hr })).status).toBe(200);
+  });
 });

@@ -228,8 +228,11 @@ describe("request logs", () => {
     const invite = await new Client(server.url).get(`/invite/${inviteToken}`);
     const resetToken = "resetTokenABCDEFGHIJKLMNOPQRSTUVWXYZ0123456";
     const reset = await new Client(server.url).get(`/reset-password?token=${resetToken}`);
+    const pageLinkToken = "pageLinkTokenABCDEFGHIJKLMNOPQRSTUVWXYZ0123";
+    const sharedPage = await new Client(server.url).get(`/shared/${pageLinkToken}`);
+    const sharedApi = await new Client(server.url).get(`/api/v1/share-links/${pageLinkToken}/page`);
 
-    for (const r of [login, key, withKey, refreshed, share, keyInPath, invite, reset]) {
+    for (const r of [login, key, withKey, refreshed, share, keyInPath, invite, reset, sharedPage, sharedApi]) {
       const line = await logOf(server.logs, r.headers.get("x-request-id")!);
       expect(line.status).toBe(r.status);
       expect(line.method).toBeString();
@@ -251,6 +254,7 @@ describe("request logs", () => {
       shareToken,
       inviteToken,
       resetToken,
+      pageLinkToken,
     ]) {
       expect(all).not.toContain(secret);
     }

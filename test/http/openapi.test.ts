@@ -299,6 +299,17 @@ describe("the documented answers are the real answers", () => {
     expect(links.body.items[0].uses).toBe(1);
     expect(links.body.items[0].token).toBeUndefined();
     expectDocumented("GET /api/v1/workspaces/:id/share-links", links);
+    // A page link: opened signed out, and a token that opens nothing.
+    expect((await c.post(`/api/v1/content/${owner.workspaceSlug}/guide/shared.md`, { title: "Shared", body: "x" })).status).toBe(201);
+    const pageLink = await c.post(`${ws}/share-links`, { role: "viewer", path: "guide/shared.md" });
+    expect([pageLink.status, pageLink.body.path, pageLink.body.anyone]).toEqual([201, "guide/shared.md", true]);
+    expectDocumented("POST /api/v1/workspaces/:id/share-links", pageLink);
+    const shared = await new Client(server.url).get(`/api/v1/share-links/${pageLink.body.token}/page`);
+    expect([shared.status, shared.body.level, shared.body.via]).toEqual([200, "view", "link"]);
+    expectDocumented("GET /api/v1/share-links/:token/page", shared);
+    const nothing = await new Client(server.url).get(`/api/v1/share-links/not-a-token/page`);
+    expect(nothing.status).toBe(404);
+    expectDocumented("GET /api/v1/share-links/:token/page", nothing);
 
     // Outbound webhooks: the secret once, then the definition, the list, a change, the empty log.
     const hook = await c.post(`${ws}/webhooks`, { url: "https://8.8.4.4/quire", events: ["page-created"], description: "CI" });

@@ -10,6 +10,14 @@ export type AccessLevel = (typeof ACCESS_LEVELS)[number];
 export const ACCESS_GROUPS = ["group:admins", "group:editors", "group:everyone"] as const;
 export type AccessGroup = (typeof ACCESS_GROUPS)[number];
 
+/**
+ * The "anyone with the link" allowance (docs/decisions/restricted-folders.md, "Share links"): an
+ * entry that names no member — it lets a page share link be opened by people without access, at
+ * most at this entry's level, which is at most `comment`. Only admins set or remove it.
+ */
+export const LINK_ANYONE = "link:anyone";
+export const LINK_MAX_LEVEL = 2;
+
 export const HIDDEN = 0;
 export const FULL = 3;
 

@@ -8,11 +8,11 @@ import type { Permissions } from "../permissions.ts";
 import { atLeast, type EffectiveRole } from "../../workspaces/roles.ts";
 import { editorsManageAccess } from "../../workspaces/rights.ts";
 import type { WorkspaceRow } from "../../workspaces/workspace-records.ts";
-import { bypasses, levelName, FULL } from "./levels.ts";
+import { bypasses, levelName, FULL, HIDDEN, LINK_ANYONE } from "./levels.ts";
 import { ancestorKeys, checkEntries, findDuplicateKey, findWidening, matchKey, MAX_RULES, ruleKey, type AccessEntry, type RuleSet } from "./rules.ts";
 import { parseRulesFile, serializeRules } from "./access-file.ts";
 import { RuleStore } from "./rule-store.ts";
-import { OPEN, visibilityFor, RestrictedVisibility, type CompiledRules, type PageVisibility } from "./visibility.ts";
+import { linkLevel, OPEN, visibilityFor, RestrictedVisibility, type CompiledRules, type PageVisibility } from "./visibility.ts";
 import { effectiveAccessQuery, setAccessInput } from "./schemas.ts";
 import { knownPublicRemote } from "./remote-visibility.ts";
 
@@ -104,6 +104,15 @@ export class Restrictions {
     return loaded.everyone;
   }
 
+  /**
+   * What a page share link allows someone without access on `path` (a level, 0 hiding it): FULL on
+   * an unrestricted path, else the `link:anyone` allowance along its rules. Read from the current
+   * snapshot at every opening, so turning the allowance off stops every such link at once.
+   */
+  linkLevel(workspace: WorkspaceRow, path: string): number {
+    return linkLevel(this.load(workspace).compiled, path);
+  }
+
   // ---- the admin's endpoints ------------------------------------------------------------------
 
   /** The rules: all of them for an admin; for an editor who manages access, those on paths they may edit. */
@@ -124,6 +133,7 @@ export class Restrictions {
     this.assertManages(workspace, role, vis, path);
     const change = () => {
       const planned = this.planChange(workspace, path, input.entries);
+      if (!bypasses(role)) this.assertKeepsLinkAllowance(workspace, path, planned.next);
       // An editor may not set a list that leaves them without edit there: they could not undo it.
       if (!bypasses(role) && !visibilityFor(compile(planned.next), email, role).allows(path, "edit")) {
         throw new ValidationError("entries: this list would take away your own edit access here; only an admin may set it", "entries");
@@ -207,6 +217,23 @@ export class Restrictions {
     const exists = this.file ? this.file.exists(workspace.id, path) : true;
     if (!exists || !vis.sees(path)) throw new NotFoundError("Page not found");
     if (!vis.allows(path, "edit")) throw new ForbiddenError("This page's access list does not give you edit access");
+  }
+
+  /**
+   * "Anyone with the link" is the admins' to allow or take away, even where editors manage access
+   * (docs/decisions/restricted-folders.md, "Share links"). What a link allows at the path (FULL where
+   * no rule lies on it) must stay as it was when the path is restricted before and after an
+   * editor's change: adding, changing or dropping the rule's `link:anyone` entry, a new rule below
+   * one that allows it without repeating it, and lifting a rule so that the allowance above reaches
+   * the path again are all refused. An editor's new restriction of an open path must not allow it;
+   * lifting the last rule on a path opens it to every member, links with it, as before. (Below the
+   * path it follows: a link's level is the minimum along the way.)
+   */
+  private assertKeepsLinkAllowance(workspace: WorkspaceRow, path: string, next: RuleSet): void {
+    const before = linkLevel(this.load(workspace).compiled, path);
+    const after = linkLevel(compile(next), path);
+    const kept = after === FULL || (before === FULL ? after === HIDDEN : after === before);
+    if (!kept) throw new ForbiddenError(`Only an admin may allow or remove ${LINK_ANYONE} (anyone with a share link)`);
   }
 
   /** One rule set to `raw` (or lifted), checked against the whole rule set; throws what is wrong. */

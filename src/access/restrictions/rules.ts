@@ -1,6 +1,6 @@
 import { ValidationError } from "../../core/errors.ts";
 import type { EffectiveRole } from "../../workspaces/roles.ts";
-import { ACCESS_GROUPS, ACCESS_LEVELS, groupWithin, inGroup, levelRank, type AccessGroup, type AccessLevel } from "./levels.ts";
+import { ACCESS_GROUPS, ACCESS_LEVELS, groupWithin, inGroup, levelRank, LINK_ANYONE, LINK_MAX_LEVEL, type AccessGroup, type AccessLevel } from "./levels.ts";
 
 /**
  * The rules themselves, as pure values: a map from a restricted folder (`hr/`) or page
@@ -52,7 +52,7 @@ export function ancestorKeys(key: string): string[] {
   return out;
 }
 
-/** What a list grants a member (0: nothing): the highest of their own entry and their groups'. */
+/** What a list grants a member (0: nothing): the highest of their own entry and their groups'. `link:anyone` is no member's entry. */
 export function memberGrant(entries: readonly AccessEntry[], email: string, role: EffectiveRole): number {
   let best = 0;
   for (const e of entries) {
@@ -90,6 +90,16 @@ export function checkEntries(raw: readonly { who: string; level: string }[], mem
     if (who.startsWith("group:") && !isGroup(who)) {
       throw new ValidationError(`entries[${i}].who: unknown group ${who} (group:admins, group:editors or group:everyone)`, `entries[${i}].who`);
     }
+    if (who === LINK_ANYONE) {
+      if (levelRank(entry.level as AccessLevel) > LINK_MAX_LEVEL) {
+        throw new ValidationError(`entries[${i}].level: ${LINK_ANYONE} allows view or comment at most`, `entries[${i}].level`);
+      }
+      out.push({ who, level: entry.level as AccessLevel });
+      return;
+    }
+    if (who.startsWith("link:")) {
+      throw new ValidationError(`entries[${i}].who: unknown ${who} (${LINK_ANYONE} is the one link entry)`, `entries[${i}].who`);
+    }
     if (!isGroup(who) && !members.has(who) && !stale) {
       throw new ValidationError(`entries[${i}].who: ${who} is not a member of this workspace`, `entries[${i}].who`);
     }
@@ -115,7 +125,9 @@ export function findWidening(rules: RuleSet, members: ReadonlyMap<string, Effect
         if (e.who === "group:admins") continue;
         const role = members.get(e.who);
         if (role && inGroup("group:admins", role)) continue;
-        const above = isGroup(e.who) ? groupGrant(parent.entries, e.who) : memberGrant(parent.entries, e.who, role ?? "viewer");
+        // The link allowance narrows like any entry: a rule below may keep or drop it, never add it.
+        const above =
+          e.who === LINK_ANYONE ? linkGrant(parent.entries) : isGroup(e.who) ? groupGrant(parent.entries, e.who) : memberGrant(parent.entries, e.who, role ?? "viewer");
         if (levelRank(e.level) > above) {
           const allowed = above === 0 ? "no access" : ACCESS_LEVELS[above - 1];
           return `${key}: gives ${e.who} ${e.level}, but ${parent.key} above it allows ${allowed}; a rule can only narrow its parent's`;
@@ -135,4 +147,10 @@ export function findDuplicateKey(rules: RuleSet): string | null {
     seen.set(matchKey(key), key);
   }
   return null;
+}
+
+/** What a list allows a share link opened by someone without access (0: nothing): its `link:anyone` entry. */
+export function linkGrant(entries: readonly AccessEntry[]): number {
+  const entry = entries.find((e) => e.who === LINK_ANYONE);
+  return entry ? levelRank(entry.level) : 0;
 }

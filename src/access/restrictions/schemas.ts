@@ -8,7 +8,7 @@ import { MAX_ENTRIES } from "./rules.ts";
 const rulePath = z.string().min(1, "must not be empty").max(1024);
 
 const accessEntry = closedObject({
-  who: z.string().min(1, "must not be empty").max(320).describe("email, or group:admins|editors|everyone"),
+  who: z.string().min(1, "must not be empty").max(320).describe("email, group:admins|editors|everyone, link:anyone"),
   level: z.enum(ACCESS_LEVELS),
 });
 

@@ -1,6 +1,6 @@
 import type { EffectiveRole } from "../../workspaces/roles.ts";
 import { bypasses, FULL, HIDDEN, levelRank, roleCap, type AccessLevel } from "./levels.ts";
-import { ancestorKeys, matchKey, memberGrant, type AccessEntry } from "./rules.ts";
+import { ancestorKeys, linkGrant, matchKey, memberGrant, type AccessEntry } from "./rules.ts";
 
 /**
  * What one person may do with each page of one workspace under its restrictions: the one place
@@ -110,3 +110,19 @@ export function visibilityFor(rules: CompiledRules, email: string, role: Effecti
   return new RestrictedVisibility(rules, email, role ?? "viewer");
 }
 
+
+/**
+ * What a page share link allows someone without access on `path` (docs/decisions/restricted-folders.md,
+ * "Share links"): FULL where no rule lies on the path, else the smallest `link:anyone` grant of
+ * every rule on the way (0 when one of them has none: a rule below can only take the allowance away).
+ */
+export function linkLevel(rules: CompiledRules, path: string): number {
+  if (rules.size === 0) return FULL;
+  const key = matchKey(path);
+  let level = FULL;
+  for (const k of [...ancestorKeys(key), key]) {
+    const own = rules.get(k);
+    if (own) level = Math.min(level, linkGrant(own));
+  }
+  return level;
+}

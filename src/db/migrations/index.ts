@@ -9,6 +9,7 @@ import { sql as pageHistory } from "./008-page-history.ts";
 import { sql as oauth } from "./009-oauth.ts";
 import { sql as restrictedAccess } from "./010-restricted-access.ts";
 import { sql as webhookTrust } from "./011-webhook-trust.ts";
+import { sql as shareLinkPages } from "./012-share-link-pages.ts";
 
 /**
  * Ordered migrations, embedded in the binary. Append only: a released migration never changes;
@@ -32,6 +33,7 @@ export const migrations: Migration[] = [
   { version: 9, name: "oauth", sql: oauth },
   { version: 10, name: "restricted-access", sql: restrictedAccess },
   { version: 11, name: "webhook-trust", sql: webhookTrust },
+  { version: 12, name: "share-link-pages", sql: shareLinkPages },
 ];
 
 /** The schema this version writes: its newest migration (a release's manifest.json names it as `schema`). */

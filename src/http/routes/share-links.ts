@@ -3,6 +3,7 @@ import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import { requirePrincipal, requireSession } from "../guards.ts";
 import { createShareLinkInput, listQuery, shareLinkListOutput, shareLinkUseOutput, shareLinkWithTokenOutput } from "../../access/schemas.ts";
+import { sharedPageOutput } from "../../content/schemas.ts";
 import type { RouteDocs } from "../openapi.ts";
 
 /** Share links: the admin's list, create (token shown once) and revoke; a signed-in user's join. */
@@ -23,7 +24,9 @@ export function shareLinkRoutes(services: Services) {
       set.status = 204;
     })
     // Joining is something a person does with their own account, so API keys cannot.
-    .post("/api/v1/share-links/:token/use", ({ principal, params }) => shareLinks.use(requireSession(principal), params.token));
+    .post("/api/v1/share-links/:token/use", ({ principal, params }) => shareLinks.use(requireSession(principal), params.token))
+    // A page link: signed in or not; a member who sees the page reads it with their own access.
+    .get("/api/v1/share-links/:token/page", ({ principal, params }) => services.sharedPages.open(principal ?? null, params.token));
 }
 
 /** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
@@ -32,4 +35,9 @@ export const shareLinksDocs: RouteDocs = {
   "POST /api/v1/workspaces/:id/share-links": { summary: "Create a share link (token shown once)", tag: "members", body: createShareLinkInput, status: 201, response: shareLinkWithTokenOutput },
   "DELETE /api/v1/workspaces/:id/share-links/:linkId": { summary: "Revoke a share link", tag: "members", status: 204 },
   "POST /api/v1/share-links/:token/use": { summary: "Join a workspace through a share link", tag: "members", response: shareLinkUseOutput },
+  "GET /api/v1/share-links/:token/page": {
+    summary: "Open the page of a page share link (as a missing page when the page is restricted and does not allow link:anyone)",
+    tag: "members",
+    response: sharedPageOutput,
+  },
 };

@@ -756,6 +756,10 @@ export type ShareLink = {
   created_at: string;
   /** false once revoked, expired or used up */
   active: boolean;
+  /** The page a page link opens (where it is now); null for a link that joins the workspace, or once the page is deleted */
+  path: string | null;
+  /** A page link: true when anyone holding it may open the page now; false when it works only for members with access there (a restricted page without link:anyone) */
+  anyone: boolean | null;
 };
 
 export type ShareLinkList = {
@@ -781,8 +785,22 @@ export type ShareLinkWithToken = {
   created_at: string;
   /** false once revoked, expired or used up */
   active: boolean;
+  /** The page a page link opens (where it is now); null for a link that joins the workspace, or once the page is deleted */
+  path: string | null;
+  /** A page link: true when anyone holding it may open the page now; false when it works only for members with access there (a restricted page without link:anyone) */
+  anyone: boolean | null;
   /** Shown only in this answer */
   token: string;
+};
+
+export type SharedPage = {
+  page: Page;
+  /** The body rendered as the published site renders it (sanitized) */
+  html: string;
+  /** What the link allows here */
+  level: "view" | "comment" | "edit";
+  /** access: the caller's own access as a member; link: the link's level, capped by the page's link:anyone allowance */
+  via: "access" | "link";
 };
 
 export type SignInMethods = {

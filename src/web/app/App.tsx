@@ -5,6 +5,7 @@ import { ForgotPasswordScreen, LoginScreen, RegisterScreen, ResetPasswordScreen 
 import { Shell } from "../screens/Shell.tsx";
 import { InviteAcceptScreen } from "../screens/InviteScreens.tsx";
 import { ConsentScreen } from "../screens/ConsentScreen.tsx";
+import { SharedPageScreen } from "../screens/SharedPageScreen.tsx";
 import { Spinner } from "../ui/controls.tsx";
 
 /** Chooses the screen: sign-in screens for signed-out people, the shell for everyone else. */
@@ -38,6 +39,8 @@ export function App() {
   if (path === "/reset-password") return <ResetPasswordScreen />;
   if (path === "/forgot-password") return <ForgotPasswordScreen />;
   if (path.startsWith("/invite/")) return <InviteAcceptScreen token={decodeURIComponent(path.slice("/invite/".length))} />;
+  // A page share link opens for whoever holds it, signed in or not.
+  if (path.startsWith("/shared/")) return <SharedPageScreen token={decodeURIComponent(path.slice("/shared/".length))} />;
   if (status === "signed-out") {
     if (path === "/register") return <RegisterScreen />;
     return <LoginScreen />;

@@ -25,7 +25,7 @@ const AuthContext = createContext<AuthState | null>(null);
 
 export const PUBLIC_PATHS = ["/login", "/register", "/forgot-password", "/reset-password"];
 /** Screens anyone may open, signed in or not (their token is in the path). */
-export const isOpenPath = (path: string) => path.startsWith("/invite/");
+export const isOpenPath = (path: string) => path.startsWith("/invite/") || path.startsWith("/shared/");
 
 /**
  * Whether this browser signed in before. The refresh cookie is HttpOnly (invisible here), so

@@ -389,6 +389,7 @@ export function PageTree(props: {
         <Suspense fallback={null}>
           <TreeDialogs
             slug={slug}
+            admin={props.rights.admin}
             tree={dialogTree ?? tree}
             state={dialog}
             onClose={() => setDialog(null)}

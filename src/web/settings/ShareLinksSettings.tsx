@@ -50,7 +50,11 @@ export function ShareLinksSettings({ workspace }: { workspace: Workspace }) {
         columns={["Role", "Uses", "Expires", "State"]}
         row={(l) => (
           <>
-            <td>{roleLabel[l.role] ?? l.role}</td>
+            <td>
+              {roleLabel[l.role] ?? l.role}
+              {/* A page link opens one page (made in the tree's Share / access dialog). */}
+              {l.path !== null && ` · page ${l.path}${l.anyone ? "" : " (people with access only)"}`}
+            </td>
             <td>
               {l.uses}
               {l.max_uses !== null ? ` / ${l.max_uses}` : ""}

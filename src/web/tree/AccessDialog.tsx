@@ -4,27 +4,38 @@ import { messageOf } from "../api/client.ts";
 import type { TreeNode } from "../api/types.ts";
 import { Dialog, Notice } from "../ui/controls.tsx";
 import { effectiveAccess, membersAccess, setAccess, type AccessEntry, type EffectiveAccess, type MemberAccess } from "../api/access.ts";
+import { createPageLink, pageLinkUrl } from "../api/shared-pages.ts";
 
 const LEVELS: AccessEntry["level"][] = ["view", "comment", "edit"];
+
+/** The entry that lets page share links open for anyone (docs/decisions/restricted-folders.md, "Share links"). */
+const LINK_ANYONE = "link:anyone";
+type LinkLevel = "view" | "comment";
+const linkOf = (entries: AccessEntry[]): LinkLevel | null => (entries.find((e) => e.who === LINK_ANYONE)?.level as LinkLevel | undefined) ?? null;
+const membersOf = (entries: AccessEntry[]) => entries.filter((e) => e.who !== LINK_ANYONE).map((x) => ({ ...x }));
 
 /** The rule's key: a folder ends with `/`, a page is its file path. */
 const accessPathOf = (node: TreeNode) => (node.kind === "folder" ? `${node.path}/` : node.path);
 
-export function AccessDialog(props: { slug: string; node: TreeNode | null; onClose(): void }) {
+export function AccessDialog(props: { slug: string; admin: boolean; node: TreeNode | null; onClose(): void }) {
   const { node } = props;
   const path = node ? accessPathOf(node) : null;
   const [current, setCurrent] = useState<EffectiveAccess | null>(null);
   const [entries, setEntries] = useState<AccessEntry[]>([]);
+  // Kept apart from the members' entries: only admins change it, and an editor's save carries it as it was.
+  const [link, setLink] = useState<LinkLevel | null>(null);
   const [confirmed, setConfirmed] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);
   const [people, setPeople] = useState<MemberAccess | null>(null);
+  const [pageLink, setPageLink] = useState<{ url: string; anyone: boolean } | null>(null);
 
   useEffect(() => {
     setError(null);
     setSaved(false);
     setCurrent(null);
+    setPageLink(null);
     if (!path) return;
     let live = true;
     membersAccess(props.slug, path).then((m) => live && setPeople(m), () => undefined);
@@ -33,7 +44,8 @@ export function AccessDialog(props: { slug: string; node: TreeNode | null; onClo
         if (!live) return;
         setCurrent(e);
         // A folder's own list is edited here; one inherited from above starts as a copy to narrow.
-        setEntries(e.entries.map((x) => ({ ...x })));
+        setEntries(membersOf(e.entries));
+        setLink(linkOf(e.entries));
       },
       (err) => live && setError(err),
     );
@@ -48,15 +60,28 @@ export function AccessDialog(props: { slug: string; node: TreeNode | null; onClo
     setError(null);
     setSaved(false);
     try {
-      const next = await setAccess(props.slug, path, list.filter((e) => e.who.trim() !== ""), confirmed);
+      const full = list.length === 0 ? [] : [...list.filter((e) => e.who.trim() !== ""), ...(link ? [{ who: LINK_ANYONE, level: link }] : [])];
+      const next = await setAccess(props.slug, path, full, confirmed);
       setCurrent(next);
-      setEntries(next.entries.map((x) => ({ ...x })));
+      setEntries(membersOf(next.entries));
+      setLink(linkOf(next.entries));
       setSaved(true);
       setPeople(await membersAccess(props.slug, path));
     } catch (err) {
       setError(err);
     } finally {
       setBusy(false);
+    }
+  };
+
+  const makeLink = async () => {
+    if (!path) return;
+    setError(null);
+    try {
+      const link = await createPageLink(props.slug, path);
+      setPageLink({ url: pageLinkUrl(link.token), anyone: link.anyone === true });
+    } catch (err) {
+      setError(err);
     }
   };
 
@@ -125,6 +150,40 @@ export function AccessDialog(props: { slug: string; node: TreeNode | null; onClo
           ))}
         </ul>
       )}
+      {props.admin && (
+        <fieldset className="access-link">
+          <legend>Share links</legend>
+          <label>
+            <input type="checkbox" checked={link !== null} onChange={(ev) => setLink(ev.target.checked ? "view" : null)} /> Anyone with a share link may open pages here
+          </label>
+          {link !== null && (
+            <select aria-label="Share link level" value={link} onChange={(ev) => setLink(ev.target.value as LinkLevel)}>
+              <option value="view">view</option>
+              <option value="comment">comment</option>
+            </select>
+          )}
+          <p className="muted">
+            {link !== null
+              ? "Anyone holding a share link to a page here then reads it, signed in or not, without being on this list. Turning this off stops those links at once."
+              : "Share links to pages here work only for people with access."}
+          </p>
+          {node?.kind === "page" && (
+            <button type="button" className="btn" onClick={() => void makeLink()}>
+              Create a share link to this page
+            </button>
+          )}
+          {pageLink && (
+            <>
+              <input aria-label="Share link to this page" readOnly value={pageLink.url} onFocus={(ev) => ev.target.select()} />
+              <Notice kind={pageLink.anyone ? "info" : "warning"}>
+                {pageLink.anyone
+                  ? "Anyone holding this link reads the page. Revoke it in Settings → Share links."
+                  : "This link works only for people with access to this page (it opens as a missing page for anyone else), unless anyone with a share link is allowed here."}
+              </Notice>
+            </>
+          )}
+        </fieldset>
+      )}
       <Notice kind="warning">Rights in Quire do not extend to the git remote: anyone who can clone it reads every page.</Notice>
       <label className="access-confirm">
         <input type="checkbox" checked={confirmed} onChange={(ev) => setConfirmed(ev.target.checked)} /> This workspace's git remote, if it has one, is private
@@ -138,7 +197,7 @@ export function AccessDialog(props: { slug: string; node: TreeNode | null; onClo
             Lift restriction
           </button>
         )}
-        <button type="button" className="btn btn-primary" disabled={busy || entries.every((e) => e.who.trim() === "")} onClick={() => void save(entries)}>
+        <button type="button" className="btn btn-primary" disabled={busy || (entries.every((e) => e.who.trim() === "") && link === null)} onClick={() => void save(entries)}>
           {busy ? "Saving…" : "Save access"}
         </button>
       </div>

@@ -17,6 +17,8 @@ export type TreeDialogState =
 
 export function TreeDialogs(props: {
   slug: string;
+  /** Whether the reader is the workspace's admin (only admins allow anyone with a share link). */
+  admin: boolean;
   tree: TreeNode[];
   state: TreeDialogState;
   onClose(): void;
@@ -30,7 +32,7 @@ export function TreeDialogs(props: {
       <RenameDialog {...props} node={state?.kind === "rename" ? state.node : null} />
       <MoveDialog {...props} node={state?.kind === "move" ? state.node : null} />
       <DeleteDialog {...props} node={state?.kind === "delete" ? state.node : null} />
-      <AccessDialog slug={props.slug} node={state?.kind === "access" ? state.node : null} onClose={props.onClose} />
+      <AccessDialog slug={props.slug} admin={props.admin} node={state?.kind === "access" ? state.node : null} onClose={props.onClose} />
     </>
   );
 }

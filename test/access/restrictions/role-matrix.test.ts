@@ -9,7 +9,7 @@ import { memberWithRole } from "../support.ts";
 /**
  * The role-and-restriction matrix (docs/decisions/restricted-folders.md): every page endpoint ×
  * {admin, editor and viewer with and without access, API keys, a member who joined by share link,
- * anonymous}. For everyone without access a hidden page answers exactly as a missing one (status
+ * anonymous}, and a page share link opened by each of them. For everyone without access a hidden page answers exactly as a missing one (status
  * and body); nothing a refused request asked changes the database or the files.
  */
 let server: TestServer;
@@ -101,6 +101,7 @@ function snapshot() {
     pages: db.query("SELECT id, path, content_hash, deleted_at FROM pages WHERE workspace_id = ? ORDER BY id").all(ws),
     comments: db.query("SELECT id FROM comments WHERE workspace_id = ?").all(ws),
     rules: db.query("SELECT * FROM access_rules WHERE workspace_id = ?").all(ws),
+    links: db.query("SELECT * FROM share_links WHERE workspace_id = ? ORDER BY id").all(ws),
     files: files(root).sort().map((f) => [f, readFileSync(f, "utf8")]),
   };
 }
@@ -192,4 +193,61 @@ describe("starting a new folder", () => {
       for (const path of paths) await removed(path);
     });
   }
+});
+
+describe("a page share link", () => {
+  const open = (c: Client, token: string) => c.get(`/api/v1/share-links/${token}/page`);
+  const bytes = (r: ApiResponse) => ({ status: r.status, type: r.headers.get("content-type"), text: r.text.replace(String(r.body?.request_id), "<request id>") });
+  const tokens = { hidden: "", missing: "", board: "" };
+
+  beforeAll(async () => {
+    const make = async (path: string) => (await owner.client.post(`/api/v1/workspaces/${ws}/share-links`, { role: "commenter", path })).body.token as string;
+    tokens.hidden = await make("hr/salaries.md");
+    tokens.board = await make("team/board/minutes.md");
+    // A link to a page that is not there any more: what "missing" answers.
+    expect((await owner.client.post(`/api/v1/content/${slug}/hr/gone.md`, { title: "Gone", body: "x" })).status).toBe(201);
+    tokens.missing = await make("hr/gone.md");
+    expect((await owner.client.delete(`/api/v1/content/${slug}/hr/gone.md`)).status).toBe(204);
+  });
+
+  for (const who of [...WITHOUT, "anonymous"]) {
+    test(`${who}: a link to a hidden page answers byte for byte as a link to a missing one; nothing changes`, async () => {
+      const before = snapshot();
+      const c = clients[who]!;
+      const missing = bytes(await open(c, tokens.missing));
+      expect(missing.status).toBe(404);
+      expect(bytes(await open(c, tokens.hidden))).toEqual(missing);
+      expect(bytes(await open(c, tokens.board))).toEqual(missing);
+      expect(bytes(await open(c, "not-a-token"))).toEqual(missing);
+      expect(snapshot()).toEqual(before);
+    });
+  }
+
+  for (const who of WITH) {
+    test(`${who}: opens it with their own access`, async () => {
+      const r = await open(clients[who]!, tokens.hidden);
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ page: { path: "hr/salaries.md" }, via: "access" });
+    });
+  }
+
+  test("with link:anyone allowed on hr/, everyone without access opens it at the allowance's level; off again, none does", async () => {
+    const hrEntries = (await owner.client.get(`/api/v1/workspaces/${ws}/access`)).body.restricted["hr/"] as object[];
+    const rule = (extra: object[]) => owner.client.put(`/api/v1/workspaces/${ws}/access`, { path: "hr/", entries: [...hrEntries, ...extra] });
+    expect((await rule([{ who: "link:anyone", level: "view" }])).status).toBe(200);
+    try {
+      for (const who of [...WITHOUT, "anonymous"]) {
+        const before = snapshot();
+        const r = await open(clients[who]!, tokens.hidden);
+        expect(r.status, who).toBe(200);
+        expect(r.body, who).toMatchObject({ page: { path: "hr/salaries.md" }, level: "view", via: "link" });
+        // team/board/ has its own rule without the allowance: still missing.
+        expect(bytes(await open(clients[who]!, tokens.board)), who).toEqual(bytes(await open(clients[who]!, tokens.missing)));
+        expect(snapshot()).toEqual(before);
+      }
+    } finally {
+      expect((await rule([])).status).toBe(200);
+    }
+    for (const who of [...WITHOUT, "anonymous"]) expect((await open(clients[who]!, tokens.hidden)).status, who).toBe(404);
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { findDuplicateKey, findWidening, ruleKey, type RuleSet } from "../../../src/access/restrictions/rules.ts";
-import { visibilityFor, OPEN } from "../../../src/access/restrictions/visibility.ts";
+import { checkEntries, findDuplicateKey, findWidening, ruleKey, type RuleSet } from "../../../src/access/restrictions/rules.ts";
+import { linkLevel, visibilityFor, OPEN } from "../../../src/access/restrictions/visibility.ts";
 import { parseRulesFile, serializeRules } from "../../../src/access/restrictions/access-file.ts";
 import type { EffectiveRole } from "../../../src/workspaces/roles.ts";
 
@@ -130,5 +130,40 @@ describe("the file", () => {
     }
     // A first reading (a clone) keeps people who are not members yet.
     expect("rules" in parseRulesFile("restricted:\n  hr/:\n    - { who: nobody@example.test, level: view }\n", members, new Map(), true)).toBe(true);
+  });
+});
+
+describe("the link:anyone allowance", () => {
+  const hr = rules({ "hr/": [["ana@example.test", "edit"], ["link:anyone", "comment"]], "hr/private/": [["ana@example.test", "edit"]], "hr/policies/": [["ana@example.test", "edit"], ["link:anyone", "view"]] });
+
+  test("a link's level is the smallest allowance along the path; a rule without it takes it away; no rule allows it all", () => {
+    expect(linkLevel(compiled(hr), "hr/salaries.md")).toBe(2);
+    expect(linkLevel(compiled(hr), "HR/policies/leave.md")).toBe(1);
+    expect(linkLevel(compiled(hr), "hr/private/notes.md")).toBe(0);
+    expect(linkLevel(compiled(hr), "guides/intro.md")).toBe(3);
+    expect(linkLevel(new Map(), "hr/salaries.md")).toBe(3);
+  });
+
+  test("it grants no member anything: a member the list does not name still does not see the page", () => {
+    const vis = visibilityFor(compiled(rules({ "hr/": [["link:anyone", "comment"]] })), "vic@example.test", "viewer");
+    expect(vis.sees("hr/salaries.md")).toBe(false);
+    expect(visibilityFor(compiled(rules({ "hr/": [["link:anyone", "comment"]] })), "ada@example.test", "admin")).toBe(OPEN);
+  });
+
+  test("view or comment only, the one link entry, and it narrows like any other", () => {
+    expect(checkEntries([{ who: "Link:Anyone", level: "view" }], members)).toEqual([{ who: "link:anyone", level: "view" }]);
+    expect(() => checkEntries([{ who: "link:anyone", level: "edit" }], members)).toThrow("view or comment at most");
+    expect(() => checkEntries([{ who: "link:all", level: "view" }], members)).toThrow("unknown link:all");
+    expect(findWidening(hr, members)).toBeNull();
+    // group:everyone above does not allow it below: only the allowance above does.
+    expect(findWidening(rules({ "hr/": [["group:everyone", "edit"]], "hr/x/": [["link:anyone", "view"]] }), members)).toContain("link:anyone view, but hr/ above it allows no access");
+    expect(findWidening(rules({ "hr/": [["link:anyone", "view"]], "hr/x/": [["link:anyone", "comment"]] }), members)).toContain("can only narrow");
+  });
+
+  test("the file carries it as written, and reads it back", () => {
+    const text = serializeRules(hr);
+    expect(text).toContain("- { who: link:anyone, level: comment }");
+    const back = parseRulesFile(text, members, new Map());
+    expect("rules" in back && back.rules).toEqual(hr);
   });
 });

@@ -1,0 +1,18 @@
+/**
+ * Page share links (docs/decisions/restricted-folders.md, "Share links"): an admin makes one for a
+ * page; anyone holding it opens the page, as far as the page's rules allow.
+ */
+import { get, post } from "./client.ts";
+import type * as Api from "./openapi-types.ts";
+import { workspaceBase } from "./workspaces.ts";
+
+export type SharedPage = Api.SharedPage;
+
+/** The page a link opens; a link that opens nothing answers as a missing page. */
+export const openSharedPage = (token: string) => get<SharedPage>(`/api/v1/share-links/${encodeURIComponent(token)}/page`);
+
+/** A view link to one page (admins); `anyone` says whether it opens for people without access now. */
+export const createPageLink = (workspace: string, path: string) => post<Api.ShareLinkWithToken>(`${workspaceBase(workspace)}/share-links`, { role: "viewer", path });
+
+/** Where a page link is opened in the app. */
+export const pageLinkUrl = (token: string) => `${location.origin}/shared/${encodeURIComponent(token)}`;
