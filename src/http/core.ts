@@ -92,8 +92,8 @@ function refreshAccount(services: Services, request: Request, path: string): str
  */
 function loggedPath(path: string): string {
   // Most paths hold none: substring checks spare them the regular expressions.
-  if (path.startsWith("/api/v1/share-links/") || path.startsWith("/invite/") || path.startsWith("/shared/")) {
-    path = path.replace(/^(\/api\/v1\/share-links\/|\/invite\/|\/shared\/)[^/]+/, "$1[redacted]");
+  if (path.startsWith("/api/v1/share-links/") || path.startsWith("/invite/") || path.startsWith("/shared/") || path.startsWith("/join/")) {
+    path = path.replace(/^(\/api\/v1\/share-links\/|\/invite\/|\/shared\/|\/join\/)[^/]+/, "$1[redacted]");
   }
   return path.includes("quire_live_") ? path.replace(/quire_live_[0-9A-Za-z]+/g, "[redacted]") : path;
 }

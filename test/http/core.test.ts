@@ -231,8 +231,10 @@ describe("request logs", () => {
     const pageLinkToken = "pageLinkTokenABCDEFGHIJKLMNOPQRSTUVWXYZ0123";
     const sharedPage = await new Client(server.url).get(`/shared/${pageLinkToken}`);
     const sharedApi = await new Client(server.url).get(`/api/v1/share-links/${pageLinkToken}/page`);
+    const joinToken = "joinTokenABCDEFGHIJKLMNOPQRSTUVWXYZ01234567";
+    const join = await new Client(server.url).get(`/join/${joinToken}`);
 
-    for (const r of [login, key, withKey, refreshed, share, keyInPath, invite, reset, sharedPage, sharedApi]) {
+    for (const r of [login, key, withKey, refreshed, share, keyInPath, invite, reset, sharedPage, sharedApi, join]) {
       const line = await logOf(server.logs, r.headers.get("x-request-id")!);
       expect(line.status).toBe(r.status);
       expect(line.method).toBeString();
@@ -255,6 +257,7 @@ describe("request logs", () => {
       inviteToken,
       resetToken,
       pageLinkToken,
+      joinToken,
     ]) {
       expect(all).not.toContain(secret);
     }
