@@ -84,7 +84,9 @@ export function siteFastPath(services: Services, framework: (request: Request) =
     const host = hostOf(headers.get("host"));
     if (host !== null && (site.workspaceForHost(host) !== null || site.isUnverifiedDomain(host))) return framework(request);
 
-    const requestId = ulid();
+    // One clock reading for the id and the rate limit.
+    const now = nowMs();
+    const requestId = ulid(now);
     const path = routerPath(url);
     const state: RequestState = { requestId, path, ip: "unknown", principal: null, startedAt: performance.now() };
     let route: string | undefined;
@@ -92,9 +94,9 @@ export function siteFastPath(services: Services, framework: (request: Request) =
     let answered: SiteAnswer | Promise<SiteAnswer>;
     try {
       state.ip = clientIp(request, () => server.requestIP(request)?.address, config.trustProxy);
-      limit = path.startsWith("/p/") ? readLimits[method](state.ip, nowMs()) : rateLimiter.hit(method, path, null, state.ip, nowMs(), false, null);
+      limit = path.startsWith("/p/") ? readLimits[method](state.ip, now) : rateLimiter.hit(method, path, null, state.ip, now, false, null);
       route = SITE_ROUTE; // past the limit, as the framework would have matched its route
-      answered = answer(request, null, state.ip);
+      answered = answer(request, null, state.ip, path);
     } catch (error) {
       return finished(failed(error, requestId, limit), method, route, state);
     }

@@ -134,11 +134,10 @@ export class SiteServer {
    * sites (docs/decisions/analytics.md), nor where the organization's plan has no analytics.
    * A plan change reaches the pages within REPORTED_MS (plans change outside this process's events).
    */
-  asksConsent(ws: WorkspaceRow): boolean {
+  asksConsent(ws: WorkspaceRow, now = Date.now()): boolean {
     if (this.deps.site.effectiveVisibility(ws) !== "public") return false;
     const reported = this.deps.analyticsReported;
     if (!reported) return true;
-    const now = Date.now();
     let hit = this.reported.get(ws.org_id);
     if (!hit || now - hit.at >= REPORTED_MS) {
       if (this.reported.size >= 10_000) this.reported.clear();
@@ -197,8 +196,9 @@ export class SiteServer {
     const plain = this.plainIndex.get(fullPath)?.deref();
     if (plain === undefined || !this.plainRequest(method, null, "/p", "", headers)) return undefined;
     const { site } = this.deps;
-    const ws = site.workspaceForSlug(plain.slug);
-    if (ws !== plain.ws || site.model(ws, plain.versionSlug) !== plain.model || this.asksConsent(ws) !== plain.asksConsent) return undefined;
+    const now = Date.now();
+    const ws = site.workspaceForSlug(plain.slug, now);
+    if (ws !== plain.ws || site.model(ws, plain.versionSlug, now) !== plain.model || this.asksConsent(ws, now) !== plain.asksConsent) return undefined;
     this.notify(this.viewedHooks, { workspaceId: ws.id, path: plain.viewPath, headers, ip });
     return plain.answer;
   }

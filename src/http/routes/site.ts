@@ -47,8 +47,8 @@ function siteRequest(req: Request, prefix: string, tail: string, origin: string,
  */
 export function publishedPathAnswer(services: Services) {
   const { site, siteServer, config } = services;
-  return (req: Request, principal: Principal | null, ip: string | undefined): SiteAnswer | Promise<SiteAnswer> => {
-    const path = routerPath(req.url);
+  /** `path`: the request's router path, when the caller has it already (building the URL again costs). */
+  return (req: Request, principal: Principal | null, ip: string | undefined, path = routerPath(req.url)): SiteAnswer | Promise<SiteAnswer> => {
     // A page answered before to the same plain request, from the same workspace row and model.
     if (principal === null) {
       const remembered = siteServer.rememberedPage(path, req.method, req.headers, ip);
