@@ -100,7 +100,7 @@ export class SiteServer {
    * `plainByModel`, so a republished site's old answers go with its old model.
    */
   private plainIndex = new Map<string, WeakRef<PlainPage>>();
-  private plainByModel = new WeakMap<SiteModel, PlainPage[]>();
+  private plainByModel = new WeakMap<SiteModel, Map<string, PlainPage>>();
   private readonly accepts = new Map<string, boolean>();
   /** Cache-Control of what anyone may read: SITE_CACHE_MAX_AGE bounds how long a publish takes to show through a cache. */
   private readonly publicCache: string;
@@ -204,9 +204,11 @@ export class SiteServer {
   }
 
   private remember(fullPath: string, plain: PlainPage): void {
+    // One answer per path and model: a path answered again (its workspace row re-read, as every
+    // second) replaces the one before.
     let held = this.plainByModel.get(plain.model);
-    if (!held) this.plainByModel.set(plain.model, (held = []));
-    held.push(plain);
+    if (!held) this.plainByModel.set(plain.model, (held = new Map()));
+    held.set(fullPath, plain);
     if (this.plainIndex.size >= MAX_PLAIN_PATHS) this.plainIndex.clear();
     this.plainIndex.set(fullPath, new WeakRef(plain));
   }
