@@ -208,6 +208,8 @@ export class SiteServer {
     // second) replaces the one before.
     let held = this.plainByModel.get(plain.model);
     if (!held) this.plainByModel.set(plain.model, (held = new Map()));
+    // Spellings of a path are many (percent-escapes): what one model holds is bounded too.
+    if (held.size >= MAX_PLAIN_PATHS && !held.has(fullPath)) return;
     held.set(fullPath, plain);
     if (this.plainIndex.size >= MAX_PLAIN_PATHS) this.plainIndex.clear();
     this.plainIndex.set(fullPath, new WeakRef(plain));
