@@ -49,7 +49,8 @@ const RANK_ALL_MIN = 2000;
 const RECENT_RANKED = 1000;
 /**
  * Quiet time after the last write before segments are merged, and the work done per step: at most
- * MERGE_STEP_PAGES pages of merged output, fewer while a step takes longer than MERGE_STEP_MS.
+ * MERGE_STEP_PAGES pages of merged output: a merge starts at one page a step, doubles while a step
+ * takes under a quarter of MERGE_STEP_MS and halves while it takes longer.
  * Merging a large index's segments ran up to 27 ms a step at 32 pages (after a 5,000-page import),
  * and every request arriving meanwhile waited for it: a published page's p99 went from 0.2 to 9 ms.
  */
@@ -446,7 +447,8 @@ export class SearchService {
     entry.mergeTimer = null;
     // A build in progress writes on; the merge is scheduled when it finishes.
     if (entry.job) return;
-    let pages = MERGE_STEP_PAGES;
+    // From one page up: the first step of a merge must not be the one that overruns.
+    let pages = 1;
     const step = () => {
       entry.mergeTimer = null;
       if (this.loaded.get(entry.index.workspaceId) !== entry) return;
