@@ -55,8 +55,9 @@ const GRANTED = new RegExp(`(?:^|;\\s*)${CONSENT_COOKIE}=granted(?:;|$)`);
 
 /** Consent as the cookie set by POST /api/analytics/consent says, overruled by an opt-out signal. */
 export function consentOf(headers: Headers): boolean {
-  if (optedOut(headers)) return false;
+  // No cookie, no consent: most views end here, without looking for the opt-out signals.
   const cookie = headers.get("cookie");
-  return cookie !== null && GRANTED.test(cookie);
+  if (cookie === null) return false;
+  return !optedOut(headers) && GRANTED.test(cookie);
 }
 

@@ -17,8 +17,16 @@ export const DIR_SYNC_DELAY_MS = 20;
 
 export function writeFileAtomic(path: string, data: string | Uint8Array, opts: { syncDir?: "now" | "batched" } = {}): void {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true, mode: 0o755 });
-  const tmp = writeTemp(path, data, true);
+  let tmp: string;
+  try {
+    tmp = writeTemp(path, data, true);
+  } catch (error) {
+    // The folder is usually there (a save of an existing page): it is created only when the
+    // temporary file could not be, rather than asked for on every write.
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    tmp = writeTemp(path, data, true);
+  }
   try {
     renameSync(tmp, path);
   } catch (error) {

@@ -4,25 +4,29 @@ import { randomBytes } from "node:crypto";
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 let lastTime = -1;
 let lastTimeText = "";
+/** The time part and the first 15 random digits of the last id. */
+let lastPrefix = "";
 /** The random component as 16 base32 digits (most significant first). */
 const lastRandom = new Uint8Array(16);
 
 /**
  * A monotonic ULID: 48-bit millisecond time + 80 random bits, sortable as a string. Every request
- * gets one: within a millisecond it costs an increment and 26 characters (the time part is
- * encoded once per millisecond).
+ * gets one: within a millisecond it costs an increment and one concatenation (the time part and
+ * the first 15 random digits are encoded once per millisecond, or when a carry changes them).
  */
 export function ulid(now: number = Date.now()): string {
   if (now === lastTime) {
+    // The usual increment changes the last digit only: the 25 characters before it are reused.
+    if (lastRandom[15]! < 31) return lastPrefix + ALPHABET[++lastRandom[15]!];
     incrementRandom(lastRandom);
   } else {
     randomDigits(randomBytes(10), lastRandom);
     lastTime = now;
     lastTimeText = encodeTime(now);
   }
-  let out = lastTimeText;
-  for (let i = 0; i < 16; i++) out += ALPHABET[lastRandom[i]!];
-  return out;
+  lastPrefix = lastTimeText;
+  for (let i = 0; i < 15; i++) lastPrefix += ALPHABET[lastRandom[i]!];
+  return lastPrefix + ALPHABET[lastRandom[15]!];
 }
 
 /** 80 bits → 16 five-bit digits, most significant first. */

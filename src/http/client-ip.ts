@@ -14,6 +14,11 @@ export function clientIp(request: Request, socketIp: string | undefined | (() =>
   if (trustProxy === false || trustProxy === 0) return direct();
   const header = request.headers.get("x-forwarded-for");
   if (!header) return direct();
+  // One address (a single proxy in front, the usual case): nothing to split.
+  if (!header.includes(",")) {
+    const only = header.trim();
+    return only !== "" && only.length <= 45 && isIP(only) !== 0 ? normalize(only) : direct();
+  }
   const hops = header
     .split(",")
     .map((h) => h.trim())

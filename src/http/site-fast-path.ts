@@ -84,34 +84,44 @@ export function siteFastPath(services: Services, framework: (request: Request) =
     const host = hostOf(headers.get("host"));
     if (host !== null && (site.workspaceForHost(host) !== null || site.isUnverifiedDomain(host))) return framework(request);
 
-    const requestId = ulid();
+    // One clock reading for the id and the rate limit.
+    const now = nowMs();
+    const requestId = ulid(now);
     const path = routerPath(url);
     const state: RequestState = { requestId, path, ip: "unknown", principal: null, startedAt: performance.now() };
     let route: string | undefined;
     let limit: Limit = null;
-    const done = (response: Response): Response => {
-      finishRequest(services, method, path, response.status, route, state);
-      return response;
-    };
     let answered: SiteAnswer | Promise<SiteAnswer>;
     try {
       state.ip = clientIp(request, () => server.requestIP(request)?.address, config.trustProxy);
-      limit = path.startsWith("/p/") ? readLimits[method](state.ip, nowMs()) : rateLimiter.hit(method, path, null, state.ip, nowMs(), false, null);
+      limit = path.startsWith("/p/") ? readLimits[method](state.ip, now) : rateLimiter.hit(method, path, null, state.ip, now, false, null);
       route = SITE_ROUTE; // past the limit, as the framework would have matched its route
-      answered = answer(request, null, state.ip);
+      answered = answer(request, null, state.ip, path);
     } catch (error) {
-      return done(failed(error, requestId, limit));
+      return finished(failed(error, requestId, limit), method, route, state);
     }
-    const reply = (a: SiteAnswer): Response => {
-      try {
-        return done(respond(a, requestId, limit));
-      } catch (error) {
-        return done(failed(error, requestId, limit));
-      }
-    };
-    if (answered instanceof Promise) return answered.then(reply, (error: unknown) => done(failed(error, requestId, limit)));
-    return reply(answered);
+    // A cached page is answered here, without the closures a later answer needs.
+    if (!(answered instanceof Promise)) return reply(answered, method, route, state, limit);
+    return answered.then(
+      (a) => reply(a, method, route, state, limit),
+      (error: unknown) => finished(failed(error, requestId, limit), method, route, state),
+    );
   };
+
+  function finished(response: Response, method: string, route: string | undefined, state: RequestState): Response {
+    finishRequest(services, method, state.path, response.status, route, state);
+    return response;
+  }
+
+  function reply(a: SiteAnswer, method: string, route: string | undefined, state: RequestState, limit: Limit): Response {
+    let response: Response;
+    try {
+      response = respond(a, state.requestId, limit);
+    } catch (error) {
+      response = failed(error, state.requestId, limit);
+    }
+    return finished(response, method, route, state);
+  }
 }
 
 function respond(site: SiteAnswer, requestId: string, limit: Limit): Response {
@@ -134,8 +144,22 @@ function common(out: Headers, requestId: string, limit: Limit): void {
   // Appended: no answer carries these names itself (cheaper than set, which looks for one first).
   out.append("x-request-id", requestId);
   if (limit) {
-    out.append("x-ratelimit-limit", String(limit.limit));
-    out.append("x-ratelimit-remaining", String(limit.remaining));
-    out.append("x-ratelimit-reset", String(limit.resetAt));
+    out.append("x-ratelimit-limit", countText(limit.limit));
+    out.append("x-ratelimit-remaining", countText(limit.remaining));
+    out.append("x-ratelimit-reset", resetText(limit.resetAt));
   }
+}
+
+/** The decimal text of the counts a limit reports (up to the site's 600 a minute), made once. */
+const COUNTS = Array.from({ length: 1024 }, (_, i) => String(i));
+const countText = (n: number): string => COUNTS[n] ?? String(n);
+/** The last reset time's text: the windows opened within the same second share it. */
+let lastReset = -1;
+let lastResetText = "";
+function resetText(at: number): string {
+  if (at !== lastReset) {
+    lastReset = at;
+    lastResetText = String(at);
+  }
+  return lastResetText;
 }

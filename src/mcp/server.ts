@@ -169,14 +169,25 @@ export function buildMcpServer(session: McpSession, instructions: string, only?:
 type CallHandler = (request: { params: { name: string; arguments?: Record<string, unknown> } }, ctx: unknown) => Promise<unknown>;
 
 /**
+ * The SDK's own `tools/call` handler of a server whose tools are registered. The SDK offers no
+ * public way to read a stored handler (setRequestHandler and removeRequestHandler only): this goes
+ * through Protocol's protected `_getRequestHandler`, the accessor the SDK itself uses to
+ * re-dispatch to a stored handler. test/mcp/sdk-seams.test.ts fails, naming this function, when
+ * an SDK update takes it away; until then a hidden tool's call would get the SDK's bare "Tool …
+ * disabled" (never more than that: the tool stays disabled).
+ */
+export function sdkToolsCallHandler(server: McpServer): CallHandler | undefined {
+  const low = server.server as unknown as { _getRequestHandler?: (method: string) => CallHandler | undefined };
+  return typeof low._getRequestHandler === "function" ? low._getRequestHandler("tools/call") : undefined;
+}
+
+/**
  * A hidden tool called by name is refused by runTool, whose answer names the scope the key lacks
  * (FORBIDDEN, as the REST API says it), before the SDK's own handler would answer a bare "Tool …
- * disabled". Every other call goes on to the SDK's handler, taken through the accessor the SDK
- * keeps for re-dispatching to a stored handler.
+ * disabled". Every other call goes on to the SDK's handler (sdkToolsCallHandler).
  */
 function answerHiddenTools(server: McpServer, session: McpSession, hidden: Map<string, ToolDef>): void {
-  const low = server.server as unknown as { _getRequestHandler(method: string): CallHandler | undefined };
-  const sdkCall = low._getRequestHandler("tools/call");
+  const sdkCall = sdkToolsCallHandler(server);
   if (!sdkCall) return;
   server.server.removeRequestHandler("tools/call");
   server.server.setRequestHandler("tools/call", (request, ctx) => {

@@ -17,6 +17,7 @@ import { atLeast } from "../workspaces/roles.ts";
 import type { SearchService } from "../search/search-service.ts";
 import type { Uploads } from "../content/uploads.ts";
 import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
+import type { Principal } from "../core/principal.ts";
 import { renderLayout } from "./site/layout.ts";
 import { llmsFullTxt, llmsTxt, manifestJson, robotsTxt, rssXml, sitemapXml } from "./site/feeds.ts";
 import { resolveRedirect, type SiteModel, type SitePage } from "./site/model.ts";
@@ -69,8 +70,38 @@ function cacheControlOf(isPrivate: boolean, isMember: boolean, req: SiteRequest,
 }
 const PRIVATE = "private, no-store";
 
+/** Paths whose plain answer is remembered (beyond this the index starts over; the answers stay with their models). */
+const MAX_PLAIN_PATHS = 20_000;
+/** Distinct Accept values remembered with whether they ask for Markdown. */
+const MAX_ACCEPTS = 64;
+
+/**
+ * A page's answer to a plain request (see plainRequest), with everything it was made from: the
+ * workspace row and site model objects the site service handed out, and the consent question.
+ * The same inputs give the same answer, so while the service hands out the same objects the
+ * answer is reused as it is; a new row (its settings, its publication), a new model (an edit, a
+ * manifest, a version) or another consent answer makes the next request take the whole way.
+ */
+interface PlainPage {
+  slug: string;
+  versionSlug: string | undefined;
+  ws: WorkspaceRow;
+  model: SiteModel;
+  asksConsent: boolean;
+  /** The page's path as analytics counts a view of it. */
+  viewPath: string;
+  answer: SiteAnswer;
+}
+
 export class SiteServer {
   private readonly cache = new SitePageCache();
+  /**
+   * Plain answers by the request's path, held weakly: each is kept alive by its model's entry in
+   * `plainByModel`, so a republished site's old answers go with its old model.
+   */
+  private plainIndex = new Map<string, WeakRef<PlainPage>>();
+  private plainByModel = new WeakMap<SiteModel, Map<string, PlainPage>>();
+  private readonly accepts = new Map<string, boolean>();
   /** Cache-Control of what anyone may read: SITE_CACHE_MAX_AGE bounds how long a publish takes to show through a cache. */
   private readonly publicCache: string;
   private readonly assetTags = new Map<string, string>();
@@ -103,11 +134,10 @@ export class SiteServer {
    * sites (docs/decisions/analytics.md), nor where the organization's plan has no analytics.
    * A plan change reaches the pages within REPORTED_MS (plans change outside this process's events).
    */
-  asksConsent(ws: WorkspaceRow): boolean {
+  asksConsent(ws: WorkspaceRow, now = Date.now()): boolean {
     if (this.deps.site.effectiveVisibility(ws) !== "public") return false;
     const reported = this.deps.analyticsReported;
     if (!reported) return true;
-    const now = Date.now();
     let hit = this.reported.get(ws.org_id);
     if (!hit || now - hit.at >= REPORTED_MS) {
       if (this.reported.size >= 10_000) this.reported.clear();
@@ -120,7 +150,69 @@ export class SiteServer {
   /** Forgets every finished document (benchmarks measuring a first render; the site model stays). */
   forgetRendered(): void {
     this.cache.forgetDocs();
+    this.plainIndex = new Map();
+    this.plainByModel = new WeakMap();
     this.deps.site.renders.clear();
+  }
+
+  /** Whether an Accept header asks for the Markdown twin, remembered per distinct value. */
+  private markdownAsked(accept: string | null): boolean {
+    if (accept === null) return false;
+    let asked = this.accepts.get(accept);
+    if (asked === undefined) {
+      asked = wantsMarkdown(accept);
+      if (this.accepts.size >= MAX_ACCEPTS) this.accepts.clear();
+      this.accepts.set(accept, asked);
+    }
+    return asked;
+  }
+
+  /**
+   * A request whose page answer depends on nothing but the path: an anonymous GET on the
+   * instance's own address (`/p/{slug}/…`) with no credential, cookie, revalidation or Markdown
+   * preference, not the site MCP's stream path. Its answer is the one handle() gives, so it may
+   * be remembered.
+   */
+  private plainRequest(method: string, principal: Principal | null, prefix: string, tail: string, headers: Headers): boolean {
+    return (
+      method === "GET" &&
+      principal === null &&
+      prefix !== "" &&
+      tail !== "/mcp" &&
+      !headers.has("cookie") &&
+      !headers.has("authorization") &&
+      !headers.has("if-none-match") &&
+      !this.markdownAsked(headers.get("accept"))
+    );
+  }
+
+  /**
+   * The answer to a plain request for `fullPath` (the request's path on the instance, `/p/…`),
+   * when that page was answered before and the site service still hands out the same workspace
+   * row and site model for it, and the consent question is the same: handle()'s answer without
+   * its dispatch. The view is counted as handle() counts it. Undefined: ask handle().
+   */
+  rememberedPage(fullPath: string, method: string, headers: Headers, ip: string | undefined): SiteAnswer | undefined {
+    const plain = this.plainIndex.get(fullPath)?.deref();
+    if (plain === undefined || !this.plainRequest(method, null, "/p", "", headers)) return undefined;
+    const { site } = this.deps;
+    const now = Date.now();
+    const ws = site.workspaceForSlug(plain.slug, now);
+    if (ws !== plain.ws || site.model(ws, plain.versionSlug, now) !== plain.model || this.asksConsent(ws, now) !== plain.asksConsent) return undefined;
+    this.notify(this.viewedHooks, { workspaceId: ws.id, path: plain.viewPath, headers, ip });
+    return plain.answer;
+  }
+
+  private remember(fullPath: string, plain: PlainPage): void {
+    // One answer per path and model: a path answered again (its workspace row re-read, as every
+    // second) replaces the one before.
+    let held = this.plainByModel.get(plain.model);
+    if (!held) this.plainByModel.set(plain.model, (held = new Map()));
+    // Spellings of a path are many (percent-escapes): what one model holds is bounded too.
+    if (held.size >= MAX_PLAIN_PATHS && !held.has(fullPath)) return;
+    held.set(fullPath, plain);
+    if (this.plainIndex.size >= MAX_PLAIN_PATHS) this.plainIndex.clear();
+    this.plainIndex.set(fullPath, new WeakRef(plain));
   }
 
   /**
@@ -163,9 +255,11 @@ export class SiteServer {
     let model = site.model(ws);
     if (!model) return NOT_FOUND;
     const first = segments[0];
+    let versionSlug: string | undefined;
     if (first !== undefined && model.versions.some((v) => v.slug === first && !v.is_default)) {
       model = site.model(ws, first);
       if (!model) return NOT_FOUND;
+      versionSlug = first;
       segments.shift();
     }
     const assetVersion = this.assetVersionText;
@@ -202,7 +296,11 @@ export class SiteServer {
     // Canonical form: a folder page ends without a slash, the root with one.
     if (req.tail.endsWith("/") && joined !== "") return { status: 301, headers: { location: urls.page(page.path), "cache-control": cacheControl }, body: null };
     if (wantsMarkdown(req.headers.get("accept"))) return this.markdown(ws, model, page, cacheControl, req, true);
-    return this.page(ws, model, page, urls, urlsKey, role, cacheControl, req);
+    const answer = this.page(ws, model, page, urls, urlsKey, role, cacheControl, req);
+    if (answer.status === 200 && answer.response && this.plainRequest(req.method, req.principal, req.prefix, req.tail, req.headers)) {
+      this.remember(req.fullPath, { slug: ws.slug, versionSlug, ws, model, asksConsent: this.asksConsent(ws), viewPath: `/${page.path}`, answer });
+    }
+    return answer;
   }
 
   private page(

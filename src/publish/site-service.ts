@@ -142,11 +142,10 @@ export class SiteService {
    * The site model of a workspace's version (undefined: the default version). Cached until a
    * ledger event or settings change for the workspace, or an edit of a `.quire/` manifest on disk.
    */
-  model(ws: WorkspaceRow, versionSlug?: string | null): SiteModel | null {
+  model(ws: WorkspaceRow, versionSlug?: string | null, now = Date.now()): SiteModel | null {
     const key = `${ws.id}|${versionSlug === null ? "\u0000current" : (versionSlug ?? "")}|${ws.updated_at}`;
     const generation = this.generations.get(ws.id) ?? 0;
     const hit = this.models.get(key);
-    const now = Date.now();
     if (hit && hit.generation === generation) {
       // Manifests edited outside the ledger (git, an editor) are noticed within a second.
       if (now - hit.checkedAt < MANIFEST_CHECK_MS) return hit.model;
@@ -231,8 +230,7 @@ export class SiteService {
    * published page is read thousands of times a second; its workspace row rarely changes), and
    * forgotten at once when the workspace's settings change.
    */
-  workspaceForSlug(slug: string): WorkspaceRow | null {
-    const now = Date.now();
+  workspaceForSlug(slug: string, now = Date.now()): WorkspaceRow | null {
     const hit = this.bySlug.get(slug);
     if (hit && now - hit.at < WORKSPACE_ROW_MS) return hit.row;
     const row = this.deps.workspaces.bySlug(slug);

@@ -43,3 +43,22 @@ test("a file that exists as a directory is refused without touching anything", (
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a folder missing at write time is created: a new nested one, or one removed since the last write", () => {
+  const dir = tempDir();
+  try {
+    const deep = join(dir, "a", "b", "c", "page.md");
+    writeFileAtomic(deep, "one\n");
+    expect(readFileSync(deep, "utf8")).toBe("one\n");
+    rmSync(join(dir, "a"), { recursive: true });
+    writeFileAtomic(deep, "two\n");
+    expect(readFileSync(deep, "utf8")).toBe("two\n");
+    expect(readdirSync(join(dir, "a", "b", "c"))).toEqual(["page.md"]);
+    // A file where a folder should be is still refused, and nothing is written.
+    writeFileSync(join(dir, "plain"), "not a folder\n");
+    expect(() => writeFileAtomic(join(dir, "plain", "page.md"), "x\n")).toThrow();
+    expect(readFileSync(join(dir, "plain"), "utf8")).toBe("not a folder\n");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -250,6 +250,23 @@ describe("one message per request", () => {
   }
   const comparable = (answer: any) => (answer.error ? { error: { code: answer.error.code, message: answer.error.message } } : { result: { isError: answer.result.isError, content: answer.result.content } });
 
+  test("a body read ahead is answered as one the SDK reads itself: not JSON, null, a batch, a notification, in both eras", async () => {
+    const raw = async (modern: boolean, body: string) => {
+      const headers: Record<string, string> = { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+      if (modern) Object.assign(headers, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" });
+      const res = await fetch(url, { method: "POST", headers, body });
+      return { status: res.status, body: (await res.text()).replace(/"id":\s*"?[\w-]+"?/g, '"id":_') };
+    };
+    const bodies = ["{not json", "null", "[]", JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tools/list" }]), JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), JSON.stringify({ jsonrpc: "1.0", id: 2, method: "tools/list" })];
+    for (const modern of [true, false]) {
+      for (const body of bodies) {
+        // Past 64 KiB (trailing blanks, the same JSON) the SDK reads the body itself.
+        const itself = await raw(modern, body + " ".repeat(70 * 1024));
+        expect(await raw(modern, body), `${modern ? "2026" : "2025"} ${body}`).toEqual(itself);
+      }
+    }
+  });
+
   test("a request whose one message is known is answered exactly as by the whole server: a call, an unknown tool, a refused one", async () => {
     const readOnly = (await createKey(owner, ["read"])).key;
     const cases: Array<[string, string, Record<string, unknown>]> = [

@@ -47,8 +47,13 @@ function siteRequest(req: Request, prefix: string, tail: string, origin: string,
  */
 export function publishedPathAnswer(services: Services) {
   const { site, siteServer, config } = services;
-  return (req: Request, principal: Principal | null, ip: string | undefined): SiteAnswer | Promise<SiteAnswer> => {
-    const path = routerPath(req.url);
+  /** `path`: the request's router path, when the caller has it already (building the URL again costs). */
+  return (req: Request, principal: Principal | null, ip: string | undefined, path = routerPath(req.url)): SiteAnswer | Promise<SiteAnswer> => {
+    // A page answered before to the same plain request, from the same workspace row and model.
+    if (principal === null) {
+      const remembered = siteServer.rememberedPage(path, req.method, req.headers, ip);
+      if (remembered) return remembered;
+    }
     // /p/{slug}[/tail]; the slug is one raw segment.
     const m = /^\/p\/([^/]+)(\/.*)?$/.exec(path);
     if (!m) return { status: 404, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }, body: NOT_FOUND_HTML };
