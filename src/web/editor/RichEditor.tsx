@@ -125,11 +125,12 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   /** The link under a collapsed caret, for its inline editor; null elsewhere. */
   const trackLink = () => {
     const e = editorRef.current;
-    const box = wrapper.current?.getBoundingClientRect();
     const { selection, schema } = e?.state ?? {};
-    if (!e || !box || !selection || !schema || !selection.empty || !schema.marks.link) return setLink(null);
+    if (!e || !selection || !schema || !selection.empty || !schema.marks.link) return setLink(null);
     const range = getMarkRange(selection.$from, schema.marks.link);
-    if (!range) return setLink(null);
+    // Measured only in a link: reading the layout on every caret move costs the typing a frame.
+    const box = range && wrapper.current?.getBoundingClientRect();
+    if (!range || !box) return setLink(null);
     const mark = e.state.doc.resolve(range.from + 1).marks().find((m) => m.type.name === "link");
     const c = e.view.coordsAtPos(range.from);
     setLink((prev) => (prev && prev.from === range.from && prev.to === range.to ? prev : { ...range, href: String(mark?.attrs.href ?? ""), at: { left: Math.max(0, c.left - box.left), top: c.bottom - box.top + 4 } }));
