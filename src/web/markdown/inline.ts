@@ -29,6 +29,9 @@ export const QUIRE_INLINE = /(\[\[[^\[\]\n]+\]\]|:[a-zA-Z][\w-]*\[[^\[\]\n]*\](?
  * line of the block (lines after a "\n" inside the text always do).
  */
 function escapeText(text: string, atLineStart = true): string {
+  // Most text nodes hold none of the characters anything below escapes: return them as they are
+  // (opening a long page serializes every text node once, for the faithfulness check).
+  if (!NEEDS_ESCAPE.test(text) && !(atLineStart && LINE_START.test(text))) return text;
   // Quire's own inline syntax — wikilinks, inline components (`:badge[New]{variant=info}`) and
   // math (`$x^2$`) — is read by the renderer before Markdown escapes are: keep it verbatim.
   const parts = text.split(QUIRE_INLINE);
@@ -46,6 +49,11 @@ function escapeText(text: string, atLineStart = true): string {
     .map((line, i) => (i === 0 && !atLineStart ? line : escapeLineStart(line)))
     .join("\n");
 }
+
+/** Characters the escapes below (or Quire's inline syntax) start with; a line end starts a line. */
+const NEEDS_ESCAPE = /[\\*`[\]<~&_$:\n]/;
+/** What `escapeLineStart` can escape: a line beginning, after up to three spaces, with one of these. */
+const LINE_START = /^ {0,3}[#>+=\d-]/;
 
 function escapeLineStart(line: string): string {
   return line
