@@ -16,7 +16,10 @@ function sameMark(a: PMMark, b: PMMark): boolean {
 }
 
 function sortedMarks(marks: PMMark[] | undefined): PMMark[] {
-  return [...(marks ?? [])]
+  // Most text has no mark or one: nothing to sort (this runs for every text node of a page).
+  if (!marks || marks.length === 0) return [];
+  if (marks.length === 1) return MARK_ORDER.includes(marks[0]!.type) ? [marks[0]!] : [];
+  return [...marks]
     .filter((m) => MARK_ORDER.includes(m.type))
     .sort((a, b) => MARK_ORDER.indexOf(a.type) - MARK_ORDER.indexOf(b.type));
 }
