@@ -3,8 +3,9 @@
  * `getMarkdown()` rewrites only the blocks the person changed. When the editor cannot hold the
  * document block for block, it says so (`onUnsupported`) and the page opens in raw mode instead.
  */
-import { forwardRef, useEffect, useImperativeHandle, useMemo, useRef, useState } from "react";
-import { getMarkRange, type Editor } from "@tiptap/core";
+import { forwardRef, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { createDocument, getMarkRange, type Editor } from "@tiptap/core";
+import { EditorState } from "@tiptap/pm/state";
 import { imageFiles } from "./image-upload.ts";
 import { cleanPastedHtml, looksLikeMarkdown, MAX_PASTE_HTML } from "./paste-clean.ts";
 import { splitBlocks } from "../markdown/split.ts";
@@ -36,6 +37,12 @@ import { Badge } from "./badge.ts";
 import { BadgePopover, type BadgeAt } from "./BadgePopover.tsx";
 import { ImagePopover, type ImageAt } from "./ImagePopover.tsx";
 import { Toolbar } from "./Toolbar.tsx";
+
+/** Runs `task` when the browser has nothing else to do (soon, where it cannot say). */
+function whenIdle(task: () => void): void {
+  if (typeof requestIdleCallback === "function") requestIdleCallback(task, { timeout: 2000 });
+  else setTimeout(task, 200);
+}
 
 export interface EditorHandle {
   getMarkdown(): string;
@@ -132,11 +139,12 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   /** The link under a collapsed caret, for its inline editor; null elsewhere. */
   const trackLink = () => {
     const e = editorRef.current;
-    const box = wrapper.current?.getBoundingClientRect();
     const { selection, schema } = e?.state ?? {};
-    if (!e || !box || !selection || !schema || !selection.empty || !schema.marks.link) return setLink(null);
+    if (!e || !selection || !schema || !selection.empty || !schema.marks.link) return setLink(null);
     const range = getMarkRange(selection.$from, schema.marks.link);
-    if (!range) return setLink(null);
+    // Measured only in a link: reading the layout on every caret move costs the typing a frame.
+    const box = range && wrapper.current?.getBoundingClientRect();
+    if (!range || !box) return setLink(null);
     const mark = e.state.doc.resolve(range.from + 1).marks().find((m) => m.type.name === "link");
     const c = e.view.coordsAtPos(range.from);
     setLink((prev) => (prev && prev.from === range.from && prev.to === range.to ? prev : { ...range, href: String(mark?.attrs.href ?? ""), at: { left: Math.max(0, c.left - box.left), top: c.bottom - box.top + 4 } }));
@@ -181,15 +189,16 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   // The JSON of each top-level node, kept while the node is unchanged (ProseMirror nodes are
   // immutable), so saving a long page converts and compares only the blocks that changed.
   const jsonOf = useMemo(() => new WeakMap<object, PMNode>(), []);
-  const docJson = (e: Editor): PMNode => {
+  const contentJson = (doc: Editor["state"]["doc"]): PMNode[] => {
     const content: PMNode[] = [];
-    e.state.doc.forEach((child) => {
+    doc.forEach((child) => {
       let json = jsonOf.get(child);
       if (!json) jsonOf.set(child, (json = child.toJSON() as PMNode));
       content.push(json);
     });
-    return { type: "doc", content };
+    return content;
   };
+  const docJson = (e: Editor): PMNode => ({ type: "doc", content: contentJson(e.state.doc) });
 
   const editor = useEditor(
     {
@@ -212,7 +221,8 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         // Marks the top-level block holding the caret: it is always laid out (styles.css).
         Focus.configure({ className: "has-focus", mode: "shallowest" }),
       ],
-      content: session.initial,
+      // Opened empty: the page's document is drawn once, below, after EditorContent has attached
+      // the view (attaching it redraws every block, React node views included).
       editable: props.editable,
       injectNonce: cspNonce(),
       editorProps: {
@@ -269,8 +279,12 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         },
       },
       onCreate: ({ editor: e }) => {
-        if (!session.rebase(docJson(e))) callbacks.current.onUnsupported();
-        loadDirectory(e.state.doc);
+        // The document as loaded is the baseline; its JSON is made once the page is idle (or at
+        // the first save, if sooner), not while it opens.
+        const loaded = e.state.doc;
+        if (!session.rebaseLater(loaded.childCount, () => contentJson(loaded))) return callbacks.current.onUnsupported();
+        whenIdle(() => session.prepare());
+        loadDirectory(loaded);
       },
       onUpdate: ({ editor: e }) => {
         slash.track();
@@ -291,6 +305,15 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     [session],
   );
   editorRef.current = editor;
+  // The page's document, drawn once. Tiptap builds the view in a detached element and EditorContent
+  // rebuilds every node view when it attaches it; a 1,000-block page drawn at creation was drawn
+  // twice. A fresh state (not a transaction) leaves undo history empty and emits no update. Runs
+  // after EditorContent's mount (children first) and before the editor's create event (a timer).
+  useLayoutEffect(() => {
+    if (!editor || editor.isDestroyed) return;
+    const doc = createDocument(session.initial as Parameters<typeof createDocument>[0], editor.schema);
+    editor.view.updateState(EditorState.create({ doc, plugins: editor.state.plugins }));
+  }, [editor, session]);
   useEffect(() => {
     editor?.setEditable(props.editable);
   }, [editor, props.editable]);

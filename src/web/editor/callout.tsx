@@ -3,31 +3,33 @@
  * richly like the rest of the page. Attributes after the label (a title) are kept as written and
  * shown as text only, so nothing in them can run in the editor.
  */
-import { Node, mergeAttributes } from "@tiptap/core";
-import { NodeViewContent, NodeViewWrapper, ReactNodeViewRenderer, type ReactNodeViewProps } from "@tiptap/react";
+import { Node, mergeAttributes, type Editor } from "@tiptap/core";
+import type { Node as PMNodeType } from "@tiptap/pm/model";
+import { blockView, el, setOptions, updateAttrs } from "./block-view.ts";
 
 const TYPES = ["info", "warning", "danger", "tip", "note"];
 
-function CalloutView({ node, updateAttributes, editor }: ReactNodeViewProps) {
-  const type = node.attrs.type === null ? "" : String(node.attrs.type);
-  const known = TYPES.includes(type);
-  const title = /\btitle="([^"]*)"/.exec(String(node.attrs.extra ?? ""))?.[1];
-  return (
-    <NodeViewWrapper className={`callout-block callout-${known ? type : "other"}`} data-callout-type={type}>
-      <div className="callout-head" contentEditable={false}>
-        <select aria-label="Callout type" value={type} disabled={!editor.isEditable} onChange={(e) => updateAttributes({ type: e.target.value })}>
-          {!known && <option value={type}>{type || "callout"}</option>}
-          {TYPES.map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-        </select>
-        {title && <span className="callout-title">{title}</span>}
-      </div>
-      <NodeViewContent className="callout-body" />
-    </NodeViewWrapper>
-  );
+function calloutView(node: PMNodeType, editor: Editor, getPos: () => number | undefined) {
+  const select = el("select", { "aria-label": "Callout type" }) as HTMLSelectElement;
+  const title = el("span", { class: "callout-title" });
+  const head = el("div", { class: "callout-head", contenteditable: "false" }, select);
+  const body = el("div", { class: "callout-body" });
+  const dom = el("div", {}, head, body);
+  let current = node;
+  select.addEventListener("change", () => updateAttrs(editor, getPos, () => current, { type: select.value }));
+  return blockView(node, dom, body, (n) => {
+    current = n;
+    const type = n.attrs.type === null ? "" : String(n.attrs.type);
+    const known = TYPES.includes(type);
+    dom.className = `callout-block callout-${known ? type : "other"}`;
+    dom.dataset.calloutType = type;
+    setOptions(select, TYPES, type, type || "callout");
+    select.disabled = !editor.isEditable;
+    const text = /\btitle="([^"]*)"/.exec(String(n.attrs.extra ?? ""))?.[1];
+    title.textContent = text ?? "";
+    if (text && title.parentNode !== head) head.append(title);
+    else if (!text) title.remove();
+  });
 }
 
 export const Callout = Node.create({
@@ -50,6 +52,6 @@ export const Callout = Node.create({
     return ["div", mergeAttributes(HTMLAttributes, { "data-callout": "" }), 0];
   },
   addNodeView() {
-    return ReactNodeViewRenderer(CalloutView);
+    return ({ node, editor, getPos }) => calloutView(node, editor, getPos);
   },
 });

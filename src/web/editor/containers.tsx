@@ -6,8 +6,8 @@
  */
 import { Node, mergeAttributes, type Editor } from "@tiptap/core";
 import type { Node as PMNodeType } from "@tiptap/pm/model";
-import { NodeViewContent, NodeViewWrapper, ReactNodeViewRenderer, type ReactNodeViewProps } from "@tiptap/react";
-import { useState } from "react";
+import type { NodeView } from "@tiptap/pm/view";
+import { blockView, el, setOptions, setValue, updateAttrs } from "./block-view.ts";
 
 const PARTS: Record<string, { child: string; noun: string }> = {
   tabs: { child: "tab", noun: "tab" },
@@ -16,6 +16,12 @@ const PARTS: Record<string, { child: string; noun: string }> = {
 };
 
 const labelOf = (node: PMNodeType) => (node.attrs.type === null ? "" : String(node.attrs.type));
+const capital = (noun: string) => noun[0]!.toUpperCase() + noun.slice(1);
+/** A title as typed into a label field: `]` and line ends would end the directive's label. */
+const cleanLabel = (text: string) => text.replace(/[\]\n]/g, "");
+
+type GetPos = () => number | undefined;
+type View = (node: PMNodeType, editor: Editor, getPos: GetPos) => NodeView;
 
 /** Inserts a new part at the end of the container at `pos`, its body one empty paragraph. */
 function addPart(editor: Editor, pos: number, container: PMNodeType, child: string, label: string) {
@@ -23,143 +29,152 @@ function addPart(editor: Editor, pos: number, container: PMNodeType, child: stri
   editor.chain().focus().insertContentAt(at, { type: child, attrs: { type: label, extra: "", colons: "::" }, content: [{ type: "paragraph" }] }).run();
 }
 
-function ContainerView({ node, editor, getPos }: ReactNodeViewProps) {
+/** A title field bound to the node's label. */
+function labelInput(ariaLabel: string, editor: Editor, getPos: GetPos, node: () => PMNodeType): HTMLInputElement {
+  const input = el("input", { "aria-label": ariaLabel }) as HTMLInputElement;
+  input.addEventListener("input", () => updateAttrs(editor, getPos, node, { type: cleanLabel(input.value) }));
+  return input;
+}
+
+const containerView: View = (node, editor, getPos) => {
   const { child, noun } = PARTS[node.type.name]!;
-  const [active, setActive] = useState(0);
-  const labels: string[] = [];
-  node.forEach((c) => labels.push(labelOf(c)));
-  const shown = Math.min(active, labels.length - 1);
+  const Noun = capital(noun);
   const isTabs = node.type.name === "tabs";
-  const Noun = noun[0]!.toUpperCase() + noun.slice(1);
-  return (
-    <NodeViewWrapper className={`component-block ${node.type.name}-block`} data-active={isTabs ? String(shown) : undefined}>
-      <div className="component-strip" contentEditable={false}>
-        {isTabs && (
-          <div className="component-tabs" role="tablist" aria-label="Tabs">
-            {labels.map((l, i) => (
-              <button key={i} type="button" role="tab" aria-selected={i === shown} className={i === shown ? "active" : undefined} onClick={() => setActive(i)}>
-                {l || `Tab ${i + 1}`}
-              </button>
-            ))}
-          </div>
-        )}
-        {!isTabs && <span className="component-kind">{Noun}s</span>}
-        {editor.isEditable && (
-          <button
-            type="button"
-            className="component-add"
-            // The caret stays in the text while the new part is added, as with the toolbar.
-            onMouseDown={(e) => e.preventDefault()}
-            onClick={() => {
-              const pos = getPos();
-              if (typeof pos !== "number") return;
-              addPart(editor, pos, node, child, `${Noun} ${labels.length + 1}`);
-              setActive(labels.length);
-            }}
-          >
-            Add {noun}
-          </button>
-        )}
-      </div>
-      <NodeViewContent className="component-parts" />
-    </NodeViewWrapper>
-  );
-}
+  let current = node;
+  let active = 0;
+  let stripDrawn = "";
+  const tablist = el("div", { class: "component-tabs", role: "tablist", "aria-label": "Tabs" });
+  const strip = el("div", { class: "component-strip", contenteditable: "false" }, isTabs ? tablist : el("span", { class: "component-kind" }, `${Noun}s`));
+  const parts = el("div", { class: "component-parts" });
+  const dom = el("div", { class: `component-block ${node.type.name}-block` }, strip, parts);
+  const add = el("button", { type: "button", class: "component-add" }, `Add ${noun}`);
+  // The caret stays in the text while the new part is added, as with the toolbar.
+  add.addEventListener("mousedown", (e) => e.preventDefault());
+  add.addEventListener("click", () => {
+    const pos = getPos();
+    if (typeof pos !== "number") return;
+    const count = current.childCount;
+    active = count;
+    addPart(editor, pos, current, child, `${Noun} ${count + 1}`);
+    draw(current);
+  });
+  const labels = () => {
+    const out: string[] = [];
+    current.forEach((c) => out.push(labelOf(c)));
+    return out;
+  };
+  const draw = (n: PMNodeType) => {
+    current = n;
+    const names = labels();
+    const shown = Math.min(active, names.length - 1);
+    // The strip is rebuilt only when what it shows changes (not on each keystroke in a body).
+    const drawn = `${shown}\n${names.join("\n")}`;
+    if (isTabs && drawn !== stripDrawn) {
+      stripDrawn = drawn;
+      dom.dataset.active = String(shown);
+      tablist.replaceChildren(
+        ...names.map((l, i) => {
+          const b = el("button", { type: "button", role: "tab", "aria-selected": String(i === shown), ...(i === shown ? { class: "active" } : {}) }, l || `Tab ${i + 1}`);
+          b.addEventListener("click", () => {
+            active = i;
+            draw(current);
+          });
+          return b;
+        }),
+      );
+    }
+    if (editor.isEditable && add.parentNode !== strip) strip.append(add);
+    else if (!editor.isEditable) add.remove();
+  };
+  return blockView(node, dom, parts, draw);
+};
 
-function PartView({ node, editor, getPos, updateAttributes }: ReactNodeViewProps) {
+const partView: View = (node, editor, getPos) => {
   const noun = node.type.name;
-  const Noun = noun[0]!.toUpperCase() + noun.slice(1);
-  const link = /\blink=("[^"]*"|\S+?)(?=[\s}])/.exec(String(node.attrs.extra ?? ""))?.[1]?.replace(/^"|"$/g, "");
-  return (
-    <NodeViewWrapper className={`component-part ${noun}-part`}>
-      <div className="component-part-head" contentEditable={false}>
-        <input
-          aria-label={`${Noun} title`}
-          value={labelOf(node)}
-          readOnly={!editor.isEditable}
-          onChange={(e) => updateAttributes({ type: e.target.value.replace(/[\]\n]/g, "") })}
-        />
-        {link && <span className="muted component-link">→ {link}</span>}
-        {editor.isEditable && (
-          <button
-            type="button"
-            aria-label={`Remove ${noun} ${labelOf(node)}`.trim()}
-            title={`Remove this ${noun}`}
-            onClick={() => {
-              const pos = getPos();
-              if (typeof pos !== "number") return;
-              const $pos = editor.state.doc.resolve(pos);
-              // The last part goes with its container, which cannot stand empty.
-              if ($pos.parent.childCount === 1) editor.chain().focus().deleteRange({ from: $pos.before(), to: $pos.after() }).run();
-              else editor.chain().focus().deleteRange({ from: pos, to: pos + node.nodeSize }).run();
-            }}
-          >
-            ×
-          </button>
-        )}
-      </div>
-      <NodeViewContent className="component-body" />
-    </NodeViewWrapper>
-  );
-}
+  const Noun = capital(noun);
+  let current = node;
+  const input = labelInput(`${Noun} title`, editor, getPos, () => current);
+  const link = el("span", { class: "muted component-link" });
+  const remove = el("button", { type: "button" }, "×");
+  remove.title = `Remove this ${noun}`;
+  remove.addEventListener("click", () => {
+    const pos = getPos();
+    if (typeof pos !== "number") return;
+    const $pos = editor.state.doc.resolve(pos);
+    // The last part goes with its container, which cannot stand empty.
+    if ($pos.parent.childCount === 1) editor.chain().focus().deleteRange({ from: $pos.before(), to: $pos.after() }).run();
+    else editor.chain().focus().deleteRange({ from: pos, to: pos + current.nodeSize }).run();
+  });
+  const head = el("div", { class: "component-part-head", contenteditable: "false" }, input);
+  const body = el("div", { class: "component-body" });
+  const dom = el("div", { class: `component-part ${noun}-part` }, head, body);
+  return blockView(node, dom, body, (n) => {
+    current = n;
+    setValue(input, labelOf(n));
+    input.readOnly = !editor.isEditable;
+    const target = /\blink=("[^"]*"|\S+?)(?=[\s}])/.exec(String(n.attrs.extra ?? ""))?.[1]?.replace(/^"|"$/g, "");
+    link.textContent = target ? `→ ${target}` : "";
+    remove.setAttribute("aria-label", `Remove ${noun} ${labelOf(n)}`.trim());
+    // Children are added and removed in place: the title field keeps the focus while typed in.
+    if (target && link.parentNode !== head) input.after(link);
+    else if (!target) link.remove();
+    if (editor.isEditable && remove.parentNode !== head) head.append(remove);
+    else if (!editor.isEditable) remove.remove();
+  });
+};
 
-function AccordionView({ node, editor, updateAttributes }: ReactNodeViewProps) {
-  return (
-    <NodeViewWrapper className="component-block accordion-block">
-      <div className="component-part-head" contentEditable={false}>
-        <span className="component-kind" aria-hidden="true">▸</span>
-        <input aria-label="Accordion title" value={labelOf(node)} readOnly={!editor.isEditable} onChange={(e) => updateAttributes({ type: e.target.value.replace(/[\]\n]/g, "") })} />
-      </div>
-      <NodeViewContent className="component-body" />
-    </NodeViewWrapper>
-  );
-}
+const accordionView: View = (node, editor, getPos) => {
+  let current = node;
+  const input = labelInput("Accordion title", editor, getPos, () => current);
+  const head = el("div", { class: "component-part-head", contenteditable: "false" }, el("span", { class: "component-kind", "aria-hidden": "true" }, "▸"), input);
+  const body = el("div", { class: "component-body" });
+  const dom = el("div", { class: "component-block accordion-block" }, head, body);
+  return blockView(node, dom, body, (n) => {
+    current = n;
+    setValue(input, labelOf(n));
+    input.readOnly = !editor.isEditable;
+  });
+};
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
 
 /** The api badge: its label is "METHOD /path", edited as a method picker and a path field. */
-function ApiView({ node, editor, updateAttributes }: ReactNodeViewProps) {
-  const label = labelOf(node);
-  const m = /^([A-Za-z]+)\s+(.*)$/.exec(label);
-  const method = m ? m[1]!.toUpperCase() : "";
-  const path = m ? m[2]! : label;
-  const set = (nextMethod: string, nextPath: string) => updateAttributes({ type: `${nextMethod} ${nextPath}`.trim().replace(/[\]\n]/g, "") });
-  return (
-    <NodeViewWrapper className="component-block api-block">
-      <div className="component-part-head" contentEditable={false}>
-        <select aria-label="HTTP method" className={`api-method api-${method.toLowerCase()}`} value={method} disabled={!editor.isEditable} onChange={(e) => set(e.target.value, path)}>
-          {!METHODS.includes(method) && <option value={method}>{method || "—"}</option>}
-          {METHODS.map((x) => (
-            <option key={x} value={x}>
-              {x}
-            </option>
-          ))}
-        </select>
-        <input aria-label="Endpoint path" className="api-path" value={path} readOnly={!editor.isEditable} onChange={(e) => set(method, e.target.value)} />
-      </div>
-      <NodeViewContent className="component-body" />
-    </NodeViewWrapper>
-  );
-}
+const apiView: View = (node, editor, getPos) => {
+  let current = node;
+  const parts = () => {
+    const label = labelOf(current);
+    const m = /^([A-Za-z]+)\s+(.*)$/.exec(label);
+    return { method: m ? m[1]!.toUpperCase() : "", path: m ? m[2]! : label };
+  };
+  const set = (method: string, path: string) => updateAttrs(editor, getPos, () => current, { type: cleanLabel(`${method} ${path}`.trim()) });
+  const select = el("select", { "aria-label": "HTTP method" }) as HTMLSelectElement;
+  const path = el("input", { "aria-label": "Endpoint path", class: "api-path" }) as HTMLInputElement;
+  select.addEventListener("change", () => set(select.value, parts().path));
+  path.addEventListener("input", () => set(parts().method, path.value));
+  const head = el("div", { class: "component-part-head", contenteditable: "false" }, select, path);
+  const body = el("div", { class: "component-body" });
+  const dom = el("div", { class: "component-block api-block" }, head, body);
+  return blockView(node, dom, body, (n) => {
+    current = n;
+    const { method, path: p } = parts();
+    select.className = `api-method api-${method.toLowerCase()}`;
+    setOptions(select, METHODS, method, method || "—");
+    select.disabled = !editor.isEditable;
+    setValue(path, p);
+    path.readOnly = !editor.isEditable;
+  });
+};
 
-function FiletreeView() {
-  return (
-    <NodeViewWrapper className="component-block filetree-block">
-      <div className="component-part-head" contentEditable={false}>
-        <span className="component-kind">File tree</span>
-      </div>
-      <NodeViewContent className="component-body" />
-    </NodeViewWrapper>
-  );
-}
+const filetreeView: View = (node) => {
+  const body = el("div", { class: "component-body" });
+  const head = el("div", { class: "component-part-head", contenteditable: "false" }, el("span", { class: "component-kind" }, "File tree"));
+  return blockView(node, el("div", { class: "component-block filetree-block" }, head, body), body, () => {});
+};
 
-function TocView() {
-  return (
-    <NodeViewWrapper className="component-block toc-block" contentEditable={false}>
-      <span className="component-kind">Table of contents</span> <span className="muted">— built from the page's headings on the site</span>
-    </NodeViewWrapper>
-  );
-}
+const tocView: View = (node) => {
+  const dom = el("div", { class: "component-block toc-block", contenteditable: "false" }, el("span", { class: "component-kind" }, "Table of contents"), " ", el("span", { class: "muted" }, "— built from the page's headings on the site"));
+  return blockView(node, dom, null, () => {});
+};
 
 const componentAttributes = (colons: string) => ({
   type: { default: null, parseHTML: (el: HTMLElement) => el.getAttribute("data-type"), renderHTML: (a: Record<string, unknown>) => ({ "data-type": a.type }) },
@@ -167,7 +182,7 @@ const componentAttributes = (colons: string) => ({
   colons: { default: colons, parseHTML: (el: HTMLElement) => el.getAttribute("data-colons") ?? colons, renderHTML: (a: Record<string, unknown>) => ({ "data-colons": a.colons }) },
 });
 
-function componentNode(name: string, content: string, view: (props: ReactNodeViewProps) => React.ReactNode, colons: string, group?: string) {
+function componentNode(name: string, content: string, view: View, colons: string, group?: string) {
   return Node.create({
     name,
     ...(group ? { group } : {}),
@@ -177,15 +192,15 @@ function componentNode(name: string, content: string, view: (props: ReactNodeVie
     addAttributes: () => componentAttributes(colons),
     parseHTML: () => [{ tag: `div[data-component="${name}"]` }],
     renderHTML: ({ HTMLAttributes }) => ["div", mergeAttributes(HTMLAttributes, { "data-component": name }), 0],
-    addNodeView: () => ReactNodeViewRenderer(view),
+    addNodeView: () => ({ node, editor, getPos }) => view(node, editor, getPos),
   });
 }
 
 export const Containers = [
-  ...Object.entries(PARTS).flatMap(([name, { child }]) => [componentNode(name, `${child}+`, ContainerView, ":::", "block"), componentNode(child, "block+", PartView, "::")]),
-  componentNode("accordion", "block+", AccordionView, ":::", "block"),
-  componentNode("api", "block+", ApiView, ":::", "block"),
-  componentNode("filetree", "block+", FiletreeView, ":::", "block"),
+  ...Object.entries(PARTS).flatMap(([name, { child }]) => [componentNode(name, `${child}+`, containerView, ":::", "block"), componentNode(child, "block+", partView, "::")]),
+  componentNode("accordion", "block+", accordionView, ":::", "block"),
+  componentNode("api", "block+", apiView, ":::", "block"),
+  componentNode("filetree", "block+", filetreeView, ":::", "block"),
   Node.create({
     name: "toc",
     group: "block",
@@ -194,6 +209,6 @@ export const Containers = [
     addAttributes: () => componentAttributes(":::"),
     parseHTML: () => [{ tag: 'div[data-component="toc"]' }],
     renderHTML: ({ HTMLAttributes }) => ["div", mergeAttributes(HTMLAttributes, { "data-component": "toc" })],
-    addNodeView: () => ReactNodeViewRenderer(TocView),
+    addNodeView: () => ({ node, editor, getPos }) => tocView(node, editor, getPos),
   }),
 ];

@@ -18,7 +18,10 @@ function sameMark(a: PMMark, b: PMMark): boolean {
 }
 
 function sortedMarks(marks: PMMark[] | undefined): PMMark[] {
-  return [...(marks ?? [])]
+  // Most text has no mark or one: nothing to sort (this runs for every text node of a page).
+  if (!marks || marks.length === 0) return [];
+  if (marks.length === 1) return MARK_ORDER.includes(marks[0]!.type) ? [marks[0]!] : [];
+  return [...marks]
     .filter((m) => MARK_ORDER.includes(m.type))
     .sort((a, b) => MARK_ORDER.indexOf(a.type) - MARK_ORDER.indexOf(b.type));
 }
@@ -31,6 +34,9 @@ export const QUIRE_INLINE = /(\[\[[^\[\]\n]+\]\]|:[a-zA-Z][\w-]*\[[^\[\]\n]*\](?
  * line of the block (lines after a "\n" inside the text always do).
  */
 function escapeText(text: string, atLineStart = true): string {
+  // Most text nodes hold none of the characters anything below escapes: return them as they are
+  // (opening a long page serializes every text node once, for the faithfulness check).
+  if (!NEEDS_ESCAPE.test(text) && !(atLineStart && LINE_START.test(text))) return text;
   // Quire's own inline syntax — wikilinks, inline components (`:badge[New]{variant=info}`) and
   // math (`$x^2$`) — is read by the renderer before Markdown escapes are: keep it verbatim.
   const parts = text.split(QUIRE_INLINE);
@@ -48,6 +54,11 @@ function escapeText(text: string, atLineStart = true): string {
     .map((line, i) => (i === 0 && !atLineStart ? line : escapeLineStart(line)))
     .join("\n");
 }
+
+/** Characters the escapes below (or Quire's inline syntax) start with; a line end starts a line. */
+const NEEDS_ESCAPE = /[\\*`[\]<~&_$:\n]/;
+/** What `escapeLineStart` can escape: a line beginning, after up to three spaces, with one of these. */
+const LINE_START = /^ {0,3}[#>+=\d-]/;
 
 function escapeLineStart(line: string): string {
   return line

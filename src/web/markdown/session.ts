@@ -10,14 +10,17 @@ import { nodeKey, type PMNode } from "./pm.ts";
 import { joinBlocks, splitBlocks, type SplitDoc } from "./split.ts";
 
 export class MarkdownSession {
-  private baseline: Baseline;
+  private readonly doc: SplitDoc;
+  /** The editor's node for each block, or how to get them (read on first use). */
+  private nodes: PMNode[] | (() => PMNode[]);
+  private built: Baseline | null = null;
   readonly source: string;
 
   constructor(source: string) {
     this.source = source;
-    const doc = splitBlocks(source);
-    const nodes = doc.blocks.map(blockToNode);
-    this.baseline = { doc, keys: nodes.map(nodeKey), nodes };
+    this.doc = splitBlocks(source);
+    const nodes = this.doc.blocks.map(blockToNode);
+    this.nodes = nodes;
     this.initial = { type: "doc", content: nodes.length ? nodes : [{ type: "paragraph" }] };
   }
 
@@ -25,7 +28,7 @@ export class MarkdownSession {
   readonly initial: PMNode;
 
   get split(): SplitDoc {
-    return this.baseline.doc;
+    return this.doc;
   }
 
   /**
@@ -34,17 +37,41 @@ export class MarkdownSession {
    */
   rebase(editorDoc: PMNode): boolean {
     const nodes = editorDoc.content ?? [];
-    const blocks = this.baseline.doc.blocks;
-    const count = blocks.length === 0 ? nodes.filter((n) => !isEmptyParagraph(n)).length === 0 : nodes.length === blocks.length;
-    if (!count) return false;
-    if (blocks.length > 0) this.baseline = { doc: this.baseline.doc, keys: nodes.map(nodeKey), nodes };
+    return this.rebaseLater(nodes.length, () => nodes);
+  }
+
+  /**
+   * `rebase` for an editor holding `count` top-level nodes, whose JSON `content` gives. It is read
+   * when the baseline is first needed (a save, or `prepare`), not while the page opens: converting
+   * and keying a thousand blocks is a good part of opening a long page.
+   */
+  rebaseLater(count: number, content: () => PMNode[]): boolean {
+    const blocks = this.doc.blocks;
+    if (blocks.length === 0) return content().filter((n) => !isEmptyParagraph(n)).length === 0;
+    if (count !== blocks.length) return false;
+    this.nodes = content;
+    this.built = null;
     return true;
+  }
+
+  /** Builds the baseline now (when the page is idle), so the first save after an edit does not. */
+  prepare(): void {
+    void this.baseline;
+  }
+
+  private get baseline(): Baseline {
+    if (!this.built) {
+      const nodes = typeof this.nodes === "function" ? this.nodes() : this.nodes;
+      this.nodes = nodes;
+      this.built = { doc: this.doc, keys: nodes.map(nodeKey), nodes };
+    }
+    return this.built;
   }
 
   /** Markdown for the editor's current document. */
   save(editorDoc: PMNode): string {
     const nodes = editorDoc.content ?? [];
-    if (this.baseline.doc.blocks.length === 0 && nodes.every(isEmptyParagraph)) return this.source;
+    if (this.doc.blocks.length === 0 && nodes.every(isEmptyParagraph)) return this.source;
     return mergeDocument(this.baseline, nodes);
   }
 }
