@@ -135,6 +135,12 @@ describe("what the link does not open", () => {
     expect(add.status).toBe(401);
     expect(add.body).toMatchObject({ error: "UNAUTHORIZED", message: "Sign in to read and add comments through this link" });
     expect((await anonymous.get(thread(commentToken))).status).toBe(401);
+    // A link is opened by a person: an API key (even an admin's) is refused the same way.
+    const key = (await olga.client.post("/api/v1/api-keys", { name: "k", scopes: ["admin"] })).body.key;
+    expect(key).toBeString();
+    const viaKey = await olga.client.post(thread(commentToken), { body: "From a script" }, { token: key });
+    expect(viaKey.status).toBe(401);
+    expect((await olga.client.get(thread(commentToken), { token: key })).status).toBe(401);
     // The page itself still opens signed out, at the link's level.
     expect((await anonymous.get(`/api/v1/share-links/${commentToken}/page`)).body.level).toBe("comment");
     expect(snapshot()).toEqual(before);
