@@ -225,7 +225,7 @@ export async function buildServices(opts: {
     }),
   );
   const collab = lazy(() =>
-    (require("./collab/services.ts") as typeof import("./collab/services.ts")).buildCollabServices({ db, bus, permissions, restrictions: access.restrictions, workspaces, users }),
+    (require("./collab/services.ts") as typeof import("./collab/services.ts")).buildCollabServices({ db, bus, permissions, restrictions: access.restrictions, workspaces, users, sharedPages }),
   );
   const billing = lazy(() => (require("./billing/services.ts") as typeof import("./billing/services.ts")).buildBillingServices({ db, config, permissions }));
   access.invitations.beforeInvite.push(({ orgId, role, emailNormalized }) => billing().plans.requireSeatFor(orgId, role, emailNormalized));

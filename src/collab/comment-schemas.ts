@@ -12,6 +12,9 @@ export const createCommentInput = z.strictObject({
   anchor: z.string().max(500, "must be at most 500 characters").optional(),
 });
 
+/** POST /api/v1/share-links/:token/comments: the link names the page, so a comment names only its thread. */
+export const createLinkCommentInput = createCommentInput.omit({ page_path: true });
+
 /** PUT /api/v1/comments/:id. */
 export const updateCommentInput = z.strictObject({ body });
 
@@ -22,6 +25,9 @@ export const listCommentsQuery = z.object({
   limit: z.coerce.number({ error: "must be a number" }).int("must be an integer").min(1, "must be between 1 and 100").max(100, "must be between 1 and 100").default(50),
   cursor: z.string().max(200).optional(),
 });
+
+/** GET /api/v1/share-links/:token/comments query: the link's page only. */
+export const listLinkCommentsQuery = listCommentsQuery.omit({ page: true });
 
 // ---- outputs (the OpenAPI document is generated from these) ----
 

@@ -7,11 +7,13 @@ import type { WorkspaceRecords, WorkspaceRow } from "../workspaces/workspace-rec
 import type { EventBus } from "../core/event-bus.ts";
 import type { Users } from "../identity/users.ts";
 import { atLeast, type EffectiveRole } from "../workspaces/roles.ts";
-import { ForbiddenError, NotFoundError, ValidationError } from "../core/errors.ts";
+import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from "../core/errors.ts";
+import type { SharedPages } from "../content/shared-page.ts";
+import { levelRank } from "../access/restrictions/levels.ts";
 import { isUlid, ulid } from "../core/ids.ts";
 import { workspaceRef } from "../workspaces/workspace-records.ts";
 import { parseInput } from "../core/validate.ts";
-import { type commentOutput, createCommentInput, listCommentsQuery, updateCommentInput } from "./comment-schemas.ts";
+import { type commentOutput, createCommentInput, createLinkCommentInput, listCommentsQuery, listLinkCommentsQuery, updateCommentInput } from "./comment-schemas.ts";
 import { normalizePagePath } from "../content/paths.ts";
 import { resolveMentions, workspacePeople } from "./mentions.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
@@ -81,7 +83,15 @@ function toJson(row: CommentRow): CommentJson {
  */
 export class Comments {
   constructor(
-    private readonly deps: { db: Db; permissions: Permissions; restrictions: Restrictions; workspaces: WorkspaceRecords; users: Users; bus: EventBus },
+    private readonly deps: {
+      db: Db;
+      permissions: Permissions;
+      restrictions: Restrictions;
+      workspaces: WorkspaceRecords;
+      users: Users;
+      bus: EventBus;
+      sharedPages: SharedPages;
+    },
   ) {}
 
   list(principal: Principal, ref: string, query: unknown): { items: CommentJson[]; next_cursor: string | null } {
@@ -107,20 +117,25 @@ export class Comments {
       where.push("COALESCE((SELECT r.resolved FROM comments r WHERE r.id = c.parent_id), c.resolved) = ?");
       args.push(q.resolved === "true" ? 1 : 0);
     }
-    // A restricted page's comments are read past for those it is hidden from: a page stays full while more remain.
+    // A restricted page's comments are read past for those it is hidden from.
+    return this.page(where, args, after, q.limit, (row) => vis.sees(row.page_path));
+  }
+
+  /** Rows matching `where` after the cursor, those `keep` refuses read past: a page stays full while more remain. */
+  private page(where: string[], args: (string | number)[], after: string | null, limit: number, keep: (row: CommentRow) => boolean) {
     const rows: CommentRow[] = [];
     let from = after;
     for (;;) {
       const clauses = from ? [...where, "c.id > ?"] : where;
       const batch = this.deps.db
-        .query<CommentRow, (string | number)[]>(`${SELECT} WHERE ${clauses.join(" AND ")} ORDER BY c.id LIMIT ${q.limit + 1}`)
+        .query<CommentRow, (string | number)[]>(`${SELECT} WHERE ${clauses.join(" AND ")} ORDER BY c.id LIMIT ${limit + 1}`)
         .all(...(from ? [...args, from] : args));
-      for (const row of batch) if (vis.sees(row.page_path)) rows.push(row);
-      if (rows.length > q.limit || batch.length <= q.limit) break;
+      for (const row of batch) if (keep(row)) rows.push(row);
+      if (rows.length > limit || batch.length <= limit) break;
       from = batch[batch.length - 1]!.id;
     }
-    const more = rows.length > q.limit;
-    const items = rows.slice(0, q.limit).map(toJson);
+    const more = rows.length > limit;
+    const items = rows.slice(0, limit).map(toJson);
     return { items, next_cursor: more ? encodeCursor(items[items.length - 1]!.id) : null };
   }
 
@@ -132,8 +147,6 @@ export class Comments {
     const input = parseInput(createCommentInput, body);
     const { workspace, role } = this.deps.permissions.require(principal, workspaceRef(ref), "commenter");
     const vis = this.deps.restrictions.visibilityOf(principal, workspace, role);
-    const author = this.deps.users.byId(principal.userId);
-    const now = new Date().toISOString();
     let parent: CommentRow | null = null;
     if (input.parent_id !== undefined) {
       parent = this.row(input.parent_id);
@@ -154,6 +167,66 @@ export class Comments {
     const pageId = this.pageIdOf(workspace.id, pagePath);
     if (pageId === null || !vis.sees(pagePath) || (parent?.page_id != null && parent.page_id !== pageId)) throw new NotFoundError("Page not found");
     if (!vis.allows(pagePath, "comment")) throw new ForbiddenError("This page's access list does not give you comment access");
+    return this.insert(principal, workspace, { path: pagePath, id: pageId }, parent, input);
+  }
+
+  /**
+   * A page share link's thread (docs/decisions/restricted-folders.md, "Share links"): a link at
+   * `comment` is one more way to hold `comment` on its one page, and nothing else. Read at every
+   * call: a link that opens nothing (revoked, expired, a deleted page, the allowance off) answers
+   * as a missing page, like its page read; a link that opens the page at `view` is refused; the
+   * holder must be signed in (a comment carries its author: no anonymous comments). A member who
+   * sees the page goes by their own access, as the page read does.
+   */
+  listThroughLink(principal: Principal | null, token: string, query: unknown): { items: CommentJson[]; next_cursor: string | null } {
+    const q = parseInput(listLinkCommentsQuery, query);
+    const { page } = this.linkPage(principal, token);
+    const where = ["c.workspace_id = ?", "(c.page_id = ? OR (c.page_id IS NULL AND c.page_path = ?))"];
+    const args: (string | number)[] = [page.workspace.id, page.pageId, page.path];
+    if (q.resolved !== undefined) {
+      where.push("COALESCE((SELECT r.resolved FROM comments r WHERE r.id = c.parent_id), c.resolved) = ?");
+      args.push(q.resolved === "true" ? 1 : 0);
+    }
+    return this.page(where, args, decodeCursor(q.cursor), q.limit, () => true);
+  }
+
+  /** A new thread on the link's page, or a reply in one of its threads (never another page's). */
+  createThroughLink(principal: Principal | null, token: string, body: unknown): CommentJson {
+    const input = parseInput(createLinkCommentInput, body);
+    const { page, principal: author } = this.linkPage(principal, token);
+    let parent: CommentRow | null = null;
+    if (input.parent_id !== undefined) {
+      parent = this.row(input.parent_id);
+      if (parent?.parent_id != null) parent = this.row(parent.parent_id);
+      // A thread of another page does not exist through this link, whatever its id.
+      const onPage = parent !== null && parent.workspace_id === page.workspace.id && (parent.page_id === null ? parent.page_path === page.path : parent.page_id === page.pageId);
+      if (!onPage) throw new NotFoundError("Parent comment not found");
+    }
+    return this.insert(author, page.workspace, { path: page.path, id: page.pageId }, parent, input);
+  }
+
+  /** The link's page where it gives `comment` now, and the signed-in person holding it. */
+  private linkPage(principal: Principal | null, token: string) {
+    const page = this.deps.sharedPages.grant(principal, token);
+    if (!page) throw new NotFoundError("Page not found");
+    if (levelRank(page.level) < levelRank("comment")) throw new ForbiddenError("This link lets you read the page, not comment on it");
+    // A link is opened by a person: an API key keeps to the workspace's own comment routes and its scopes.
+    if (principal?.kind !== "session") throw new UnauthorizedError("Sign in to read and add comments through this link");
+    return { page, principal };
+  }
+
+  /** Writes a comment on a live page, with its activity row, and announces it. Mentions reach only people who see the page. */
+  private insert(
+    principal: Principal,
+    workspace: WorkspaceRow,
+    page: { path: string; id: string },
+    parent: CommentRow | null,
+    input: { body: string; anchor?: string | undefined },
+  ): CommentJson {
+    const author = this.deps.users.byId(principal.userId);
+    const now = new Date().toISOString();
+    const pagePath = page.path;
+    const pageId = page.id;
     const mentions = resolveMentions(input.body, this.peopleWhoSee(workspace, pagePath));
     const row: CommentRow = {
       id: ulid(),

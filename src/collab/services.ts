@@ -5,6 +5,7 @@ import type { Restrictions } from "../access/restrictions/restrictions-service.t
 import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
 import type { Users } from "../identity/users.ts";
 import { Comments } from "./comments.ts";
+import type { SharedPages } from "../content/shared-page.ts";
 import { ActivityFeed } from "./activity.ts";
 import { Templates } from "./templates.ts";
 import { People } from "./people.ts";
@@ -19,10 +20,18 @@ export interface CollabServices {
   pageViewing: PageViewing;
 }
 
-export function buildCollabServices(deps: { db: Db; bus: EventBus; permissions: Permissions; restrictions: Restrictions; workspaces: WorkspaceRecords; users: Users }): CollabServices {
+export function buildCollabServices(deps: {
+  db: Db;
+  bus: EventBus;
+  permissions: Permissions;
+  restrictions: Restrictions;
+  workspaces: WorkspaceRecords;
+  users: Users;
+  sharedPages: SharedPages;
+}): CollabServices {
   const { db, bus, permissions, restrictions } = deps;
   return {
-    comments: new Comments({ db, permissions, restrictions, workspaces: deps.workspaces, users: deps.users, bus }),
+    comments: new Comments({ db, permissions, restrictions, workspaces: deps.workspaces, users: deps.users, bus, sharedPages: deps.sharedPages }),
     activity: new ActivityFeed({ db, permissions, restrictions }),
     templates: new Templates(),
     people: new People({ db, permissions }),

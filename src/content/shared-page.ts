@@ -6,6 +6,7 @@ import type { Restrictions } from "../access/restrictions/restrictions-service.t
 import { HIDDEN, levelName, levelRank, LINK_MAX_LEVEL, roleCap, type AccessLevel } from "../access/restrictions/levels.ts";
 import { OPEN, type PageVisibility } from "../access/restrictions/visibility.ts";
 import type { EffectiveRole } from "../workspaces/roles.ts";
+import type { WorkspaceRow } from "../workspaces/workspace-records.ts";
 import type { Users } from "../identity/users.ts";
 import type { ContentLedger } from "./ledger.ts";
 import type { PageRecords } from "./page-records.ts";
@@ -43,10 +44,23 @@ export class SharedPages {
     return { page, html: this.deps.render(slug, page.path, page.content ?? ""), level, via };
   }
 
-  private read(principal: Principal | null, token: string): { page: PageJson; level: AccessLevel; via: "access" | "link"; slug: string } {
-    const { shareLinks, ledger, pages, permissions, users, restrictions } = this.deps;
+  /**
+   * What the link lets its holder do on its page at this opening, without reading the page (the
+   * comments through a link ask this): null wherever the link opens nothing — unknown, revoked,
+   * expired or a join link, a deleted page, a page whose rules do not allow `link:anyone`.
+   */
+  grant(principal: Principal | null, token: string): { workspace: WorkspaceRow; pageId: string; path: string; level: AccessLevel; via: "access" | "link" } | null {
+    const found = this.resolve(principal, token);
+    if (!found || !found.live) return null;
+    const level = found.own ? found.own.level : levelName(found.linkLevel);
+    if (level === null) return null;
+    return { workspace: found.workspace, pageId: found.pageId, path: found.path, level, via: found.own ? "access" : "link" };
+  }
+
+  private resolve(principal: Principal | null, token: string) {
+    const { shareLinks, pages, permissions, restrictions } = this.deps;
     const target = shareLinks.pageTarget(token);
-    if (!target) throw new NotFoundError("Page not found");
+    if (!target) return null;
     const { workspace } = target;
     const row = pages.byId(target.pageId);
     const live = row !== null && row.workspace_id === workspace.id && row.deleted_at === null;
@@ -58,15 +72,23 @@ export class SharedPages {
     const role = principal ? permissions.principalRole(principal, workspace) : null;
     if (principal && role !== null) {
       const vis = restrictions.visibilityOf(principal, workspace, role);
-      if (live && vis.sees(path)) {
-        const user = users.byId(principal.userId);
-        const access = { workspace, role, visibility: vis, actor: { id: principal.userId, name: user?.name ?? "" }, origin: "API" as const };
-        return { page: ledger.read(access, path), level: ownLevel(vis, path, role), via: "access", slug: workspace.slug };
-      }
+      if (live && vis.sees(path)) return { workspace, pageId: target.pageId, path, live, own: { role, vis, level: ownLevel(vis, path, role) }, linkLevel: HIDDEN };
     }
-
     const allowed = Math.min(LINK_LEVEL[target.role], LINK_MAX_LEVEL, restrictions.linkLevel(workspace, path));
-    const level = live ? allowed : HIDDEN;
+    return { workspace, pageId: target.pageId, path, live, own: null, linkLevel: live ? allowed : HIDDEN };
+  }
+
+  private read(principal: Principal | null, token: string): { page: PageJson; level: AccessLevel; via: "access" | "link"; slug: string } {
+    const { ledger, users } = this.deps;
+    const found = this.resolve(principal, token);
+    if (!found) throw new NotFoundError("Page not found");
+    const { workspace, path, own } = found;
+    if (principal && own) {
+      const user = users.byId(principal.userId);
+      const access = { workspace, role: own.role, visibility: own.vis, actor: { id: principal.userId, name: user?.name ?? "" }, origin: "API" as const };
+      return { page: ledger.read(access, path), level: own.level, via: "access", slug: workspace.slug };
+    }
+    const level = found.linkLevel;
     // The read itself gives the missing answer, after the same lookup as for a page that is not there
     // (and never a page made later at a deleted page's path).
     const access = { workspace, role: "viewer" as const, visibility: level > HIDDEN ? OPEN : NOTHING, actor: { id: "", name: "" }, origin: "API" as const };

@@ -3,7 +3,7 @@ import type { Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { memberWithRole } from "../access/support.ts";
-import { hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
+import { expectNoConsoleErrors, hasChromium, launch, newTab, screenshot, signInInUi } from "./browser.ts";
 
 /**
  * Restricted folders in a real browser (docs/decisions/restricted-folders.md): the admin restricts
@@ -200,5 +200,42 @@ describe.skipIf(!hasChromium)("restricted folders in a real browser", () => {
     await outsider.page.getByText("you can view").waitFor();
     await screenshot(outsider.page, "43-shared-page-signed-out");
     expect((await owner.client.put(`/api/v1/workspaces/${owner.workspaceId}/access`, { path: "hr/", entries: hr })).status).toBe(200);
+  });
+
+  test("Carl, a member without access to hr/, signs in from a comment-level link and comments on the page; the page's people see it", async () => {
+    const carl = await memberWithRole(server, owner, owner.workspaceId, "editor");
+    const base = `/api/v1/workspaces/${owner.workspaceId}`;
+    const hr = (await owner.client.get(`${base}/access`)).body.restricted["hr/"] as object[];
+    expect((await owner.client.put(`${base}/access`, { path: "hr/", entries: [...hr, { who: "link:anyone", level: "comment" }] })).status).toBe(200);
+    const link = await owner.client.post(`${base}/share-links`, { role: "commenter", path: "hr/salaries.md" });
+    expect(link.status).toBe(201);
+
+    const tab = await newTab(browser);
+    await tab.page.goto(`${server.url}/shared/${link.body.token}`);
+    await tab.page.getByText("you can comment").waitFor();
+    // Signed out: the page reads, and commenting asks to sign in first.
+    await tab.page.getByRole("link", { name: "Sign in" }).click();
+    await signInInUi(tab.page, carl);
+    await tab.page.waitForURL(`${server.url}/shared/${link.body.token}`);
+    const comments = tab.page.getByRole("region", { name: "Comments" });
+    await comments.getByText("No comments on this page yet.").waitFor();
+    await comments.getByRole("textbox", { name: "New comment" }).fill("Do the bands include bonuses?");
+    await comments.getByRole("button", { name: "Comment", exact: true }).click();
+    await comments.getByRole("article", { name: `Comment by ${carl.name}` }).getByText("Do the bands include bonuses?").waitFor();
+    await comments.getByRole("button", { name: "Reply" }).click();
+    await comments.getByRole("textbox", { name: `Reply to ${carl.name}` }).fill("And the stock plan?");
+    await comments.getByRole("button", { name: "Reply", exact: true }).click();
+    await comments.getByRole("list", { name: "Replies" }).getByText("And the stock plan?").waitFor();
+    await screenshot(tab.page, "44-shared-page-comments");
+
+    const thread = (await owner.client.get(`${base}/comments?page=hr/salaries.md`)).body.items;
+    expect(thread.map((c: any) => [c.author.id, c.body, c.parent_id === null])).toEqual([
+      [carl.id, "Do the bands include bonuses?", true],
+      [carl.id, "And the stock plan?", false],
+    ]);
+    // The page stays hidden from Carl everywhere else.
+    expect((await carl.client.get(`/api/v1/content/${owner.workspaceSlug}/hr/salaries.md`)).status).toBe(404);
+    expectNoConsoleErrors(tab);
+    expect((await owner.client.put(`${base}/access`, { path: "hr/", entries: hr })).status).toBe(200);
   });
 });

@@ -310,6 +310,16 @@ describe("the documented answers are the real answers", () => {
     const nothing = await new Client(server.url).get(`/api/v1/share-links/not-a-token/page`);
     expect(nothing.status).toBe(404);
     expectDocumented("GET /api/v1/share-links/:token/page", nothing);
+    // A comment-level page link: its page's thread, signed in; signed out it asks to sign in.
+    const commentLink = await c.post(`${ws}/share-links`, { role: "commenter", path: "guide/shared.md" });
+    const linkThread = `/api/v1/share-links/${commentLink.body.token}/comments`;
+    const added = await joiner.client.post(linkThread, { body: "Through the link" });
+    expect([added.status, added.body.author.id]).toEqual([201, joiner.id]);
+    expectDocumented("POST /api/v1/share-links/:token/comments", added);
+    expectDocumented("GET /api/v1/share-links/:token/comments", await joiner.client.get(linkThread));
+    const signedOut = await new Client(server.url).post(linkThread, { body: "Anonymous" });
+    expect(signedOut.status).toBe(401);
+    expectDocumented("POST /api/v1/share-links/:token/comments", signedOut);
 
     // Outbound webhooks: the secret once, then the definition, the list, a change, the empty log.
     const hook = await c.post(`${ws}/webhooks`, { url: "https://8.8.4.4/quire", events: ["page-created"], description: "CI" });

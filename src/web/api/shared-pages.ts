@@ -16,3 +16,12 @@ export const createPageLink = (workspace: string, path: string) => post<Api.Shar
 
 /** Where a page link is opened in the app. */
 export const pageLinkUrl = (token: string) => `${location.origin}/shared/${encodeURIComponent(token)}`;
+
+const linkComments = (token: string) => `/api/v1/share-links/${encodeURIComponent(token)}/comments`;
+
+/** The thread of a comment-level link's page (signed in), a page at a time. */
+export const listLinkComments = (token: string, cursor: string | null) =>
+  get<Api.CommentList>(`${linkComments(token)}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+
+/** A new thread on the link's page, or a reply (`parent_id`), attributed to the signed-in person. */
+export const addLinkComment = (token: string, body: { body: string; parent_id?: string }) => post<Api.Comment>(linkComments(token), body);
