@@ -207,16 +207,28 @@ describe.skipIf(!hasChromium)("restricted folders in a real browser", () => {
     const base = `/api/v1/workspaces/${owner.workspaceId}`;
     const hr = (await owner.client.get(`${base}/access`)).body.restricted["hr/"] as object[];
     expect((await owner.client.put(`${base}/access`, { path: "hr/", entries: [...hr, { who: "link:anyone", level: "comment" }] })).status).toBe(200);
-    const link = await owner.client.post(`${base}/share-links`, { role: "commenter", path: "hr/salaries.md" });
-    expect(link.status).toBe(201);
+    // The admin makes the comment link in the dialog.
+    const admin = await newTab(browser);
+    await admin.page.goto(`${server.url}/w/${owner.workspaceSlug}`);
+    await signInInUi(admin.page, owner);
+    await admin.page.getByRole("tree", { name: "Pages" }).getByText("Salaries").first().waitFor();
+    await admin.page.getByRole("button", { name: "Actions for Salaries" }).click();
+    await admin.page.getByRole("menuitem", { name: "Share / access…" }).click();
+    const dialog = admin.page.getByRole("dialog", { name: "Share / access: hr/salaries.md" });
+    await dialog.getByLabel("New share link lets its holder").selectOption("commenter");
+    await dialog.getByRole("button", { name: "Create a share link to this page" }).click();
+    const url = await dialog.getByRole("textbox", { name: "Share link to this page" }).inputValue();
+    const token = decodeURIComponent(url.slice(`${server.url}/shared/`.length));
+    const made = (await owner.client.get(`${base}/share-links`)).body.items.find((l: any) => l.path === "hr/salaries.md" && l.role === "commenter");
+    expect(made).toBeDefined();
 
     const tab = await newTab(browser);
-    await tab.page.goto(`${server.url}/shared/${link.body.token}`);
+    await tab.page.goto(`${server.url}/shared/${token}`);
     await tab.page.getByText("you can comment").waitFor();
     // Signed out: the page reads, and commenting asks to sign in first.
     await tab.page.getByRole("link", { name: "Sign in" }).click();
     await signInInUi(tab.page, carl);
-    await tab.page.waitForURL(`${server.url}/shared/${link.body.token}`);
+    await tab.page.waitForURL(`${server.url}/shared/${token}`);
     const comments = tab.page.getByRole("region", { name: "Comments" });
     await comments.getByText("No comments on this page yet.").waitFor();
     await comments.getByRole("textbox", { name: "New comment" }).fill("Do the bands include bonuses?");

@@ -12,7 +12,8 @@ export type SharedPage = Api.SharedPage;
 export const openSharedPage = (token: string) => get<SharedPage>(`/api/v1/share-links/${encodeURIComponent(token)}/page`);
 
 /** A view link to one page (admins); `anyone` says whether it opens for people without access now. */
-export const createPageLink = (workspace: string, path: string) => post<Api.ShareLinkWithToken>(`${workspaceBase(workspace)}/share-links`, { role: "viewer", path });
+export const createPageLink = (workspace: string, path: string, role: "viewer" | "commenter" = "viewer") =>
+  post<Api.ShareLinkWithToken>(`${workspaceBase(workspace)}/share-links`, { role, path });
 
 /** Where a page link is opened in the app. */
 export const pageLinkUrl = (token: string) => `${location.origin}/shared/${encodeURIComponent(token)}`;

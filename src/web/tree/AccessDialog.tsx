@@ -30,6 +30,8 @@ export function AccessDialog(props: { slug: string; admin: boolean; node: TreeNo
   const [saved, setSaved] = useState(false);
   const [people, setPeople] = useState<MemberAccess | null>(null);
   const [pageLink, setPageLink] = useState<{ url: string; anyone: boolean } | null>(null);
+  // What a new page link lets its holder do; a comment link comments only where the allowance is `comment` too.
+  const [linkRole, setLinkRole] = useState<"viewer" | "commenter">("viewer");
 
   useEffect(() => {
     setError(null);
@@ -78,7 +80,7 @@ export function AccessDialog(props: { slug: string; admin: boolean; node: TreeNo
     if (!path) return;
     setError(null);
     try {
-      const link = await createPageLink(props.slug, path);
+      const link = await createPageLink(props.slug, path, linkRole);
       setPageLink({ url: pageLinkUrl(link.token), anyone: link.anyone === true });
     } catch (err) {
       setError(err);
@@ -168,9 +170,15 @@ export function AccessDialog(props: { slug: string; admin: boolean; node: TreeNo
               : "Share links to pages here work only for people with access."}
           </p>
           {node?.kind === "page" && (
-            <button type="button" className="btn" onClick={() => void makeLink()}>
-              Create a share link to this page
-            </button>
+            <div className="access-link-create">
+              <select aria-label="New share link lets its holder" value={linkRole} onChange={(ev) => setLinkRole(ev.target.value as "viewer" | "commenter")}>
+                <option value="viewer">read</option>
+                <option value="commenter">read and comment (signed in)</option>
+              </select>
+              <button type="button" className="btn" onClick={() => void makeLink()}>
+                Create a share link to this page
+              </button>
+            </div>
           )}
           {pageLink && (
             <>
