@@ -12,7 +12,9 @@
  * Options: --outfile <path>, --target <bun target, e.g. bun-linux-arm64> (cross-compiling),
  * --argon2-binding <path to an argon2 .node file> (the target's native binding, which
  * scripts/release.ts fetches: without it the binding installed for this machine is embedded, right
- * only when the target is this machine's platform). SOURCE_DATE_EPOCH, when set, is the build date,
+ * only when the target is this machine's platform), --version <x.y.z> (the version it says it is;
+ * package.json's by default — the supervised-upgrade test builds one source as two versions).
+ * SOURCE_DATE_EPOCH, when set, is the build date,
  * so building one commit twice gives the same bytes (docs/decisions/releases.md).
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from "node:fs";
@@ -28,8 +30,10 @@ const EMBED_DIRS: Array<{ dir: string; prefix: string }> = [{ dir: join(ROOT, "a
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
-  options: { outfile: { type: "string" }, target: { type: "string" }, "argon2-binding": { type: "string" } },
+  options: { outfile: { type: "string" }, target: { type: "string" }, "argon2-binding": { type: "string" }, version: { type: "string" } },
 });
+const version = values.version ?? pkg.version;
+if (!/^\d+\.\d+\.\d+$/.test(version)) throw new Error(`--version must look like 1.2.3, not ${JSON.stringify(version)}`);
 const outfile = resolve(ROOT, values.outfile ?? "dist/quire");
 const started = performance.now();
 
@@ -97,7 +101,7 @@ const result = await Bun.build({
   bytecode: true,
   format: "esm",
   define: {
-    QUIRE_BUILD_VERSION: JSON.stringify(pkg.version),
+    QUIRE_BUILD_VERSION: JSON.stringify(version),
     QUIRE_BUILD_COMMIT: JSON.stringify(commit),
     QUIRE_BUILD_DATE: JSON.stringify(date),
     // Where `quire upgrade` looks for releases unless QUIRE_RELEASE_URL says otherwise at run time.
@@ -119,7 +123,7 @@ if (!result.success) {
 }
 const size = Bun.file(outfile).size;
 console.log(
-  `built ${relative(process.cwd(), outfile) || outfile}: v${pkg.version} (${commit}), ${files.length} embedded asset(s), ` +
+  `built ${relative(process.cwd(), outfile) || outfile}: v${version} (${commit}), ${files.length} embedded asset(s), ` +
     `${(size / 1024 / 1024).toFixed(1)} MB in ${((performance.now() - started) / 1000).toFixed(1)} s`,
 );
 

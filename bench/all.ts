@@ -9,6 +9,7 @@ const SCRIPTS: Array<{ name: string; args: string[] }> = [
   { name: "content", args: ["bench/content.ts"] }, // save, read, reconcile, RSS with 1,000 pages, fsync
   { name: "search", args: ["bench/search.ts", "1000", "10000"] },
   { name: "restricted", args: ["bench/restricted-folders.ts"] }, // 200 restricted folders, 10,000 pages: search and tree for a member who sees half
+  { name: "members", args: ["bench/workspaces-members.ts"] }, // 200 workspaces × 50 members, one of 5,000: sign-in, workspace and member lists, access checks
   { name: "git", args: ["bench/git.ts"] }, // webhook → visible, commit cost, 1,000-file clone
   { name: "analytics", args: ["bench/analytics.ts"] }, // record cost, reports at the caps, file size
   { name: "render", args: ["bench/render.ts"] }, // the published-page renderer alone: cold, warm, cached

@@ -30,8 +30,9 @@ export interface BenchServer {
  * would make the numbers unrepresentative (inherited ARGON2_* or data directory), so password
  * hashing runs with the production defaults.
  */
-export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), "quire-bench-"));
+export async function startServer(env: Record<string, string> = {}, opts: { dataDir?: string } = {}): Promise<BenchServer> {
+  // A data directory the caller prepared (seeded rows) or a fresh one; removed by stop() either way.
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "quire-bench-"));
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith("ARGON2_") && k !== "DATA_DIR" && k !== "PORT"),
   ) as Record<string, string>;

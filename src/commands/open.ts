@@ -1,6 +1,6 @@
 /**
  * `quire open [--no-browser]`: opens the confirmed instance's URL with the platform's opener
- * (xdg-open, open, or `start` through cmd.exe), or prints it. Exit 0 done; 1 lock held but
+ * (xdg-open, open, or url.dll's handler through rundll32 on Windows), or prints it. Exit 0 done; 1 lock held but
  * identity unconfirmed; 3 nothing running. Where no opener exists, nothing is started and the URL
  * is printed.
  */
@@ -13,7 +13,8 @@ import { dataDirArg, dataDirFrom } from "./shared.ts";
 /** The opener command for a URL on this platform, or null when the system has none. */
 export function openerFor(url: string, platform: NodeJS.Platform = process.platform, which = Bun.which): string[] | null {
   if (platform === "darwin") return which("open") ? ["open", url] : null;
-  if (platform === "win32") return which("cmd") ? ["cmd", "/c", "start", "", url] : null;
+  // Not `cmd /c start`: cmd.exe would read a `&` in the address as the end of the command.
+  if (platform === "win32") return which("rundll32") ? ["rundll32", "url.dll,FileProtocolHandler", url] : null;
   const opener = which("xdg-open");
   return opener ? [opener, url] : null;
 }

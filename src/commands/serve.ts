@@ -114,6 +114,8 @@ export async function serve(opts: { port?: string | undefined; dataDir?: string 
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+  // Windows: Ctrl+Break in the console (what some service wrappers send); Ctrl+C arrives as SIGINT.
+  if (process.platform === "win32") process.on("SIGBREAK", () => void shutdown("SIGBREAK"));
 
   // Announced only now, so whoever reacts to the line (a supervisor, a test) can already signal us.
   if (running.metricsPort !== undefined) log.info("metrics listening", { url: `http://127.0.0.1:${running.metricsPort}/metrics` });

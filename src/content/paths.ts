@@ -17,6 +17,9 @@ const MAX_SEGMENT_BYTES = 200;
 // A percent sequence that survived decoding: a double-encoded trick like %252e%252e.
 const ENCODED = /%[0-9a-f]{2}/i;
 const WINDOWS_FORBIDDEN = /[<>:"|?*]/;
+// Names Windows gives to devices whatever follows a dot ("nul.md" is the null device there): a save
+// to one would be acknowledged and kept nowhere, on a Windows server or in a Windows clone.
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[1-9¹²³]|lpt[1-9¹²³])(\.|$)/i;
 
 function bad(reason: string, field: string): never {
   throw new ValidationError(`Invalid path: ${reason}`, field);
@@ -41,6 +44,9 @@ export function normalizePagePath(raw: unknown, field = "path"): string {
     if (segment === "." || segment === "..") bad("must not contain '.' or '..' segments", field);
     if (segment.startsWith(".")) bad("segments must not start with '.'", field);
     if (segment.endsWith(" ") || segment.startsWith(" ")) bad("segments must not start or end with a space", field);
+    // Windows drops a trailing dot: "guide." and "guide" would be one folder there.
+    if (segment.endsWith(".")) bad("segments must not end with '.'", field);
+    if (WINDOWS_DEVICE.test(segment)) bad("must not use a name Windows reserves for a device (CON, PRN, AUX, NUL, COM1–9, LPT1–9)", field);
     if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES) bad("a segment is too long", field);
   }
   if (segments[segments.length - 1] === ".md") bad("needs a file name", field);

@@ -46,17 +46,19 @@ export async function probeInstance(dataDir: string, timeoutMs = HEALTH_TIMEOUT_
  * takes nothing (a `status` never competes with a `serve` that is starting); elsewhere it tries
  * the lock for an instant (isLocked).
  */
-export function lockHeld(dataDir: string): boolean {
-  const holder = lockHolder(dataDir);
+export function lockHeld(dataDir: string, platform: NodeJS.Platform = process.platform): boolean {
+  const holder = lockHolder(dataDir, platform);
   return holder === undefined ? isLocked(dataDir) : holder !== null;
 }
 
 /**
  * The pid holding the instance lock, read from the kernel's lock table (/proc/locks, Linux):
- * a number when found, null when no process holds it, undefined where the table cannot be read
- * (other systems). flock(2) entries name the process that took the lock and the file's inode.
+ * a number when found, null when no process holds it, undefined where there is no such table
+ * (macOS, Windows: there `/proc/locks` is not asked at all — under Windows it would name a file on
+ * the current drive). flock(2) entries name the process that took the lock and the file's inode.
  */
-export function lockHolder(dataDir: string): number | null | undefined {
+export function lockHolder(dataDir: string, platform: NodeJS.Platform = process.platform): number | null | undefined {
+  if (platform !== "linux") return undefined;
   let inode: number;
   try {
     inode = statSync(join(dataDir, LOCK_FILE)).ino;
@@ -83,11 +85,11 @@ export function lockHolder(dataDir: string): number | null | undefined {
  * table, or (where that table cannot be read) from the control endpoint's own answer
  * (`controlPid`, authenticated by the per-boot token). Anything less, and nothing is signalled.
  */
-export function signalTarget(dataDir: string, probe: ProbeResult, controlPid?: number): number | null {
+export function signalTarget(dataDir: string, probe: ProbeResult, controlPid?: number, platform: NodeJS.Platform = process.platform): number | null {
   if (probe.state !== "confirmed") return null;
   const pid = probe.runstate.pid;
   if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) return null;
-  const holder = lockHolder(dataDir);
+  const holder = lockHolder(dataDir, platform);
   if (holder === undefined) return controlPid === pid ? pid : null;
   return holder === pid ? pid : null;
 }

@@ -120,7 +120,9 @@ export function windowsSteps(o: ServiceOptions): string {
     `  schtasks /Create /TN Quire /SC ONLOGON /RL LIMITED /F /TR "${run.replaceAll('"', '\\"')}"`,
     "  schtasks /Run /TN Quire",
     "",
-    "Stop it with `schtasks /End /TN Quire`, remove it with `schtasks /Delete /TN Quire /F`.",
+    // schtasks /End is TerminateProcess: no drain. `quire stop` asks the server itself.
+    "Stop it with `quire stop` (in-flight saves finish first; `schtasks /End /TN Quire` would end it at once),",
+    "remove it with `schtasks /Delete /TN Quire /F`.",
     "As a Windows service instead (starts at boot, before anyone logs in), with NSSM (https://nssm.cc):",
     "",
     `  nssm install Quire ${run}`,
@@ -135,8 +137,14 @@ function systemdQuote(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(escaped) ? escaped : `"${escaped.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
 }
 
+/**
+ * One word of a Windows command line as programs split it (CommandLineToArgvW, the C runtime):
+ * inside quotes, backslashes are literal except before a quote, where they must be doubled — so
+ * `C:\quire data\` does not end in an escaped quote.
+ */
 function windowsQuote(word: string): string {
-  return /[\s"]/.test(word) ? `"${word.replaceAll('"', '\\"')}"` : word;
+  if (word !== "" && !/[\s"]/.test(word)) return word;
+  return `"${word.replace(/(\\*)"/g, '$1$1\\"').replace(/(\\+)$/, "$1$1")}"`;
 }
 
 function xml(text: string): string {

@@ -170,6 +170,17 @@ test("without the control endpoint (token gone), stop sends SIGTERM to the verif
   expect(await s.exited).toBe(0);
 }, 60_000);
 
+test("on Windows (its branch, run here) a server without its control endpoint is never signalled: a signal there would cut its saves short", async () => {
+  const dir = dataDir();
+  const s = await serve(dir);
+  rmSync(join(dir, "control.token"));
+  const outcome = await stopInstance(dir, { platform: "win32", waitMs: 2000 });
+  expect(outcome.result).toBe("refused");
+  expect(outcome.message).toContain(`taskkill /PID ${s.pid} /F`);
+  expect(alive(s.pid)).toBe(true);
+  expect((await fetch(`${s.base}/api/health`)).status).toBe(200);
+}, 60_000);
+
 /** A request whose body never finishes: the server's drain waits for it (up to 10 s). */
 async function hangingRequest(port: number) {
   const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });

@@ -112,6 +112,27 @@ test("a literal backslash is a '/' to the URL parser (WHATWG), so it can only na
   expect(existsSync(join(server.dataDir, "workspaces", "escape.md"))).toBe(false);
 });
 
+test("names Windows reserves are refused everywhere (a workspace may be served or cloned there), and nothing is written", async () => {
+  for (const [path, reason] of [
+    ["nul.md", "device"],
+    ["guides/CON.md", "device"],
+    ["aux/intro.md", "device"],
+    ["com1.notes.md", "device"],
+    ["LPT9", "device"],
+    ["guides./intro.md", "end with '.'"],
+  ] as const) {
+    const r = await o.client.post(`/api/v1/content/${o.slug}/${path}`, { title: "Device", body: "Would be kept nowhere on Windows.\n" });
+    expect(r.status, path).toBe(400);
+    expect(r.body.message).toContain(reason);
+  }
+  // Names that only begin like a device are ordinary.
+  for (const path of ["console.md", "auxiliary/intro.md", "com10.md", "nullable.md"]) {
+    expect((await o.client.post(`/api/v1/content/${o.slug}/${path}`, { title: "Fine", body: "Kept.\n" })).status, path).toBe(201);
+  }
+  expect(pageRows(server, o.wsId).map((p) => p.path).filter((p) => /^(nul|con|aux|com1|lpt9)\b|guides\./i.test(p))).toEqual([]);
+  expect(existsSync(join(o.dir, "nul.md"))).toBe(false);
+});
+
 test("a move to a bad new_path is refused naming new_path; the page stays where it was", async () => {
   o = await owner(server);
   const created = await o.client.post(`${o.base}/stay`, { title: "Stay" });

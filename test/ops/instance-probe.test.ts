@@ -37,3 +37,15 @@ test("lockHolder names the process holding the data directory's lock, and nothin
   expect(lockHolder(d)).toBe(process.pid);
   mine.release();
 }, 60_000);
+
+test("where no lock table exists (macOS, Windows) the holder is unknown and the lock itself is asked", async () => {
+  const d = tempDir("quire-probe-");
+  dirs.push(d);
+  const mine = tryLock(d)!;
+  for (const platform of ["darwin", "win32"] as const) {
+    expect(lockHolder(d, platform)).toBeUndefined();
+    expect(lockHeld(d, platform)).toBe(true);
+  }
+  mine.release();
+  expect(lockHeld(d, "darwin")).toBe(false);
+});

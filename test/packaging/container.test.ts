@@ -1,10 +1,11 @@
 /**
  * The OCI image (Dockerfile): built with Debian's podman on a base made here from this machine's
  * own glibc (the image's default base, distroless/cc, cannot be pulled without the internet), then
- * inspected: non-root user, one volume owned by that user, the health check, the executable inside.
- * Running containers is not possible in this build machine's sandbox (crun may not set rlimits):
- * the image's file system is exported and its quire started there as a container would (a mount
- * namespace with its own /proc, chroot, the image's user). Needs root and podman (.ci/run installs it).
+ * inspected: non-root user, one volume owned by that user, the health check, the executable inside;
+ * the image's file system is exported and its quire started there (a mount namespace with its own
+ * /proc, chroot, the image's user); then the image runs as a container under runc (crun cannot in
+ * this build machine's sandbox: docs/decisions/releases.md, "OCI image"). Needs root, podman and
+ * runc (.ci/run installs them).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
@@ -162,3 +163,49 @@ test("podman builds the image; it runs as 65532 with /data its own, checks its h
   expect(owners).toBe("");
   expect(readFileSync(join(fs, "data", "quire.db")).length).toBeGreaterThan(0);
 }, 180_000);
+
+test("the image runs as a container: healthy, confirmed by quire status inside, stopped gracefully, its volume's data kept by the next start", async () => {
+  // The image of the test above. This build machine's sandbox refuses what podman's defaults ask:
+  // crun cannot raise RLIMIT_NOFILE/NPROC here nor use its hybrid cgroups, so runc (Debian's,
+  // .ci/run installs it) runs the container, with limits the sandbox grants and no network but
+  // its own loopback — where the health check asks.
+  const volume = `quire-test-${process.pid}-data`;
+  const name = `${container}-run`;
+  const nofile = Bun.spawnSync(["sh", "-c", "ulimit -Hn"]).stdout.toString().trim();
+  const run = (...args: string[]) => podman("--runtime", "runc", ...args);
+  const healthy = async () => {
+    for (let i = 0; i < 150; i++) {
+      if (run("healthcheck", "run", name).code === 0) return true;
+      await Bun.sleep(200);
+    }
+    return false;
+  };
+  const status = () => JSON.parse(run("exec", name, "/usr/local/bin/quire", "status", "--json").out) as { running: boolean; confirmed: boolean; instance_id: string; port: number };
+  try {
+    const started = run("run", "-d", "--name", name, "--network=none", "--ulimit", `nofile=${nofile}:${nofile}`, "--ulimit", "nproc=4096:4096", "-v", `${volume}:/data`, tag);
+    // Periodic health checks are systemd timers, and this machine runs no systemd: podman says so;
+    // `podman healthcheck run` below runs the image's check itself.
+    const complaints = started.err.split("\n").filter((l) => l.trim() && !/systemd connection to (add|start) healthchecks/.test(l));
+    expect(complaints).toEqual([]);
+    expect(started.code).toBe(0);
+    expect(await healthy()).toBe(true);
+    const first = status();
+    expect(first).toMatchObject({ running: true, confirmed: true, port: 3000 });
+    expect(run("exec", name, "id", "-u").code).not.toBe(0); // no shell tools in the image: only quire
+    // quire runs as the image's nonroot user: 65532 on the host too (no user namespace here).
+    expect(run("top", name, "user", "huser").out.trim().split("\n")[1]!.trim().split(/\s+/)).toEqual(["nonroot", "65532"]);
+
+    // `podman stop` sends the image's STOPSIGNAL (SIGTERM): the server drains and exits 0.
+    expect(run("stop", "-t", "30", name).code).toBe(0);
+    expect(run("inspect", name, "--format", "{{.State.ExitCode}}").out.trim()).toBe("0");
+    expect(run("logs", name).err + run("logs", name).out).toContain('"msg":"stopped"');
+
+    // Started again on the same volume: the same instance (its id lives in quire.db on the volume).
+    expect(run("start", name).code).toBe(0);
+    expect(await healthy()).toBe(true);
+    expect(status()).toMatchObject({ running: true, confirmed: true, instance_id: first.instance_id });
+  } finally {
+    run("rm", "-f", "-t", "0", name);
+    podman("volume", "rm", "-f", volume);
+  }
+}, 120_000);

@@ -87,3 +87,11 @@ test("Windows gets Task Scheduler and NSSM steps with the command quoted", () =>
   expect(steps).toContain('schtasks /Create /TN Quire /SC ONLOGON /RL LIMITED /F /TR "\\"C:\\Program Files\\quire\\quire.exe\\" serve --port 8080 --data-dir \\"C:\\Users\\Ada\\quire data\\""');
   expect(steps).toContain('nssm install Quire "C:\\Program Files\\quire\\quire.exe" serve --port 8080 --data-dir "C:\\Users\\Ada\\quire data"');
 });
+
+test("Windows command lines: a folder ending in a backslash, quotes and backslashes before them survive as one word each", () => {
+  const steps = windowsSteps({ command: ["C:\\quire\\quire.exe"], port: 8080, dataDir: "D:\\quire data\\", user: true });
+  // Backslashes are doubled only before a quote: here the closing one.
+  expect(steps).toContain('nssm install Quire C:\\quire\\quire.exe serve --port 8080 --data-dir "D:\\quire data\\\\"');
+  const quoted = windowsSteps({ command: ["C:\\q.exe"], port: 1, dataDir: 'D:\\a\\"b c', user: true });
+  expect(quoted).toContain('--data-dir "D:\\a\\\\\\"b c"');
+});

@@ -45,13 +45,13 @@ export const SITE_THEMES: Record<string, ThemeSwatch> = {
   rose: {
     label: "Rose",
     note: "Soft pinks, rounded corners",
-    light: palette("#fffafb", "#fbf0f3", "#f1dde3", "#2b1d23", "#876b76", "#be185d", "#fde7f0"),
+    light: palette("#fffafb", "#fbf0f3", "#f1dde3", "#2b1d23", "#765c67", "#be185d", "#fde7f0"),
     dark: palette("#151013", "#1f161b", "#35232c", "#f0e4e8", "#b093a0", "#f472b6", "#3a1628"),
   },
   amber: {
     label: "Amber",
     note: "Warm amber and cream",
-    light: palette("#fffdf7", "#fbf4e4", "#efe2c4", "#2a2214", "#7c6a48", "#b45309", "#fdf0d5"),
+    light: palette("#fffdf7", "#fbf4e4", "#efe2c4", "#2a2214", "#7c6a48", "#a3480a", "#fdf0d5"),
     dark: palette("#14110b", "#1e1910", "#3a2f1b", "#efe6d3", "#b39f78", "#fbbf24", "#3a2a0c"),
   },
   minimal: {
