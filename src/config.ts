@@ -51,8 +51,12 @@ export interface Config {
   smtp?: SmtpConfig;
   log: { level: "debug" | "info" | "warn" | "error"; format: "json" | "pretty" | "auto" };
   edition: "community" | "cloud";
-  /** Native git for SSH remotes: the private key and known_hosts file (StrictHostKeyChecking on when set). */
-  git: { sshKeyPath?: string; sshKnownHosts?: string; allowPrivate: boolean };
+  /**
+   * Native git for SSH remotes: the private key and known_hosts file (StrictHostKeyChecking on when set).
+   * `githubApiUrl`/`gitlabApiUrl` (GITHUB_API_URL, GITLAB_API_URL): the public repository APIs asked
+   * whether a remote is public before a restriction is turned on; remotes on their web hosts are asked.
+   */
+  git: { sshKeyPath?: string; sshKnownHosts?: string; allowPrivate: boolean; githubApiUrl: string; gitlabApiUrl: string };
   /** Watch workspace folders and reconcile changes made outside Quire (QUIRE_WATCH_FILES). */
   watchFiles: boolean;
   /** Outbound webhook URLs may lead to private, loopback or link-local addresses (WEBHOOK_ALLOWLIST_PRIVATE). */
@@ -172,7 +176,13 @@ export function loadConfig(env: Env = process.env): Config {
     };
   }
 
-  const git: Config["git"] = { allowPrivate: bool("GIT_ALLOWLIST_PRIVATE", false) };
+  const gitAllowPrivate = bool("GIT_ALLOWLIST_PRIVATE", false);
+  const git: Config["git"] = {
+    allowPrivate: gitAllowPrivate,
+    // Asked like a git remote, so plain http and private addresses follow GIT_ALLOWLIST_PRIVATE.
+    githubApiUrl: serviceUrl("GITHUB_API_URL", read("GITHUB_API_URL") ?? "https://api.github.com", gitAllowPrivate, problems, "GIT_ALLOWLIST_PRIVATE"),
+    gitlabApiUrl: serviceUrl("GITLAB_API_URL", read("GITLAB_API_URL") ?? "https://gitlab.com/api/v4", gitAllowPrivate, problems, "GIT_ALLOWLIST_PRIVATE"),
+  };
   const sshKey = read("GIT_SSH_KEY_PATH");
   if (sshKey !== undefined) {
     if (!sshKey.startsWith("/")) problems.push(`GIT_SSH_KEY_PATH must be an absolute path (got "${sshKey}")`);
@@ -322,11 +332,11 @@ function readStripe(read: Read, problems: string[]): StripeConfig {
 }
 
 /** An http(s) URL without query or fragment, trailing slashes removed; http only where private networks are allowed. */
-function serviceUrl(name: string, raw: string, allowHttp: boolean, problems: string[]): string {
+function serviceUrl(name: string, raw: string, allowHttp: boolean, problems: string[], allowedBy = "OIDC_ALLOWLIST_PRIVATE"): string {
   try {
     const u = new URL(raw);
     if (u.protocol !== "https:" && !(allowHttp && u.protocol === "http:")) {
-      problems.push(`${name} must be an https URL${allowHttp ? " (or http)" : " (http only with OIDC_ALLOWLIST_PRIVATE=true)"} (got "${raw}")`);
+      problems.push(`${name} must be an https URL${allowHttp ? " (or http)" : ` (http only with ${allowedBy}=true)`} (got "${raw}")`);
     } else if (u.search || u.hash || u.username || u.password) {
       problems.push(`${name} must not carry credentials, a query or a fragment (got "${raw}")`);
     }

@@ -15,6 +15,7 @@ import { Invitations } from "./invitations.ts";
 import { InvitationAcceptance } from "./invitation-accept.ts";
 import { ShareLinks } from "./share-links.ts";
 import { Restrictions } from "./restrictions/restrictions-service.ts";
+import { RemoteVisibility } from "./restrictions/remote-visibility.ts";
 
 /** The services of the access layer: workspaces, settings, members, invitations, share links. */
 export interface AccessServices {
@@ -41,7 +42,8 @@ export function buildAccessServices(deps: {
   permissions: Permissions;
 }): AccessServices {
   const { db, config, log, workspaces, permissions } = deps;
-  const restrictions = new Restrictions({ db, permissions, users: deps.users });
+  const remotes = new RemoteVisibility({ githubApiUrl: config.git.githubApiUrl, gitlabApiUrl: config.git.gitlabApiUrl, allowPrivate: config.git.allowPrivate });
+  const restrictions = new Restrictions({ db, permissions, users: deps.users, remotes });
   const workspaceService = new WorkspaceService({ db, records: workspaces, permissions, restrictions });
   const members = new Members({
     db,

@@ -14,7 +14,7 @@ import { parseRulesFile, serializeRules } from "./access-file.ts";
 import { RuleStore } from "./rule-store.ts";
 import { linkLevel, OPEN, visibilityFor, RestrictedVisibility, type CompiledRules, type PageVisibility } from "./visibility.ts";
 import { effectiveAccessQuery, setAccessInput } from "./schemas.ts";
-import { knownPublicRemote } from "./remote-visibility.ts";
+import { RemoteVisibility } from "./remote-visibility.ts";
 
 /** What a workspace's rules are kept as between requests: one immutable snapshot per change. */
 interface Loaded {
@@ -49,12 +49,21 @@ export interface AccessFileHooks {
 export class Restrictions {
   private readonly store: RuleStore;
   private readonly loaded = new Map<string, Loaded>();
+  private remotes: RemoteVisibility | undefined;
   /** Set by the composition root; without it (a bare service in a tool) rules live in the database only. */
   file: AccessFileHooks | null = null;
   /** Told after a workspace's rules changed (published sites rebuild their pages); a hook must not throw. */
   readonly changedHooks: Array<(workspaceId: string) => void> = [];
 
-  constructor(private readonly deps: { db: Db; permissions: Permissions; users: { byId(id: string): { name: string; email: string; email_normalized: string } | null } }) {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      permissions: Permissions;
+      users: { byId(id: string): { name: string; email: string; email_normalized: string } | null };
+      /** Asks a remote's forge whether it is public; the configured one from the composition root, else github.com/gitlab.com. */
+      remotes?: RemoteVisibility;
+    },
+  ) {
     this.store = new RuleStore(deps.db);
   }
 
@@ -362,7 +371,8 @@ export class Restrictions {
    * remote is private (docs/decisions/restricted-folders.md).
    */
   private async assertRemoteMayHide(remote: string, confirmed: boolean): Promise<void> {
-    if (await knownPublicRemote(remote)) {
+    this.remotes ??= this.deps.remotes ?? new RemoteVisibility();
+    if (await this.remotes.knownPublic(remote)) {
       throw new ValidationError("This workspace's git remote is public: anyone can clone every page, so a restriction would hide nothing", "path");
     }
     if (!confirmed) {
