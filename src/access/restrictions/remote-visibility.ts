@@ -8,7 +8,7 @@ const ANSWER_TIMEOUT_MS = 3000;
 /** A repository's JSON is a few KB on either forge; a larger answer is not read. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-export interface RemoteVisibilityConfig {
+interface RemoteVisibilityConfig {
   /** GITHUB_API_URL (https://api.github.com by default). */
   githubApiUrl: string;
   /** GITLAB_API_URL (https://gitlab.com/api/v4 by default). */
