@@ -52,6 +52,7 @@ function whenIdle(task: () => void): void {
 const FIRST_BLOCKS = 60;
 const CHUNK_BLOCKS = 40;
 const SLICE_MS = 6;
+const START_AFTER_MS = 150;
 
 /** Runs `task` in idle time with the time left (or a short slice where the browser cannot say); returns its canceller. */
 function inIdleTime(task: (timeLeft: () => number) => void): () => void {
@@ -429,7 +430,12 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         else finishLoad(editor);
       });
     };
-    if (total > first) step();
+    // The rest starts a moment after the first screenful is shown: the click and the first keys
+    // of a person who starts at once meet a quiet page.
+    if (total > first) {
+      const wait = setTimeout(step, START_AFTER_MS);
+      l.cancel = () => clearTimeout(wait);
+    }
     return () => l.cancel?.();
   }, [editor, session]);
   useEffect(() => {
