@@ -2,11 +2,13 @@
  * The rich editor on a 1,000-block page with tables and components (docs/decisions/editor-blocks.md):
  * - serializing after one edit (budget < 5 ms: only the edited block is written), and opening the
  *   text into the editor's document, in this process;
- * - in Debian's Chromium: a page load to the editor interactive (budget p50 < 150 ms) and typing
- *   latency, keydown to the next frame (budget p99 < 16 ms);
+ * - in Debian's Chromium: a cold navigation and opening the page from another page in the running
+ *   app, each to the editor interactive (a key typed lands in it; budget p50 < 150 ms), and typing
+ *   latency, keydown to the next frame (budget p99 < 16 ms); `--compare <ref>` measures that ref's
+ *   app in turns with this one;
  * - the web app's JavaScript, gzip, before and after the editor blocks (budget: at most +30 %),
  *   the "before" built from git (`--before <ref>`, default the last commit before that work).
- * `bun bench/editor.ts [--before <ref>] [--no-browser]`.
+ * `bun bench/editor.ts [--before <ref>] [--compare <ref>] [--rounds n] [--no-browser]`.
  */
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -104,8 +106,9 @@ async function jsGzip(build: () => Promise<{ files: Map<string, { body: Uint8Arr
 }
 
 /** Typing latency: keydown to the frame after the editor's DOM changed, for 152 keys. */
-async function typing(page: import("playwright-core").Page, paragraph: number, what: string): Promise<Row> {
-  await page.locator(".tiptap > p").nth(paragraph).click();
+async function typing(page: import("playwright-core").Page, paragraph: number, what: string): Promise<number[]> {
+  const target = page.locator(".tiptap > p").nth(paragraph);
+  await target.click();
   await page.keyboard.press("End");
   await page.evaluate(() => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -116,54 +119,182 @@ async function typing(page: import("playwright-core").Page, paragraph: number, w
     w.document.addEventListener("keydown", () => (w.__t0 = performance.now()), true);
     w.document.addEventListener("input", () => w.requestAnimationFrame(() => setTimeout(() => w.__lat.push(performance.now() - w.__t0), 0)), true);
   });
-  await page.keyboard.type("typing into the middle of a long page ".repeat(4), { delay: 20 });
+  const text = "typing into the middle of a long page ".repeat(4);
+  await page.keyboard.type(text, { delay: 20 });
   await page.waitForTimeout(200);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const lat = await page.evaluate(() => (globalThis as any).__lat as number[]);
-  return { measure: `typing latency, ${what} (${lat.length} keys, p50 / p99)`, value: `${ms(percentile(lat, 50))} / ${ms(percentile(lat, 99))}`, note: "p99 < 16 ms (keydown → next frame)" };
+  // Taken back, so the page stays as it was (and leaving it asks nothing).
+  for (let i = 0; i < text.length; i++) await page.keyboard.press("Backspace");
+  if (lat.length === 0) throw new Error(`no key landed while typing on ${what}`);
+  return lat;
 }
 
-// --- In Chromium: load to interactive, typing latency.
-if (BROWSER) {
-  const { startTestServer } = await import("../test/helpers/server.ts");
-  const { registerUser } = await import("../test/helpers/factories.ts");
-  const { chromium } = await import("playwright-core");
-  const server = await startTestServer();
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu"] });
-  try {
-    const user = await registerUser(server.url);
-    const created = await user.client.post(`/api/v1/content/${user.workspaceSlug}/big.md`, { title: "Big", body: PAGE });
-    if (created.status !== 201) throw new Error(`page not created: ${created.status}`);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    const page = await context.newPage();
-    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/big.md`);
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByLabel("Password").fill(user.password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    // This file is type-checked without the DOM's types: the page's globals are reached untyped.
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const lastBlock = () => page.waitForFunction(() => ((globalThis as any).document.querySelector(".tiptap")?.childElementCount ?? 0) >= 1000, undefined, { timeout: 60_000 });
-    await lastBlock();
-    // Interactive: the editor holds every block and answers a keystroke (its first update).
-    const loads: number[] = [];
-    for (let run = 0; run < 7; run++) {
-      await page.reload();
-      await lastBlock();
-      loads.push(await page.evaluate(() => performance.now()));
-    }
-    rows.push({ measure: "page load → rich editor with 1,000 blocks (p50)", value: ms(percentile(loads, 50)), note: "< 150 ms to interactive (from navigation start; includes the app's scripts and the API read)" });
+// --- In Chromium: load to interactive, opening from another page in the app, typing latency.
+// With `--compare <ref>`, that ref's app is served beside this one and the two are measured in
+// turns (cold load, in-app open and typing alternate), so the machine's load weighs on both alike.
+const COMPARE = args.includes("--compare") ? args[args.indexOf("--compare") + 1]! : null;
+const ROUNDS = args.includes("--rounds") ? Number(args[args.indexOf("--rounds") + 1]) : 7;
 
-    rows.push(await typing(page, 500, "1,000 blocks"));
-    // The same measure on a ten-block page, in the same run: what the machine's load alone costs.
-    const small = await user.client.post(`/api/v1/content/${user.workspaceSlug}/small.md`, { title: "Small", body: PAGE.split("\n\n").slice(0, 10).join("\n\n") + "\n" });
-    if (small.status !== 201) throw new Error(`page not created: ${small.status}`);
-    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/small.md`);
-    await page.locator(".tiptap > p").nth(2).waitFor();
-    rows.push(await typing(page, 2, "10 blocks, for comparison"));
-    await context.close();
+interface Variant {
+  name: string;
+  page: import("playwright-core").Page;
+  base: string;
+  slug: string;
+  close(): Promise<void>;
+  cold: number[];
+  coldDrawn: number[];
+  inApp: number[];
+  inAppDrawn: number[];
+  settled: number[];
+  allIn: number[];
+  typingBig: number[];
+  typingSmall: number[];
+}
+
+/** The app from `root` (this checkout or an older one unpacked beside it), signed in, with the long and a short page. */
+async function variant(name: string, root: string, browser: import("playwright-core").Browser): Promise<Variant> {
+  const { startTestServer } = (await import(join(root, "test/helpers/server.ts"))) as typeof import("../test/helpers/server.ts");
+  const { registerUser } = (await import(join(root, "test/helpers/factories.ts"))) as typeof import("../test/helpers/factories.ts");
+  const server = await startTestServer();
+  const user = await registerUser(server.url);
+  const created = await user.client.post(`/api/v1/content/${user.workspaceSlug}/big.md`, { title: "Big", body: PAGE });
+  if (created.status !== 201) throw new Error(`page not created: ${created.status}`);
+  const small = await user.client.post(`/api/v1/content/${user.workspaceSlug}/small.md`, { title: "Small", body: PAGE.split("\n\n").slice(0, 10).join("\n\n") + "\n" });
+  if (small.status !== 201) throw new Error(`page not created: ${small.status}`);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  // The page's clock: when a page link in the tree is clicked, and when the first key typed lands in the editor.
+  await context.addInitScript(() => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const w = globalThis as any;
+    w.document.addEventListener("click", (e: { target: { closest?(s: string): unknown } }) => {
+      if (e.target.closest?.("[role=tree] a")) w.__clicked = performance.now();
+    }, true);
+    w.document.addEventListener("input", (e: { target: { closest?(s: string): unknown } }) => {
+      if (!w.__landed && e.target.closest?.(".tiptap")) w.__landed = performance.now();
+    }, true);
+ 
+    // Drawn: the editor holds more blocks than the short page has, and the frame showing them is done.
+    w.__drawn = 0;
+    new w.MutationObserver(() => {
+      if (w.__drawn || (w.document.querySelector(".tiptap")?.childElementCount ?? 0) <= 10) return;
+      w.__drawn = -1;
+      w.requestAnimationFrame(() => setTimeout(() => (w.__drawn = performance.now()), 0));
+    }).observe(w.document, { childList: true, subtree: true });
+  });
+  const page = await context.newPage();
+  await page.goto(`${server.url}/w/${user.workspaceSlug}/p/small.md`);
+  await page.getByLabel("Email").fill(user.email);
+  await page.getByLabel("Password").fill(user.password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.locator(".tiptap > p").first().waitFor({ timeout: 60_000 });
+  return {
+    name, page, base: server.url, slug: user.workspaceSlug,
+    close: async () => { await context.close(); await server.close(); },
+    cold: [], coldDrawn: [], inApp: [], inAppDrawn: [], settled: [], allIn: [], typingBig: [], typingSmall: [],
+  };
+}
+
+// This file is type-checked without the DOM's types: the page's globals are reached untyped.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const pageGlobal = (page: import("playwright-core").Page, name: string) => page.evaluate((n) => (globalThis as any)[n] as number, name);
+
+/**
+ * Interactive: the first paragraph of the long page is drawn, a click puts the caret in it and a
+ * key typed there lands in the document (the page's `input` event). The key is taken back after.
+ */
+async function typeOneKey(v: Variant): Promise<number> {
+  const first = v.page.locator(".tiptap > p").filter({ hasText: "Paragraph 1 with" });
+  await first.waitFor({ timeout: 60_000 });
+  await first.click({ position: { x: 2, y: 4 } });
+  await v.page.keyboard.type("x");
+  await v.page.waitForFunction(() => (globalThis as any).__landed > 0); // eslint-disable-line @typescript-eslint/no-explicit-any
+  const landed = await pageGlobal(v.page, "__landed");
+  if (!(await first.innerText()).startsWith("x")) throw new Error(`${v.name}: the key did not land where it was typed`);
+  await v.page.keyboard.press("Backspace");
+  return landed;
+}
+
+const allBlocksIn = (v: Variant) =>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  v.page.waitForFunction(() => ((globalThis as any).document.querySelector(".tiptap")?.childElementCount ?? 0) >= 1000, undefined, { timeout: 60_000 });
+
+/** A cold navigation to the long page: from navigation start to a key landing in it. */
+async function coldLoad(v: Variant): Promise<void> {
+  await v.page.goto(`${v.base}/w/${v.slug}/p/big.md`);
+  v.cold.push(await typeOneKey(v));
+  v.coldDrawn.push(await pageGlobal(v.page, "__drawn"));
+  await allBlocksIn(v);
+  v.allIn.push(await v.page.evaluate(() => performance.now()));
+}
+
+/** In the running app, from the short page: the tree's link to the long page clicked → a key landing in it. */
+async function openInApp(v: Variant): Promise<void> {
+  const tree = v.page.getByRole("tree", { name: "Pages" });
+  await tree.getByRole("link", { name: "Small" }).click();
+  await v.page.locator(".tiptap > p").filter({ hasText: "Paragraph 2 with" }).waitFor();
+  await v.page.waitForTimeout(300);
+  await v.page.evaluate(() => ((globalThis as any).__landed = (globalThis as any).__drawn = 0)); // eslint-disable-line @typescript-eslint/no-explicit-any
+  await tree.getByRole("link", { name: "Big" }).click();
+  const landed = await typeOneKey(v);
+  const clicked = await pageGlobal(v.page, "__clicked");
+  v.inApp.push(landed - clicked);
+  v.inAppDrawn.push((await pageGlobal(v.page, "__drawn")) - clicked);
+  await allBlocksIn(v);
+  // The same click and key on the settled page: what the test driver's round trips alone take.
+  await v.page.waitForTimeout(300);
+  const start = await v.page.evaluate(() => ((globalThis as any).__landed = 0) || performance.now()); // eslint-disable-line @typescript-eslint/no-explicit-any
+  v.settled.push((await typeOneKey(v)) - start);
+}
+
+if (BROWSER) {
+  const { chromium } = await import("playwright-core");
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu"] });
+  const variants: Variant[] = [];
+  let oldTree: string | null = null;
+  try {
+    if (COMPARE) {
+      oldTree = mkdtempSync(join(tmpdir(), "quire-bench-editor-old-"));
+      await Bun.$`git -C ${REPO} archive ${COMPARE} src test/helpers package.json tsconfig.json bunfig.toml | tar -x -C ${oldTree}`.quiet();
+      symlinkSync(join(REPO, "node_modules"), join(oldTree, "node_modules"));
+      variants.push(await variant(`before (${COMPARE})`, oldTree, browser));
+    }
+    variants.push(await variant(COMPARE ? "after" : "this build", REPO, browser));
+    for (const v of variants) await coldLoad(v); // warm-up: each app's scripts compiled once
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const v of round % 2 ? [...variants].reverse() : variants) {
+        await coldLoad(v);
+        await openInApp(v);
+      }
+    }
+    for (let round = 0; round < 2; round++) {
+      for (const v of variants) v.typingBig.push(...(await typing(v.page, 500, "1,000 blocks")));
+      for (const v of variants) {
+        await v.page.getByRole("tree", { name: "Pages" }).getByRole("link", { name: "Small" }).click();
+        await v.page.locator(".tiptap > p").filter({ hasText: "Paragraph 2 with" }).waitFor();
+        v.typingSmall.push(...(await typing(v.page, 2, "10 blocks")));
+        await v.page.getByRole("tree", { name: "Pages" }).getByRole("link", { name: "Big" }).click();
+        await allBlocksIn(v);
+      }
+    }
+    const pair = (xs: number[]) => `${ms(percentile(xs, 50))} / ${ms(percentile(xs, 99))}`;
+    for (const v of variants) {
+      const tag = variants.length > 1 ? ` — ${v.name}` : "";
+      rows.push({ measure: `cold navigation → key lands in the 1,000-block page (${v.cold.length}, p50 / p99)${tag}`, value: pair(v.cold), note: "< 150 ms; from navigation start: the app's scripts, the API read, the first screenful" });
+      rows.push({ measure: `  … its first screenful drawn (p50 / p99)${tag}`, value: pair(v.coldDrawn), note: "from navigation start, the frame done" });
+      rows.push({ measure: `  … every block drawn (p50)${tag}`, value: ms(percentile(v.allIn, 50)), note: "from navigation start" });
+      rows.push({ measure: `open the 1,000-block page from another page in the app → key lands (${v.inApp.length}, p50 / p99)${tag}`, value: pair(v.inApp), note: "< 150 ms; tree link clicked → a typed key in the document" });
+      rows.push({ measure: `  … its first screenful drawn (p50 / p99)${tag}`, value: pair(v.inAppDrawn), note: "tree link clicked → the frame done" });
+      rows.push({ measure: `  … the same click and key on the settled page (p50 / p99)${tag}`, value: pair(v.settled), note: "the driver's round trips, included in both figures above" });
+      rows.push({ measure: `typing latency, 1,000 blocks (${v.typingBig.length} keys, p50 / p99)${tag}`, value: pair(v.typingBig), note: "p99 < 16 ms (keydown → next frame)" });
+      rows.push({ measure: `typing latency, 10 blocks (${v.typingSmall.length} keys, p50 / p99)${tag}`, value: pair(v.typingSmall), note: "the machine's share" });
+    }
+    const [load1, load5] = (await Bun.file("/proc/loadavg").text()).split(" ");
+    rows.push({ measure: "load average at the end (1 / 5 min)", value: `${load1} / ${load5}`, note: "2 cores" });
   } finally {
+    for (const v of variants) await v.close();
     await browser.close();
-    await server.close();
+    if (oldTree) rmSync(oldTree, { recursive: true, force: true });
   }
 }
 

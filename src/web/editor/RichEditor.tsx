@@ -6,6 +6,7 @@
 import { forwardRef, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { createDocument, getMarkRange, type Editor } from "@tiptap/core";
 import { EditorState } from "@tiptap/pm/state";
+import type { Node as DocNode } from "@tiptap/pm/model";
 import { imageFiles } from "./image-upload.ts";
 import { cleanPastedHtml, looksLikeMarkdown, MAX_PASTE_HTML } from "./paste-clean.ts";
 import { splitBlocks } from "../markdown/split.ts";
@@ -42,6 +43,35 @@ import { Toolbar } from "./Toolbar.tsx";
 function whenIdle(task: () => void): void {
   if (typeof requestIdleCallback === "function") requestIdleCallback(task, { timeout: 2000 });
   else setTimeout(task, 200);
+}
+
+/**
+ * A long page opens with its first screenful of blocks; the rest are appended in idle time, a
+ * chunk at a time, so the page answers the keyboard after the first chunk (docs/decisions/editor-blocks.md).
+ */
+const FIRST_BLOCKS = 60;
+const CHUNK_BLOCKS = 40;
+const SLICE_MS = 6;
+const START_AFTER_MS = 150;
+
+/** Runs `task` in idle time with the time left (or a short slice where the browser cannot say); returns its canceller. */
+function inIdleTime(task: (timeLeft: () => number) => void): () => void {
+  if (typeof requestIdleCallback === "function") {
+    const id = requestIdleCallback((deadline) => task(() => deadline.timeRemaining()), { timeout: 300 });
+    return () => cancelIdleCallback(id);
+  }
+  const id = setTimeout(() => task(() => 0), 16);
+  return () => clearTimeout(id);
+}
+
+/** The page's blocks being appended: the next to load, each top-level node as loaded (the save baseline). */
+interface Loading {
+  next: number;
+  loaded: DocNode[];
+  /** Blocks appended after the editor was destroyed (a save while leaving), kept out of its view. */
+  detached: DocNode[];
+  cancel: (() => void) | null;
+  done: boolean;
 }
 
 export interface EditorHandle {
@@ -189,16 +219,74 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   // The JSON of each top-level node, kept while the node is unchanged (ProseMirror nodes are
   // immutable), so saving a long page converts and compares only the blocks that changed.
   const jsonOf = useMemo(() => new WeakMap<object, PMNode>(), []);
-  const contentJson = (doc: Editor["state"]["doc"]): PMNode[] => {
-    const content: PMNode[] = [];
-    doc.forEach((child) => {
+  const nodesJson = (nodes: readonly DocNode[]): PMNode[] =>
+    nodes.map((child) => {
       let json = jsonOf.get(child);
       if (!json) jsonOf.set(child, (json = child.toJSON() as PMNode));
-      content.push(json);
+      return json;
     });
-    return content;
+  const contentJson = (doc: Editor["state"]["doc"]): PMNode[] => {
+    const children: DocNode[] = [];
+    doc.forEach((child) => void children.push(child));
+    return nodesJson(children);
   };
-  const docJson = (e: Editor): PMNode => ({ type: "doc", content: contentJson(e.state.doc) });
+
+  const loading = useRef<Loading | null>(null);
+  /** Appends the page's blocks up to `to` (without an undo step or a change signal); false when the editor cannot hold them. */
+  const appendBlocks = (e: Editor, to: number): boolean => {
+    const l = loading.current;
+    if (!l) return true;
+    let nodes: DocNode[];
+    try {
+      nodes = session.blockNodes(l.next, to).map((n) => e.schema.nodeFromJSON(n));
+    } catch {
+      return false;
+    }
+    l.next = Math.min(to, session.blockCount);
+    if (nodes.length === 0) return true;
+    l.loaded.push(...nodes);
+    if (e.isDestroyed || l.detached.length > 0) {
+      l.detached.push(...nodes);
+      return true;
+    }
+    // A caret moved or text typed a moment ago that ProseMirror has not read yet (it learns of
+    // them in a later task) is read first, or this transaction would put the old caret back.
+    (e.view as unknown as { domObserver?: { flush(): void } }).domObserver?.flush();
+    e.view.dispatch(e.state.tr.insert(e.state.doc.content.size, nodes).setMeta("addToHistory", false).setMeta("preventUpdate", true));
+    return true;
+  };
+  /** Once every block is in: the document as loaded becomes the save baseline (its JSON made when idle). */
+  const finishLoad = (e: Editor) => {
+    const l = loading.current;
+    if (!l || l.done) return;
+    l.done = true;
+    const loaded = l.loaded;
+    if (!session.rebaseLater(loaded.length, () => nodesJson(loaded))) {
+      setTimeout(() => callbacks.current.onUnsupported(), 0);
+      return;
+    }
+    whenIdle(() => session.prepare());
+    loadDirectory(e.state.doc);
+  };
+  /** Appends whatever is still pending, now: a save, a switch to raw or leaving the page sees the whole page. */
+  const completeLoad = (e: Editor) => {
+    const l = loading.current;
+    if (!l || l.done) return;
+    l.cancel?.();
+    l.cancel = null;
+    if (!appendBlocks(e, session.blockCount)) {
+      l.done = true;
+      setTimeout(() => callbacks.current.onUnsupported(), 0);
+      return;
+    }
+    finishLoad(e);
+  };
+  const docJson = (e: Editor): PMNode => {
+    completeLoad(e);
+    const content = contentJson(e.state.doc);
+    const detached = loading.current?.detached ?? [];
+    return { type: "doc", content: detached.length ? content.concat(nodesJson(detached)) : content };
+  };
 
   const editor = useEditor(
     {
@@ -279,12 +367,9 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         },
       },
       onCreate: ({ editor: e }) => {
-        // The document as loaded is the baseline; its JSON is made once the page is idle (or at
-        // the first save, if sooner), not while it opens.
-        const loaded = e.state.doc;
-        if (!session.rebaseLater(loaded.childCount, () => contentJson(loaded))) return callbacks.current.onUnsupported();
-        whenIdle(() => session.prepare());
-        loadDirectory(loaded);
+        // A page drawn whole: the document as loaded is the baseline; its JSON is made once the
+        // page is idle (or at the first save, if sooner), not while it opens.
+        if (loading.current && loading.current.next >= session.blockCount) finishLoad(e);
       },
       onUpdate: ({ editor: e }) => {
         slash.track();
@@ -309,13 +394,54 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   // rebuilds every node view when it attaches it; a 1,000-block page drawn at creation was drawn
   // twice. A fresh state (not a transaction) leaves undo history empty and emits no update. Runs
   // after EditorContent's mount (children first) and before the editor's create event (a timer).
+  // A long page's first screenful only: the rest follow in idle time (appendBlocks), so the
+  // page answers the keyboard once its first chunk is drawn.
   useLayoutEffect(() => {
     if (!editor || editor.isDestroyed) return;
-    const doc = createDocument(session.initial as Parameters<typeof createDocument>[0], editor.schema);
+    const total = session.blockCount;
+    const first = Math.min(FIRST_BLOCKS, total);
+    const head = total > first ? { type: "doc", content: session.blockNodes(0, first) } : session.initial;
+    const doc = createDocument(head as Parameters<typeof createDocument>[0], editor.schema);
     editor.view.updateState(EditorState.create({ doc, plugins: editor.state.plugins }));
+    const loaded: DocNode[] = [];
+    doc.forEach((child) => void loaded.push(child));
+    const l: Loading = { next: first, loaded, detached: [], cancel: null, done: false };
+    loading.current = l;
+    // A first chunk the editor could not hold block for block: raw mode, as for the whole page.
+    if (total > first && loaded.length !== first) {
+      l.done = true;
+      setTimeout(() => callbacks.current.onUnsupported(), 0);
+      return;
+    }
+    const step = () => {
+      l.cancel = inIdleTime((timeLeft) => {
+        l.cancel = null;
+        if (editor.isDestroyed || l.done) return;
+        // Chunks while the browser has time, at least one per call so a busy machine still loads,
+        // and for a few milliseconds at most: a key pressed meanwhile waits no longer than that.
+        const until = performance.now() + SLICE_MS;
+        do {
+          if (!appendBlocks(editor, l.next + CHUNK_BLOCKS)) {
+            l.done = true;
+            return callbacks.current.onUnsupported();
+          }
+        } while (l.next < total && timeLeft() > 1 && performance.now() < until);
+        if (l.next < total) step();
+        else finishLoad(editor);
+      });
+    };
+    // The rest starts a moment after the first screenful is shown: the click and the first keys
+    // of a person who starts at once meet a quiet page.
+    if (total > first) {
+      const wait = setTimeout(step, START_AFTER_MS);
+      l.cancel = () => clearTimeout(wait);
+    }
+    return () => l.cancel?.();
   }, [editor, session]);
   useEffect(() => {
-    editor?.setEditable(props.editable);
+    // No update event: a page opening is no change to save (and the save check would append
+    // every pending block at once).
+    if (editor && editor.isEditable !== props.editable) editor.setEditable(props.editable, false);
   }, [editor, props.editable]);
   useEffect(() => {
     if (!editor) return;

@@ -40,6 +40,7 @@ function resolveTarget(pages: Map<string, PickablePage>, target: string): Pickab
  */
 function chipView(node: PMNodeType, directory: PageDirectory): NodeView {
   const dom = document.createElement("span");
+  let drawn = "";
   const draw = (n: PMNodeType) => {
     const pages = directory.snapshot();
     const target = String(n.attrs.target ?? "");
@@ -47,6 +48,11 @@ function chipView(node: PMNodeType, directory: PageDirectory): NodeView {
     const page = pages ? resolveTarget(pages, target) : undefined;
     // `[[#heading]]` names a heading of this very page, which is there.
     const dead = pages !== null && !page && !target.startsWith("#");
+    // Written only when it changes: each write makes the browser restyle and lay out the chip,
+    // and every chip of the page is asked again when the page list arrives.
+    const look = JSON.stringify([dead, target, label ?? page?.title ?? target]);
+    if (look === drawn) return;
+    drawn = look;
     dom.className = `wikilink${dead ? " wikilink-dead" : ""}`;
     dom.dataset.target = target;
     dom.title = dead ? `No page at ${target}` : target;

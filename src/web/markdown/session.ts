@@ -16,16 +16,37 @@ export class MarkdownSession {
   private built: Baseline | null = null;
   readonly source: string;
 
+  /** Each block's node, converted when first asked for (a long page opens a screenful first). */
+  private readonly converted: (PMNode | undefined)[];
+  private whole: PMNode | null = null;
+
   constructor(source: string) {
     this.source = source;
     this.doc = splitBlocks(source);
-    const nodes = this.doc.blocks.map(blockToNode);
-    this.nodes = nodes;
-    this.initial = { type: "doc", content: nodes.length ? nodes : [{ type: "paragraph" }] };
+    this.converted = new Array<PMNode | undefined>(this.doc.blocks.length);
+    this.nodes = () => this.blockNodes(0, this.doc.blocks.length);
   }
 
-  /** The document to load into the editor. */
-  readonly initial: PMNode;
+  /** How many blocks the text holds (the editor's document has one top-level node per block). */
+  get blockCount(): number {
+    return this.doc.blocks.length;
+  }
+
+  /** The editor's nodes for blocks `from` to `to` (exclusive), each converted once. */
+  blockNodes(from: number, to: number): PMNode[] {
+    const out: PMNode[] = [];
+    for (let i = from; i < Math.min(to, this.converted.length); i++) out.push((this.converted[i] ??= blockToNode(this.doc.blocks[i]!)));
+    return out;
+  }
+
+  /** The whole document to load into the editor. */
+  get initial(): PMNode {
+    if (!this.whole) {
+      const nodes = this.blockNodes(0, this.blockCount);
+      this.whole = { type: "doc", content: nodes.length ? nodes : [{ type: "paragraph" }] };
+    }
+    return this.whole;
+  }
 
   get split(): SplitDoc {
     return this.doc;

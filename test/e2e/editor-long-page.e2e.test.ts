@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { registerUser, type TestUser } from "../helpers/factories.ts";
+import { clickIntoText, expectNoConsoleErrors, hasChromium, launch, newTab, signInInUi } from "./browser.ts";
+
+/** A long page: paragraphs, headings, padded tables, callouts and tabs (their bytes must survive untouched). */
+function longPage(count: number): string {
+  const blocks: string[] = [];
+  for (let i = 0; blocks.length < count; i++) {
+    const k = i % 25;
+    if (k === 0) blocks.push(`## Section ${i / 25 + 1}`);
+    else if (k === 5) blocks.push("| Name   | Size | Note         |\n| :----- | ---: | ------------ |\n| alpha  |    1 | first `code` |\n| beta   |   22 | **bold**     |");
+    else if (k === 10) blocks.push(`:::callout[info]\nA callout with **bold** text, number ${i}.\n\n- one\n- two\n:::`);
+    else if (k === 15) blocks.push(`:::tabs\n::tab[macOS]\nbrew install quire\n::\n::tab[Linux]\nRun *this* ${i}.\n::\n:::`);
+    else if (k === 20) blocks.push(`Written the writer's way: __strong__,  two spaces and a hard\\\nbreak ${i}.`);
+    else blocks.push(`[[guide/page-${i % 9}]] is paragraph ${i} with *emphasis* and \`code\`.`);
+  }
+  return blocks.join("\n\n") + "\n";
+}
+
+const BLOCKS = 3000;
+const BODY = longPage(BLOCKS);
+
+describe.skipIf(!hasChromium)("a long page opens a screenful first and loads the rest while the writer works", () => {
+  let server: TestServer;
+  let browser: Browser;
+  let user: TestUser;
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startTestServer(), launch()]);
+    user = await registerUser(server.url);
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  const fileOnDisk = (path: string) => readFileSync(join(server.dataDir, "workspaces", user.workspaceId, path), "utf8");
+  const blocksDrawn = (page: Page) => page.evaluate(() => document.querySelector(".tiptap")?.childElementCount ?? 0);
+
+  /** Opens the page on a slowed-down CPU (as a busy laptop), so the later chunks are still pending when the test acts. */
+  async function openSlowly(path: string) {
+    const tab = await newTab(browser);
+    const cdp = await tab.context.newCDPSession(tab.page);
+    await tab.page.goto(`${server.url}/w/${user.workspaceSlug}/p/${path}`);
+    await signInInUi(tab.page, user);
+    await tab.page.getByRole("textbox", { name: "Page content" }).waitFor();
+    await tab.page.reload();
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 20 });
+    await tab.page.waitForFunction(() => (document.querySelector(".tiptap")?.childElementCount ?? 0) >= 3);
+    return { tab, cdp };
+  }
+
+  test("a save made before every block is in writes the whole page, untouched blocks byte for byte", async () => {
+    const created = await user.client.post(`/api/v1/content/${user.workspaceSlug}/long-save.md`, { title: "Long", body: BODY });
+    expect(created.status).toBe(201);
+    const before = fileOnDisk("long-save.md");
+    const { tab, cdp } = await openSlowly("long-save.md");
+    const { page } = tab;
+    await clickIntoText(page.locator(".tiptap > p").filter({ hasText: "paragraph 2 with" }));
+    await page.keyboard.press("End");
+    await page.keyboard.type(" typed early");
+    // The page is still loading its later blocks when the save is asked for.
+    expect(await blocksDrawn(page)).toBeLessThan(BLOCKS);
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 30_000 });
+    expect(fileOnDisk("long-save.md")).toBe(before.replace("paragraph 2 with *emphasis* and `code`.", "paragraph 2 with *emphasis* and `code`. typed early"));
+    // The save appended the rest: the editor holds every block.
+    expect(await blocksDrawn(page)).toBe(BLOCKS);
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 90_000);
+
+  test("keys typed while the page loads land where they were typed; undo takes back the typing, never a loaded chunk", async () => {
+    const created = await user.client.post(`/api/v1/content/${user.workspaceSlug}/long-type.md`, { title: "Long", body: BODY });
+    expect(created.status).toBe(201);
+    const before = fileOnDisk("long-type.md");
+    const { tab, cdp } = await openSlowly("long-type.md");
+    const { page } = tab;
+    await clickIntoText(page.locator(".tiptap > p").filter({ hasText: "paragraph 3 with" }));
+    await page.keyboard.press("End");
+    const drawnAtFirstKey = await blocksDrawn(page);
+    await page.keyboard.type(" and more");
+    expect(drawnAtFirstKey).toBeLessThan(BLOCKS);
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
+    // The rest arrives on its own, the typed words staying in their paragraph.
+    await page.waitForFunction((n) => document.querySelector(".tiptap")?.childElementCount === n, BLOCKS, { timeout: 30_000 });
+    expect(await page.locator(".tiptap > p").filter({ hasText: "paragraph 3 with" }).innerText()).toEndWith("`code`. and more".replaceAll("`", ""));
+    for (let i = 0; i < 12; i++) await page.keyboard.press("Control+z");
+    expect(await blocksDrawn(page)).toBe(BLOCKS);
+    expect(await page.locator(".tiptap > p").filter({ hasText: "paragraph 3 with" }).innerText()).not.toContain("and more");
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 30_000 });
+    expect(fileOnDisk("long-type.md")).toBe(before);
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 90_000);
+});
