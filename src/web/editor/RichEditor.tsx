@@ -232,28 +232,33 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   };
 
   const loading = useRef<Loading | null>(null);
-  /** Appends the page's blocks up to `to` (without an undo step or a change signal); false when the editor cannot hold them. */
-  const appendBlocks = (e: Editor, to: number): boolean => {
+  /** Appends the page's blocks up to `to` (without an undo step or a change signal). */
+  const appendBlocks = (e: Editor, to: number): void => {
     const l = loading.current;
-    if (!l) return true;
-    let nodes: DocNode[];
-    try {
-      nodes = session.blockNodes(l.next, to).map((n) => e.schema.nodeFromJSON(n));
-    } catch {
-      return false;
-    }
+    if (!l) return;
+    // A block the schema refused would be shown as its source, as the converter shows any block it
+    // cannot hold: by now the person may have typed in the blocks above, and falling back to raw
+    // mode for the whole page would reopen the text as loaded, without what they typed.
+    const blocks = session.split.blocks;
+    const nodes = session.blockNodes(l.next, to).map((n, k) => {
+      try {
+        return e.schema.nodeFromJSON(n);
+      } catch {
+        const { kind, text } = blocks[l.next + k]!;
+        return e.schema.nodeFromJSON({ type: "rawBlock", attrs: { kind, text } });
+      }
+    });
     l.next = Math.min(to, session.blockCount);
-    if (nodes.length === 0) return true;
+    if (nodes.length === 0) return;
     l.loaded.push(...nodes);
     if (e.isDestroyed || l.detached.length > 0) {
       l.detached.push(...nodes);
-      return true;
+      return;
     }
     // A caret moved or text typed a moment ago that ProseMirror has not read yet (it learns of
     // them in a later task) is read first, or this transaction would put the old caret back.
     (e.view as unknown as { domObserver?: { flush(): void } }).domObserver?.flush();
     e.view.dispatch(e.state.tr.insert(e.state.doc.content.size, nodes).setMeta("addToHistory", false).setMeta("preventUpdate", true));
-    return true;
   };
   /** Once every block is in: the document as loaded becomes the save baseline (its JSON made when idle). */
   const finishLoad = (e: Editor) => {
@@ -274,11 +279,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     if (!l || l.done) return;
     l.cancel?.();
     l.cancel = null;
-    if (!appendBlocks(e, session.blockCount)) {
-      l.done = true;
-      setTimeout(() => callbacks.current.onUnsupported(), 0);
-      return;
-    }
+    appendBlocks(e, session.blockCount);
     finishLoad(e);
   };
   const docJson = (e: Editor): PMNode => {
@@ -421,10 +422,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         // and for a few milliseconds at most: a key pressed meanwhile waits no longer than that.
         const until = performance.now() + SLICE_MS;
         do {
-          if (!appendBlocks(editor, l.next + CHUNK_BLOCKS)) {
-            l.done = true;
-            return callbacks.current.onUnsupported();
-          }
+          appendBlocks(editor, l.next + CHUNK_BLOCKS);
         } while (l.next < total && timeLeft() > 1 && performance.now() < until);
         if (l.next < total) step();
         else finishLoad(editor);
