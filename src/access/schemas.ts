@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { closedObject, displayName, emailAddress } from "../core/validate.ts";
 import { WORKSPACE_ROLES } from "../workspaces/roles.ts";
-import { listOutput } from "../core/schemas.ts";
+import { lazyOutput, listOutput } from "../core/schemas.ts";
 import { workspaceOutput } from "../workspaces/workspace-schemas.ts";
 import { userOutput } from "../identity/schemas.ts";
 
@@ -47,21 +47,21 @@ export const listQuery = z.object({
 // ---- outputs (the OpenAPI document is generated from these) ----
 
 /** A member of a workspace, with their role there. */
-export const memberOutput = z.object({
+export const memberOutput = lazyOutput(() => z.object({
   user_id: z.string(),
   name: z.string(),
   email: z.string(),
   role: z.enum(WORKSPACE_ROLES),
   joined_at: z.iso.datetime(),
-});
+}));
 
 /** GET /api/v1/workspaces/:id/admin/members */
-export const memberListOutput = listOutput(memberOutput);
+export const memberListOutput = lazyOutput(() => listOutput(memberOutput));
 
 export const INVITATION_STATUSES = ["pending", "accepted", "revoked", "expired"] as const;
 
 /** An invitation as its workspace's admins see it (never the token). */
-export const invitationOutput = z.object({
+export const invitationOutput = lazyOutput(() => z.object({
   id: z.string().describe("ULID"),
   email: z.string(),
   role: z.enum(WORKSPACE_ROLES),
@@ -71,13 +71,13 @@ export const invitationOutput = z.object({
   expires_at: z.iso.datetime(),
   accepted_at: z.iso.datetime().nullable(),
   url: z.string().optional().describe("Only in the create's answer, and only when no email is set up: the link to pass on"),
-});
+}));
 
 /** GET /api/v1/workspaces/:id/invitations */
-export const invitationListOutput = listOutput(invitationOutput);
+export const invitationListOutput = lazyOutput(() => listOutput(invitationOutput));
 
 /** A share link as its workspace's admins see it; the token only in the create's answer. */
-export const shareLinkOutput = z.object({
+export const shareLinkOutput = lazyOutput(() => z.object({
   id: z.string().describe("ULID"),
   role: z.enum(SHARE_LINK_ROLES),
   uses: z.number().int(),
@@ -90,33 +90,33 @@ export const shareLinkOutput = z.object({
     .boolean()
     .nullable()
     .describe("A page link: true when anyone holding it may open the page now; false when it works only for members with access there (a restricted page without link:anyone)"),
-});
+}));
 
 /** POST …/share-links: the link and its token, shown this once. */
-export const shareLinkWithTokenOutput = shareLinkOutput.extend({ token: z.string().describe("Shown only in this answer") });
+export const shareLinkWithTokenOutput = lazyOutput(() => shareLinkOutput.unwrap().extend({ token: z.string().describe("Shown only in this answer") }));
 
 /** GET /api/v1/workspaces/:id/share-links */
-export const shareLinkListOutput = listOutput(shareLinkOutput);
+export const shareLinkListOutput = lazyOutput(() => listOutput(shareLinkOutput));
 
 /** POST /api/v1/share-links/:token/use: the workspace joined, the caller's role there, and whether anything changed. */
-export const shareLinkUseOutput = z.object({
+export const shareLinkUseOutput = lazyOutput(() => z.object({
   workspace: workspaceOutput,
   role: z.enum([...WORKSPACE_ROLES, "super_admin"]),
   joined: z.boolean().describe("false when the caller already had this role or a higher one (no use is spent)"),
-});
+}));
 
 /** The workspace an accepted invitation gives access to, with the role held there now. */
-export const acceptedWorkspaceOutput = z.object({ id: z.string(), slug: z.string(), name: z.string(), role: z.enum(WORKSPACE_ROLES) });
+export const acceptedWorkspaceOutput = lazyOutput(() => z.object({ id: z.string(), slug: z.string(), name: z.string(), role: z.enum(WORKSPACE_ROLES) }));
 
 /**
  * POST /api/auth/invitations/accept (201 when it created the account, 200 for an existing one):
  * the account, the workspace, and the access token unless signing in failed (then the client
  * signs in separately; the membership stands).
  */
-export const invitationAcceptOutput = z.object({
+export const invitationAcceptOutput = lazyOutput(() => z.object({
   user: userOutput,
   access_token: z.string().optional(),
   expires_at: z.iso.datetime().optional().describe("The access token's expiry"),
   expires_in: z.number().int().optional(),
   workspace: acceptedWorkspaceOutput,
-});
+}));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazyOutput } from "../core/schemas.ts";
 
 /** The six writing modes of the assist menu, the MCP tool and `POST /api/ai/assist`. */
 export const ASSIST_MODES = ["improve", "shorten", "expand", "fix_grammar", "summarize", "translate"] as const;
@@ -30,16 +31,16 @@ export const assistInput = z.strictObject({
  * POST /api/ai/assist: the configured model's rewrite, or — with no model configured — the
  * instructions for the calling agent to apply to the text itself.
  */
-export const assistOutput = z.union([
+export const assistOutput = lazyOutput(() => z.union([
   z.object({ text: z.string().describe("The rewritten text"), model: z.string().describe("The model that wrote it") }),
   z.object({ instructions: z.string().describe("What to do with the text (no model is configured here)"), text: z.string().describe("The text as sent") }),
-]);
+]));
 export type AssistOutput = z.infer<typeof assistOutput>;
 
 /** GET /api/v1/mcp/client-config: how an agent reaches this server over MCP. */
-export const mcpClientConfigOutput = z.object({
+export const mcpClientConfigOutput = lazyOutput(() => z.object({
   command: z.string().describe("The executable that serves MCP over stdio (`quire mcp`)"),
   args: z.array(z.string()),
   http_url: z.string().describe("The Streamable HTTP endpoint (/mcp)"),
-});
+}));
 export type McpClientConfigOutput = z.infer<typeof mcpClientConfigOutput>;

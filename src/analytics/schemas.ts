@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazyOutput } from "../core/schemas.ts";
 import { closedObject } from "../core/validate.ts";
 
 /** The API takes any whole number of days up to this (the analytics screen offers 7, 30 and 90). */
@@ -37,28 +38,28 @@ const queryCount = z.object({ query: z.string(), searches: count });
 const searchCounts = z.object({ query: z.string(), searches: count, no_results: count.describe("How many of those searches found nothing") });
 
 /** POST /api/analytics/consent */
-export const consentOutput = z.object({ workspace_id: z.string(), consent: z.enum(["granted", "denied"]) });
+export const consentOutput = lazyOutput(() => z.object({ workspace_id: z.string(), consent: z.enum(["granted", "denied"]) }));
 
 /** GET …/analytics/pages: the most viewed pages and referring hosts. */
-export const analyticsPagesOutput = z.object({
+export const analyticsPagesOutput = lazyOutput(() => z.object({
   ...window,
   total_views: count,
   items: z.array(pageViews),
   referrers: z.array(z.object({ host: z.string(), views: count })),
-});
+}));
 
 /** GET …/analytics/searches: the most frequent queries, and the queries that found nothing. */
-export const analyticsSearchesOutput = z.object({
+export const analyticsSearchesOutput = lazyOutput(() => z.object({
   ...window,
   source: z.enum(["app", "site"]).nullable().describe("The source asked for; null: both"),
   searches: count,
   no_result_searches: count,
   items: z.array(searchCounts),
   no_results: z.array(queryCount).describe("Queries that found nothing, with how often"),
-});
+}));
 
 /** GET …/analytics/overview: totals, a day-by-day series and short top lists. */
-export const analyticsOverviewOutput = z.object({
+export const analyticsOverviewOutput = lazyOutput(() => z.object({
   ...window,
   page_views: count,
   visitors: count.describe("Consenting visitors"),
@@ -69,4 +70,4 @@ export const analyticsOverviewOutput = z.object({
   top_pages: z.array(pageViews),
   top_queries: z.array(searchCounts),
   no_result_queries: z.array(queryCount),
-});
+}));

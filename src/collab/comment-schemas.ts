@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ulidString } from "../core/validate.ts";
-import { listOutput } from "../core/schemas.ts";
+import { lazyOutput, listOutput } from "../core/schemas.ts";
 
 const body = z.string({ error: "is required" }).trim().min(1, "must not be empty").max(10_000, "must be at most 10000 characters");
 
@@ -32,7 +32,7 @@ export const listLinkCommentsQuery = listCommentsQuery.omit({ page: true });
 // ---- outputs (the OpenAPI document is generated from these) ----
 
 /** A comment or reply; `page_path` follows the page when it moves. */
-export const commentOutput = z.object({
+export const commentOutput = lazyOutput(() => z.object({
   id: z.string(),
   workspace_id: z.string(),
   page_path: z.string(),
@@ -47,7 +47,7 @@ export const commentOutput = z.object({
   resolved_at: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
-});
+}));
 
 /** GET /api/v1/workspaces/:id/comments */
-export const commentListOutput = listOutput(commentOutput);
+export const commentListOutput = lazyOutput(() => listOutput(commentOutput));

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { listOutput } from "../core/schemas.ts";
+import { lazyOutput, listOutput } from "../core/schemas.ts";
 
 /**
  * Input schemas of the activity endpoints, shared by every transport (HTTP; MCP derives its tool's
@@ -30,7 +30,7 @@ export const pageActivityQuery = z.object({
 // ---- outputs (the OpenAPI document is generated from these) ----
 
 /** One entry of the activity feed, newest first. */
-export const activityOutput = z.object({
+export const activityOutput = lazyOutput(() => z.object({
   id: z.string(),
   action: z.string().describe("E.g. page_created, page_updated, page_moved, comment_created"),
   actor: z.object({ id: z.string().nullable(), name: z.string() }),
@@ -38,19 +38,19 @@ export const activityOutput = z.object({
   page_id: z.string().nullable(),
   details: z.record(z.string(), z.unknown()),
   created_at: z.iso.datetime(),
-});
+}));
 
 /** GET /api/v1/workspaces/:id/activity and …/page-activity */
-export const activityListOutput = listOutput(activityOutput);
+export const activityListOutput = lazyOutput(() => listOutput(activityOutput));
 
 /** A built-in page template as listed. */
-export const templateSummaryOutput = z.object({ id: z.string(), name: z.string(), description: z.string() });
+export const templateSummaryOutput = lazyOutput(() => z.object({ id: z.string(), name: z.string(), description: z.string() }));
 /** GET /api/v1/templates/:id: the template with its Markdown. */
-export const templateOutput = templateSummaryOutput.extend({ content: z.string().describe("The page body (Markdown) to start from") });
+export const templateOutput = lazyOutput(() => templateSummaryOutput.unwrap().extend({ content: z.string().describe("The page body (Markdown) to start from") }));
 /** GET /api/v1/templates: all of them (one page). */
-export const templateListOutput = z.object({ items: z.array(templateSummaryOutput), next_cursor: z.null() });
+export const templateListOutput = lazyOutput(() => z.object({ items: z.array(templateSummaryOutput), next_cursor: z.null() }));
 
 /** Someone who can read the workspace: id and display name only (no email), for mentions and presence. */
-export const personOutput = z.object({ id: z.string(), name: z.string() });
+export const personOutput = lazyOutput(() => z.object({ id: z.string(), name: z.string() }));
 /** GET /api/v1/workspaces/:id/people: everyone (one page), by name. */
-export const personListOutput = z.object({ items: z.array(personOutput), next_cursor: z.null() });
+export const personListOutput = lazyOutput(() => z.object({ items: z.array(personOutput), next_cursor: z.null() }));

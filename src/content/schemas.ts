@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazyOutput } from "../core/schemas.ts";
 import { CONTROL, closedObject } from "../core/validate.ts";
 
 /**
@@ -167,10 +168,10 @@ export const treeQuery = z.object({
 const contentHash = z.string().regex(/^sha256:[0-9a-f]{64}$/).describe("sha256:<hex>; send it back as lastKnownHash");
 
 /** Why a page's file cannot be taken at face value; the page still loads (docs/architecture.md §5). */
-const pageProblemOutput = z.object({ kind: z.enum(["invalid_yaml"]), message: z.string() });
+const pageProblemOutput = lazyOutput(() => z.object({ kind: z.enum(["invalid_yaml"]), message: z.string() }));
 
 /** The page object of docs/interfaces.md §9, as read, created, updated or moved. */
-export const pageOutput = z.object({
+export const pageOutput = lazyOutput(() => z.object({
   page_id: z.string().describe("ULID, stable across moves"),
   path: z.string().describe("File path inside the workspace, ending in .md"),
   title: z.string(),
@@ -188,9 +189,13 @@ export const pageOutput = z.object({
   updated_at: z.iso.datetime(),
   updated_by: z.object({ id: z.string().nullable(), name: z.string() }).nullable().describe("Who saved it last (name \"Deleted user\" once their account is gone)"),
   problems: z.array(pageProblemOutput),
-});
+}));
 
-/** One node of the page tree: a page, or a folder with its children (its index.md gives it title and id). */
+/**
+ * One node of the page tree: a page, or a folder with its children (its index.md gives it title and id).
+ * Built at import, unlike the other answers (lazyOutput): it refers to itself, and its `children`
+ * getter already builds the nested array only when asked.
+ */
 export const treeNodeOutput = z.object({
   type: z.enum(["page", "folder"]),
   name: z.string(),
@@ -209,23 +214,23 @@ export const treeNodeOutput = z.object({
 });
 
 /** GET /api/v1/content/:workspace/tree: the whole tree in one page. */
-export const treeOutput = z.object({
+export const treeOutput = lazyOutput(() => z.object({
   items: z.array(treeNodeOutput),
   next_cursor: z.null().describe("Always null: the tree comes whole"),
-});
+}));
 
 /** POST /api/v1/content/:workspace/uploads: the stored file and the URL to link it with. */
-export const uploadOutput = z.object({
+export const uploadOutput = lazyOutput(() => z.object({
   filename: z.string().describe("The stored name (content-addressed)"),
   url: z.string().describe("Where the file is served; link to it from a page"),
   content_type: z.string(),
   size: z.number().int().min(0).describe("Bytes"),
-});
+}));
 
 /** GET /api/v1/share-links/:token/page: the page a page share link opens, and at what level. */
-export const sharedPageOutput = z.object({
+export const sharedPageOutput = lazyOutput(() => z.object({
   page: pageOutput,
   html: z.string().describe("The body rendered as the published site renders it (sanitized)"),
   level: z.enum(["view", "comment", "edit"]).describe("What the link allows here"),
   via: z.enum(["access", "link"]).describe("access: the caller's own access as a member; link: the link's level, capped by the page's link:anyone allowance"),
-});
+}));

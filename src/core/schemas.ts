@@ -7,10 +7,19 @@ import { ERROR_CODES } from "./errors.ts";
  * from them and test/http/openapi.test.ts checks real answers against it.
  */
 
+/**
+ * An answer schema, built when first used. Output schemas only describe answers (the OpenAPI
+ * document, built on its first request, and the tests that check answers against it); no route
+ * validates with them, so building them at import cost every start ~770 zod objects and their
+ * compiled code for nothing (docs/decisions/runtime-footprint.md). The type is the built schema's
+ * and its JSON Schema is the same.
+ */
+export const lazyOutput = <T extends z.ZodType>(build: () => T): z.ZodLazy<T> => z.lazy(build);
+
 const hash = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 
 /** The error object of docs/interfaces.md §7; a page update's 409 adds the four conflict fields beside it. */
-export const errorOutput = z
+export const errorOutput = lazyOutput(() => z
   .object({
     error: z.enum(ERROR_CODES).describe("Machine code"),
     message: z.string().describe("Human text"),
@@ -21,7 +30,7 @@ export const errorOutput = z
     modified_by: z.string().nullable().optional().describe("409 on a page update: who changed it last"),
     modified_at: z.string().optional().describe("409 on a page update: when it changed last"),
   })
-  .describe("Every error answer: error, message, optional details, request_id");
+  .describe("Every error answer: error, message, optional details, request_id"));
 
 /** A page of a list: the items and the cursor of the next page (null on the last). */
 export function listOutput<T extends z.ZodType>(item: T) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazyOutput } from "../core/schemas.ts";
 import { pagePath, readPageInput } from "../content/schemas.ts";
 import { CHANNELS } from "./channel.ts";
 
@@ -68,7 +69,7 @@ export const listTrashToolInput = z.strictObject({});
 
 // ---- outputs (the OpenAPI document and the tools' outputSchema) ----
 
-const versionEntryOutput = z.object({
+const versionEntryOutput = lazyOutput(() => z.object({
   commit: z.string(),
   page_id: z.string().nullable(),
   path: z.string(),
@@ -84,22 +85,22 @@ const versionEntryOutput = z.object({
     .boolean()
     .nullable()
     .describe("False: the git remote does not hold this version (not pushed yet, or removed by a force-push); null: no remote to ask"),
-});
-export const historyOutput = z.object({
+}));
+export const historyOutput = lazyOutput(() => z.object({
   items: z.array(versionEntryOutput),
   next_cursor: z.string().nullable(),
   indexing: z.boolean().describe("True while the history is still being read from git: older versions may be missing"),
   git: z.boolean().describe("False when the workspace has no git history (nothing to list)"),
-});
-export const versionContentOutput = z.object({
+}));
+export const versionContentOutput = lazyOutput(() => z.object({
   commit: z.string(),
   path: z.string(),
   content: z.string().describe("The whole file at that commit, frontmatter included"),
   valid_utf8: z.boolean(),
   frontmatter_valid: z.boolean(),
   html: z.string().optional().describe("The body rendered by the published site's renderer, sanitized (with ?html=true)"),
-});
-export const diffOutput = z.object({
+}));
+export const diffOutput = lazyOutput(() => z.object({
   from: z.string(),
   to: z.string().describe("A commit id, or `current` for the file as it is now"),
   unified: z.string(),
@@ -114,8 +115,8 @@ export const diffOutput = z.object({
     .array(z.object({ kind: z.enum(["same", "added", "removed"]), html: z.string() }))
     .optional()
     .describe("The newer version's blocks rendered as the site renders them, the older version's removed blocks where they stood (with ?rendered=true)"),
-});
-const trashEntryOutput = z.object({
+}));
+const trashEntryOutput = lazyOutput(() => z.object({
   trash_id: z.string(),
   page_id: z.string(),
   path: z.string(),
@@ -123,9 +124,9 @@ const trashEntryOutput = z.object({
   deleted_at: z.string(),
   deleted_by: z.string().nullable(),
   source: z.enum(["ledger", "git"]).describe("ledger: deleted in Quire; git: removed by a push or on disk"),
-});
-export const trashOutput = z.object({ items: z.array(trashEntryOutput) });
-const changeEntryOutput = z.object({
+}));
+export const trashOutput = lazyOutput(() => z.object({ items: z.array(trashEntryOutput) }));
+const changeEntryOutput = lazyOutput(() => z.object({
   commit: z.string(),
   page_id: z.string().nullable(),
   path: z.string(),
@@ -135,8 +136,8 @@ const changeEntryOutput = z.object({
   at: z.string(),
   channel: z.string(),
   diff: z.string().nullable().describe("The API path of this change's own diff: the page's version before it → this one (null for a creation or deletion)"),
-});
-export const blameOutput = z.object({
+}));
+export const blameOutput = lazyOutput(() => z.object({
   path: z.string(),
   content: z.string().describe("The file the ranges describe (frontmatter included)"),
   ranges: z
@@ -144,7 +145,7 @@ export const blameOutput = z.object({
     .describe("Runs of lines of the current file (1-based, frontmatter included), each last written by one version"),
   commits: z.array(versionEntryOutput).describe("The versions the ranges name"),
   truncated: z.boolean().describe("True when the page has more versions than were read: its oldest lines carry the oldest version read"),
-});
-export const changesOutput = z.object({ items: z.array(changeEntryOutput), next_cursor: z.string().nullable() });
+}));
+export const changesOutput = lazyOutput(() => z.object({ items: z.array(changeEntryOutput), next_cursor: z.string().nullable() }));
 
 export type VersionEntry = z.infer<typeof versionEntryOutput>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazyOutput } from "../core/schemas.ts";
 import { closedObject } from "../core/validate.ts";
 
 /** The first-run checklist the web app shows, in order. */
@@ -17,11 +18,11 @@ export const updateOnboardingInput = closedObject({
 // ---- output (the OpenAPI document is generated from it) ----
 
 /** GET|PATCH /api/v1/users/me/onboarding: every step in order, done or not, and the checklist's state. */
-export const onboardingOutput = z.object({
+export const onboardingOutput = lazyOutput(() => z.object({
   steps: z.array(z.object({ id: z.enum(ONBOARDING_STEPS), done: z.boolean(), done_at: z.iso.datetime().nullable() })),
   completed: z.boolean().describe("Every step is done"),
   dismissed: z.boolean(),
   dismissed_at: z.iso.datetime().nullable(),
   updated_at: z.iso.datetime().nullable().describe("null: the person never touched the checklist"),
-});
+}));
 export type OnboardingOutput = z.infer<typeof onboardingOutput>;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { closedObject, displayName, emailAddress, ulidString } from "../core/validate.ts";
 import { API_KEY_SCOPES } from "../core/principal.ts";
-import { listOutput } from "../core/schemas.ts";
+import { lazyOutput, listOutput } from "../core/schemas.ts";
 
 /** Input schemas of the identity endpoints, shared by every transport. */
 export const registerInput = closedObject({
@@ -92,35 +92,35 @@ export const changePasswordInput = z.strictObject({
 // ---- outputs (the OpenAPI document is generated from these) ----
 
 /** The signed-in person's account, without any secret. */
-export const userOutput = z.object({
+export const userOutput = lazyOutput(() => z.object({
   id: z.string(),
   name: z.string(),
   email: z.string(),
   email_verified: z.boolean(),
   has_password: z.boolean(),
   created_at: z.iso.datetime(),
-});
+}));
 
 /** GET /api/auth/me */
-export const meOutput = z.object({ user: userOutput });
+export const meOutput = lazyOutput(() => z.object({ user: userOutput }));
 
 /** The token pair of docs/interfaces.md §9: login, refresh, passkey and external sign-in. */
-export const tokenPairOutput = z.object({
+export const tokenPairOutput = lazyOutput(() => z.object({
   access_token: z.string().describe("RS256 JWT, 15 minutes"),
   refresh_token: z.string().describe("7 days, rotated on use (also set as an HttpOnly cookie)"),
   expires_in: z.number().int().describe("Seconds: 900"),
-});
+}));
 
 /** POST /api/auth/register: the account, and the access token unless the account must be confirmed first. */
-export const registerOutput = z.object({
+export const registerOutput = lazyOutput(() => z.object({
   user: userOutput,
   access_token: z.string().optional(),
   expires_at: z.iso.datetime().optional().describe("The access token's expiry"),
   expires_in: z.number().int().optional(),
-});
+}));
 
 /** An API key as listed: its prefix, never the secret. */
-export const apiKeyOutput = z.object({
+export const apiKeyOutput = lazyOutput(() => z.object({
   id: z.string(),
   name: z.string(),
   prefix: z.string().describe("The secret's first characters, to recognise it"),
@@ -130,43 +130,43 @@ export const apiKeyOutput = z.object({
   expires_at: z.number().int().nullable().describe("Unix seconds"),
   created_at: z.iso.datetime(),
   last_used_at: z.iso.datetime().nullable(),
-});
+}));
 
 /** A key just created or rotated: the secret, shown this once. */
-export const apiKeySecretOutput = apiKeyOutput.extend({ key: z.string().describe("The secret (quire_live_…), shown only in this answer") });
+export const apiKeySecretOutput = lazyOutput(() => apiKeyOutput.unwrap().extend({ key: z.string().describe("The secret (quire_live_…), shown only in this answer") }));
 
 /** GET /api/v1/api-keys */
-export const apiKeyListOutput = listOutput(apiKeyOutput);
+export const apiKeyListOutput = lazyOutput(() => listOutput(apiKeyOutput));
 
 /** A signed-in device of the caller. */
-export const sessionOutput = z.object({
+export const sessionOutput = lazyOutput(() => z.object({
   id: z.string(),
   device: z.string().describe("The client's user agent, as recorded at sign-in"),
   ip: z.string(),
   created_at: z.iso.datetime(),
   last_active_at: z.iso.datetime(),
   current: z.boolean().describe("The session this request is made with"),
-});
+}));
 /** GET /api/auth/sessions: the caller's active sessions (one page). */
-export const sessionListOutput = z.object({ items: z.array(sessionOutput), next_cursor: z.null() });
+export const sessionListOutput = lazyOutput(() => z.object({ items: z.array(sessionOutput), next_cursor: z.null() }));
 
 /** An external sign-in provider that is set up. */
-export const providerOutput = z.object({ id: z.string(), name: z.string() });
+export const providerOutput = lazyOutput(() => z.object({ id: z.string(), name: z.string() }));
 /** GET /api/auth/providers */
-export const providerListOutput = z.object({ items: z.array(providerOutput) });
+export const providerListOutput = lazyOutput(() => z.object({ items: z.array(providerOutput) }));
 
 /** GET /api/auth/config: what a sign-in screen needs before anyone is signed in. */
-export const authConfigOutput = z.object({
+export const authConfigOutput = lazyOutput(() => z.object({
   signup_enabled: z.boolean(),
   email_enabled: z.boolean().describe("Without email, reset links and invitations are handed over by an administrator"),
   providers: z.array(providerOutput),
   passkeys: z.boolean().describe("Sign-in with a passkey is offered"),
   ai_assist: z.boolean().describe("A writing model is configured: the editor offers Assist"),
-});
+}));
 export type AuthConfigOutput = z.infer<typeof authConfigOutput>;
 
 /** GET /api/auth/methods: the caller's ways to sign in. */
-export const signInMethodsOutput = z.object({
+export const signInMethodsOutput = lazyOutput(() => z.object({
   password: z.boolean(),
   providers: z
     .array(
@@ -181,10 +181,10 @@ export const signInMethodsOutput = z.object({
     )
     .describe("Every provider the instance enables, linked or not"),
   passkeys: z.number().int().min(0),
-});
+}));
 
 /** POST /api/auth/forgot-password and /reset-password: what happened, in words. */
-export const messageOutput = z.object({ message: z.string() });
+export const messageOutput = lazyOutput(() => z.object({ message: z.string() }));
 
 /** POST /api/auth/change-password: every session of the account is signed out, the caller's too. */
-export const passwordChangedOutput = z.object({ revoked_sessions: z.number().int().min(0).describe("Sessions signed out (all of the account's)") });
+export const passwordChangedOutput = lazyOutput(() => z.object({ revoked_sessions: z.number().int().min(0).describe("Sessions signed out (all of the account's)") }));

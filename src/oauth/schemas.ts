@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazyOutput } from "../core/schemas.ts";
 
 /** The scopes an MCP client may ask for: those of API keys, without the platform owner's `admin:read`. */
 export const OAUTH_SCOPES = ["read", "write", "delete", "admin"] as const;
@@ -54,15 +55,15 @@ export const consentDecisionInput = z.strictObject({
   workspace_ids: z.array(z.string().max(64)).max(1000).default([]),
 });
 
-export const tokenOutput = z.object({
+export const tokenOutput = lazyOutput(() => z.object({
   access_token: z.string(),
   token_type: z.literal("Bearer"),
   expires_in: z.number().int(),
   refresh_token: z.string(),
   scope: z.string(),
-});
+}));
 
-export const registrationOutput = z.object({
+export const registrationOutput = lazyOutput(() => z.object({
   client_id: z.string(),
   client_id_issued_at: z.number().int(),
   client_name: z.string(),
@@ -70,11 +71,11 @@ export const registrationOutput = z.object({
   token_endpoint_auth_method: z.literal("none"),
   grant_types: z.array(z.string()),
   response_types: z.array(z.string()),
-});
+}));
 
 const consentWorkspace = z.object({ id: z.string(), slug: z.string(), name: z.string(), role: z.string() });
 
-export const consentOutput = z.object({
+export const consentOutput = lazyOutput(() => z.object({
   request_id: z.string(),
   client_id: z.string(),
   client_name: z.string(),
@@ -86,11 +87,11 @@ export const consentOutput = z.object({
   workspaces: z.array(consentWorkspace),
   site: z.string().nullable().describe("Set when the app asks to read one members-only published site (its name): read only, that site's workspace only"),
   consent_token: z.string(),
-});
+}));
 
-export const consentDecisionOutput = z.object({ redirect_to: z.string() });
+export const consentDecisionOutput = lazyOutput(() => z.object({ redirect_to: z.string() }));
 
-export const grantOutput = z.object({
+export const grantOutput = lazyOutput(() => z.object({
   id: z.string(),
   client_id: z.string(),
   client_name: z.string(),
@@ -100,7 +101,7 @@ export const grantOutput = z.object({
   created_at: z.string(),
   last_used_at: z.string().nullable(),
   user: z.object({ id: z.string(), name: z.string(), email: z.string() }),
-});
+}));
 export type GrantJson = z.infer<typeof grantOutput>;
 
-export const grantListOutput = z.object({ items: z.array(grantOutput) });
+export const grantListOutput = lazyOutput(() => z.object({ items: z.array(grantOutput) }));

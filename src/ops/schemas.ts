@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazyOutput } from "../core/schemas.ts";
 
 /**
  * Output schemas of the infrastructure endpoints (liveness and readiness). The OpenAPI document is
@@ -6,17 +7,17 @@ import { z } from "zod";
  */
 
 /** GET /api/health: what `quire status` matches against runstate.json. */
-export const healthOutput = z.object({
+export const healthOutput = lazyOutput(() => z.object({
   status: z.literal("ok"),
   version: z.string(),
   instance_id: z.string().describe("Changes at every start; identifies this running instance"),
-});
+}));
 export type HealthOutput = z.infer<typeof healthOutput>;
 
 const checkStatus = z.enum(["ok", "warning", "error"]);
 
 /** GET /api/ready: each check, and whether the instance takes traffic (503 when not). */
-export const readinessOutput = z.object({
+export const readinessOutput = lazyOutput(() => z.object({
   status: z.enum(["ready", "not_ready"]),
   checks: z.object({
     database: z.object({ status: checkStatus, message: z.string().optional() }),
@@ -28,6 +29,6 @@ export const readinessOutput = z.object({
       .optional()
       .describe("The data directory's disk: degraded under STORAGE_MIN_FREE_MB free, unavailable while writes fail (full or read-only); reads go on either way"),
   }),
-});
+}));
 export type ReadinessOutput = z.infer<typeof readinessOutput>;
 export type ReadinessChecksOutput = z.infer<typeof readinessOutput>["checks"];

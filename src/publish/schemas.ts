@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazyOutput } from "../core/schemas.ts";
 import { closedObject } from "../core/validate.ts";
 import { THEMES, VISIBILITIES, customDomain } from "../workspaces/workspace-schemas.ts";
 
@@ -97,31 +98,31 @@ export const exportDownloadParams = z.object({
 // ---- outputs: what the site endpoints answer (the OpenAPI document is generated from these) ----
 
 /** A named documentation version. */
-export const versionOutput = z.object({
+export const versionOutput = lazyOutput(() => z.object({
   slug: z.string(),
   name: z.string(),
   base_path: z.string().describe("The folder whose pages the version shows"),
   is_default: z.boolean(),
   created_at: z.iso.datetime(),
-});
+}));
 
 /** GET /api/v1/workspaces/:id/versions: every version (a short list, one page), the default first. */
-export const versionListOutput = z.object({ items: z.array(versionOutput) });
+export const versionListOutput = lazyOutput(() => z.object({ items: z.array(versionOutput) }));
 
 export const DOMAIN_STATUSES = ["pending", "verified", "failed"] as const;
 
 /** The custom domain and the TXT record that proves it. */
-export const customDomainOutput = z.object({
+export const customDomainOutput = lazyOutput(() => z.object({
   domain: z.string(),
   status: z.enum(DOMAIN_STATUSES),
   verification: z.object({ type: z.literal("TXT"), name: z.string().describe("_quire-challenge.{domain}"), value: z.string() }),
   checked_at: z.iso.datetime().nullable(),
   verified_at: z.iso.datetime().nullable(),
   error: z.string().nullable().describe("Why the last check failed, in words"),
-});
+}));
 
 /** GET /api/v1/workspaces/:id/site: everything the Site screen shows. */
-export const siteStatusOutput = z.object({
+export const siteStatusOutput = lazyOutput(() => z.object({
   workspace_id: z.string(),
   slug: z.string(),
   published: z.boolean(),
@@ -134,27 +135,27 @@ export const siteStatusOutput = z.object({
   custom_domain: customDomainOutput.nullable(),
   versions: z.array(versionOutput),
   problems: z.array(z.string()).describe("Manifest problems (malformed .quire/*.yaml), which the site ignores"),
-});
+}));
 
 /** GET /api/v1/workspaces/:id/site/pages: which pages are live, and where. */
-export const livePagesOutput = z.object({
+export const livePagesOutput = lazyOutput(() => z.object({
   published: z.boolean(),
   url: z.string(),
   pages: z.array(z.object({ path: z.string(), url: z.string() })),
-});
+}));
 
 /** One problem the quality scan found on a page. */
-export const qualityFindingOutput = z.object({
+export const qualityFindingOutput = lazyOutput(() => z.object({
   path: z.string(),
   kind: z.enum(["dead_link", "missing_title", "missing_description", "empty_page", "orphan_page", "image_without_alt", "heading_skip", "long_paragraph", "readability"]),
   severity: z.enum(["error", "warning", "info"]),
   message: z.string(),
   line: z.number().int().min(1).optional().describe("1-based line in the page's body (after the frontmatter), when the finding has one"),
-});
+}));
 
 /** GET /api/v1/workspaces/:id/quality: the scores and findings (one page's with ?path=). */
-export const qualityReportOutput = z.object({
+export const qualityReportOutput = lazyOutput(() => z.object({
   score: z.number().min(0).max(100).describe("The mean of the pages' scores (100 with no pages)"),
   pages: z.array(z.object({ path: z.string(), score: z.number().min(0).max(100), findings: z.array(qualityFindingOutput) })),
   findings: z.array(qualityFindingOutput),
-});
+}));

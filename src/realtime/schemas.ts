@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazyOutput } from "../core/schemas.ts";
 import { ulidString } from "../core/validate.ts";
 
 /** Input schemas of the realtime endpoints, shared by every transport. */
@@ -18,6 +19,6 @@ export const clientMessage = z.discriminatedUnion("type", [
 // ---- outputs (the OpenAPI document is generated from these) ----
 
 /** Who has which page open, since when (this server's connected people). */
-export const viewingOutput = z.object({ user_id: z.string(), path: z.string(), since: z.iso.datetime() });
+export const viewingOutput = lazyOutput(() => z.object({ user_id: z.string(), path: z.string(), since: z.iso.datetime() }));
 /** GET /api/v1/workspaces/:id/viewing */
-export const viewingListOutput = z.object({ items: z.array(viewingOutput), next_cursor: z.null() });
+export const viewingListOutput = lazyOutput(() => z.object({ items: z.array(viewingOutput), next_cursor: z.null() }));

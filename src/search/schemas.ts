@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazyOutput } from "../core/schemas.ts";
 
 /** GET /api/v1/workspaces/:id/search query. */
 export const searchQuery = z.object({
@@ -18,20 +19,20 @@ export const searchQuery = z.object({
 // ---- outputs (the OpenAPI document is generated from these) ----
 
 /** One matching page: its relevance and a snippet with the matches in <mark>. */
-export const searchHitOutput = z.object({
+export const searchHitOutput = lazyOutput(() => z.object({
   page_id: z.string(),
   path: z.string(),
   title: z.string(),
   description: z.string(),
   score: z.number().describe("Relevance; higher is better"),
   snippet: z.string().describe("Escaped text with each match in <mark>…</mark>"),
-});
+}));
 
 /** GET /api/v1/workspaces/:id/search: best first; `indexing` only while the index is being built. */
-export const searchOutput = z.object({
+export const searchOutput = lazyOutput(() => z.object({
   items: z.array(searchHitOutput),
   indexing: z
     .object({ indexed: z.number().int(), total: z.number().int() })
     .optional()
     .describe("Present while the workspace's index is being built: results come from the pages indexed so far"),
-});
+}));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazyOutput } from "../core/schemas.ts";
 import { CONTROL, closedObject } from "../core/validate.ts";
 
 /** The events docs/interfaces.md §6 names that a webhook may subscribe to (presence is not a change worth a call). */
@@ -53,7 +54,7 @@ export const updateWebhookInput = closedObject({
 // ---- outputs (the OpenAPI document is generated from these) ----
 
 /** An outbound webhook definition; its secret appears only in the answer to the create. */
-export const webhookOutput = z.object({
+export const webhookOutput = lazyOutput(() => z.object({
   id: z.string().describe("ULID"),
   url: z.string(),
   events: z.array(z.enum(WEBHOOK_EVENTS)),
@@ -62,14 +63,14 @@ export const webhookOutput = z.object({
   trusted: z.boolean().describe("Sent events about restricted pages too; untrusted hooks get only what every member may see"),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
-});
+}));
 export type WebhookOutput = z.infer<typeof webhookOutput>;
 
 /** POST …/webhooks: the definition and its signing secret, shown this once. */
-export const webhookWithSecretOutput = webhookOutput.extend({ secret: z.string().describe("Signs deliveries (whsec_…); shown only in this answer") });
+export const webhookWithSecretOutput = lazyOutput(() => webhookOutput.unwrap().extend({ secret: z.string().describe("Signs deliveries (whsec_…); shown only in this answer") }));
 
 /** GET …/webhooks: every definition of the workspace (one page: at most 25 exist). */
-export const webhookListOutput = z.object({ items: z.array(webhookOutput), next_cursor: z.null() });
+export const webhookListOutput = lazyOutput(() => z.object({ items: z.array(webhookOutput), next_cursor: z.null() }));
 
 /** GET …/webhooks/:wid/deliveries: delivery is not active, so the log is always empty. */
-export const webhookDeliveryListOutput = z.object({ items: z.array(z.never()).max(0), next_cursor: z.null() });
+export const webhookDeliveryListOutput = lazyOutput(() => z.object({ items: z.array(z.never()).max(0), next_cursor: z.null() }));

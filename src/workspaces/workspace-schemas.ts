@@ -2,7 +2,7 @@ import { z } from "zod";
 import { closedObject, displayName, slug } from "../core/validate.ts";
 import { gitBranch, gitRemote } from "./git-remote.ts";
 import { WORKSPACE_ROLES } from "./roles.ts";
-import { listOutput } from "../core/schemas.ts";
+import { lazyOutput, listOutput } from "../core/schemas.ts";
 
 /**
  * The write-only HTTPS token of a workspace's git remote (GitHub/GitLab personal or project
@@ -87,14 +87,14 @@ export const READ_ONLY_SETTINGS = ["id", "slug", "git_remote", "sync_status", "w
 // ---- outputs: what the workspace endpoints answer (the OpenAPI document is generated from these) ----
 
 /** A problem the workspace reports while it holds (a reconcile safety stop). */
-const workspaceProblemOutput = z.object({
+const workspaceProblemOutput = lazyOutput(() => z.object({
   kind: z.enum(["safety_stop"]),
   message: z.string(),
   since: z.iso.datetime(),
-});
+}));
 
 /** What the caller may do here, from the server's one rule (src/workspaces/rights.ts; docs/decisions/web-rights.md). */
-const workspaceRightsOutput = z
+const workspaceRightsOutput = lazyOutput(() => z
   .object({
     read: z.boolean().describe("Read pages, the tree, history"),
     comment: z.boolean().describe("Write comments (commenter and above)"),
@@ -105,10 +105,10 @@ const workspaceRightsOutput = z
     admin: z.boolean().describe("Workspace settings, members, git, site (admin and Super Admin)"),
     manage_access: z.boolean().describe("Set access lists: admins, and editors (with edit on the path) when editors_manage_access is on"),
   })
-  .describe("The caller's rights in this workspace");
+  .describe("The caller's rights in this workspace"));
 
 /** A workspace as its members see it (the remote's URL without credentials). */
-export const workspaceOutput = z.object({
+export const workspaceOutput = lazyOutput(() => z.object({
   id: z.string().describe("ULID"),
   org_id: z.string(),
   name: z.string(),
@@ -129,13 +129,13 @@ export const workspaceOutput = z.object({
   created_at: z.iso.datetime(),
   deleted_at: z.iso.datetime().nullable(),
   problems: z.array(workspaceProblemOutput),
-});
+}));
 
 /** GET /api/v1/workspaces */
-export const workspaceListOutput = listOutput(workspaceOutput);
+export const workspaceListOutput = lazyOutput(() => listOutput(workspaceOutput));
 
 /** A workspace's admin settings (GET/PUT …/admin/settings and the webhook-secret regenerate). */
-export const settingsOutput = z.object({
+export const settingsOutput = lazyOutput(() => z.object({
   id: z.string().describe("ULID"),
   slug: z.string(),
   name: z.string(),
@@ -156,5 +156,5 @@ export const settingsOutput = z.object({
   webhook_secret: z.string().describe("Inbound git webhook secret (admins only)"),
   webhook_url: z.string().describe("Where the hosting provider posts pushes"),
   git_token_set: z.boolean().describe("Whether an HTTPS token is stored for the remote; the token itself is never answered"),
-});
+}));
 export type SettingsOutput = z.infer<typeof settingsOutput>;

@@ -8,6 +8,7 @@
  * app's shell must hold none of the modules below, nor after a registration but for the git library
  * (the starter workspace's first commit), and after a published-site
  * request it must hold the site's server, which shows the list sees lazily loaded modules at all.
+ * The answer schemas (lazyOutput) are not built until the OpenAPI document is first asked for.
  * A restart on that data directory, whose workspace now has commits, must not load the git
  * library either: the page-history index asks every workspace for its HEAD at start, and reads it
  * from the ref files.
@@ -58,9 +59,10 @@ async function listNow(pid: number, file: string): Promise<string[]> {
 
 test("serve answers health, readiness, the web app and a registration without the heavy modules; a site request loads the site's server", async () => {
   const list = join(dataDir, "..", `serve-loaded-${process.pid}-${Date.now()}.txt`);
+  const built = `${list}.outputs`;
   const serve = await startServe(dataDir, {
     cmd: [process.execPath, "--preload", join(REPO, "test/mcp/loaded-modules.ts"), join(REPO, "src/cli.ts")],
-    env: { QUIRE_LOADED_MODULES: list },
+    env: { QUIRE_LOADED_MODULES: list, QUIRE_BUILT_OUTPUTS: built },
   });
   try {
     expect((await fetch(`${serve.base}/api/health`)).status).toBe(200);
@@ -81,6 +83,12 @@ test("serve answers health, readiness, the web app and a registration without th
     expect(atStart).toContain("src/services.ts");
     // A registration creates the person's starter workspace, whose first commit may load the git library by now.
     expect(heavy(atStart).filter((m) => !GIT_LIBRARY.test(m))).toEqual([]);
+    // The answer schemas only describe answers: none is built until the OpenAPI document is asked
+    // for, but for the page tree's node, which refers to itself (and defers its children on its own).
+    expect(loaded(built)).toEqual(["src/content/schemas.ts: treeNodeOutput"]);
+    expect((await fetch(`${serve.base}/api/openapi.json`)).status).toBe(200);
+    await listNow(serve.pid, list);
+    expect(loaded(built)).toContain("src/identity/schemas.ts: meOutput");
 
     await (await fetch(`${serve.base}/p/no-such-site/`)).arrayBuffer();
     const afterSite = await listNow(serve.pid, list);
@@ -90,6 +98,7 @@ test("serve answers health, readiness, the web app and a registration without th
     serve.proc.kill("SIGTERM");
     await serve.exited;
     rmSync(list, { force: true });
+    rmSync(built, { force: true });
   }
 }, 30_000);
 

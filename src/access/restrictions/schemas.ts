@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazyOutput } from "../../core/schemas.ts";
 import { closedObject } from "../../core/validate.ts";
 import { ACCESS_LEVELS } from "./levels.ts";
 import { MAX_ENTRIES } from "./rules.ts";
@@ -20,26 +21,26 @@ export const setAccessInput = closedObject({
 
 export const effectiveAccessQuery = z.object({ path: rulePath });
 
-const accessEntryOutput = z.object({ who: z.string(), level: z.enum(ACCESS_LEVELS) });
+const accessEntryOutput = lazyOutput(() => z.object({ who: z.string(), level: z.enum(ACCESS_LEVELS) }));
 
-export const accessRulesOutput = z.object({
+export const accessRulesOutput = lazyOutput(() => z.object({
   restricted: z.record(z.string(), z.array(accessEntryOutput)),
   /** Why the last `.quire/access.yaml` from git was refused (the rules above stay in force); null when none was. */
   refused: z.string().nullable(),
-});
+}));
 
 /** GET …/access/members: each member's level on one folder or page (admins). */
 /** GET …/access/people: each member's level on every restricted folder and page (the members screen's column). */
-export const peopleAccessOutput = z.object({
+export const peopleAccessOutput = lazyOutput(() => z.object({
   items: z.array(
     z.object({
       user_id: z.string(),
       restricted: z.array(z.object({ path: z.string(), level: z.enum(ACCESS_LEVELS).nullable().describe("Capped by their role; null: hidden from them") })),
     }),
   ),
-});
+}));
 
-export const memberAccessOutput = z.object({
+export const memberAccessOutput = lazyOutput(() => z.object({
   path: z.string(),
   /** The folder or page whose rule governs the path; null when unrestricted. */
   from: z.string().nullable(),
@@ -53,9 +54,9 @@ export const memberAccessOutput = z.object({
       level: z.enum(ACCESS_LEVELS).nullable(),
     }),
   ),
-});
+}));
 
-export const effectiveAccessOutput = z.object({
+export const effectiveAccessOutput = lazyOutput(() => z.object({
   path: z.string(),
   /** Whether a rule applies to the path (its own or a folder's above it). */
   restricted: z.boolean(),
@@ -65,4 +66,4 @@ export const effectiveAccessOutput = z.object({
   from: z.string().nullable(),
   /** The caller's own level there. */
   level: z.enum(ACCESS_LEVELS),
-});
+}));
