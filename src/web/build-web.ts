@@ -35,6 +35,13 @@ export interface WebApp<F extends WebFile = WebFile> {
   /** The entry script and the stylesheets the HTML shell links. */
   entry: string;
   styles: string[];
+  /**
+   * Scripts the shell names as `<link rel="modulepreload">` so the browser fetches and compiles them
+   * beside the entry instead of after it: `app`, what the entry imports statically; `page`, also
+   * the page screen's chunks (the rich editor), for an address that opens a page
+   * (docs/decisions/editor-blocks.md).
+   */
+  preloads: { app: string[]; page: string[] };
   /** Milliseconds the build took (0 when prebuilt). */
   buildMs: number;
 }
@@ -43,6 +50,36 @@ export interface WebApp<F extends WebFile = WebFile> {
 export const ASSET_PREFIX = "/_app/";
 
 const ENTRY = join(import.meta.dir, "main.tsx");
+/** The lazily imported module behind a page's address (Shell.tsx's `loadPageScreen`); the metafile names it relative to the working directory. */
+const PAGE_SCREEN = "web/screens/PageScreen.tsx";
+
+interface Metafile {
+  outputs: Record<string, { entryPoint?: string; imports: Array<{ path: string; kind: string }> }>;
+}
+
+/**
+ * The preloads from the bundler's metafile: the chunks an output needs before it can run (its
+ * static imports, transitively), without the entry itself, which the shell already loads.
+ */
+function preloadsOf(meta: Metafile, entry: string): WebApp["preloads"] {
+  const name = (p: string) => p.replace(/^\.\//, "");
+  const outputs = new Map(Object.entries(meta.outputs).map(([p, o]) => [name(p), o]));
+  const closure = (roots: string[]) => {
+    const seen = new Set<string>();
+    const visit = (n: string) => {
+      if (seen.has(n)) return;
+      seen.add(n);
+      for (const i of outputs.get(n)?.imports ?? []) if (i.kind === "import-statement") visit(name(i.path));
+    };
+    roots.forEach(visit);
+    seen.delete(entry);
+    return [...seen].filter((n) => n.endsWith(".js")).sort();
+  };
+  const pageScreen = [...outputs].find(([, o]) => o.entryPoint?.replace(/\\/g, "/").endsWith(PAGE_SCREEN))?.[0];
+  if (!pageScreen) throw new Error(`web app build has no chunk for ${PAGE_SCREEN}`);
+  const app = closure([entry]);
+  return { app, page: [...new Set([...app, ...closure([pageScreen])])] };
+}
 
 const TYPES: Record<string, string> = {
   js: "text/javascript; charset=utf-8",
@@ -73,6 +110,7 @@ export async function buildWebApp(opts: { minify?: boolean } = {}): Promise<WebA
     minify: opts.minify ?? true,
     naming: { entry: "[name]-[hash].[ext]", chunk: "chunk-[hash].[ext]", asset: "[name]-[hash].[ext]" },
     define: { "process.env.NODE_ENV": JSON.stringify("production") },
+    metafile: true,
     throw: false,
   });
   if (!result.success) {
@@ -88,7 +126,8 @@ export async function buildWebApp(opts: { minify?: boolean } = {}): Promise<WebA
     else if (name.endsWith(".css") && (out.kind === "entry-point" || out.kind === "asset")) styles.push(name);
   }
   if (!entry) throw new Error("web app build produced no entry script");
-  return { files, entry, styles, buildMs: Math.round(performance.now() - started) };
+  const preloads = preloadsOf(result.metafile as unknown as Metafile, entry);
+  return { files, entry, styles, preloads, buildMs: Math.round(performance.now() - started) };
 }
 
 /**
@@ -100,7 +139,7 @@ function fromSerialized(s: SerializedWebApp): WebApp {
   for (const [name, f] of Object.entries(s.files)) {
     files.set(name, { body: Bun.file(f.body), type: typeOf(name), ...(f.gzip ? { gzip: Bun.file(f.gzip) } : {}) });
   }
-  return { files, entry: s.entry, styles: s.styles, buildMs: 0 };
+  return { files, entry: s.entry, styles: s.styles, preloads: s.preloads, buildMs: 0 };
 }
 
 let cached: Promise<WebApp> | undefined;
@@ -140,7 +179,7 @@ export async function webBundlePlugin(dir: string): Promise<BunPlugin> {
   });
   const source = [
     ...imports,
-    `export const PREBUILT = { entry: ${JSON.stringify(app.entry)}, styles: ${JSON.stringify(app.styles)}, files: { ${entries.join(", ")} } };`,
+    `export const PREBUILT = { entry: ${JSON.stringify(app.entry)}, styles: ${JSON.stringify(app.styles)}, preloads: ${JSON.stringify(app.preloads)}, files: { ${entries.join(", ")} } };`,
     "",
   ].join("\n");
   return {

@@ -6,6 +6,7 @@
 export interface SerializedWebApp {
   entry: string;
   styles: string[];
+  preloads: { app: string[]; page: string[] };
   /** file name → the embedded paths of its bytes and, when smaller, its gzip. */
   files: Record<string, { body: string; gzip?: string }>;
 }

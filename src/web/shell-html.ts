@@ -35,8 +35,24 @@ export function appCsp(nonce: string): string {
 const escapeJson = (value: unknown) =>
   JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
 
-export function shellHtml(app: WebApp, nonce: string, boot: BootData): string {
+/** An address that opens a page (`/w/<workspace>/p/<path>`, as the app's router reads it). */
+const PAGE_ADDRESS = /^\/w\/[^/]+\/p\/./;
+
+/**
+ * The scripts this address preloads. A page's address also names the page screen's chunks (the
+ * rich editor, the largest part of the app), so they download and compile while the entry starts
+ * and the session is renewed, not after; other addresses skip them, as they may never need them.
+ */
+function preloadsFor(app: WebApp, path: string): string[] {
+  return PAGE_ADDRESS.test(path) ? app.preloads.page : app.preloads.app;
+}
+
+export function shellHtml(app: WebApp, nonce: string, boot: BootData, path = "/"): string {
   const styles = app.styles.map((s) => `<link rel="stylesheet" href="${ASSET_PREFIX}${s}">`).join("");
+  // Allowed by script-src 'self'; the nonce too, so a stricter policy later still admits them.
+  const preloads = preloadsFor(app, path)
+    .map((s) => `<link rel="modulepreload" nonce="${nonce}" href="${ASSET_PREFIX}${s}">`)
+    .join("");
   return (
     `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1">` +
@@ -44,7 +60,7 @@ export function shellHtml(app: WebApp, nonce: string, boot: BootData): string {
     `<meta name="csp-nonce" nonce="${nonce}">` +
     `<title>Quire</title><link rel="icon" href="data:,">${styles}` +
     `<script type="application/json" id="quire-boot">${escapeJson(boot)}</script>` +
-    `<script type="module" nonce="${nonce}" src="${ASSET_PREFIX}${app.entry}"></script>` +
+    `<script type="module" nonce="${nonce}" src="${ASSET_PREFIX}${app.entry}"></script>${preloads}` +
     `</head><body><div id="root"></div>` +
     `<noscript>Quire's editor needs JavaScript.</noscript></body></html>`
   );

@@ -119,6 +119,12 @@ test("dist/quire serve from another working directory uses its ./.quire, serves 
       if (gz.headers.get("content-encoding") !== "gzip" || !Buffer.from(await gz.arrayBuffer()).equals(Buffer.from(file.gzip))) differing.push(`${name} (gzip)`);
     }
     expect(differing).toEqual([]);
+    // A page's address preloads the page screen's chunks from the embedded bundle, as from source.
+    const pageShell = await (await fetch(`${s.base}/w/docs/p/intro.md`)).text();
+    const preloads = [...pageShell.matchAll(/<link rel="modulepreload"[^>]*href="([^"]+)"/g)].map((m) => m[1]!);
+    expect(preloads.sort()).toEqual(app.preloads.page.map((name) => `/_app/${name}`).sort());
+    expect(preloads.length).toBeGreaterThan(0);
+    for (const href of preloads) expect((await fetch(`${s.base}${href}`)).status).toBe(200);
     s.proc.kill("SIGTERM");
     expect(await s.exited).toBe(0);
   } finally {

@@ -67,6 +67,34 @@ test("hashed assets are cached for a year, typed, and gzipped when asked", async
   expect(missing.body.error).toBe("NOT_FOUND");
 });
 
+test("a page's address preloads the page screen's scripts; other addresses do not, and every preload is served", async () => {
+  const c = new Client(server.url);
+  const preloadsOf = (html: string) =>
+    [...html.matchAll(/<link rel="modulepreload"([^>]*)>/g)].map((m) => ({ href: /href="([^"]+)"/.exec(m[1]!)![1]!, attrs: m[1]! }));
+  const page = await c.get("/w/some-docs/p/guide/intro.md");
+  const nonce = /'nonce-([^']+)'/.exec(page.headers.get("content-security-policy")!)![1]!;
+  const pagePreloads = preloadsOf(page.text);
+  // The rich editor's chunk and what it imports: at least the screen's own chunk, never the entry.
+  expect(pagePreloads.length).toBeGreaterThan(0);
+  const entry = /<script type="module"[^>]*src="([^"]+)"/.exec(page.text)![1]!;
+  for (const p of pagePreloads) {
+    expect(p.href).toMatch(/^\/_app\/chunk-[a-z0-9]+\.js$/);
+    expect(p.href).not.toBe(entry);
+    expect(p.attrs).toContain(`nonce="${nonce}"`);
+    const r = await fetch(server.url + p.href);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+  }
+  // The rich editor is among them (ProseMirror lives in the page screen's chunk).
+  const texts = await Promise.all(pagePreloads.map(async (p) => (await fetch(server.url + p.href)).text()));
+  expect(texts.some((t) => t.includes("ProseMirror"))).toBe(true);
+  // Screens that open no page do not download the editor.
+  for (const path of ["/", "/login", "/w/some-docs", "/w/some-docs/settings"]) {
+    const hrefs = preloadsOf((await c.get(path)).text).map((p) => p.href);
+    for (const p of pagePreloads) expect(hrefs).not.toContain(p.href);
+  }
+});
+
 test("API, WebSocket and site paths never fall back to the app", async () => {
   const c = new Client(server.url);
   for (const path of ["/api/nope", "/api/v9/whatever/deep", "/api", "/ws"]) {

@@ -34,7 +34,7 @@ export function webAppRoutes(services: Services) {
     if (NOT_APP.test(path)) throw new NotFoundError("No such endpoint");
     const app = await loadWebApp();
     const nonce = randomBytes(18).toString("base64");
-    return new Response(shellHtml(app, nonce, { ...authConfigOf(services), version: services.version }), {
+    return new Response(shellHtml(app, nonce, { ...authConfigOf(services), version: services.version }, path), {
       headers: {
         "content-type": "text/html; charset=utf-8",
         "content-security-policy": appCsp(nonce),

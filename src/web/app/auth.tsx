@@ -37,6 +37,18 @@ const hint = {
   set: (on: boolean) => (on ? localStorage.setItem(HINT, "1") : localStorage.removeItem(HINT)),
 };
 
+let booting: Promise<boolean> | null = null;
+
+/**
+ * The session this page load starts with: the refresh cookie traded once, when this browser signed
+ * in before. The entry starts it before React mounts (main.tsx), so the app's first reads follow
+ * it at once; the provider takes the same answer.
+ */
+export function bootSession(): Promise<boolean> {
+  booting ??= hint.get() ? refreshSession() : Promise.resolve(false);
+  return booting;
+}
+
 export function loginUrlFor(here: string): string {
   return here === "/" || PUBLIC_PATHS.some((p) => here.startsWith(p)) ? "/login" : `/login?next=${encodeURIComponent(here)}`;
 }
@@ -59,7 +71,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     let cancelled = false;
     (async () => {
-      if (hint.get() && (await refreshSession())) {
+      if (await bootSession()) {
         try {
           if (!cancelled) await loadUser(true);
           return;
