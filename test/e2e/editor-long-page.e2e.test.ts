@@ -21,7 +21,7 @@ function longPage(count: number): string {
   return blocks.join("\n\n") + "\n";
 }
 
-const BLOCKS = 1000;
+const BLOCKS = 3000;
 const BODY = longPage(BLOCKS);
 
 describe.skipIf(!hasChromium)("a long page opens a screenful first and loads the rest while the writer works", () => {
@@ -48,7 +48,7 @@ describe.skipIf(!hasChromium)("a long page opens a screenful first and loads the
     await signInInUi(tab.page, user);
     await tab.page.getByRole("textbox", { name: "Page content" }).waitFor();
     await tab.page.reload();
-    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 8 });
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 10 });
     await tab.page.waitForFunction(() => (document.querySelector(".tiptap")?.childElementCount ?? 0) >= 3);
     return { tab, cdp };
   }
