@@ -34,7 +34,7 @@ try {
         if (ref.weight > 0 && audit && audit.score !== null && audit.score < 1) {
           // What fails, by element: the first few nodes Lighthouse names (accessibility audits list them).
           const nodes = (audit.details?.items ?? []).slice(0, 3).map((i) => `${i.node?.snippet ?? ""} ${i.node?.explanation?.split("\n").slice(1, 2).join("") ?? ""}`.trim()).filter(Boolean);
-          failing.push(`${name}: ${ref.id} ${audit.score} ${audit.displayValue ?? ""} ${nodes.join(" | ")}`.trim());
+          failing.push(`${name}: ${ref.id} ${audit.score} ${audit.displayValue ?? ""} ${audit.explanation ?? ""} ${nodes.join(" | ")}`.trim());
         }
       }
     }

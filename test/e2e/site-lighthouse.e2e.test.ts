@@ -36,6 +36,8 @@ interface Result {
   failing: string[];
   runtimeError: string | null;
   ms: number;
+  /** What was asked for (added here: the runner answers in the order of its runs). */
+  run: Run;
 }
 
 /**
@@ -56,7 +58,19 @@ async function lighthouse(runs: Run[]): Promise<Result[]> {
   const proc = Bun.spawn(["node", RUNNER, JSON.stringify({ chrome: CHROMIUM, runs })], { stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`lighthouse failed (${code}): ${err}`);
-  return JSON.parse(out) as Result[];
+  return (JSON.parse(out) as Omit<Result, "run">[]).map((r, i) => ({ ...r, run: runs[i]! }));
+}
+
+/**
+ * Lighthouse gives its robots.txt request 2 s; on a loaded machine it can run out, and the audit
+ * then fails as "unable to download", saying nothing of the file. A run whose only failure is
+ * that is run once more, alone; what the second run finds is the result.
+ */
+async function retryUnfetchedRobots(results: Result[]): Promise<Result[]> {
+  const unfetched = (r: Result) => r.failing.length === 1 && r.failing[0]!.startsWith("seo: robots-txt") && r.failing[0]!.includes("unable to download");
+  const out: Result[] = [];
+  for (const r of results) out.push(unfetched(r) ? (await lighthouse([r.run]))[0]! : r);
+  return out;
 }
 
 describe.skipIf(!hasChromium)("the published site under Lighthouse", () => {
@@ -83,7 +97,10 @@ describe.skipIf(!hasChromium)("the published site under Lighthouse", () => {
 
   test("the components page in every theme, light and dark: accessibility, best practices and SEO 100", async () => {
     const runs: Run[] = THEMES.flatMap((theme) => MODES.map((mode) => ({ url: url(theme, "/components"), mode, categories: QUALITY, settings: QUALITY_ONLY })));
-    const results = await lighthouse(runs);
+    // Two runners side by side, each with its own Chromium: a run mostly waits (on Lighthouse's
+    // quiet-window checks), so two halve the time without changing what is scored.
+    const halves = [runs.filter((_, i) => i % 2 === 0), runs.filter((_, i) => i % 2 === 1)];
+    const results = await retryUnfetchedRobots((await Promise.all(halves.map(lighthouse))).flat());
     expect(results).toHaveLength(THEMES.length * MODES.length);
     const below: string[] = [];
     for (const r of results) {
