@@ -2,7 +2,7 @@
  * A large workspace stays fast to open: 5,000 pages (a folder of 3,000 and forty of 50), a page
  * deep in the long folder opened by its address. The tree loads by folder (only the levels on
  * the way to the open page), renders only expanded folders, and a long folder renders only the
- * rows in view. Target: a page opens in under 500 ms (the median of three) and the document holds under 3,000 nodes.
+ * rows in view. Target: a page opens in under 500 ms (the median of five) and the document holds under 3,000 nodes.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
