@@ -12,6 +12,7 @@ import { useLive } from "../live/LiveContext.tsx";
 import { Notice, Spinner } from "../ui/controls.tsx";
 import { MentionTextarea } from "./MentionTextarea.tsx";
 import { addComment, deleteComment, editComment, listComments, toggleResolved } from "../api/comments.ts";
+import { useCommentList } from "./use-comment-list.ts";
 import type { Comment } from "../api/types.ts";
 
 
@@ -151,32 +152,14 @@ export default function CommentsPanel({ workspace, path, onClose }: { workspace:
   const { user } = useAuth();
   const live = useLive();
   const people = usePeople(workspace.id);
-  const [items, setItems] = useState<Comment[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const readPage = useCallback(
+    (cursor: string | null) => listComments(workspace.id, new URLSearchParams({ page: path, limit: "100", ...(cursor ? { cursor } : {}) })),
+    [workspace.id, path],
+  );
+  const { items, error, busy, load, act } = useCommentList(readPage);
   const [draft, setDraft] = useState("");
   const [showResolved, setShowResolved] = useState(false);
 
-  const load = useCallback(async () => {
-    try {
-      const all: Comment[] = [];
-      let cursor: string | null = null;
-      do {
-        const q = new URLSearchParams({ page: path, limit: "100", ...(cursor ? { cursor } : {}) });
-        const page: { items: Comment[]; next_cursor: string | null } = await listComments(workspace.id, q);
-        all.push(...page.items);
-        cursor = page.next_cursor;
-      } while (cursor);
-      setItems(all);
-      setError(null);
-    } catch (e) {
-      setError(e);
-    }
-  }, [workspace.id, path]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
   useEffect(
     () =>
       live?.onEvent((e) => {
@@ -184,21 +167,6 @@ export default function CommentsPanel({ workspace, path, onClose }: { workspace:
       }),
     [live, load, workspace.id, path],
   );
-
-  const act = async (work: () => Promise<unknown>): Promise<boolean> => {
-    setBusy(true);
-    setError(null);
-    try {
-      await work();
-      await load();
-      return true;
-    } catch (e) {
-      setError(e);
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  };
 
   const roots = (items ?? []).filter((c) => c.parent_id === null);
   const open = roots.filter((r) => !r.resolved);

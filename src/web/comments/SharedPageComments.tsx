@@ -5,11 +5,12 @@
  * comments panel, for people with access), and no @-autocomplete, since the workspace's people are
  * not the link holder's to list (a typed mention still reaches only people who see the page).
  */
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useState } from "react";
 import { messageOf } from "../api/client.ts";
 import type { Comment } from "../api/types.ts";
 import { addLinkComment, listLinkComments } from "../api/shared-pages.ts";
 import { Notice, Spinner } from "../ui/controls.tsx";
+import { useCommentList } from "./use-comment-list.ts";
 
 function Item({ c }: { c: Comment }) {
   return (
@@ -51,43 +52,10 @@ function Box(props: { label: string; action: string; busy: boolean; send(text: s
 }
 
 export function SharedPageComments({ token }: { token: string }) {
-  const [items, setItems] = useState<Comment[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const readPage = useCallback((cursor: string | null) => listLinkComments(token, cursor), [token]);
+  const { items, error, busy, act } = useCommentList(readPage);
   const [replyTo, setReplyTo] = useState<string | null>(null);
-
-  const load = useCallback(async () => {
-    try {
-      const all: Comment[] = [];
-      let cursor: string | null = null;
-      do {
-        const page: { items: Comment[]; next_cursor: string | null } = await listLinkComments(token, cursor);
-        all.push(...page.items);
-        cursor = page.next_cursor;
-      } while (cursor);
-      setItems(all);
-    } catch (e) {
-      setError(e);
-    }
-  }, [token]);
-  useEffect(() => {
-    void load();
-  }, [load]);
-
-  const send = async (body: { body: string; parent_id?: string }): Promise<boolean> => {
-    setBusy(true);
-    setError(null);
-    try {
-      await addLinkComment(token, body);
-      await load();
-      return true;
-    } catch (e) {
-      setError(e);
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  };
+  const send = (body: { body: string; parent_id?: string }) => act(() => addLinkComment(token, body));
 
   const roots = (items ?? []).filter((c) => c.parent_id === null);
   return (
