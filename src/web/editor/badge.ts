@@ -9,32 +9,21 @@ import { NodeSelection } from "@tiptap/pm/state";
 import type { Node as PMNodeType } from "@tiptap/pm/model";
 import type { NodeView } from "@tiptap/pm/view";
 import { badgeMarkdown, badgeVariant, type BadgeAttrs } from "../markdown/badge.ts";
+import { blockView } from "./block-view.ts";
 
 const attrsOf = (n: PMNodeType): BadgeAttrs => ({ name: String(n.attrs.name ?? "badge"), text: String(n.attrs.text ?? ""), attrs: n.attrs.attrs == null ? null : String(n.attrs.attrs) });
 
 /** Plain DOM rather than a React node view: a page may hold many badges (see wikilink.ts). */
 function chipView(node: PMNodeType): NodeView {
   const dom = document.createElement("span");
-  const draw = (n: PMNodeType) => {
+  return blockView(node, dom, null, (n) => {
     const a = attrsOf(n);
     const variant = badgeVariant(a.attrs);
     dom.className = `badge-chip badge-${variant}`;
     dom.dataset.variant = variant;
     dom.textContent = a.text.trim() || "(empty badge)";
     dom.title = `Badge (${variant})`;
-  };
-  let current = node;
-  draw(current);
-  return {
-    dom,
-    update: (next) => {
-      if (next.type !== current.type) return false;
-      current = next;
-      draw(current);
-      return true;
-    },
-    ignoreMutation: () => true,
-  };
+  });
 }
 
 export interface BadgeStorage {

@@ -44,7 +44,8 @@ export function updateAttrs(editor: Editor, getPos: () => number | undefined, no
 /**
  * A block of controls around an editable body. `draw` renders the controls for a node (on creation
  * and on every update of the same type). Events in the controls stay theirs, and their DOM changes
- * are not read back as edits.
+ * are not read back as edits. Without a body it is one unit, drawn from its attributes: so are the
+ * inline chips (badge, wikilink).
  */
 export function blockView(node: PMNodeType, dom: HTMLElement, contentDOM: HTMLElement | null, draw: (node: PMNodeType) => void): NodeView {
   draw(node);

@@ -9,6 +9,7 @@ import { InputRule, Node, mergeAttributes } from "@tiptap/core";
 import type { Node as PMNodeType } from "@tiptap/pm/model";
 import type { NodeView } from "@tiptap/pm/view";
 import type { PickablePage } from "./PagePicker.tsx";
+import { blockView } from "./block-view.ts";
 
 /** The workspace's pages, for the chips' titles; null until loaded. */
 export class PageDirectory {
@@ -65,19 +66,9 @@ function chipView(node: PMNodeType, directory: PageDirectory): NodeView {
     }
   };
   let current = node;
-  draw(current);
-  const unsubscribe = directory.subscribe(() => draw(current));
-  return {
-    dom,
-    update: (next) => {
-      if (next.type !== current.type) return false;
-      current = next;
-      draw(current);
-      return true;
-    },
-    ignoreMutation: () => true,
-    destroy: unsubscribe,
-  };
+  const view = blockView(node, dom, null, (n) => draw((current = n)));
+  // The page list arriving or changing redraws the chip as it is.
+  return { ...view, destroy: directory.subscribe(() => draw(current)) };
 }
 
 export const Wikilink = Node.create<{ directory: PageDirectory }>({
