@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { registerUser, type TestUser } from "../helpers/factories.ts";
-import { clickIntoText, expectNoConsoleErrors, hasChromium, launch, newTab, signInInUi } from "./browser.ts";
+import type { Page } from "playwright-core";
+import { clickIntoText, expectNoConsoleErrors, hasChromium, newTab, signInInUi } from "./browser.ts";
+import { browserSuite } from "./suite.ts";
 
 /** A long page: paragraphs, headings, padded tables, callouts and tabs (their bytes must survive untouched). */
 function longPage(count: number): string {
@@ -25,27 +24,17 @@ const BLOCKS = 3000;
 const BODY = longPage(BLOCKS);
 
 describe.skipIf(!hasChromium)("a long page opens a screenful first and loads the rest while the writer works", () => {
-  let server: TestServer;
-  let browser: Browser;
-  let user: TestUser;
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), launch()]);
-    user = await registerUser(server.url);
-  }, 30_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const suite = browserSuite();
 
-  const fileOnDisk = (path: string) => readFileSync(join(server.dataDir, "workspaces", user.workspaceId, path), "utf8");
+  const fileOnDisk = (path: string) => readFileSync(join(suite.server.dataDir, "workspaces", suite.user.workspaceId, path), "utf8");
   const blocksDrawn = (page: Page) => page.evaluate(() => document.querySelector(".tiptap")?.childElementCount ?? 0);
 
   /** Opens the page on a slowed-down CPU (as a busy laptop), so the later chunks are still pending when the test acts. */
   async function openSlowly(path: string) {
-    const tab = await newTab(browser);
+    const tab = await newTab(suite.browser);
     const cdp = await tab.context.newCDPSession(tab.page);
-    await tab.page.goto(`${server.url}/w/${user.workspaceSlug}/p/${path}`);
-    await signInInUi(tab.page, user);
+    await tab.page.goto(`${suite.server.url}/w/${suite.user.workspaceSlug}/p/${path}`);
+    await signInInUi(tab.page, suite.user);
     await tab.page.getByRole("textbox", { name: "Page content" }).waitFor();
     await tab.page.reload();
     await cdp.send("Emulation.setCPUThrottlingRate", { rate: 10 });
@@ -54,7 +43,7 @@ describe.skipIf(!hasChromium)("a long page opens a screenful first and loads the
   }
 
   test("a save made before every block is in writes the whole page, untouched blocks byte for byte", async () => {
-    const created = await user.client.post(`/api/v1/content/${user.workspaceSlug}/long-save.md`, { title: "Long", body: BODY });
+    const created = await suite.user.client.post(`/api/v1/content/${suite.user.workspaceSlug}/long-save.md`, { title: "Long", body: BODY });
     expect(created.status).toBe(201);
     const before = fileOnDisk("long-save.md");
     const { tab, cdp } = await openSlowly("long-save.md");
@@ -75,7 +64,7 @@ describe.skipIf(!hasChromium)("a long page opens a screenful first and loads the
   }, 90_000);
 
   test("keys typed while the page loads land where they were typed; undo takes back the typing, never a loaded chunk", async () => {
-    const created = await user.client.post(`/api/v1/content/${user.workspaceSlug}/long-type.md`, { title: "Long", body: BODY });
+    const created = await suite.user.client.post(`/api/v1/content/${suite.user.workspaceSlug}/long-type.md`, { title: "Long", body: BODY });
     expect(created.status).toBe(201);
     const before = fileOnDisk("long-type.md");
     const { tab, cdp } = await openSlowly("long-type.md");
