@@ -29,24 +29,47 @@ describe.skipIf(!hasChromium)("a long page opens a screenful first and loads the
   const fileOnDisk = (path: string) => readFileSync(join(suite.server.dataDir, "workspaces", suite.user.workspaceId, path), "utf8");
   const blocksDrawn = (page: Page) => page.evaluate(() => document.querySelector(".tiptap")?.childElementCount ?? 0);
 
-  /** Opens the page on a slowed-down CPU (as a busy laptop), so the later chunks are still pending when the test acts. */
-  async function openSlowly(path: string) {
+  /**
+   * Opens the page with the browser's idle callbacks held back, so the later chunks (appended in
+   * idle time) are still pending when the test acts, however fast or busy the machine is.
+   * `releaseIdle` lets them run.
+   */
+  async function openWithLoadingHeld(path: string) {
     const tab = await newTab(suite.browser);
-    const cdp = await tab.context.newCDPSession(tab.page);
+    await tab.context.addInitScript(() => {
+      const real = window.requestIdleCallback.bind(window);
+      const cancelReal = window.cancelIdleCallback.bind(window);
+      const held = new Map<number, [IdleRequestCallback, IdleRequestOptions | undefined]>();
+      let nextId = -1;
+      const idle = { hold: true };
+      Object.assign(window, {
+        releaseIdle() {
+          idle.hold = false;
+          for (const [callback, options] of held.values()) real(callback, options);
+          held.clear();
+        },
+      });
+      window.requestIdleCallback = (callback, options) => {
+        if (!idle.hold) return real(callback, options);
+        held.set(nextId, [callback, options]);
+        return nextId--;
+      };
+      window.cancelIdleCallback = (id) => (id < 0 ? void held.delete(id) : cancelReal(id));
+    });
     await tab.page.goto(`${suite.server.url}/w/${suite.user.workspaceSlug}/p/${path}`);
     await signInInUi(tab.page, suite.user);
     await tab.page.getByRole("textbox", { name: "Page content" }).waitFor();
     await tab.page.reload();
-    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 10 });
     await tab.page.waitForFunction(() => (document.querySelector(".tiptap")?.childElementCount ?? 0) >= 3);
-    return { tab, cdp };
+    return tab;
   }
+  const releaseIdle = (page: Page) => page.evaluate(() => (window as unknown as { releaseIdle: () => void }).releaseIdle());
 
   test("a save made before every block is in writes the whole page, untouched blocks byte for byte", async () => {
     const created = await suite.user.client.post(`/api/v1/content/${suite.user.workspaceSlug}/long-save.md`, { title: "Long", body: BODY });
     expect(created.status).toBe(201);
     const before = fileOnDisk("long-save.md");
-    const { tab, cdp } = await openSlowly("long-save.md");
+    const tab = await openWithLoadingHeld("long-save.md");
     const { page } = tab;
     await clickIntoText(page.locator(".tiptap > p").filter({ hasText: "paragraph 2 with" }));
     await page.keyboard.press("End");
@@ -58,7 +81,7 @@ describe.skipIf(!hasChromium)("a long page opens a screenful first and loads the
     expect(fileOnDisk("long-save.md")).toBe(before.replace("paragraph 2 with *emphasis* and `code`.", "paragraph 2 with *emphasis* and `code`. typed early"));
     // The save appended the rest: the editor holds every block.
     expect(await blocksDrawn(page)).toBe(BLOCKS);
-    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
+    await releaseIdle(page);
     expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 90_000);
@@ -67,14 +90,14 @@ describe.skipIf(!hasChromium)("a long page opens a screenful first and loads the
     const created = await suite.user.client.post(`/api/v1/content/${suite.user.workspaceSlug}/long-type.md`, { title: "Long", body: BODY });
     expect(created.status).toBe(201);
     const before = fileOnDisk("long-type.md");
-    const { tab, cdp } = await openSlowly("long-type.md");
+    const tab = await openWithLoadingHeld("long-type.md");
     const { page } = tab;
     await clickIntoText(page.locator(".tiptap > p").filter({ hasText: "paragraph 3 with" }));
     await page.keyboard.press("End");
     const drawnAtFirstKey = await blocksDrawn(page);
     await page.keyboard.type(" and more");
     expect(drawnAtFirstKey).toBeLessThan(BLOCKS);
-    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
+    await releaseIdle(page);
     // The rest arrives on its own, the typed words staying in their paragraph.
     await page.waitForFunction((n) => document.querySelector(".tiptap")?.childElementCount === n, BLOCKS, { timeout: 30_000 });
     expect(await page.locator(".tiptap > p").filter({ hasText: "paragraph 3 with" }).innerText()).toEndWith("`code`. and more".replaceAll("`", ""));
