@@ -228,7 +228,7 @@ function eventsSection(): string {
   if (missing.length || stale.length) {
     throw new Error(`scripts/interfaces-doc.ts EVENTS differs from src/core/event-bus.ts: missing ${missing.join(", ") || "none"}; not in the code ${stale.join(", ") || "none"}`);
   }
-  const clientTypes = clientMessage.options.map((o) => o.shape.type.value);
+  const clientTypes = clientMessage.unwrap().options.map((o) => o.shape.type.value);
   return [
     `Connect to \`GET /ws\` after \`POST /api/auth/ws-token\` has set the \`quire_ws_token\` cookie (valid ${duration(WS_TOKEN_TTL_SEC * 1000)}). Every frame is one JSON text frame \`{"type", "payload", "ts"}\` (\`ts\` ISO 8601). On connecting the server sends \`hello\` (\`user_id\`, \`workspaces\`, \`heartbeat_ms\`, \`presence_timeout_ms\`) and subscribes the connection to every workspace the person can read. A client may send ${clientTypes.map((t) => `\`${t}\``).join(", ")} (\`subscribe\`/\`unsubscribe\` carry \`workspace_id\`); the server answers \`pong\`, \`subscribed\` (\`workspace_id\`, \`present\`) and \`unsubscribed\`. Anything else, or a frame over ${num(MAX_CLIENT_FRAME_BYTES)} bytes, gets an \`error\` frame (\`error\`, \`message\`), never a close. Presence: heartbeats every ${duration(DEFAULT_PRESENCE_TIMINGS.heartbeatMs)}, leave after ${duration(DEFAULT_PRESENCE_TIMINGS.timeoutMs)} of silence.`,
     "",

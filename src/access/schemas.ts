@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { closedObject, displayName, emailAddress } from "../core/validate.ts";
+import { closedObject, displayName, emailAddress, lazyInput } from "../core/validate.ts";
 import { WORKSPACE_ROLES } from "../workspaces/roles.ts";
 import { lazyOutput, listOutput } from "../core/schemas.ts";
 import { workspaceOutput } from "../workspaces/workspace-schemas.ts";
@@ -7,28 +7,28 @@ import { userOutput } from "../identity/schemas.ts";
 
 /** Input schemas of the member, invitation and share-link endpoints, shared by every transport. */
 
-export const setMemberRoleInput = closedObject({ role: z.enum(WORKSPACE_ROLES) });
+export const setMemberRoleInput = lazyInput(() => closedObject({ role: z.enum(WORKSPACE_ROLES) }));
 
-export const createInvitationInput = closedObject({
+export const createInvitationInput = lazyInput(() => closedObject({
   email: emailAddress,
   role: z.enum(WORKSPACE_ROLES).default("viewer"),
-});
+}));
 
-export const invitationListQuery = z.object({
+export const invitationListQuery = lazyInput(() => z.object({
   status: z.enum(["pending", "accepted", "revoked", "expired", "all"]).default("pending"),
-});
+}));
 
-export const acceptInvitationInput = closedObject({
+export const acceptInvitationInput = lazyInput(() => closedObject({
   token: z.string().min(1, "must not be empty").max(512),
   /** Required when the invitation creates a new account; ignored for an existing account. */
   name: displayName(100).optional(),
   password: z.string().max(4096),
-});
+}));
 
 /** Share links never grant admin: an admin is always chosen by name (invitation or role change). */
 export const SHARE_LINK_ROLES = ["viewer", "commenter", "editor"] as const;
 
-export const createShareLinkInput = closedObject({
+export const createShareLinkInput = lazyInput(() => closedObject({
   role: z.enum(SHARE_LINK_ROLES).default("viewer"),
   max_uses: z.number().int().min(1).max(1_000_000).nullable().optional(),
   expires_at: z.iso
@@ -36,13 +36,13 @@ export const createShareLinkInput = closedObject({
     .nullable()
     .optional(),
   path: z.string().min(1).max(520).optional().describe("A page: the link opens it (joins no one); absent: the link joins the workspace"),
-});
+}));
 
 /** `limit` and `cursor` query parameters of every list endpoint in this area. */
-export const listQuery = z.object({
+export const listQuery = lazyInput(() => z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(512).optional(),
-});
+}));
 
 // ---- outputs (the OpenAPI document is generated from these) ----
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazyInput } from "../core/validate.ts";
 import { lazyOutput } from "../core/schemas.ts";
 
 /** The six writing modes of the assist menu, the MCP tool and `POST /api/ai/assist`. */
@@ -8,7 +9,7 @@ export type AssistMode = (typeof ASSIST_MODES)[number];
 /** Longest text one assist call takes (a long page section; a whole book is not a writing edit). */
 export const MAX_ASSIST_CHARS = 50_000;
 
-export const assistInput = z.strictObject({
+export const assistInput = lazyInput(() => z.strictObject({
   text: z
     .string({ error: "is required" })
     .min(1, "must not be empty")
@@ -23,7 +24,7 @@ export const assistInput = z.strictObject({
     .max(40, "must be at most 40 characters")
     .regex(/^[\p{L}\p{M} ()\-]+$/u, "must be a language name such as French")
     .optional(),
-});
+}));
 
 // ---- outputs (the OpenAPI document is generated from these) ----
 

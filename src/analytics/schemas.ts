@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { lazyOutput } from "../core/schemas.ts";
-import { closedObject } from "../core/validate.ts";
+import { closedObject, lazyInput } from "../core/validate.ts";
 
 /** The API takes any whole number of days up to this (the analytics screen offers 7, 30 and 90). */
 const MAX_ANALYTICS_DAYS = 90;
 
 /** Query of GET /api/v1/workspaces/:id/analytics/{pages,searches,overview}. */
-export const analyticsQuery = z.object({
+export const analyticsQuery = lazyInput(() => z.object({
   days: z.coerce
     .number({ error: "must be a number" })
     .int("must be a whole number of days")
@@ -15,17 +15,17 @@ export const analyticsQuery = z.object({
     .default(30),
   limit: z.coerce.number({ error: "must be a number" }).int().min(1, "must be between 1 and 100").max(100, "must be between 1 and 100").default(20),
   source: z.enum(["app", "site"]).optional(),
-});
+}));
 export type AnalyticsQuery = z.infer<typeof analyticsQuery>;
 
 /**
  * POST /api/analytics/consent: a visitor of a published site says yes or no to being counted as a
  * visitor. `workspace` is the site's workspace id or slug.
  */
-export const consentInput = closedObject({
+export const consentInput = lazyInput(() => closedObject({
   workspace: z.string().min(1).max(64),
   granted: z.boolean({ error: "must be true or false" }),
-});
+}));
 
 // ---- outputs: what the analytics endpoints answer (the OpenAPI document is generated from these) ----
 

@@ -1,20 +1,20 @@
 import { z } from "zod";
-import { closedObject } from "../core/validate.ts";
+import { closedObject, lazyInput } from "../core/validate.ts";
 
 /** POST /api/v1/billing/checkout: the paid plan to subscribe to. */
-export const checkoutInput = closedObject({
+export const checkoutInput = lazyInput(() => closedObject({
   plan: z.enum(["team", "business"], { error: "must be team or business" }),
-});
+}));
 
 /** POST /api/v1/billing/portal: no input; an empty JSON object (or no body) is accepted. */
-export const portalInput = closedObject({});
+export const portalInput = lazyInput(() => closedObject({}));
 
 /**
  * The parts of a payment-provider (Stripe) event this service reads, as Stripe documents them:
  * `customer.subscription.*` carry a Subscription object (status, current_period_end in Unix
  * seconds, metadata set at checkout: org_id and plan; or the price's lookup_key naming the plan).
  */
-export const stripeEvent = z.looseObject({
+export const stripeEvent = lazyInput(() => z.looseObject({
   id: z.string().min(1).max(255),
   type: z.string().min(1).max(255),
   created: z.number().int(),
@@ -31,4 +31,4 @@ export const stripeEvent = z.looseObject({
         .optional(),
     }),
   }),
-});
+}));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazyInput } from "../core/validate.ts";
 import { lazyOutput, listOutput } from "../core/schemas.ts";
 
 /**
@@ -6,26 +7,27 @@ import { lazyOutput, listOutput } from "../core/schemas.ts";
  * in src/mcp/tool-inputs.ts). The comment inputs are in comment-schemas.ts.
  */
 
-const limit = z.coerce
-  .number({ error: "must be a number" })
-  .int("must be an integer")
-  .min(1, "must be between 1 and 100")
-  .max(100, "must be between 1 and 100")
-  .default(50);
+const limit = () =>
+  z.coerce
+    .number({ error: "must be a number" })
+    .int("must be an integer")
+    .min(1, "must be between 1 and 100")
+    .max(100, "must be between 1 and 100")
+    .default(50);
 
 /** GET /api/v1/workspaces/:id/activity query. */
-export const activityQuery = z.object({
-  limit,
+export const activityQuery = lazyInput(() => z.object({
+  limit: limit(),
   action: z.string().regex(/^[a-z][a-z_]{0,63}$/, "must be an action name such as page_created").optional(),
   cursor: z.string().max(200).optional(),
-});
+}));
 
 /** GET /api/v1/workspaces/:id/page-activity query. */
-export const pageActivityQuery = z.object({
+export const pageActivityQuery = lazyInput(() => z.object({
   page: z.string({ error: "is required" }).min(1, "is required").max(512),
-  limit,
+  limit: limit(),
   cursor: z.string().max(200).optional(),
-});
+}));
 
 // ---- outputs (the OpenAPI document is generated from these) ----
 

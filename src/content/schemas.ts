@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { lazyOutput } from "../core/schemas.ts";
-import { CONTROL, closedObject } from "../core/validate.ts";
+import { CONTROL, closedObject, lazyInput } from "../core/validate.ts";
 
 /**
  * One schema per input of the content ledger, used by every transport that accepts it (the HTTP
@@ -15,31 +15,31 @@ const line = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .refine((s) => !CONTROL.test(s), "must not contain control characters");
 
-const pageTitle = line(200);
-const pageTags = z.array(line(64)).max(50, "at most 50 tags");
-const pageDescription = z
+const pageTitle = lazyInput(() => line(200));
+const pageTags = lazyInput(() => z.array(line(64)).max(50, "at most 50 tags"));
+const pageDescription = lazyInput(() => z
   .string()
   .max(1000, "must be at most 1000 characters")
-  .refine((s) => !/[\u0000-\u0008\u000b-\u001f\u007f]/.test(s), "must not contain control characters");
-const pageBody = z.string().refine((s) => !s.includes("\u0000"), "must not contain NUL characters");
-const hash = z.string().regex(/^sha256:[0-9a-f]{64}$/, "must be a content hash (sha256:<hex>)");
+  .refine((s) => !/[\u0000-\u0008\u000b-\u001f\u007f]/.test(s), "must not contain control characters"));
+const pageBody = lazyInput(() => z.string().refine((s) => !s.includes("\u0000"), "must not contain NUL characters"));
+const hash = lazyInput(() => z.string().regex(/^sha256:[0-9a-f]{64}$/, "must be a content hash (sha256:<hex>)"));
 
 /**
  * Closed: a field the create request does not have is a 400 naming it, never dropped — `content`
  * sent for `body`, or `tag` for `tags`, would otherwise make a page without what was sent
  * (docs/decisions/page-request-unknown-fields.md).
  */
-export const createPageInput = closedObject({
+export const createPageInput = lazyInput(() => closedObject({
   title: pageTitle,
   body: pageBody.optional(),
   description: pageDescription.optional(),
   publish: z.boolean().optional(),
   tags: pageTags.optional(),
-});
+}));
 export type CreatePageInput = z.infer<typeof createPageInput>;
 
 /** Frontmatter keys an update may set; each edits only its own lines of the YAML. */
-const frontmatterPatch = z
+const frontmatterPatch = lazyInput(() => z
   .object({
     title: pageTitle.optional(),
     tags: pageTags.optional(),
@@ -48,56 +48,56 @@ const frontmatterPatch = z
     status: z.enum(["draft", "published", "archived"]).optional(),
     nav_order: z.number().int().min(-1_000_000).max(1_000_000).optional(),
   })
-  .strict();
+  .strict());
 
 /** Closed like the create request: `content` sent for `body` must not answer 200 having changed nothing. */
-export const updatePageInput = closedObject({
+export const updatePageInput = lazyInput(() => closedObject({
   body: pageBody.optional(),
   // docs/interfaces.md §1 spells it lastKnownHash; docs/architecture.md §8 accepts the snake_case form too.
   lastKnownHash: hash.optional(),
   last_known_hash: hash.optional(),
   frontmatter: frontmatterPatch.optional(),
-}).transform(({ last_known_hash, lastKnownHash, ...rest }) => ({ ...rest, lastKnownHash: lastKnownHash ?? last_known_hash }));
+}).transform(({ last_known_hash, lastKnownHash, ...rest }) => ({ ...rest, lastKnownHash: lastKnownHash ?? last_known_hash })));
 
 /** Move: `new_path`; the POST alias names the page with `path` (or `old_path`). */
-export const movePageInput = closedObject({ new_path: z.string() });
-export const moveAliasInput = closedObject({ path: z.string().optional(), old_path: z.string().optional(), new_path: z.string() }).refine(
+export const movePageInput = lazyInput(() => closedObject({ new_path: z.string() }));
+export const moveAliasInput = lazyInput(() => closedObject({ path: z.string().optional(), old_path: z.string().optional(), new_path: z.string() }).refine(
   (v) => v.path !== undefined || v.old_path !== undefined,
   { message: "is required", path: ["path"] },
-);
+));
 
 /**
  * Reorder: closed like create, update and move (docs/decisions/page-request-unknown-fields.md), and
  * so is each entry of `order` — a `path` sent for `id`, or `position` for `sort_order`, would
  * otherwise answer 204 having reordered nothing the caller meant.
  */
-export const reorderInput = closedObject({
+export const reorderInput = lazyInput(() => closedObject({
   parent_path: z.string().max(512).optional().nullable(),
   order: z
     .array(closedObject({ id: z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, "must be a ULID"), sort_order: z.number().int().min(0).max(1_000_000) }))
     .min(1, "must not be empty")
     .max(10_000),
-});
+}));
 
 // ---- inputs of the agent tools (MCP): the same rules, shaped for a caller without URLs ----------
 
 /** A page path as an agent writes it: a leading `/` and a missing `.md` are fine (paths.ts decides the rest). */
-export const pagePath = z.string({ error: "is required" }).min(1, "must not be empty").max(520, "must be at most 512 characters");
+export const pagePath = lazyInput(() => z.string({ error: "is required" }).min(1, "must not be empty").max(520, "must be at most 512 characters"));
 /** Longest page text a tool accepts in one argument (well under the 10 MB request limit). */
 export const MAX_PAGE_CHARS = 2_000_000;
-const pageText = pageBody.refine((s) => s.length <= MAX_PAGE_CHARS, `must be at most ${MAX_PAGE_CHARS} characters`);
-const cursor = z.string().max(512, "must be at most 512 characters");
+const pageText = lazyInput(() => pageBody.refine((s) => s.length <= MAX_PAGE_CHARS, `must be at most ${MAX_PAGE_CHARS} characters`));
+const cursor = lazyInput(() => z.string().max(512, "must be at most 512 characters"));
 
-export const listPagesInput = z.strictObject({
+export const listPagesInput = lazyInput(() => z.strictObject({
   folder: z.string().max(512, "must be at most 512 characters").optional(),
   limit: z.number().int("must be an integer").min(1, "must be between 1 and 100").max(100, "must be between 1 and 100").default(25),
   cursor: cursor.optional(),
-});
+}));
 export type ListPagesInput = z.infer<typeof listPagesInput>;
 
 /** Default and largest slice of a page's content one read returns (about 5,000 tokens). */
 export const DEFAULT_READ_CHARS = 20_000;
-export const readPageInput = z.strictObject({
+export const readPageInput = lazyInput(() => z.strictObject({
   path: pagePath,
   offset: z.number().int("must be an integer").min(0, "must not be negative").default(0),
   max_chars: z
@@ -106,27 +106,27 @@ export const readPageInput = z.strictObject({
     .min(1, "must be between 1 and 20000")
     .max(DEFAULT_READ_CHARS, `must be between 1 and ${DEFAULT_READ_CHARS}`)
     .default(DEFAULT_READ_CHARS),
-});
+}));
 
 /** Upsert: creates the page, or replaces its body (and the metadata given) whatever its hash. */
-export const writePageInput = z.strictObject({
+export const writePageInput = lazyInput(() => z.strictObject({
   path: pagePath,
   title: pageTitle.optional(),
   body: pageText,
   description: pageDescription.optional(),
   tags: pageTags.optional(),
   publish: z.boolean().optional(),
-});
+}));
 export type WritePageInput = z.infer<typeof writePageInput>;
 
 /** One exact-text replacement; `find` must occur exactly once in the page's content. */
-const pageEdit = z.strictObject({
+const pageEdit = lazyInput(() => z.strictObject({
   find: z.string().min(1, "must not be empty").max(100_000, "must be at most 100000 characters"),
   replace: z.string().max(MAX_PAGE_CHARS, `must be at most ${MAX_PAGE_CHARS} characters`).refine((s) => !s.includes("\u0000"), "must not contain NUL characters"),
-});
+}));
 export type PageEdit = z.infer<typeof pageEdit>;
 
-export const editPageInput = z
+export const editPageInput = lazyInput(() => z
   .strictObject({
     path: pagePath,
     last_known_hash: hash,
@@ -138,21 +138,21 @@ export const editPageInput = z
   .refine((v) => v.body !== undefined || v.edits !== undefined || v.frontmatter !== undefined, {
     message: "give body, edits or frontmatter",
     path: ["body"],
-  });
+  }));
 export type EditPageInput = z.infer<typeof editPageInput>;
 
-export const pagePathInput = z.strictObject({ path: pagePath });
-export const manifestInput = z.strictObject({
+export const pagePathInput = lazyInput(() => z.strictObject({ path: pagePath }));
+export const manifestInput = lazyInput(() => z.strictObject({
   limit: z.number().int("must be an integer").min(1, "must be between 1 and 500").max(500, "must be between 1 and 500").default(200),
   cursor: cursor.optional(),
-});
-export const treeInput = z.strictObject({ folder: z.string().max(512, "must be at most 512 characters").optional() });
+}));
+export const treeInput = lazyInput(() => z.strictObject({ folder: z.string().max(512, "must be at most 512 characters").optional() }));
 /**
  * GET …/tree's query: without either parameter the whole tree (the default answer); with them a
  * folder's part of it, `depth` levels deep, each folder counting its direct children, so a client
  * can load a large tree folder by folder.
  */
-export const treeQuery = z.object({
+export const treeQuery = lazyInput(() => z.object({
   folder: z.string().max(512, "must be at most 512 characters").optional().describe("Only the nodes under this folder (\"\" or absent: the root)"),
   depth: z.coerce
     .number()
@@ -161,11 +161,11 @@ export const treeQuery = z.object({
     .max(64, "must be between 1 and 64")
     .optional()
     .describe("Levels to include (1: the folder's direct children); deeper folders come without children, with child_count"),
-});
+}));
 
 // ---- outputs: what the content endpoints answer (the OpenAPI document is generated from these) ----
 
-const contentHash = z.string().regex(/^sha256:[0-9a-f]{64}$/).describe("sha256:<hex>; send it back as lastKnownHash");
+const contentHash = lazyInput(() => z.string().regex(/^sha256:[0-9a-f]{64}$/).describe("sha256:<hex>; send it back as lastKnownHash"));
 
 /** Why a page's file cannot be taken at face value; the page still loads (docs/architecture.md §5). */
 const pageProblemOutput = lazyOutput(() => z.object({ kind: z.enum(["invalid_yaml"]), message: z.string() }));

@@ -26,6 +26,15 @@ function illFormedAt(value: unknown): string | null {
 }
 
 /**
+ * A request schema, built when first used: the first request that validates with it, the MCP
+ * tools' listing or the OpenAPI document. A start would otherwise build every domain's ~1,200
+ * request schemas (and compile the code that builds them) before its first request; a route group
+ * nobody calls never builds its own (docs/decisions/runtime-footprint.md). It accepts and refuses
+ * exactly what the built schema does, with the same issues, and its JSON Schema is the built one's.
+ */
+export const lazyInput = <T extends z.ZodType>(build: () => T): z.ZodLazy<T> => z.lazy(build);
+
+/**
  * Parses `value` with a zod schema; the first problem becomes a VALIDATION_ERROR whose
  * `details.field` names the offending field (dotted path). Every transport validates through this.
  *
@@ -76,18 +85,18 @@ export const displayName = (max = 100) =>
     .max(max, `must be at most ${max} characters`)
     .refine((s) => !CONTROL.test(s), "must not contain control characters");
 
-export const emailAddress = z
+export const emailAddress = lazyInput(() => z
   .string()
   .trim()
   .max(254, "must be at most 254 characters")
-  .refine((s) => !CONTROL.test(s) && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s), "must be a valid email address");
+  .refine((s) => !CONTROL.test(s) && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s), "must be a valid email address"));
 
 /** One URL-safe path segment: lowercase letters, digits and single hyphens. */
-export const slug = z
+export const slug = lazyInput(() => z
   .string()
   .trim()
   .min(1, "must not be empty")
   .max(64, "must be at most 64 characters")
-  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "must be lowercase letters, digits and hyphens");
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "must be lowercase letters, digits and hyphens"));
 
-export const ulidString = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, "must be a ULID");
+export const ulidString = lazyInput(() => z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, "must be a ULID"));

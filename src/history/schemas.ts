@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazyInput } from "../core/validate.ts";
 import { lazyOutput } from "../core/schemas.ts";
 import { pagePath, readPageInput } from "../content/schemas.ts";
 import { CHANNELS } from "./channel.ts";
@@ -9,52 +10,52 @@ import { CHANNELS } from "./channel.ts";
  */
 
 /** A commit id: 7 to 40 hex digits (an abbreviation must name one version of the page). */
-const commitId = z
+const commitId = lazyInput(() => z
   .string({ error: "is required" })
   .trim()
   .regex(/^[0-9a-f]{7,40}$/i, "must be a commit id (7 to 40 hex digits)")
-  .transform((s) => s.toLowerCase());
-const hash = z.string({ error: "is required" }).regex(/^sha256:[0-9a-f]{64}$/, "must be a content hash (sha256:<hex>)");
-const cursor = z.string().max(512, "must be at most 512 characters");
-const pageId = z.string({ error: "is required" }).regex(/^[A-Za-z0-9_-]{1,80}$/, "must be a trash_id from the trash list");
+  .transform((s) => s.toLowerCase()));
+const hash = lazyInput(() => z.string({ error: "is required" }).regex(/^sha256:[0-9a-f]{64}$/, "must be a content hash (sha256:<hex>)"));
+const cursor = lazyInput(() => z.string().max(512, "must be at most 512 characters"));
+const pageId = lazyInput(() => z.string({ error: "is required" }).regex(/^[A-Za-z0-9_-]{1,80}$/, "must be a trash_id from the trash list"));
 const queryLimit = (fallback: number) =>
   z.coerce.number({ error: "must be a number" }).int("must be an integer").min(1, "must be between 1 and 100").max(100, "must be between 1 and 100").default(fallback);
-const toolLimit = z.number().int("must be an integer").min(1, "must be between 1 and 100").max(100, "must be between 1 and 100").default(25);
+const toolLimit = lazyInput(() => z.number().int("must be an integer").min(1, "must be between 1 and 100").max(100, "must be between 1 and 100").default(25));
 
 /** GET …/history */
-export const historyQuery = z.object({ path: pagePath, cursor: cursor.optional(), limit: queryLimit(50) });
+export const historyQuery = lazyInput(() => z.object({ path: pagePath, cursor: cursor.optional(), limit: queryLimit(50) }));
 /** GET …/history/version */
-export const versionQuery = z.object({ path: pagePath, commit: commitId, html: z.enum(["true", "false"]).optional() });
+export const versionQuery = lazyInput(() => z.object({ path: pagePath, commit: commitId, html: z.enum(["true", "false"]).optional() }));
 /** GET …/history/diff (`to` missing: the current file) */
-export const diffQuery = z.object({
+export const diffQuery = lazyInput(() => z.object({
   path: pagePath,
   from: commitId,
   to: commitId.optional(),
   words: z.enum(["true", "false"]).optional(),
   rendered: z.enum(["true", "false"]).optional(),
-});
+}));
 /** GET …/history/blame */
-export const blameQuery = z.object({ path: pagePath });
+export const blameQuery = lazyInput(() => z.object({ path: pagePath }));
 /** POST …/history/restore */
-export const restoreInput = z.strictObject({ path: pagePath, commit: commitId, last_known_hash: hash });
+export const restoreInput = lazyInput(() => z.strictObject({ path: pagePath, commit: commitId, last_known_hash: hash }));
 /** POST …/trash/restore */
-export const trashRestoreInput = z.strictObject({ trash_id: pageId, path: pagePath.optional() });
+export const trashRestoreInput = lazyInput(() => z.strictObject({ trash_id: pageId, path: pagePath.optional() }));
 /** GET …/changes: since an ISO date or a commit id. */
-export const changesQuery = z.object({
+export const changesQuery = lazyInput(() => z.object({
   since: z
     .string({ error: "is required" })
     .trim()
     .refine((s) => /^[0-9a-f]{7,40}$/i.test(s) || (/^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s))), "must be an ISO date or a commit id"),
   cursor: cursor.optional(),
   limit: queryLimit(100),
-});
+}));
 
 // ---- MCP tool inputs (JSON numbers; `workspace` is added by the tool layer) ----
 
-export const pageHistoryToolInput = z.strictObject({ path: pagePath, cursor: cursor.optional(), limit: toolLimit });
-export const diffToolInput = z.strictObject({ path: pagePath, from: commitId, to: commitId.optional() });
-export const readPageVersionInput = readPageInput.extend({ version: commitId.optional().describe("A commit id from quire_page_history: read the page as it was then") });
-export const restorePageToolInput = z
+export const pageHistoryToolInput = lazyInput(() => z.strictObject({ path: pagePath, cursor: cursor.optional(), limit: toolLimit }));
+export const diffToolInput = lazyInput(() => z.strictObject({ path: pagePath, from: commitId, to: commitId.optional() }));
+export const readPageVersionInput = lazyInput(() => readPageInput.unwrap().extend({ version: commitId.optional().describe("A commit id from quire_page_history: read the page as it was then") }));
+export const restorePageToolInput = lazyInput(() => z
   .strictObject({
     path: pagePath.optional(),
     commit: commitId.optional(),
@@ -64,8 +65,8 @@ export const restorePageToolInput = z
   .refine((v) => v.trash_id !== undefined || (v.path !== undefined && v.commit !== undefined && v.last_known_hash !== undefined), {
     message: "give path, commit and last_known_hash (a version), or trash_id (a deleted page)",
     path: ["trash_id"],
-  });
-export const listTrashToolInput = z.strictObject({});
+  }));
+export const listTrashToolInput = lazyInput(() => z.strictObject({}));
 
 // ---- outputs (the OpenAPI document and the tools' outputSchema) ----
 

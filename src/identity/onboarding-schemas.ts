@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { lazyOutput } from "../core/schemas.ts";
-import { closedObject } from "../core/validate.ts";
+import { closedObject, lazyInput } from "../core/validate.ts";
 
 /** The first-run checklist the web app shows, in order. */
 export const ONBOARDING_STEPS = ["create_page", "invite_teammate", "connect_git", "publish_site", "create_api_key"] as const;
@@ -10,10 +10,10 @@ export type OnboardingStep = (typeof ONBOARDING_STEPS)[number];
  * PATCH /api/v1/users/me/onboarding: marks steps done (true) or not done (false), and hides or
  * shows the checklist. Keys not given stay as they were.
  */
-export const updateOnboardingInput = closedObject({
+export const updateOnboardingInput = lazyInput(() => closedObject({
   steps: closedObject(Object.fromEntries(ONBOARDING_STEPS.map((s) => [s, z.boolean().optional()])) as Record<OnboardingStep, z.ZodOptional<z.ZodBoolean>>).optional(),
   dismissed: z.boolean().optional(),
-});
+}));
 
 // ---- output (the OpenAPI document is generated from it) ----
 

@@ -1,93 +1,93 @@
 import { z } from "zod";
-import { closedObject, displayName, emailAddress, ulidString } from "../core/validate.ts";
+import { closedObject, displayName, emailAddress, ulidString, lazyInput } from "../core/validate.ts";
 import { API_KEY_SCOPES } from "../core/principal.ts";
 import { lazyOutput, listOutput } from "../core/schemas.ts";
 
 /** Input schemas of the identity endpoints, shared by every transport. */
-export const registerInput = closedObject({
+export const registerInput = lazyInput(() => closedObject({
   name: displayName(100),
   email: emailAddress,
   password: z.string(),
   terms_accepted: z.literal(true, { error: "must be true" }),
-});
+}));
 
-export const loginInput = closedObject({
+export const loginInput = lazyInput(() => closedObject({
   email: z.string().max(1024),
   password: z.string().max(4096),
-});
+}));
 
-export const refreshInput = closedObject({ refresh_token: z.string().min(1).max(512).optional() });
+export const refreshInput = lazyInput(() => closedObject({ refresh_token: z.string().min(1).max(512).optional() }));
 
-export const forgotPasswordInput = closedObject({ email: z.string().max(1024) });
+export const forgotPasswordInput = lazyInput(() => closedObject({ email: z.string().max(1024) }));
 
-export const resetPasswordInput = closedObject({
+export const resetPasswordInput = lazyInput(() => closedObject({
   token: z.string().min(1).max(512),
   new_password: z.string(),
-});
+}));
 
 /** POST /api/auth/oidc/:provider — `link: true` (signed in) adds the provider to the account instead of signing in. */
-export const oidcStartInput = closedObject({ link: z.boolean().optional() });
+export const oidcStartInput = lazyInput(() => closedObject({ link: z.boolean().optional() }));
 
 /** POST /api/auth/oidc/claim — the one-time code the callback put in the app's URL. */
-export const oidcClaimInput = closedObject({ code: z.string().min(1).max(256) });
+export const oidcClaimInput = lazyInput(() => closedObject({ code: z.string().min(1).max(256) }));
 
 /** The provider in the sign-in routes' paths. */
-export const oidcProviderParams = z.object({ provider: z.enum(["google", "github"]) });
+export const oidcProviderParams = lazyInput(() => z.object({ provider: z.enum(["google", "github"]) }));
 
 /** GET /api/auth/oidc/:provider/callback — what the provider sends back (anything else is ignored). */
-export const oidcCallbackQuery = z.object({
+export const oidcCallbackQuery = lazyInput(() => z.object({
   code: z.string().max(4096).optional(),
   state: z.string().max(512).optional(),
   iss: z.string().max(2048).optional(),
   error: z.string().max(256).optional(),
   error_description: z.string().max(2048).optional(),
-});
+}));
 
 /** POST /api/auth/password — an account without a password (external sign-in, passkeys) adds one. */
-export const setPasswordInput = closedObject({ new_password: z.string().max(4096) });
+export const setPasswordInput = lazyInput(() => closedObject({ new_password: z.string().max(4096) }));
 
 /** POST /api/auth/webauthn/register/finish — the browser's RegistrationResponseJSON and an optional name. */
-export const passkeyRegisterFinishInput = closedObject({
+export const passkeyRegisterFinishInput = lazyInput(() => closedObject({
   response: z.looseObject({ id: z.string().min(1).max(1024), rawId: z.string().max(1024), type: z.literal("public-key"), response: z.looseObject({}) }),
   name: z.string().trim().min(1).max(100).optional(),
-});
+}));
 
 /** POST /api/auth/webauthn/login/begin — with an email, the account's passkeys are offered; without, any discoverable one. */
-export const passkeyLoginBeginInput = closedObject({ email: z.string().max(1024).optional() });
+export const passkeyLoginBeginInput = lazyInput(() => closedObject({ email: z.string().max(1024).optional() }));
 
 /** POST /api/auth/webauthn/login/finish — the browser's AuthenticationResponseJSON. */
-export const passkeyLoginFinishInput = closedObject({
+export const passkeyLoginFinishInput = lazyInput(() => closedObject({
   response: z.looseObject({ id: z.string().min(1).max(1024), rawId: z.string().max(1024), type: z.literal("public-key"), response: z.looseObject({}) }),
-});
+}));
 
 /** PATCH /api/auth/webauthn/credentials/:id — rename a passkey. */
-export const passkeyRenameInput = closedObject({ name: z.string().trim().min(1).max(100) });
+export const passkeyRenameInput = lazyInput(() => closedObject({ name: z.string().trim().min(1).max(100) }));
 
 /**
  * DELETE /api/v1/users/me (Cloud): the current password; an account without one (passkeys or
  * external sign-in only) types its email instead, from a session begun in the last 10 minutes.
  */
-export const deleteAccountInput = closedObject({
+export const deleteAccountInput = lazyInput(() => closedObject({
   password: z.string().max(4096).optional(),
   confirm_email: z.string().max(1024).optional(),
-});
+}));
 
 /** 9999-12-31T23:59:59Z; later "expiries" are typos, not intentions. */
 const MAX_EXPIRES_AT = 253402300799;
 
 /** Unknown fields are refused: a mistyped `scope` must not silently become the default scopes. */
-export const createApiKeyInput = z.strictObject({
+export const createApiKeyInput = lazyInput(() => z.strictObject({
   name: displayName(100).optional(),
   scopes: z.array(z.enum(API_KEY_SCOPES)).min(1).max(API_KEY_SCOPES.length).optional(),
   expires_at: z.number().int().positive().max(MAX_EXPIRES_AT).nullable().optional(),
   workspace_id: ulidString.nullable().optional(),
-});
+}));
 
 /** POST /api/auth/change-password. */
-export const changePasswordInput = z.strictObject({
+export const changePasswordInput = lazyInput(() => z.strictObject({
   current_password: z.string().max(4096),
   new_password: z.string().max(4096),
-});
+}));
 
 // ---- outputs (the OpenAPI document is generated from these) ----
 

@@ -64,9 +64,10 @@ type Reshaped<S extends z.ZodRawShape, C> = {
  * any refinement) lends its object's fields; its service still parses the whole schema.
  */
 function reshape<S extends z.ZodRawShape, const C extends Changes<S>>(
-  api: z.ZodObject<S, z.core.$ZodObjectConfig> | z.ZodPipe<z.ZodObject<S, z.core.$ZodObjectConfig>, z.ZodType>,
+  lazyApi: z.ZodLazy<z.ZodObject<S, z.core.$ZodObjectConfig> | z.ZodPipe<z.ZodObject<S, z.core.$ZodObjectConfig>, z.ZodType>>,
   changes: C,
 ): z.ZodObject<Reshaped<S, C> extends infer R extends z.ZodRawShape ? R : never, z.core.$strict> {
+  const api = lazyApi.unwrap();
   const fields: z.ZodRawShape = api instanceof z.ZodPipe ? api.in.shape : api.shape;
   const shape: Record<string, z.core.$ZodType> = {};
   for (const [key, field] of Object.entries(fields)) {
@@ -80,20 +81,20 @@ function reshape<S extends z.ZodRawShape, const C extends Changes<S>>(
 }
 
 /** `quire_search`: GET …/search's `q` named `query`. */
-export const searchArgs = reshape(searchQuery, { q: ["query", searchQuery.shape.q], limit: agentLimit(searchQuery.shape.limit, SEARCH_PAGE) });
+export const searchArgs = reshape(searchQuery, { q: ["query", searchQuery.unwrap().shape.q], limit: agentLimit(searchQuery.unwrap().shape.limit, SEARCH_PAGE) });
 
 /** `quire_list_workspaces`: GET /api/v1/workspaces's query. */
-export const listWorkspacesArgs = reshape(listQuery, { limit: agentLimit(listQuery.shape.limit, WORKSPACE_PAGE) });
+export const listWorkspacesArgs = reshape(listQuery, { limit: agentLimit(listQuery.unwrap().shape.limit, WORKSPACE_PAGE) });
 
 /** `quire_get_activity`: GET …/activity's query. */
-export const activityArgs = reshape(activityQuery, { limit: agentLimit(activityQuery.shape.limit, AGENT_PAGE) });
+export const activityArgs = reshape(activityQuery, { limit: agentLimit(activityQuery.unwrap().shape.limit, AGENT_PAGE) });
 
 /** `quire_list_comments`: GET …/comments's query; `path` filters by page, as `page` does there. */
 export const listCommentsArgs = reshape(listCommentsQuery, {
   // Optional like `page`: an agent's path, without pagePath's "is required".
   page: ["path", z.string().max(520, "must be at most 512 characters").optional()],
   resolved: z.boolean().optional(),
-  limit: agentLimit(listCommentsQuery.shape.limit, AGENT_PAGE),
+  limit: agentLimit(listCommentsQuery.unwrap().shape.limit, AGENT_PAGE),
 });
 
 /** `quire_add_comment`: POST …/comments's body; the page, named `path`, is required (a reply names it too). */
@@ -105,11 +106,11 @@ export const movePageArgs = reshape(moveAliasInput, { path: pagePath, old_path: 
 /** `quire_resolve_sync_conflict`: the conflict (the route's `:conflict_id`), then the resolve body. */
 export const resolveConflictArgs = z.strictObject({
   conflict_id: z.string({ error: "is required" }).min(1, "must not be empty").max(200, "must be at most 200 characters"),
-  ...resolveConflictInput.in.shape,
+  ...resolveConflictInput.unwrap().in.shape,
 });
 
 /** `quire_export` over stdio: the export options, and a file to write the ZIP to instead of a download URL. */
-export const stdioExportArgs = exportInput.safeExtend({
+export const stdioExportArgs = exportInput.unwrap().safeExtend({
   output: z.string().min(1, "must not be empty").max(4096, "must be at most 4096 characters").optional(),
 });
 

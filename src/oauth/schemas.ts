@@ -1,14 +1,15 @@
 import { z } from "zod";
+import { lazyInput } from "../core/validate.ts";
 import { lazyOutput } from "../core/schemas.ts";
 
 /** The scopes an MCP client may ask for: those of API keys, without the platform owner's `admin:read`. */
 export const OAUTH_SCOPES = ["read", "write", "delete", "admin"] as const;
 export type OAuthScope = (typeof OAUTH_SCOPES)[number];
 
-const scopeString = z.string().max(200).optional().describe("space-separated scopes: read, write, delete, admin");
+const scopeString = lazyInput(() => z.string().max(200).optional().describe("space-separated scopes: read, write, delete, admin"));
 
 /** `GET /oauth/authorize` (RFC 6749 §4.1.1 with PKCE, RFC 7636, and a resource indicator, RFC 8707). */
-export const authorizeQuery = z.object({
+export const authorizeQuery = lazyInput(() => z.object({
   response_type: z.literal("code"),
   client_id: z.string().max(2000).describe("a registered client id, or the https URL of the client's metadata document"),
   redirect_uri: z.string().max(2000),
@@ -17,10 +18,10 @@ export const authorizeQuery = z.object({
   resource: z.string().max(2000).describe("the MCP endpoint, {BASE_URL}/mcp"),
   scope: scopeString,
   state: z.string().max(1000).optional(),
-});
+}));
 
 /** `POST /oauth/token` (form-encoded): an authorization code or a refresh token. */
-export const tokenInput = z.object({
+export const tokenInput = lazyInput(() => z.object({
   grant_type: z.enum(["authorization_code", "refresh_token"]),
   code: z.string().max(200).optional(),
   redirect_uri: z.string().max(2000).optional(),
@@ -29,31 +30,31 @@ export const tokenInput = z.object({
   refresh_token: z.string().max(200).optional(),
   resource: z.string().max(2000).optional(),
   scope: scopeString,
-});
+}));
 
 /** `POST /oauth/register` (RFC 7591): public clients only; unknown metadata is accepted and ignored. */
-export const registerInput = z.looseObject({
+export const registerInput = lazyInput(() => z.looseObject({
   redirect_uris: z.array(z.string().max(2000)).min(1).max(20),
   client_name: z.string().max(100).optional(),
   token_endpoint_auth_method: z.string().max(50).optional(),
   grant_types: z.array(z.string().max(50)).max(10).optional(),
   response_types: z.array(z.string().max(50)).max(10).optional(),
-});
+}));
 
 /** `POST /oauth/revoke` (RFC 7009, form-encoded). */
-export const revokeInput = z.object({
+export const revokeInput = lazyInput(() => z.object({
   token: z.string().max(8192),
   token_type_hint: z.enum(["access_token", "refresh_token"]).optional(),
   client_id: z.string().max(2000).optional(),
-});
+}));
 
 /** The person's answer on the consent screen: the scopes and workspaces may be narrowed, never widened. */
-export const consentDecisionInput = z.strictObject({
+export const consentDecisionInput = lazyInput(() => z.strictObject({
   consent_token: z.string().min(1).max(200),
   approve: z.boolean(),
   scopes: z.array(z.enum(OAUTH_SCOPES)).max(OAUTH_SCOPES.length).default([]),
   workspace_ids: z.array(z.string().max(64)).max(1000).default([]),
-});
+}));
 
 export const tokenOutput = lazyOutput(() => z.object({
   access_token: z.string(),
@@ -73,7 +74,7 @@ export const registrationOutput = lazyOutput(() => z.object({
   response_types: z.array(z.string()),
 }));
 
-const consentWorkspace = z.object({ id: z.string(), slug: z.string(), name: z.string(), role: z.string() });
+const consentWorkspace = lazyInput(() => z.object({ id: z.string(), slug: z.string(), name: z.string(), role: z.string() }));
 
 export const consentOutput = lazyOutput(() => z.object({
   request_id: z.string(),

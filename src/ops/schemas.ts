@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazyInput } from "../core/validate.ts";
 import { lazyOutput } from "../core/schemas.ts";
 
 /**
@@ -14,7 +15,7 @@ export const healthOutput = lazyOutput(() => z.object({
 }));
 export type HealthOutput = z.infer<typeof healthOutput>;
 
-const checkStatus = z.enum(["ok", "warning", "error"]);
+const checkStatus = lazyInput(() => z.enum(["ok", "warning", "error"]));
 
 /** GET /api/ready: each check, and whether the instance takes traffic (503 when not). */
 export const readinessOutput = lazyOutput(() => z.object({

@@ -1,27 +1,27 @@
 import { z } from "zod";
 import { lazyOutput } from "../core/schemas.ts";
-import { closedObject } from "../core/validate.ts";
+import { closedObject, lazyInput } from "../core/validate.ts";
 import { THEMES, VISIBILITIES, customDomain } from "../workspaces/workspace-schemas.ts";
 
 /** Input schemas of the published site (HTTP routes and MCP tools validate with these). */
 
-const themeName = z.enum(THEMES);
+const themeName = lazyInput(() => z.enum(THEMES));
 
-export const updateThemeInput = closedObject({ theme: themeName });
+export const updateThemeInput = lazyInput(() => closedObject({ theme: themeName }));
 
-export const publishWorkspaceInput = closedObject({
+export const publishWorkspaceInput = lazyInput(() => closedObject({
   published: z.boolean().optional(),
   visibility: z.enum(VISIBILITIES).optional(),
-});
+}));
 
 /** A version slug: one URL segment, lowercase (v1, 2.0, next). */
-const versionSlug = z
+const versionSlug = lazyInput(() => z
   .string()
   .trim()
   .min(1, "must not be empty")
   .max(40, "must be at most 40 characters")
   .regex(/^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$/, "must be lowercase letters, digits, '.', '_' or '-' (e.g. v1, 2.0)")
-  .refine((s) => !RESERVED_SITE_SEGMENTS.has(s), "is a reserved site path");
+  .refine((s) => !RESERVED_SITE_SEGMENTS.has(s), "is a reserved site path"));
 
 /** First segments the site itself answers, so no version (or page route) may take them. */
 export const RESERVED_SITE_SEGMENTS = new Set([
@@ -39,7 +39,7 @@ export const RESERVED_SITE_SEGMENTS = new Set([
 ]);
 
 /** A folder inside the workspace: relative, `/`-separated, no dot segments. */
-const basePath = z
+const basePath = lazyInput(() => z
   .string()
   .trim()
   .max(200, "must be at most 200 characters")
@@ -47,9 +47,9 @@ const basePath = z
   .refine((s) => s !== "" && s.split("/").every((seg) => seg !== "" && !seg.startsWith(".") && !/[\\\u0000-\u001f<>:"|?*%]/.test(seg)), {
     message: "must be a folder path inside the workspace (e.g. versions/v1)",
   })
-  .refine((s) => s.split("/")[0]!.toLowerCase() !== "assets", "must not be under assets/");
+  .refine((s) => s.split("/")[0]!.toLowerCase() !== "assets", "must not be under assets/"));
 
-export const createVersionInput = closedObject({
+export const createVersionInput = lazyInput(() => closedObject({
   slug: versionSlug,
   name: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters"),
   /** Defaults to `versions/{slug}`. */
@@ -57,21 +57,21 @@ export const createVersionInput = closedObject({
   /** Copy the current published pages into base_path (new ids, through the ledger). */
   snapshot: z.boolean().optional(),
   is_default: z.boolean().optional(),
-});
+}));
 
-export const setCustomDomainInput = closedObject({ domain: customDomain });
+export const setCustomDomainInput = lazyInput(() => closedObject({ domain: customDomain }));
 
-export const siteSearchQuery = z.object({
+export const siteSearchQuery = lazyInput(() => z.object({
   q: z.string().max(200, "must be at most 200 characters").default(""),
   limit: z.coerce.number().int().min(1).max(50).default(10),
-});
+}));
 
 /** GET /api/v1/workspaces/:id/quality query (and the MCP quality tools' `path`). */
-export const qualityQuery = z.object({
+export const qualityQuery = lazyInput(() => z.object({
   path: z.string().min(1, "must not be empty").max(1024, "must be at most 1024 characters").optional(),
-});
+}));
 
-const absoluteHttpUrl = z
+const absoluteHttpUrl = lazyInput(() => z
   .string()
   .trim()
   .max(2000, "must be at most 2000 characters")
@@ -82,18 +82,18 @@ const absoluteHttpUrl = z
     } catch {
       return false;
     }
-  }, "must be an absolute http(s) URL without credentials, query or fragment");
+  }, "must be an absolute http(s) URL without credentials, query or fragment"));
 
 /** GET|POST /api/v1/workspaces/:id/export (query or JSON body) and `quire export --base-url`. */
-export const exportInput = z.object({
+export const exportInput = lazyInput(() => z.object({
   /** Where the exported site will live: sitemap.xml and canonical links use it. */
   base_url: absoluteHttpUrl.optional(),
-});
+}));
 
 /** GET /api/v1/exports/:token — a prepared export's download (MCP's quire_export hands out its URL). */
-export const exportDownloadParams = z.object({
+export const exportDownloadParams = lazyInput(() => z.object({
   token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "is not a download token"),
-});
+}));
 
 // ---- outputs: what the site endpoints answer (the OpenAPI document is generated from these) ----
 

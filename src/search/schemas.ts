@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { lazyInput } from "../core/validate.ts";
 import { lazyOutput } from "../core/schemas.ts";
 
 /** GET /api/v1/workspaces/:id/search query. */
-export const searchQuery = z.object({
+export const searchQuery = lazyInput(() => z.object({
   q: z
     .string({ error: "is required" })
     .trim()
@@ -14,7 +15,7 @@ export const searchQuery = z.object({
     .min(1, "must be between 1 and 100")
     .max(100, "must be between 1 and 100")
     .default(20),
-});
+}));
 
 // ---- outputs (the OpenAPI document is generated from these) ----
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { lazyOutput } from "../core/schemas.ts";
-import { CONTROL, closedObject } from "../core/validate.ts";
+import { CONTROL, closedObject, lazyInput } from "../core/validate.ts";
 
 /** The events docs/interfaces.md §6 names that a webhook may subscribe to (presence is not a change worth a call). */
 export const WEBHOOK_EVENTS = [
@@ -16,40 +16,40 @@ export const WEBHOOK_EVENTS = [
 const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 /** Shape only; where the URL may point (public addresses only) is checked by the service. */
-const webhookUrl = z
+const webhookUrl = lazyInput(() => z
   .string({ error: "is required" })
   .trim()
   .min(1, "is required")
   .max(MAX_WEBHOOK_URL_LENGTH, `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`)
-  .refine((s) => !CONTROL.test(s) && !/\s/.test(s), "must not contain spaces or control characters");
+  .refine((s) => !CONTROL.test(s) && !/\s/.test(s), "must not contain spaces or control characters"));
 
-const events = z
+const events = lazyInput(() => z
   .array(z.enum(WEBHOOK_EVENTS, { error: `must be one of ${WEBHOOK_EVENTS.join(", ")}` }))
   .min(1, "must name at least one event")
-  .max(WEBHOOK_EVENTS.length);
+  .max(WEBHOOK_EVENTS.length));
 
-const description = z.string().max(200, "must be at most 200 characters").refine((s) => !CONTROL.test(s), "must not contain control characters");
+const description = lazyInput(() => z.string().max(200, "must be at most 200 characters").refine((s) => !CONTROL.test(s), "must not contain control characters"));
 
 /** Restricted pages' events go only to hooks an admin marks trusted (docs/decisions/restricted-folders.md). */
-const trusted = z.boolean().describe("Also sent events about pages a restriction hides from some member (default false)");
+const trusted = lazyInput(() => z.boolean().describe("Also sent events about pages a restriction hides from some member (default false)"));
 
 /** POST /api/v1/workspaces/:id/webhooks */
-export const createWebhookInput = closedObject({
+export const createWebhookInput = lazyInput(() => closedObject({
   url: webhookUrl,
   events: events.optional(),
   active: z.boolean().optional(),
   description: description.optional(),
   trusted: trusted.optional(),
-});
+}));
 
 /** PUT /api/v1/workspaces/:id/webhooks/:wid: the keys given are changed, the others stay. */
-export const updateWebhookInput = closedObject({
+export const updateWebhookInput = lazyInput(() => closedObject({
   url: webhookUrl.optional(),
   events: events.optional(),
   active: z.boolean().optional(),
   description: description.optional(),
   trusted: trusted.optional(),
-});
+}));
 
 // ---- outputs (the OpenAPI document is generated from these) ----
 

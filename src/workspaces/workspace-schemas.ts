@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { closedObject, displayName, slug } from "../core/validate.ts";
+import { closedObject, displayName, slug, lazyInput } from "../core/validate.ts";
 import { gitBranch, gitRemote } from "./git-remote.ts";
 import { WORKSPACE_ROLES } from "./roles.ts";
 import { lazyOutput, listOutput } from "../core/schemas.ts";
@@ -10,20 +10,20 @@ import { lazyOutput, listOutput } from "../core/schemas.ts";
  * (`git_token`, null clears), used as the basic-auth password for clone, fetch and push, shown
  * nowhere: responses carry only `git_token_set`.
  */
-const gitTokenInput = z
+const gitTokenInput = lazyInput(() => z
   .string()
   .min(1, "must not be empty (send null to clear the token)")
   .max(4096, "must be at most 4096 characters")
-  .refine((t) => !/[\s\u0000-\u001f\u007f]/.test(t), "must not contain spaces or control characters");
+  .refine((t) => !/[\s\u0000-\u001f\u007f]/.test(t), "must not contain spaces or control characters"));
 
 /** Input schemas of the workspace endpoints, shared by every transport (HTTP, MCP, CLI). */
 
-const workspaceDescription = z
+const workspaceDescription = lazyInput(() => z
   .string()
   .max(2000, "must be at most 2000 characters")
-  .refine((s) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s), "must not contain control characters");
+  .refine((s) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s), "must not contain control characters"));
 
-export const createWorkspaceInput = closedObject({
+export const createWorkspaceInput = lazyInput(() => closedObject({
   name: displayName(100),
   slug,
   description: workspaceDescription.optional(),
@@ -31,10 +31,10 @@ export const createWorkspaceInput = closedObject({
   git_branch: gitBranch.optional(),
   /** Write-only HTTPS token for the remote (see src/workspaces/remote-token.ts). */
   git_token: gitTokenInput.optional(),
-});
+}));
 
 /** `quire init`: the workspace's name, slug and branch (its remote is checked on its own, before cloning). */
-export const initWorkspaceInput = z.object({ name: displayName(100), slug, branch: gitBranch });
+export const initWorkspaceInput = lazyInput(() => z.object({ name: displayName(100), slug, branch: gitBranch }));
 
 export const THEMES = ["default", "dark", "forest", "rose", "amber", "minimal", "corporate"] as const;
 export type Theme = (typeof THEMES)[number];
@@ -42,7 +42,7 @@ export const VISIBILITIES = ["authenticated", "public"] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
 
 /** A host name a site can be served on: lowercase DNS labels, at least two of them. */
-export const customDomain = z
+export const customDomain = lazyInput(() => z
   .string()
   .trim()
   .toLowerCase()
@@ -50,7 +50,7 @@ export const customDomain = z
   .regex(
     /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
     "must be a host name such as docs.example.com",
-  );
+  ));
 
 const MAX_NAVIGATION_BYTES = 64 * 1024;
 
@@ -58,7 +58,7 @@ const MAX_NAVIGATION_BYTES = 64 * 1024;
  * Every key the settings PUT accepts. All optional: PUT merges what it is given. Unknown keys are
  * refused by the service (naming the key), so a typo never silently does nothing.
  */
-export const updateSettingsInput = z.object({
+export const updateSettingsInput = lazyInput(() => z.object({
   name: displayName(100).optional(),
   description: workspaceDescription.optional(),
   git_branch: gitBranch.optional(),
@@ -79,7 +79,7 @@ export const updateSettingsInput = z.object({
   custom_domain: customDomain.nullable().optional(),
   /** Editors with `edit` on a folder or page may set its access list (docs/decisions/restricted-folders.md). */
   editors_manage_access: z.boolean().optional(),
-});
+}));
 
 /** Keys the settings GET shows but PUT cannot change (each has its own endpoint or is derived). */
 export const READ_ONLY_SETTINGS = ["id", "slug", "git_remote", "sync_status", "webhook_secret", "webhook_url"] as const;

@@ -1,25 +1,26 @@
 import { z } from "zod";
 import { lazyOutput } from "../../core/schemas.ts";
-import { closedObject } from "../../core/validate.ts";
+import { closedObject, lazyInput } from "../../core/validate.ts";
 import { ACCESS_LEVELS } from "./levels.ts";
 import { MAX_ENTRIES } from "./rules.ts";
 
 /** Inputs and answers of the access endpoints and tools (docs/decisions/restricted-folders.md). */
 
-const rulePath = z.string().min(1, "must not be empty").max(1024);
+/** A function, not one shared schema: each use describes its own copy. */
+const rulePath = () => z.string().min(1, "must not be empty").max(1024);
 
-const accessEntry = closedObject({
+const accessEntry = lazyInput(() => closedObject({
   who: z.string().min(1, "must not be empty").max(320).describe("email, group:admins|editors|everyone, link:anyone"),
   level: z.enum(ACCESS_LEVELS),
-});
+}));
 
-export const setAccessInput = closedObject({
-  path: rulePath.describe("folder/ or page.md"),
+export const setAccessInput = lazyInput(() => closedObject({
+  path: rulePath().describe("folder/ or page.md"),
   entries: z.array(accessEntry).max(MAX_ENTRIES, `at most ${MAX_ENTRIES} entries`).describe("[] lifts it"),
   confirm_private_remote: z.boolean().optional().describe("the git remote is private"),
-});
+}));
 
-export const effectiveAccessQuery = z.object({ path: rulePath });
+export const effectiveAccessQuery = lazyInput(() => z.object({ path: rulePath() }));
 
 const accessEntryOutput = lazyOutput(() => z.object({ who: z.string(), level: z.enum(ACCESS_LEVELS) }));
 

@@ -5,6 +5,7 @@ import { requirePrincipal } from "../guards.ts";
 import { REFRESH_COOKIE } from "./auth.ts";
 import { REFRESH_TTL_MS } from "../../identity/sessions.ts";
 import { acceptInvitationInput, createInvitationInput, invitationAcceptOutput, invitationListOutput, invitationListQuery, invitationOutput, listQuery } from "../../access/schemas.ts";
+import { lazyInput } from "../../core/validate.ts";
 import type { RouteDocs } from "../openapi.ts";
 
 type CookieJar = Record<string, { set(o: Record<string, unknown>): void }>;
@@ -53,7 +54,7 @@ export function invitationRoutes(services: Services) {
 /** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
 export const invitationsDocs: RouteDocs = {
   "POST /api/auth/invitations/accept": { summary: "Accept a workspace invitation (201 when it creates the account)", tag: "auth", auth: "public", body: acceptInvitationInput, response: invitationAcceptOutput, createdStatus: true },
-  "GET /api/v1/workspaces/:id/invitations": { summary: "Invitations", tag: "members", query: listQuery.extend(invitationListQuery.shape), response: invitationListOutput },
+  "GET /api/v1/workspaces/:id/invitations": { summary: "Invitations", tag: "members", query: lazyInput(() => listQuery.unwrap().extend(invitationListQuery.unwrap().shape)), response: invitationListOutput },
   "POST /api/v1/workspaces/:id/invitations": { summary: "Invite by email (editors and admins take a seat in Cloud)", tag: "members", body: createInvitationInput, status: 201, response: invitationOutput },
   "DELETE /api/v1/workspaces/:id/invitations/:invitationId": { summary: "Revoke an invitation", tag: "members", status: 204 },
 };
