@@ -8,7 +8,8 @@
  * app's shell must hold none of the modules below, nor after a registration but for the git library
  * (the starter workspace's first commit), and after a published-site
  * request it must hold the site's server, which shows the list sees lazily loaded modules at all.
- * The answer schemas (lazyOutput) are not built until the OpenAPI document is first asked for.
+ * No request schema (lazyInput) is built before a request of its kind, and no answer schema
+ * (lazyOutput) before the OpenAPI document is first asked for, which builds them all.
  * A restart on that data directory, whose workspace now has commits, must not load the git
  * library either: the page-history index asks every workspace for its HEAD at start, and reads it
  * from the ref files.
@@ -59,10 +60,10 @@ async function listNow(pid: number, file: string): Promise<string[]> {
 
 test("serve answers health, readiness, the web app and a registration without the heavy modules; a site request loads the site's server", async () => {
   const list = join(dataDir, "..", `serve-loaded-${process.pid}-${Date.now()}.txt`);
-  const built = `${list}.outputs`;
+  const built = `${list}.schemas`;
   const serve = await startServe(dataDir, {
     cmd: [process.execPath, "--preload", join(REPO, "test/mcp/loaded-modules.ts"), join(REPO, "src/cli.ts")],
-    env: { QUIRE_LOADED_MODULES: list, QUIRE_BUILT_OUTPUTS: built },
+    env: { QUIRE_LOADED_MODULES: list, QUIRE_BUILT_SCHEMAS: built },
   });
   try {
     expect((await fetch(`${serve.base}/api/health`)).status).toBe(200);
@@ -72,6 +73,10 @@ test("serve answers health, readiness, the web app and a registration without th
     expect(shell.status).toBe(200);
     // Nothing heavy before the first registration, the git library included.
     expect(heavy(await listNow(serve.pid, list))).toEqual([]);
+    // Nor any of the domains' schemas: no request has been validated yet, and the answer schemas
+    // only describe answers. The page tree's node is the one exception: it refers to itself (and
+    // defers its children on its own).
+    expect(loaded(built)).toEqual(["src/content/schemas.ts: treeNodeOutput"]);
     const reg = await fetch(`${serve.base}/api/auth/register`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -83,12 +88,16 @@ test("serve answers health, readiness, the web app and a registration without th
     expect(atStart).toContain("src/services.ts");
     // A registration creates the person's starter workspace, whose first commit may load the git library by now.
     expect(heavy(atStart).filter((m) => !GIT_LIBRARY.test(m))).toEqual([]);
-    // The answer schemas only describe answers: none is built until the OpenAPI document is asked
-    // for, but for the page tree's node, which refers to itself (and defers its children on its own).
-    expect(loaded(built)).toEqual(["src/content/schemas.ts: treeNodeOutput"]);
+    // The registration built the request schema it was validated with, and no answer schema;
+    // the schemas of requests nobody has made are still not built.
+    const afterRegistration = loaded(built);
+    expect(afterRegistration).toContain("src/identity/schemas.ts: registerInput");
+    expect(afterRegistration.filter((s) => s.endsWith("Output"))).toEqual(["src/content/schemas.ts: treeNodeOutput"]);
+    expect(afterRegistration).not.toContain("src/content/schemas.ts: createPageInput");
+    // The OpenAPI document is generated from every route's request and answer schemas.
     expect((await fetch(`${serve.base}/api/openapi.json`)).status).toBe(200);
     await listNow(serve.pid, list);
-    expect(loaded(built)).toContain("src/identity/schemas.ts: meOutput");
+    expect(loaded(built)).toEqual(expect.arrayContaining(["src/identity/schemas.ts: meOutput", "src/content/schemas.ts: createPageInput"]));
 
     await (await fetch(`${serve.base}/p/no-such-site/`)).arrayBuffer();
     const afterSite = await listNow(serve.pid, list);

@@ -4,8 +4,9 @@
  * files inside packages (a package's own entry, reached by its bare name, is seen through the src/
  * file that imports it), and every CommonJS module in `require.cache` (a package that is one
  * CommonJS file, such as isomorphic-git, has no other trace). The list, one absolute path a line,
- * is written to $QUIRE_LOADED_MODULES on SIGUSR2 and again at exit; with $QUIRE_BUILT_OUTPUTS set,
- * the answer schemas built so far are written there just before (test/cli/serve-start-imports.test.ts).
+ * is written to $QUIRE_LOADED_MODULES on SIGUSR2 and again at exit; with $QUIRE_BUILT_SCHEMAS set,
+ * the exported request and answer schemas built so far are written there just before
+ * (test/cli/serve-start-imports.test.ts).
  */
 import { writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -25,30 +26,30 @@ if (out) {
     },
   });
   const write = () => writeFileSync(out, [...new Set([...seen, ...Object.keys(require.cache)])].join("\n") + "\n");
-  const built = process.env.QUIRE_BUILT_OUTPUTS;
+  const built = process.env.QUIRE_BUILT_SCHEMAS;
   process.on("SIGUSR2", async () => {
     // Written first: the caller waits for the module list.
-    if (built) writeFileSync(built, (await builtOutputs(seen)).join("\n") + "\n");
+    if (built) writeFileSync(built, (await builtSchemas(seen)).join("\n") + "\n");
     write();
   });
   process.on("exit", write);
 }
 
 /**
- * The answer schemas (`…Output`) already built, as "file: name", among the schemas modules the
- * process has loaded: those built at import and the lazy ones (`lazyOutput`, src/core/schemas.ts)
- * asked for since. Importing a loaded module hands back its namespace without running it again;
- * a lazy schema keeps what it built on its definition (`_cachedInner`).
+ * The exported zod schemas already built, as "file: name", among the schemas modules the process
+ * has loaded (every `…schemas.ts` and src/core/validate.ts): those built at import, and the lazy
+ * ones (`lazyInput` in src/core/validate.ts, `lazyOutput` in src/core/schemas.ts) asked for since.
+ * Importing a loaded module hands back its namespace without running it again; a lazy schema keeps
+ * what it built on its definition (`_cachedInner`).
  */
-async function builtOutputs(seen: Set<string>): Promise<string[]> {
+async function builtSchemas(seen: Set<string>): Promise<string[]> {
   const out: string[] = [];
-  for (const file of [...seen].filter((f) => /\/src\/.*schemas\.ts$/.test(f)).sort()) {
+  for (const file of [...seen].filter((f) => /\/src\/(.*schemas|core\/validate)\.ts$/.test(f)).sort()) {
     const ns = (await import(file)) as Record<string, { _zod?: { def?: { type?: string; _cachedInner?: unknown } } }>;
     for (const [name, value] of Object.entries(ns)) {
       const def = value?._zod?.def;
-      if (name.endsWith("Output") && def && (def.type !== "lazy" || def._cachedInner !== undefined)) out.push(`${file}: ${name}`);
+      if (def && (def.type !== "lazy" || def._cachedInner !== undefined)) out.push(`${file}: ${name}`);
     }
   }
   return out;
 }
-
