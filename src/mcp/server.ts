@@ -107,7 +107,7 @@ export function precomputedToolSchemas(target = "draft-2020-12"): Record<string,
 function buildInput(tool: ToolDef): z.ZodType {
   let schema = tool.input as z.ZodType;
   // A domain's request schema is built on first use (lazyInput): the tool lists and parses the built one.
-  if (schema instanceof z.ZodLazy) schema = schema.unwrap();
+  if (schema instanceof z.ZodLazy) schema = schema.unwrap() as z.ZodType;
   if (schema instanceof z.ZodPipe && schema.in instanceof z.ZodObject) schema = z.strictObject(schema.in.shape);
   if (!(schema instanceof z.ZodObject)) return schema;
   let object = schema as z.ZodObject;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazyInput } from "../core/validate.ts";
 
 /**
  * The shapes of git remote accepted for a workspace. Cloning comes later; this only makes sure
@@ -37,17 +38,17 @@ export function gitRemoteProblem(url: string): string | null {
   return "must be an HTTPS or SSH git URL (https://…, ssh://… or user@host:path)";
 }
 
-export const gitRemote = z
+export const gitRemote = lazyInput(() => z
   .string()
   .trim()
   .min(1, "must not be empty")
   .superRefine((url, ctx) => {
     const problem = gitRemoteProblem(url);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
-  });
+  }));
 
 /** A branch name git accepts (the subset of check-ref-format rules that matter for a branch). */
-export const gitBranch = z
+export const gitBranch = lazyInput(() => z
   .string()
   .trim()
   .min(1, "must not be empty")
@@ -65,4 +66,4 @@ export const gitBranch = z
       !b.includes("//") &&
       !b.includes("/."),
     "must be a valid git branch name",
-  );
+  ));

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { Services } from "../../services.ts";
 import { httpCore } from "../core.ts";
 import { z } from "zod";
+import { lazyInput } from "../../core/validate.ts";
 import type { RouteDocs } from "../openapi.ts";
 
 /**
@@ -23,7 +24,7 @@ export function gitWebhookRoutes(services: Services) {
   );
 }
 
-const pushPayload = z.looseObject({}).describe("The hosting provider's push event, as it sends it (GitHub, GitLab or Bitbucket)");
+const pushPayload = lazyInput(() => z.looseObject({}).describe("The hosting provider's push event, as it sends it (GitHub, GitLab or Bitbucket)"));
 /** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
 export const gitWebhookDocs: RouteDocs = {
   "POST /api/git/webhook/:workspace_id": { summary: "Inbound git push webhook (signature or token per provider)", tag: "git", auth: "webhook-signature", body: pushPayload, status: 202 },

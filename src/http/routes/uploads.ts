@@ -5,6 +5,7 @@ import { requirePrincipal } from "../guards.ts";
 import { contentAccess } from "../../content/access.ts";
 import { uploadOutput } from "../../content/schemas.ts";
 import { z } from "zod";
+import { lazyInput } from "../../core/validate.ts";
 import type { RouteDocs } from "../openapi.ts";
 
 /**
@@ -49,7 +50,7 @@ export function uploadRoutes(services: Services) {
     });
 }
 
-const uploadForm = z.object({ file: z.string().describe("The file (binary)") });
+const uploadForm = lazyInput(() => z.object({ file: z.string().describe("The file (binary)") }));
 /** The OpenAPI entries of these routes (src/http/routes/openapi.ts assembles the document from every file's). */
 export const uploadsDocs: RouteDocs = {
   "POST /api/v1/content/:workspace/uploads": { summary: "Upload a file", tag: "content", body: uploadForm, bodyType: "multipart/form-data", status: 201, response: uploadOutput },
