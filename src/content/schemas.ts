@@ -85,7 +85,7 @@ export const reorderInput = lazyInput(() => closedObject({
 export const pagePath = lazyInput(() => z.string({ error: "is required" }).min(1, "must not be empty").max(520, "must be at most 512 characters"));
 /** Longest page text a tool accepts in one argument (well under the 10 MB request limit). */
 export const MAX_PAGE_CHARS = 2_000_000;
-const pageText = lazyInput(() => pageBody.refine((s) => s.length <= MAX_PAGE_CHARS, `must be at most ${MAX_PAGE_CHARS} characters`));
+const pageText = lazyInput(() => pageBody.unwrap().refine((s) => s.length <= MAX_PAGE_CHARS, `must be at most ${MAX_PAGE_CHARS} characters`));
 const cursor = lazyInput(() => z.string().max(512, "must be at most 512 characters"));
 
 export const listPagesInput = lazyInput(() => z.strictObject({
