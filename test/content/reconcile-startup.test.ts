@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
 import { Client } from "../helpers/client.ts";
@@ -111,6 +111,22 @@ test("a start reads only what changed while the server was stopped, and finds ev
   expect((await client(o).get(`${o.base}/stopped/deleted`)).status).toBe(404);
   expect((await read("stopped/new")).title).toBe("New while stopped");
   expect((await read("stopped/untouched")).content).toBe("The untouched page.\n");
+}, 60_000);
+
+test("a copy of a file left unread gets an id of its own; the original keeps its id", async () => {
+  const o = await owner(server);
+  const orig = await client(o).post(`${o.base}/original`, { title: "Original", body: "same\n" });
+  expect(orig.status).toBe(201);
+  await settle(o);
+  await restart(o);
+  const pages = live(o).length;
+  const r = await restart(o, () => copyFileSync(join(o.dir, "original.md"), join(o.dir, "copy.md")));
+  expect(r).toMatchObject({ inserted: 1, updated: 0, orphaned: 0, unchanged: pages });
+  expect(r.problems.map((p) => [p.kind, p.path])).toEqual([["duplicate_id", "copy.md"]]);
+  const copy = live(o).find((x) => x.path === "copy.md")!;
+  expect(copy.id).not.toBe(orig.body.page_id);
+  expect(live(o).find((x) => x.path === "original.md")!.id).toBe(orig.body.page_id);
+  expect(readFileSync(join(o.dir, "copy.md"), "utf8")).toContain(`id: ${copy.id}`);
 }, 60_000);
 
 test("Quire's own write forgets the recorded stat, so the next start reads that file again", async () => {
