@@ -124,6 +124,10 @@ async function main() {
  *     fetched as a browser would) and a page edit, the case that loads argon2 and isomorphic-git;
  *   - the first read and save after that idle time (the server released memory and compiled code);
  *   - peak RSS (VmHWM) over the whole run.
+ * Each measured start is a restart: the copy gets one start of its own first (a copied file has a
+ * new ctime and inode, so that start reads every page file and records its stat, as the last run
+ * of a server would have; docs/decisions/startup-reconcile.md). The first variant prepares the
+ * directory: name the build with the oldest database schema first when comparing builds.
  * Options: --runs=N (default 5), --bin=<path> (repeatable; default dist/quire when built), --source=no,
  * --bun-flag=<flag> (repeatable: an extra source variant run as `bun <flag> src/cli.ts`).
  */
@@ -137,7 +141,7 @@ async function footprint(): Promise<void> {
     ...opt("bun-flag").map((flag) => ({ label: `bun ${flag} src/cli.ts`, cmd: [process.execPath, flag, CLI] })),
     ...bins.map((bin) => ({ label: relative(REPO, bin).startsWith("..") ? bin : relative(REPO, bin), cmd: [bin] })),
   ];
-  const fixture = await bigDataDir();
+  const fixture = await bigDataDir(variants[0]!.cmd);
   const rows: Row[] = [];
   try {
     // Interleaved (run i of every variant, then run i + 1), so a change in the machine's load
@@ -151,6 +155,7 @@ async function footprint(): Promise<void> {
         for (const [v, variant] of variants.entries()) {
           rmSync(fixture.dataDir, { recursive: true, force: true });
           cpSync(prepared, fixture.dataDir, { recursive: true });
+          await restartPoint(variant.cmd, fixture.dataDir);
           all[v]!.push(await footprintRun(variant.cmd, fixture, i));
         }
       }
@@ -278,10 +283,10 @@ async function call(base: string, path: string, init: { method?: string; body?: 
  * pages, already reconciled, indexed and committed by an earlier run, so each measured start
  * finds nothing to repair (a restart, which is what users see).
  */
-async function bigDataDir(pages = 1000): Promise<Fixture> {
+async function bigDataDir(cmd: string[], pages = 1000): Promise<Fixture> {
   const dataDir = mkdtempSync(join(tmpdir(), "quire-bench-fp-"));
   const fixture: Fixture = { dataDir, slug: "", pages, email: `footprint.${Date.now()}@example.test`, password: "a benchmark password" };
-  let s = await spawnServe([process.execPath, CLI], dataDir);
+  let s = await spawnServe(cmd, dataDir);
   const reg = await call(s.base, "/api/auth/register", { method: "POST", ip: ipFor(1), body: { name: "Footprint", email: fixture.email, password: fixture.password, terms_accepted: true } });
   if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.body)}`);
   await s.stop();
@@ -299,7 +304,7 @@ async function bigDataDir(pages = 1000): Promise<Fixture> {
     );
   }
   // The start-up reconcile injects ids, indexes and commits the files; wait for all of it.
-  s = await spawnServe([process.execPath, CLI], dataDir);
+  s = await spawnServe(cmd, dataDir);
   const count = () => {
     const d = new Database(join(dataDir, "quire.db"), { readonly: true });
     try {
@@ -313,6 +318,18 @@ async function bigDataDir(pages = 1000): Promise<Fixture> {
   await Bun.sleep(3000);
   await s.stop();
   return fixture;
+}
+
+/**
+ * One start and stop on a freshly copied directory, so the measured start that follows is a
+ * restart after a clean run. Its start-up pass reads every copied file (new ctimes and inodes);
+ * the files are left to age past the racy-stat margin first so that it may record their stats.
+ */
+async function restartPoint(cmd: string[], dataDir: string): Promise<void> {
+  await Bun.sleep(2100);
+  const s = await spawnServe(cmd, dataDir);
+  await Bun.sleep(3000);
+  await s.stop();
 }
 
 async function footprintRun(cmd: string[], fixture: Fixture, i: number): Promise<FootprintRun> {

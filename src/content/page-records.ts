@@ -23,6 +23,8 @@ export interface PageRow {
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
+  /** The file's stat as the last reconcile pass read it (page-file-stat.ts); null: read it next time. */
+  file_stat: string | null;
 }
 
 /** The page object of docs/interfaces.md §9 without its problems (the ledger adds them): the documented output schema's type. */
@@ -68,6 +70,11 @@ export interface RecordWrite {
   actorId: string | null;
   actorName: string;
   now: string;
+  /**
+   * The stat the file had before it was read (page-file-stat.ts), when a reconcile pass read it
+   * and may trust it; absent for Quire's own writes, which clear it (the next start reads the file).
+   */
+  fileStat?: string | null;
 }
 
 /**
@@ -165,10 +172,10 @@ export class PageRecords {
     this.db
       .query(
         `INSERT INTO pages (id, workspace_id, path, title, description, tags, status, publish, nav_order, content_hash,
-           frontmatter_hash, created_by, updated_by, updated_by_name, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           frontmatter_hash, created_by, updated_by, updated_by_name, created_at, updated_at, file_stat)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, workspaceId, ...fileColumns(w), w.actorId, w.actorId, w.actorName, w.now, w.now);
+      .run(id, workspaceId, ...fileColumns(w), w.actorId, w.actorId, w.actorName, w.now, w.now, w.fileStat ?? null);
   }
 
   /** Updates a record from its file (and undeletes it: a file exists for it). */
@@ -176,10 +183,25 @@ export class PageRecords {
     this.db
       .query(
         `UPDATE pages SET path = ?, title = ?, description = ?, tags = ?, status = ?, publish = ?, nav_order = ?,
-           content_hash = ?, frontmatter_hash = ?, updated_by = ?, updated_by_name = ?, updated_at = ?, deleted_at = NULL
+           content_hash = ?, frontmatter_hash = ?, updated_by = ?, updated_by_name = ?, updated_at = ?, deleted_at = NULL, file_stat = ?
          WHERE id = ?`,
       )
-      .run(...fileColumns(w), w.actorId, w.actorName, w.now, id);
+      .run(...fileColumns(w), w.actorId, w.actorName, w.now, w.fileStat ?? null, id);
+  }
+
+  /** Records the stat a reconcile pass read a record's unchanged file with (page-file-stat.ts). */
+  setFileStat(id: string, fileStat: string | null): void {
+    this.db.query("UPDATE pages SET file_stat = ? WHERE id = ?").run(fileStat, id);
+  }
+
+  /** Path → id and recorded stat of the live pages whose file's stat is known (the start-up pass skips those unchanged). */
+  fileStats(workspaceId: string): Map<string, { id: string; stat: string }> {
+    const rows = this.db
+      .query<{ id: string; path: string; file_stat: string }, [string]>(
+        "SELECT id, path, file_stat FROM pages WHERE workspace_id = ? AND deleted_at IS NULL AND file_stat IS NOT NULL",
+      )
+      .all(workspaceId);
+    return new Map(rows.map((r) => [r.path, { id: r.id, stat: r.file_stat }]));
   }
 
   /**

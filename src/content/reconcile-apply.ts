@@ -32,6 +32,7 @@ export async function injectMissingIds(ledger: ContentLedger, dir: WorkspaceDir,
       return;
     }
     s.file = readPageFile(text, s.path);
+    s.stat = null; // written just now: a later pass records its stat
     injected.push({ path: s.path, text });
   });
   return injected;
@@ -40,7 +41,9 @@ export async function injectMissingIds(ledger: ContentLedger, dir: WorkspaceDir,
 /**
  * Writes the records of one pass in one transaction: records whose file is gone are soft-deleted,
  * matched files update (or restore) their record, new files insert one; every change gets its
- * activity row. Counts go into `result`; returns the changes, in the order they were made.
+ * activity row. Each record keeps the stat its file was read with, when it may (`recordedStat`).
+ * `unchanged` are the records whose file the pass left unread. Counts go into `result`; returns
+ * the changes, in the order they were made.
  */
 export function recordChanges(
   deps: { db: Db; ledger: ContentLedger },
@@ -50,9 +53,11 @@ export function recordChanges(
   source: ReconcileSource,
   iso: string,
   result: ReconcileResult,
+  unchanged: ReadonlySet<string> = new Set(),
 ): PageChange[] {
   const { db, ledger } = deps;
   const claimed = new Set(scanned.map((s) => s.record?.id).filter((id): id is string => id !== undefined));
+  for (const id of unchanged) claimed.add(id);
   const orphans = records.filter((r) => r.deleted_at === null && !claimed.has(r.id));
   const changes: PageChange[] = [];
   db.transaction(() => {
@@ -63,7 +68,7 @@ export function recordChanges(
     // Records changing path step aside first, so two pages may swap paths.
     for (const s of scanned) if (s.record && s.record.path !== s.path && s.record.deleted_at === null) ledger.records.park(s.record.id);
     for (const s of scanned) {
-      const write = ledger.recordWrite(s.path, s.file, RECONCILE_ACTOR, iso);
+      const write = { ...ledger.recordWrite(s.path, s.file, RECONCILE_ACTOR, iso), fileStat: recordedStat(s) };
       const record = s.record;
       if (!record) {
         ledger.records.insert(s.id, workspaceId, write);
@@ -84,6 +89,8 @@ export function recordChanges(
           contentHash: s.file.contentHash,
           snapshot: snapshotOf(s),
         });
+      } else if (record.file_stat !== write.fileStat) {
+        ledger.records.setFileStat(record.id, write.fileStat);
       }
     }
     for (const c of changes) {
@@ -106,6 +113,16 @@ export function recordChanges(
   })();
   result.orphaned = orphans.length;
   return changes;
+}
+
+/**
+ * The stat a record keeps of its file: the one taken before the pass read it, when it may be
+ * trusted, and only for a file that as read carries the record's id and parses (a file with a
+ * problem, or one the pass wrote an id into, is read again next time, so its problem is reported
+ * again and nothing is assumed of it).
+ */
+function recordedStat(s: ScannedFile): string | null {
+  return s.stat !== null && s.file.yamlError === null && s.file.meta.id === s.id ? s.stat : null;
 }
 
 function changed(record: PageRow, path: string, file: PageFile): boolean {

@@ -8,10 +8,18 @@ import type { ReconcileProblem, ScannedFile } from "./reconcile-pass.ts";
  * records without a file (deleted in the last 24 h, or live ones whose file vanished: a file moved
  * outside Quire, recovered with its id). A file matched by none is a new page with a new id.
  * `records` are the workspace's live and recently deleted records; `idElsewhere` says whether an
- * id belongs to a page of another workspace.
+ * id belongs to a page of another workspace. `unchanged` are the ids of records whose file the pass
+ * left unread (at the record's path, carrying its id): they are taken, as that file would have
+ * taken them in tier 1 (the file at the record's path keeps the id).
  */
-export function matchFiles(scanned: ScannedFile[], records: PageRow[], problems: ReconcileProblem[], idElsewhere: (id: string) => boolean): void {
-  const claimed = new Set<string>();
+export function matchFiles(
+  scanned: ScannedFile[],
+  records: PageRow[],
+  problems: ReconcileProblem[],
+  idElsewhere: (id: string) => boolean,
+  unchanged: ReadonlySet<string> = new Set(),
+): void {
+  const claimed = new Set<string>(unchanged);
   const rest = matchById(scanned, records, problems, claimed, idElsewhere);
   const unmatched = matchByPath(rest, records, claimed);
   matchByContent(unmatched, records, claimed);
@@ -23,7 +31,7 @@ export function matchFiles(scanned: ScannedFile[], records: PageRow[], problems:
  */
 function matchById(scanned: ScannedFile[], records: PageRow[], problems: ReconcileProblem[], claimed: Set<string>, idElsewhere: (id: string) => boolean): ScannedFile[] {
   const byId = new Map(records.map((r) => [r.id, r]));
-  const takenIds = new Set<string>();
+  const takenIds = new Set<string>(claimed);
   const ordered = [...scanned].sort((a, b) => rank(a, byId) - rank(b, byId) || a.path.localeCompare(b.path));
   const rest: ScannedFile[] = [];
   for (const s of ordered) {

@@ -55,6 +55,8 @@ export interface ReconcileResult {
   problems: ReconcileProblem[];
   /** True when the safety stop refused to touch anything. */
   aborted: boolean;
+  /** Files the start-up pass left unread: their stat was the one recorded when they were last read. */
+  unchanged: number;
   duration_ms: number;
 }
 
@@ -69,6 +71,8 @@ export interface ScannedFile {
   tier: "id" | "path" | "hash" | "new";
   /** The record had no file: soft-deleted, or live but its file vanished (moved outside Quire). */
   recovered: boolean;
+  /** The file's stat taken before reading it, when it may be recorded (page-file-stat.ts); null otherwise. */
+  stat: string | null;
 }
 
 /** What the search index and page events are told about a scanned file. */

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, type BigIntStats } from "node:fs";
 import { join } from "node:path";
 import { isAtomicTemp } from "./atomic-write.ts";
 import { readPageFile, type PageFile } from "./page-file.ts";
+import { statKey, trustworthy } from "./page-file-stat.ts";
 import { normalizePagePath } from "./paths.ts";
 import type { ReconcileProblem, ScannedFile } from "./reconcile-pass.ts";
 
@@ -44,16 +45,67 @@ export function walkMarkdown(root: string, rel: string, problems: ReconcileProbl
   return out.sort();
 }
 
-/** Reads every file, yielding now and then so requests are served during a long scan. */
-export async function scanFiles(root: string, paths: string[], problems: ReconcileProblem[]): Promise<ScannedFile[]> {
+/** A file the pass left unread: its stat is the one recorded with its live record at the same path. */
+interface UnchangedFile {
+  path: string;
+  id: string;
+}
+
+/**
+ * Reads every file, yielding now and then so requests are served during a long scan. With
+ * `known` (the start-up pass: path → the live record's id and recorded stat), a file whose stat
+ * is exactly the recorded one is not read but listed as unchanged (page-file-stat.ts). Each file
+ * read carries the stat taken before reading it, when that stat may be recorded.
+ */
+export async function scanFiles(
+  root: string,
+  paths: string[],
+  problems: ReconcileProblem[],
+  known: Map<string, { id: string; stat: string }> | null = null,
+): Promise<{ scanned: ScannedFile[]; unchanged: UnchangedFile[] }> {
   const scanned: ScannedFile[] = [];
+  const unchanged: UnchangedFile[] = [];
   for (let i = 0; i < paths.length; i++) {
     if (i > 0 && i % YIELD_EVERY === 0) await Bun.sleep(0);
     const path = paths[i]!;
-    const file = readOne(join(root, path), path, problems);
-    if (file) scanned.push({ path, file, record: null, id: "", tier: "new", recovered: false });
+    const abs = join(root, path);
+    let st: BigIntStats;
+    try {
+      st = statSync(abs, { bigint: true });
+    } catch (error) {
+      problems.push(readProblem(error, path));
+      continue;
+    }
+    const key = statKey(st);
+    const record = known?.get(path);
+    if (record !== undefined && record.stat === key) {
+      unchanged.push({ path, id: record.id });
+      continue;
+    }
+    const file = readOne(abs, path, problems);
+    if (file) scanned.push({ path, file, record: null, id: "", tier: "new", recovered: false, stat: trustworthy(st, Date.now()) ? key : null });
   }
-  return scanned;
+  return { scanned, unchanged };
+}
+
+/**
+ * Reads the files a pass left unread, when it needs every page after all (a search `reset`).
+ * A file that cannot be read now is left out of that list, as a scan would have left it.
+ */
+export function readUnchanged(root: string, unchanged: UnchangedFile[]): ScannedFile[] {
+  const out: ScannedFile[] = [];
+  for (const u of unchanged) {
+    const file = readOne(join(root, u.path), u.path, []);
+    if (file) out.push({ path: u.path, file, record: null, id: u.id, tier: "id", recovered: false, stat: null });
+  }
+  return out;
+}
+
+function readProblem(error: unknown, path: string): ReconcileProblem {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "ENOENT"
+    ? { kind: "vanished", path, message: "the file was deleted while being read" }
+    : { kind: "unreadable", path, message: `could not read the file (${code ?? "error"})` };
 }
 
 function readOne(abs: string, path: string, problems: ReconcileProblem[]): PageFile | null {
@@ -61,12 +113,7 @@ function readOne(abs: string, path: string, problems: ReconcileProblem[]): PageF
   try {
     bytes = readFileSync(abs);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    problems.push(
-      code === "ENOENT"
-        ? { kind: "vanished", path, message: "the file was deleted while being read" }
-        : { kind: "unreadable", path, message: `could not read the file (${code ?? "error"})` },
-    );
+    problems.push(readProblem(error, path));
     return null;
   }
   let text: string;

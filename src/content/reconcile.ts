@@ -8,7 +8,7 @@ import { SOFT_DELETE_KEEP_MS } from "./page-records.ts";
 import type { WorkspaceDir } from "./paths.ts";
 import { WorkspaceProblems } from "../workspaces/workspace-problems.ts";
 import { snapshotOf, type ReconciledPass, type ReconcileOptions, type ReconcileResult, type ReconcileSource } from "./reconcile-pass.ts";
-import { removeLeftoverTemps, scanFiles, walkMarkdown } from "./reconcile-scan.ts";
+import { readUnchanged, removeLeftoverTemps, scanFiles, walkMarkdown } from "./reconcile-scan.ts";
 import { matchFiles } from "./reconcile-match.ts";
 import { injectMissingIds, recordChanges } from "./reconcile-apply.ts";
 import { announceChanges, reconciledPass } from "./reconcile-report.ts";
@@ -103,7 +103,7 @@ export class Reconciler {
   private async run(workspaceId: string, announce: boolean, source: ReconcileSource, onIdsInjected?: ReconcileOptions["onIdsInjected"]): Promise<ReconcileResult> {
     const started = performance.now();
     const { db, ledger, bus } = this.deps;
-    const result: ReconcileResult = { workspace_id: workspaceId, inserted: 0, updated: 0, orphaned: 0, recovered: 0, problems: [], aborted: false, duration_ms: 0 };
+    const result: ReconcileResult = { workspace_id: workspaceId, inserted: 0, updated: 0, orphaned: 0, recovered: 0, problems: [], aborted: false, unchanged: 0, duration_ms: 0 };
     const dir = ledger.dir(workspaceId);
     const liveCount = ledger.records.liveCount(workspaceId);
     // Temporary files of atomic writes are left only by a process killed mid-write (the rename
@@ -114,19 +114,25 @@ export class Reconciler {
       if (liveCount > 0) return this.finish(this.safetyStop(result, dir, paths === null, liveCount), started);
       dir.ensure();
     }
-    const scanned = await scanFiles(dir.root, paths ?? [], result.problems);
+    // The start-up pass leaves unread the files whose stat is the one recorded when they were last
+    // read (docs/decisions/startup-reconcile.md); passes for a change seen while running read all.
+    const known = source === "startup" ? ledger.records.fileStats(workspaceId) : null;
+    const { scanned, unchanged } = await scanFiles(dir.root, paths ?? [], result.problems, known);
+    const unchangedIds = new Set(unchanged.map((u) => u.id));
+    result.unchanged = unchanged.length;
 
     const now = nowMs();
     const since = isoFromMs(now - SOFT_DELETE_KEEP_MS);
     ledger.records.purgeDeleted(workspaceId, since);
     const records = ledger.records.recoverable(workspaceId, since);
-    matchFiles(scanned, records, result.problems, (id) => Boolean(ledger.records.byId(id)));
+    matchFiles(scanned, records, result.problems, (id) => Boolean(ledger.records.byId(id)), unchangedIds);
 
     const injected = await injectMissingIds(ledger, dir, scanned, result.problems);
-    const changes = recordChanges({ db, ledger }, workspaceId, scanned, records, source, isoFromMs(now), result);
+    const changes = recordChanges({ db, ledger }, workspaceId, scanned, records, source, isoFromMs(now), result, unchangedIds);
 
     const reset = announce || changes.length > RESET_ABOVE;
-    announceChanges(bus, workspaceId, changes, reset ? scanned.map(snapshotOf) : null);
+    // A reset replaces the workspace's whole search index: the files left unread are read for it.
+    announceChanges(bus, workspaceId, changes, reset ? [...scanned, ...readUnchanged(dir.root, unchanged)].map(snapshotOf) : null);
     if (injected.length > 0) onIdsInjected?.(injected);
     if ((changes.length > 0 || injected.length > 0) && this.reconciledListeners.size > 0) this.notifyReconciled(reconciledPass(workspaceId, source, changes, scanned, injected));
     return this.finish(result, started);

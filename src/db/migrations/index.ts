@@ -10,6 +10,7 @@ import { sql as oauth } from "./009-oauth.ts";
 import { sql as restrictedAccess } from "./010-restricted-access.ts";
 import { sql as webhookTrust } from "./011-webhook-trust.ts";
 import { sql as shareLinkPages } from "./012-share-link-pages.ts";
+import { sql as pageFileStat } from "./013-page-file-stat.ts";
 
 /**
  * Ordered migrations, embedded in the binary. Append only: a released migration never changes;
@@ -34,6 +35,7 @@ export const migrations: Migration[] = [
   { version: 10, name: "restricted-access", sql: restrictedAccess },
   { version: 11, name: "webhook-trust", sql: webhookTrust },
   { version: 12, name: "share-link-pages", sql: shareLinkPages },
+  { version: 13, name: "page-file-stat", sql: pageFileStat },
 ];
 
 /** The schema this version writes: its newest migration (a release's manifest.json names it as `schema`). */

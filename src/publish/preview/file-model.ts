@@ -60,6 +60,7 @@ export function fileModel(ws: WorkspaceRow, root: string, opts: { drafts: boolea
       created_at: mtime,
       updated_at: mtime,
       deleted_at: null,
+      file_stat: null,
     };
     if (unreadable.has(path)) {
       row.publish = 1; // titled from its file name by readPageFile

@@ -108,6 +108,7 @@ describe("feeds as pure functions", () => {
     created_at: "2026-01-01T00:00:00.000Z",
     updated_at: "2026-01-02T00:00:00.000Z",
     deleted_at: null,
+    file_stat: null,
     ...extra,
   });
   const input = (rows: PageRow[], name = "Site"): SiteModelInput => ({
