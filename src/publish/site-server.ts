@@ -334,11 +334,12 @@ export class SiteServer {
       byModel.set(key, doc);
     }
     const shared = sharedHeaders(doc, cacheControl);
+    const storable = cacheControl !== PRIVATE;
     if (req.method === "GET") this.notify(this.viewedHooks, { workspaceId: ws.id, path: `/${page.path}`, headers: req.headers, ip: req.ip });
     // The page's policy is the same on every response of its version, so a 304 may carry it too.
-    if (etagMatches(req.headers.get("if-none-match"), doc.etag)) return { status: 304, headers: {}, shared, body: null };
-    if (req.method === "HEAD") return { status: 200, headers: {}, shared, body: null };
-    return { status: 200, headers: {}, shared, body: doc.bytes, response: sharedResponse(doc, cacheControl) };
+    if (etagMatches(req.headers.get("if-none-match"), doc.etag)) return { status: 304, headers: {}, shared, body: null, storable };
+    if (req.method === "HEAD") return { status: 200, headers: {}, shared, body: null, storable };
+    return { status: 200, headers: {}, shared, body: doc.bytes, response: sharedResponse(doc, cacheControl), storable };
   }
 
   /** The navigation file of a model under these URLs, and its version (what its URL names). */

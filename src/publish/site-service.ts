@@ -252,6 +252,11 @@ export class SiteService {
     return id ? this.deps.workspaces.byId(id) : null;
   }
 
+  /** Whether any custom domain is registered (verified or not): without one, no request's Host needs reading. */
+  hasCustomDomains(): boolean {
+    return this.verified.size !== 0 || this.unverified.size !== 0;
+  }
+
   /** Whether a host is a custom domain some workspace registered but has not verified (served nothing). */
   isUnverifiedDomain(host: string): boolean {
     return this.unverified.has(host);
