@@ -39,7 +39,7 @@ export function buildAnalytics(deps: {
  */
 export function recordSiteView(analytics: Analytics, v: SiteView): void {
   if (isAutomated(v.headers.get("user-agent"))) return;
-  const consent = consentOf(v.headers);
+  const consent = v.cookieless ? false : consentOf(v.headers);
   analytics.recordPageView({
     workspaceId: v.workspaceId,
     path: v.path,

@@ -102,7 +102,7 @@ export function siteFastPath(services: Services, framework: (request: Request) =
       state.ip = clientIp(request, () => server.requestIP(request)?.address, config.trustProxy);
       limit = path.startsWith("/p/") ? readLimits[method](state.ip, now) : rateLimiter.hit(method, path, null, state.ip, now, false, null);
       route = SITE_ROUTE; // past the limit, as the framework would have matched its route
-      answered = answer(request, null, state.ip, path);
+      answered = answer(request, null, state.ip, path, true);
     } catch (error) {
       return finished(failed(error, idOf(state), limit), method, route, state);
     }

@@ -51,11 +51,14 @@ function siteRequest(req: Request, prefix: string, tail: string, origin: string,
  */
 export function publishedPathAnswer(services: Services) {
   const { site, siteServer, config } = services;
-  /** `path`: the request's router path, when the caller has it already (building the URL again costs). */
-  return (req: Request, principal: Principal | null, ip: string | undefined, path = routerPath(req.url)): SiteAnswer | Promise<SiteAnswer> => {
+  /**
+   * `path`: the request's router path, when the caller has it already (building the URL again
+   * costs); `noAuthorization`: the caller has seen that the request carries no Authorization header.
+   */
+  return (req: Request, principal: Principal | null, ip: string | undefined, path = routerPath(req.url), noAuthorization = false): SiteAnswer | Promise<SiteAnswer> => {
     // A page answered before to the same plain request, from the same workspace row and model.
     if (principal === null) {
-      const remembered = siteServer.rememberedPage(path, req.method, req.headers, ip);
+      const remembered = siteServer.rememberedPage(path, req.method, req.headers, ip, noAuthorization);
       if (remembered) return remembered;
     }
     // /p/{slug}[/tail]; the slug is one raw segment.

@@ -26,6 +26,8 @@ export interface SiteView {
   path: string;
   headers: Headers;
   ip: string | undefined;
+  /** Known to carry no Cookie header (so no consent cookie): the header need not be read again. */
+  cookieless?: boolean;
 }
 
 /** A site search, for analytics. */
