@@ -147,11 +147,11 @@ function respond(site: SiteAnswer, state: RequestState, limit: Limit): Response 
   const response = site.response
     ? (site.response.clone() as Response)
     : new Response(site.body as ConstructorParameters<typeof Response>[0], { status: site.status, headers: site.shared ?? NOSNIFF });
-  const out = response.headers;
   // What a shared cache may store is the same for every reader: nothing of this request's own
-  // (request id, rate-limit state) goes with it. Anything else gets them, added in place.
-  if (!storedByCaches(site)) common(out, idOf(state), limit);
-  for (const name in site.headers) out.set(name, site.headers[name]!);
+  // (request id, rate-limit state) goes with it. Anything else gets them, added in place. (The
+  // response's headers are not even asked for unless something is added: asking makes an object.)
+  if (!storedByCaches(site)) common(response.headers, idOf(state), limit);
+  for (const name in site.headers) response.headers.set(name, site.headers[name]!);
   return response;
 }
 
