@@ -28,16 +28,16 @@ export interface BenchServer {
 /**
  * Spawns the CLI's `serve` on a free port. The environment is the caller's minus anything that
  * would make the numbers unrepresentative (inherited ARGON2_* or data directory), so password
- * hashing runs with the production defaults.
+ * hashing runs with the production defaults. `cli`: another checkout's src/cli.ts (a comparison run).
  */
-export async function startServer(env: Record<string, string> = {}, opts: { dataDir?: string } = {}): Promise<BenchServer> {
+export async function startServer(env: Record<string, string> = {}, opts: { dataDir?: string; cli?: string } = {}): Promise<BenchServer> {
   // A data directory the caller prepared (seeded rows) or a fresh one; removed by stop() either way.
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "quire-bench-"));
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith("ARGON2_") && k !== "DATA_DIR" && k !== "PORT"),
   ) as Record<string, string>;
   const t0 = performance.now();
-  const proc = Bun.spawn([process.execPath, CLI, "serve", "--port", "0", "--data-dir", dataDir], {
+  const proc = Bun.spawn([process.execPath, opts.cli ?? CLI, "serve", "--port", "0", "--data-dir", dataDir], {
     env: { ...clean, QUIRE_ENV: "development", LOG_LEVEL: "warn", LOG_FORMAT: "json", ...env },
     stdout: "pipe",
     stderr: "inherit",

@@ -10,7 +10,10 @@
  * apt-get when they are missing (needs root); without nginx the side-by-side row says so and the
  * rest still runs, without wrk a Bun fetch client (which caps a bare Bun.serve here) stands in.
  * Quire and nginx run alternately, several rounds; the table gives medians, p99 and the ratio.
- * `bun bench/publish.ts [cached] [first] [throughput] [rss]` runs only the named sections.
+ * `bun bench/publish.ts [cached] [first] [throughput] [rss]` runs only the named sections;
+ * `--rounds=N` sets the side-by-side rounds (7); `--against=<checkout>` also runs that checkout's
+ * `quire serve` (another commit of this repository, its node_modules in place) in the same
+ * alternating rounds, so a change is measured against the code before it under the same load.
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,7 +31,9 @@ import { ms, percentile, printTable, startServer, type Row } from "./harness.ts"
 
 const FAST_ENV = { QUIRE_ENV: "test", ARGON2_MEMORY: "1024", ARGON2_TIME: "1", ARGON2_THREADS: "1", TRUST_PROXY: "true", LOG_LEVEL: "error" };
 const rows: Row[] = [];
-const wanted = new Set(process.argv.slice(2));
+const wanted = new Set(process.argv.slice(2).filter((a) => !a.startsWith("--")));
+const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const against = option("against");
 const on = (name: string) => wanted.size === 0 || wanted.has(name);
 let ipCounter = 0;
 /** The site allows 600 requests a minute per client address; the benchmark speaks from many. */
@@ -281,6 +286,7 @@ async function sideBySide(): Promise<void> {
   const quire = await startServer(FAST_ENV);
   const folder = mkdtempSync(join(tmpdir(), "quire-bench-nginx-"));
   let nginx: ReturnType<typeof Bun.spawn> | null = null;
+  let other: Awaited<ReturnType<typeof startServer>> | null = null;
   try {
     const u = await register(quire.base);
     await call(quire.base, u.token, "PUT", `/api/v1/workspaces/${u.wsId}/admin/settings`, { published: true, visibility: "public" });
@@ -289,6 +295,16 @@ async function sideBySide(): Promise<void> {
     // The new workspace's first git commits (its starter pages) run in the background: let them finish.
     await Bun.sleep(5000);
     const html = await (await fetch(url, { headers: { "x-forwarded-for": nextIp() } })).text();
+    // The comparison checkout, with the same page published the same way.
+    let otherUrl: string | null = null;
+    if (against) {
+      other = await startServer(FAST_ENV, { cli: join(against, "src/cli.ts") });
+      const o = await register(other.base);
+      await call(other.base, o.token, "PUT", `/api/v1/workspaces/${o.wsId}/admin/settings`, { published: true, visibility: "public" });
+      await call(other.base, o.token, "POST", `/api/v1/content/${o.slug}/deploy.md`, { title: "Deploying", body: CODE_AND_MATH, publish: true });
+      await Bun.sleep(5000);
+      otherUrl = `${other.base}/p/${o.slug}/deploy`;
+    }
     writeFileSync(join(folder, "index.html"), html, { mode: 0o644 });
     writeFileSync(join(folder, "load.lua"), WRK_SCRIPT);
     // nginx's workers drop root for www-data: the folder must be readable to them.
@@ -326,7 +342,7 @@ async function sideBySide(): Promise<void> {
       }
     }
     const CLIENTS = 10;
-    const ROUNDS = 7;
+    const ROUNDS = Number(option("rounds") ?? 7);
     const SECONDS = 3;
     let turn = 0;
     const pooled = () => ({ "x-forwarded-for": `10.200.${(++turn >> 8) & 15}.${turn & 255}` });
@@ -336,6 +352,7 @@ async function sideBySide(): Promise<void> {
     // alternating exposes both to the same conditions) and compare the medians.
     const warm = async (target: string) => (wrk ? wrkRun(wrk, join(folder, "load.lua"), target, CLIENTS, 1) : throughputOf(target, CLIENTS, 1, pooled));
     await warm(url);
+    if (otherUrl) await warm(otherUrl);
     if (nginxUrl) await warm(nginxUrl);
     if (cacheUrl) await warm(cacheUrl);
     const cachedRounds: Load[] = [];
@@ -346,15 +363,35 @@ async function sideBySide(): Promise<void> {
     let quireRequests = 0;
     let nginxCpuMs = 0;
     let nginxRequests = 0;
+    const otherRounds: Load[] = [];
+    let otherCpuMs = 0;
+    let otherRequests = 0;
+    /** One round of a Quire server: its load and the CPU its process used for it. */
+    const measured = async (pid: number, target: string): Promise<{ load: Load; cpuMs: number | null }> => {
+      const cpu0 = cpuMsOf(pid);
+      const l = await load(target);
+      const cpu1 = cpuMsOf(pid);
+      return { load: l, cpuMs: cpu0 !== null && cpu1 !== null ? cpu1 - cpu0 : null };
+    };
+    const runOther = async () => {
+      if (!other || !otherUrl) return;
+      const o = await measured(other.pid, otherUrl);
+      if (o.cpuMs !== null) {
+        otherCpuMs += o.cpuMs;
+        otherRequests += o.load.rps * SECONDS;
+      }
+      otherRounds.push(o.load);
+    };
     for (let round = 0; round < ROUNDS; round++) {
-      const cpu0 = cpuMsOf(quire.pid);
-      const q = await load(url);
-      const cpu1 = cpuMsOf(quire.pid);
-      if (cpu0 !== null && cpu1 !== null) {
-        quireCpuMs += cpu1 - cpu0;
+      // The comparison goes first every other round, so neither always follows nginx.
+      if (round % 2 === 1) await runOther();
+      const { load: q, cpuMs } = await measured(quire.pid, url);
+      if (cpuMs !== null) {
+        quireCpuMs += cpuMs;
         quireRequests += q.rps * SECONDS;
       }
       quireRounds.push(q);
+      if (round % 2 === 0) await runOther();
       if (nginxUrl) {
         const worker = nginx ? nginxWorker(nginx.pid) : null;
         const w0 = worker === null ? null : cpuMsOf(worker);
@@ -368,7 +405,7 @@ async function sideBySide(): Promise<void> {
         ratios.push(q.rps / n.rps);
       }
       if (cacheUrl) cachedRounds.push(await load(cacheUrl));
-      console.error(`round ${round + 1}: quire ${q.rps.toFixed(0)} req/s (p99 ${q.p99.toFixed(2)} ms)${nginxUrl ? `, nginx ${nginxRounds.at(-1)!.rps.toFixed(0)} req/s (p99 ${nginxRounds.at(-1)!.p99.toFixed(2)} ms)` : ""}`);
+      console.error(`round ${round + 1}: quire ${q.rps.toFixed(0)} req/s (p99 ${q.p99.toFixed(2)} ms)${otherUrl ? `, compared ${otherRounds.at(-1)!.rps.toFixed(0)} req/s` : ""}${nginxUrl ? `, nginx ${nginxRounds.at(-1)!.rps.toFixed(0)} req/s (p99 ${nginxRounds.at(-1)!.p99.toFixed(2)} ms)` : ""}`);
     }
     const median = (xs: number[]) => percentile(xs, 50);
     const client = wrk ? "wrk, 1 thread, keep-alive" : "Bun fetch client (wrk not installable)";
@@ -379,16 +416,26 @@ async function sideBySide(): Promise<void> {
       note: `median of ${ROUNDS} × ${SECONDS} s (${quireRounds.map((r) => r.rps.toFixed(0)).join(", ")}); ${(html.length / 1024).toFixed(1)} KB page, quire serve child; ${client}`,
     });
     rows.push({ measure: "  Quire latency p50 / p99 (median of rounds)", value: `${median(quireRounds.map((r) => r.p50)).toFixed(2)} / ${median(quireRounds.map((r) => r.p99)).toFixed(2)} ms` });
-    if (quireRequests > 0) rows.push({ measure: "  Quire server CPU per request", value: `${((quireCpuMs * 1000) / quireRequests).toFixed(0)} µs`, note: "user + system time of the serve process / requests answered" });
+    if (quireRequests > 0) rows.push({ measure: "  Quire server CPU per request", value: `${((quireCpuMs * 1000) / quireRequests).toFixed(1)} µs`, note: "user + system time of the serve process / requests answered" });
+    if (otherRounds.length > 0) {
+      rows.push({ measure: "  compared checkout req/s", value: median(otherRounds.map((r) => r.rps)).toFixed(0), note: `median (${otherRounds.map((r) => r.rps.toFixed(0)).join(", ")}); ${against}` });
+      rows.push({ measure: "  compared checkout latency p50 / p99", value: `${median(otherRounds.map((r) => r.p50)).toFixed(2)} / ${median(otherRounds.map((r) => r.p99)).toFixed(2)} ms` });
+      if (otherRequests > 0) rows.push({ measure: "  compared checkout CPU per request", value: `${((otherCpuMs * 1000) / otherRequests).toFixed(1)} µs` });
+    }
     if (nginxUrl) {
       const nginxRps = median(nginxRounds.map((r) => r.rps));
       rows.push({ measure: `same page's HTML, ${CLIENTS} connections: nginx req/s`, value: nginxRps.toFixed(0), note: `median, alternating rounds (${nginxRounds.map((r) => r.rps.toFixed(0)).join(", ")}); Debian nginx, 1 worker, static file` });
       if (nginxRequests > 0 && quireRequests > 0) {
         const quireUs = (quireCpuMs * 1000) / quireRequests;
         const nginxUs = (nginxCpuMs * 1000) / nginxRequests;
-        rows.push({ measure: "  nginx worker CPU per request", value: `${nginxUs.toFixed(0)} µs`, note: `Quire / nginx by CPU per request: ${((nginxUs / quireUs) * 100).toFixed(0)} % (less sensitive to the machine's other load than req/s)` });
+        rows.push({ measure: "  nginx worker CPU per request", value: `${nginxUs.toFixed(1)} µs`, note: `Quire / nginx by CPU per request: ${((nginxUs / quireUs) * 100).toFixed(0)} % (less sensitive to the machine's other load than req/s)` });
+        if (otherRequests > 0) rows.push({ measure: "  compared checkout / nginx by CPU per request", value: `${((nginxUs / ((otherCpuMs * 1000) / otherRequests)) * 100).toFixed(0)} %` });
       }
       rows.push({ measure: "  nginx latency p50 / p99 (median of rounds)", value: `${median(nginxRounds.map((r) => r.p50)).toFixed(2)} / ${median(nginxRounds.map((r) => r.p99)).toFixed(2)} ms` });
+      if (otherRounds.length > 0) {
+        const otherRps = median(otherRounds.map((r) => r.rps));
+        rows.push({ measure: "compared checkout / nginx", value: `${((otherRps / nginxRps) * 100).toFixed(0)} %`, note: `per round: ${otherRounds.map((r, i) => `${((r.rps / nginxRounds[i]!.rps) * 100).toFixed(0)}`).join(", ")} %` });
+      }
       rows.push({
         measure: "Quire / nginx",
         value: `${((quireRps / nginxRps) * 100).toFixed(0)} %`,
@@ -409,6 +456,7 @@ async function sideBySide(): Promise<void> {
     nginx?.kill("SIGTERM");
     await nginx?.exited;
     await quire.stop();
+    await other?.stop();
     rmSync(folder, { recursive: true, force: true });
   }
 }

@@ -342,7 +342,7 @@ function limitsSection(): string {
     ["`quire stop` wait", duration(STOP_WAIT_MS), "then `--force` may kill a verified instance"],
   ];
   return [
-    "Rate limits (src/core/rate-limit.ts). Authenticated requests count per organization, anonymous ones per IP; behind a reverse proxy `TRUST_PROXY` takes the client address from `X-Forwarded-For`. A request may meet several rules; each counts. Answers carry `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (Unix seconds) and, on 429, `Retry-After`. Why the buckets are keyed this way: docs/decisions/rate-limits.md.",
+    "Rate limits (src/core/rate-limit.ts). Authenticated requests count per organization, anonymous ones per IP; behind a reverse proxy `TRUST_PROXY` takes the client address from `X-Forwarded-For`. A request may meet several rules; each counts. Answers carry `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (Unix seconds) and, on 429, `Retry-After`; a published site's answer that shared caches may store (`Cache-Control: public`) carries neither these nor `X-Request-Id` (docs/decisions/site-caching.md). Why the buckets are keyed this way: docs/decisions/rate-limits.md.",
     "",
     table(["Rule", "Allowance", "Counted per", "Applies to"], rows),
     "",

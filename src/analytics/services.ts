@@ -38,13 +38,13 @@ export function buildAnalytics(deps: {
  * salted, daily hash) only with the consent cookie and no opt-out signal.
  */
 export function recordSiteView(analytics: Analytics, v: SiteView): void {
-  if (isAutomated(v.headers.get("user-agent"))) return;
-  const consent = consentOf(v.headers);
-  analytics.recordPageView({
-    workspaceId: v.workspaceId,
-    path: v.path,
-    referrer: v.headers.get("referer"),
-    consent,
-    ...(consent && v.ip ? { client: { ip: v.ip, userAgent: v.headers.get("user-agent") ?? "" } } : {}),
-  });
+  const userAgent = v.headers.get("user-agent");
+  if (isAutomated(userAgent)) return;
+  const consent = v.cookieless ? false : consentOf(v.headers);
+  // One object literal either way (a spread of an empty one costs a copy on every view).
+  analytics.recordPageView(
+    consent && v.ip
+      ? { workspaceId: v.workspaceId, path: v.path, referrer: v.headers.get("referer"), consent, client: { ip: v.ip, userAgent: userAgent ?? "" } }
+      : { workspaceId: v.workspaceId, path: v.path, referrer: v.headers.get("referer"), consent },
+  );
 }

@@ -4,6 +4,7 @@ import { ulid } from "../core/ids.ts";
 import { nowMs } from "../core/clock.ts";
 import { hostName } from "../publish/custom-domains.ts";
 import type { SiteAnswer } from "../publish/site-server.ts";
+import { storedByCaches } from "../publish/site/site-answer.ts";
 import { API_CSP, finishRequest, routerPath, type RequestState } from "./core.ts";
 import { clientIp } from "./client-ip.ts";
 import { toErrorResponse } from "./error-response.ts";
@@ -33,8 +34,9 @@ type Limit = { limit: number; remaining: number; resetAt: number } | null;
  * and a Host that is a registered custom domain (its requests are all the site's, by host).
  *
  * A cached page is answered synchronously (no promise, no turn of the event loop), as a clone of
- * the one response its cached version made (bytes and headers shared by every reader) plus this
- * response's own headers: request id and rate-limit state.
+ * the one response its cached version made (bytes and headers shared by every reader). A public
+ * page goes out as it is; anything a shared cache may not store also gets this response's own
+ * headers: request id and rate-limit state.
  */
 export function siteFastPath(services: Services, framework: (request: Request) => Response | Promise<Response>) {
   const { config, log, rateLimiter, site } = services;
@@ -81,14 +83,18 @@ export function siteFastPath(services: Services, framework: (request: Request) =
     ) {
       return framework(request);
     }
-    const host = hostOf(headers.get("host"));
-    if (host !== null && (site.workspaceForHost(host) !== null || site.isUnverifiedDomain(host))) return framework(request);
+    // The Host header names a custom domain only where one is registered (asked each time: one
+    // may be added at any moment); an instance without any never reads it.
+    if (site.hasCustomDomains()) {
+      const host = hostOf(headers.get("host"));
+      if (host !== null && (site.workspaceForHost(host) !== null || site.isUnverifiedDomain(host))) return framework(request);
+    }
 
-    // One clock reading for the id and the rate limit.
+    // One clock reading for the rate limit and the remembered page's checks. The request id is
+    // made when something will carry it (see idOf).
     const now = nowMs();
-    const requestId = ulid(now);
     const path = routerPath(url);
-    const state: RequestState = { requestId, path, ip: "unknown", principal: null, startedAt: performance.now() };
+    const state: RequestState = { requestId: "", path, ip: "unknown", principal: null, startedAt: performance.now() };
     let route: string | undefined;
     let limit: Limit = null;
     let answered: SiteAnswer | Promise<SiteAnswer>;
@@ -96,19 +102,21 @@ export function siteFastPath(services: Services, framework: (request: Request) =
       state.ip = clientIp(request, () => server.requestIP(request)?.address, config.trustProxy);
       limit = path.startsWith("/p/") ? readLimits[method](state.ip, now) : rateLimiter.hit(method, path, null, state.ip, now, false, null);
       route = SITE_ROUTE; // past the limit, as the framework would have matched its route
-      answered = answer(request, null, state.ip, path);
+      answered = answer(request, null, state.ip, path, true);
     } catch (error) {
-      return finished(failed(error, requestId, limit), method, route, state);
+      return finished(failed(error, idOf(state), limit), method, route, state);
     }
     // A cached page is answered here, without the closures a later answer needs.
     if (!(answered instanceof Promise)) return reply(answered, method, route, state, limit);
     return answered.then(
       (a) => reply(a, method, route, state, limit),
-      (error: unknown) => finished(failed(error, requestId, limit), method, route, state),
+      (error: unknown) => finished(failed(error, idOf(state), limit), method, route, state),
     );
   };
 
   function finished(response: Response, method: string, route: string | undefined, state: RequestState): Response {
+    // The log line names its request, whether or not the response carried the id.
+    if (state.requestId === "" && log.enabled("info")) idOf(state);
     finishRequest(services, method, state.path, response.status, route, state);
     return response;
   }
@@ -116,24 +124,34 @@ export function siteFastPath(services: Services, framework: (request: Request) =
   function reply(a: SiteAnswer, method: string, route: string | undefined, state: RequestState, limit: Limit): Response {
     let response: Response;
     try {
-      response = respond(a, state.requestId, limit);
+      response = respond(a, state, limit);
     } catch (error) {
-      response = failed(error, state.requestId, limit);
+      response = failed(error, idOf(state), limit);
     }
     return finished(response, method, route, state);
   }
 }
 
-function respond(site: SiteAnswer, requestId: string, limit: Limit): Response {
+/**
+ * The request's id, made on first use: every response carries it except what a shared cache may
+ * store, and every log line (docs/decisions/site-caching.md).
+ */
+function idOf(state: RequestState): string {
+  if (state.requestId === "") state.requestId = ulid();
+  return state.requestId;
+}
+
+function respond(site: SiteAnswer, state: RequestState, limit: Limit): Response {
   // A cached page's 200 is a clone of the response its version made once (bytes and shared
   // headers, which hold nosniff); anything else takes the shared headers in one native copy.
-  // This response's own headers are added in place: no intermediate Headers to copy again.
   const response = site.response
     ? (site.response.clone() as Response)
     : new Response(site.body as ConstructorParameters<typeof Response>[0], { status: site.status, headers: site.shared ?? NOSNIFF });
-  const out = response.headers;
-  common(out, requestId, limit);
-  for (const name in site.headers) out.set(name, site.headers[name]!);
+  // What a shared cache may store is the same for every reader: nothing of this request's own
+  // (request id, rate-limit state) goes with it. Anything else gets them, added in place. (The
+  // response's headers are not even asked for unless something is added: asking makes an object.)
+  if (!storedByCaches(site)) common(response.headers, idOf(state), limit);
+  for (const name in site.headers) response.headers.set(name, site.headers[name]!);
   return response;
 }
 

@@ -173,14 +173,14 @@ export class SiteServer {
    * preference, not the site MCP's stream path. Its answer is the one handle() gives, so it may
    * be remembered.
    */
-  private plainRequest(method: string, principal: Principal | null, prefix: string, tail: string, headers: Headers): boolean {
+  private plainRequest(method: string, principal: Principal | null, prefix: string, tail: string, headers: Headers, noAuthorization = false): boolean {
     return (
       method === "GET" &&
       principal === null &&
       prefix !== "" &&
       tail !== "/mcp" &&
       !headers.has("cookie") &&
-      !headers.has("authorization") &&
+      (noAuthorization || !headers.has("authorization")) &&
       !headers.has("if-none-match") &&
       !this.markdownAsked(headers.get("accept"))
     );
@@ -191,15 +191,16 @@ export class SiteServer {
    * when that page was answered before and the site service still hands out the same workspace
    * row and site model for it, and the consent question is the same: handle()'s answer without
    * its dispatch. The view is counted as handle() counts it. Undefined: ask handle().
+   * `noAuthorization`: the caller has seen that the request carries no Authorization header.
    */
-  rememberedPage(fullPath: string, method: string, headers: Headers, ip: string | undefined): SiteAnswer | undefined {
+  rememberedPage(fullPath: string, method: string, headers: Headers, ip: string | undefined, noAuthorization = false): SiteAnswer | undefined {
     const plain = this.plainIndex.get(fullPath)?.deref();
-    if (plain === undefined || !this.plainRequest(method, null, "/p", "", headers)) return undefined;
+    if (plain === undefined || !this.plainRequest(method, null, "/p", "", headers, noAuthorization)) return undefined;
     const { site } = this.deps;
     const now = Date.now();
     const ws = site.workspaceForSlug(plain.slug, now);
     if (ws !== plain.ws || site.model(ws, plain.versionSlug, now) !== plain.model || this.asksConsent(ws, now) !== plain.asksConsent) return undefined;
-    this.notify(this.viewedHooks, { workspaceId: ws.id, path: plain.viewPath, headers, ip });
+    this.notify(this.viewedHooks, { workspaceId: ws.id, path: plain.viewPath, headers, ip, cookieless: true });
     return plain.answer;
   }
 
@@ -334,11 +335,12 @@ export class SiteServer {
       byModel.set(key, doc);
     }
     const shared = sharedHeaders(doc, cacheControl);
+    const storable = cacheControl !== PRIVATE;
     if (req.method === "GET") this.notify(this.viewedHooks, { workspaceId: ws.id, path: `/${page.path}`, headers: req.headers, ip: req.ip });
     // The page's policy is the same on every response of its version, so a 304 may carry it too.
-    if (etagMatches(req.headers.get("if-none-match"), doc.etag)) return { status: 304, headers: {}, shared, body: null };
-    if (req.method === "HEAD") return { status: 200, headers: {}, shared, body: null };
-    return { status: 200, headers: {}, shared, body: doc.bytes, response: sharedResponse(doc, cacheControl) };
+    if (etagMatches(req.headers.get("if-none-match"), doc.etag)) return { status: 304, headers: {}, shared, body: null, storable };
+    if (req.method === "HEAD") return { status: 200, headers: {}, shared, body: null, storable };
+    return { status: 200, headers: {}, shared, body: doc.bytes, response: sharedResponse(doc, cacheControl), storable };
   }
 
   /** The navigation file of a model under these URLs, and its version (what its URL names). */

@@ -82,6 +82,7 @@ export class SiteService {
   readonly renders = new RenderCache();
   private readonly models = new Map<string, CachedModel>();
   private readonly generations = new Map<string, number>();
+  private readonly defaultKeys = new WeakMap<WorkspaceRow, string>();
   private readonly loggedProblems = new Map<string, string>();
   private readonly uploadRefs = new WeakMap<SiteModel, Set<string>>();
   private readonly bySlug = new Map<string, { row: WorkspaceRow | null; at: number }>();
@@ -113,6 +114,16 @@ export class SiteService {
 
   // ---- the model ---------------------------------------------------------------------------
 
+  /**
+   * The default version's model key of a workspace row, made once per row object: every page
+   * request asks for it, and the same row is handed out for a second (workspaceForSlug).
+   */
+  private defaultModelKey(ws: WorkspaceRow): string {
+    let key = this.defaultKeys.get(ws);
+    if (key === undefined) this.defaultKeys.set(ws, (key = `${ws.id}||${ws.updated_at}`));
+    return key;
+  }
+
   /** Forgets the cached models of a workspace (the next request rebuilds them). */
   invalidate(workspaceId: string): void {
     this.generations.set(workspaceId, (this.generations.get(workspaceId) ?? 0) + 1);
@@ -143,7 +154,7 @@ export class SiteService {
    * ledger event or settings change for the workspace, or an edit of a `.quire/` manifest on disk.
    */
   model(ws: WorkspaceRow, versionSlug?: string | null, now = Date.now()): SiteModel | null {
-    const key = `${ws.id}|${versionSlug === null ? "\u0000current" : (versionSlug ?? "")}|${ws.updated_at}`;
+    const key = versionSlug === undefined ? this.defaultModelKey(ws) : `${ws.id}|${versionSlug === null ? "\u0000current" : versionSlug}|${ws.updated_at}`;
     const generation = this.generations.get(ws.id) ?? 0;
     const hit = this.models.get(key);
     if (hit && hit.generation === generation) {
@@ -250,6 +261,11 @@ export class SiteService {
   workspaceForHost(host: string): WorkspaceRow | null {
     const id = this.verified.get(host);
     return id ? this.deps.workspaces.byId(id) : null;
+  }
+
+  /** Whether any custom domain is registered (verified or not): without one, no request's Host needs reading. */
+  hasCustomDomains(): boolean {
+    return this.verified.size !== 0 || this.unverified.size !== 0;
   }
 
   /** Whether a host is a custom domain some workspace registered but has not verified (served nothing). */

@@ -4,6 +4,7 @@ import { finishEarlyResponse, httpCore, requestState, routerPath } from "../core
 import { requireSession } from "../guards.ts";
 import { hostName } from "../../publish/custom-domains.ts";
 import type { SiteAnswer, SiteRequest } from "../../publish/site-server.ts";
+import { storedByCaches } from "../../publish/site/site-answer.ts";
 import { NOT_FOUND_HTML } from "../../publish/site/layout.ts";
 import type { Principal } from "../../core/principal.ts";
 import type { RouteDocs } from "../openapi.ts";
@@ -21,6 +22,9 @@ const CUSTOM_DOMAIN_ROUTE = "/* (custom domain)";
  * cookie that opens members-only sites; `DELETE` removes it (sign-out).
  */
 const INSTANCE_ROBOTS = "# Published sites live under /p/; the app and its API are not for crawlers.\nUser-agent: *\nAllow: /p/\nDisallow: /\n";
+
+/** The headers httpCore gives every response that belong to one request (its id, its rate-limit state). */
+const PER_REQUEST = ["x-request-id", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"];
 
 /** The query of a request without one (most site requests); nothing writes to a request's query. */
 const NO_QUERY = new URLSearchParams();
@@ -47,11 +51,14 @@ function siteRequest(req: Request, prefix: string, tail: string, origin: string,
  */
 export function publishedPathAnswer(services: Services) {
   const { site, siteServer, config } = services;
-  /** `path`: the request's router path, when the caller has it already (building the URL again costs). */
-  return (req: Request, principal: Principal | null, ip: string | undefined, path = routerPath(req.url)): SiteAnswer | Promise<SiteAnswer> => {
+  /**
+   * `path`: the request's router path, when the caller has it already (building the URL again
+   * costs); `noAuthorization`: the caller has seen that the request carries no Authorization header.
+   */
+  return (req: Request, principal: Principal | null, ip: string | undefined, path = routerPath(req.url), noAuthorization = false): SiteAnswer | Promise<SiteAnswer> => {
     // A page answered before to the same plain request, from the same workspace row and model.
     if (principal === null) {
-      const remembered = siteServer.rememberedPage(path, req.method, req.headers, ip);
+      const remembered = siteServer.rememberedPage(path, req.method, req.headers, ip, noAuthorization);
       if (remembered) return remembered;
     }
     // /p/{slug}[/tail]; the slug is one raw segment.
@@ -81,6 +88,9 @@ export function siteRoutes(services: Services) {
       set.headers[name] = value;
     });
     Object.assign(set.headers, answer.headers);
+    // What a shared cache may store carries nothing of this request's own: the same answer as the
+    // direct lane's (docs/decisions/site-caching.md).
+    if (storedByCaches(answer)) for (const name of PER_REQUEST) delete set.headers[name];
     set.status = answer.status;
     return new Response(answer.body as ConstructorParameters<typeof Response>[0], { status: answer.status, headers: set.headers as Record<string, string> });
   };

@@ -26,6 +26,8 @@ export interface SiteView {
   path: string;
   headers: Headers;
   ip: string | undefined;
+  /** Known to carry no Cookie header (so no consent cookie): the header need not be read again. */
+  cookieless?: boolean;
 }
 
 /** A site search, for analytics. */
@@ -52,6 +54,24 @@ export interface SiteAnswer {
    * `shared`, `headers` and `body`. Never sent or modified itself.
    */
   response?: Response;
+  /**
+   * Whether shared caches may store it (its Cache-Control is `public`), when the answer knows
+   * already; otherwise read from its headers (storedByCaches).
+   */
+  storable?: boolean;
+}
+
+/**
+ * Whether a shared cache (a CDN, a reverse proxy) may store this answer and hand it to other
+ * readers: its Cache-Control is `public`. Such an answer carries nothing particular to one request
+ * (no request id, no rate-limit state): a cache would repeat one reader's values to every other
+ * reader until it expires, and a 304 would even overwrite the stored ones
+ * (docs/decisions/site-caching.md).
+ */
+export function storedByCaches(answer: SiteAnswer): boolean {
+  if (answer.storable !== undefined) return answer.storable;
+  const control = answer.headers["cache-control"] ?? answer.shared?.get("cache-control");
+  return control !== undefined && control !== null && control.startsWith("public");
 }
 
 /** Every "no" a reader may not learn about: the same answer as a page that does not exist. */

@@ -26,8 +26,9 @@ test("a remembered page answers as the first time, and an edit shows at once", a
   expect(again.status).toBe(200);
   expect(again.text).toBe(first.text);
   for (const name of ["etag", "cache-control", "content-security-policy", "vary"]) expect(again.headers.get(name)).toBe(first.headers.get(name));
-  expect(again.headers.get("x-request-id")).not.toBe(first.headers.get("x-request-id"));
-  expect(Number(again.headers.get("x-ratelimit-remaining"))).toBeGreaterThan(0);
+  // The same response for every reader: no header of one request's own on either.
+  expect([...again.headers.keys()].sort()).toEqual([...first.headers.keys()].sort());
+  expect(again.headers.get("x-request-id")).toBeNull();
 
   const current = await owner.client.get(`/api/v1/content/${owner.workspaceSlug}/guide.md`);
   const saved = await owner.client.put(`/api/v1/content/${owner.workspaceSlug}/guide.md`, { body: "# Guide\n\nSecond words.\n", lastKnownHash: current.body.content_hash });
