@@ -6,7 +6,7 @@
 const FRESH_MS = 5000;
 
 export function earlyReads<T>() {
-  const started = new Map<string, { at: number; read: Promise<T> }>();
+  const started = new Map<string, { at: number; read: Promise<T>; value?: { of: T } }>();
   return {
     /**
      * Starts `read` under `key`, in place of one waiting there (a newer read is never staler), or,
@@ -15,8 +15,19 @@ export function earlyReads<T>() {
     start(key: string, read: () => Promise<T>, ifAbsent = false): void {
       if (ifAbsent && started.has(key)) return;
       const promise = read();
-      promise.catch(() => {}); // whoever takes it reports the failure
-      started.set(key, { at: Date.now(), read: promise });
+      const entry: { at: number; read: Promise<T>; value?: { of: T } } = { at: Date.now(), read: promise };
+      promise.then((of) => (entry.value = { of }), () => {}); // whoever takes it reports the failure
+      started.set(key, entry);
+    },
+    /**
+     * The read's answer when it has already come and is still fresh (taken: it is not given twice),
+     * else null and the read stays for `take`: a screen can then show the answer in its first render.
+     */
+    takeAnswered(key: string): T | null {
+      const early = started.get(key);
+      if (!early?.value || Date.now() - early.at >= FRESH_MS) return null;
+      started.delete(key);
+      return early.value.of;
     },
     /** The read started under `key` when it is still fresh, else a new one. */
     take(key: string, read: () => Promise<T>): Promise<T> {
