@@ -20,14 +20,16 @@ export function earlyReads<T>() {
       started.set(key, entry);
     },
     /**
-     * The read's answer when it has already come and is still fresh (taken: it is not given twice),
-     * else null and the read stays for `take`: a screen can then show the answer in its first render.
+     * The read's answer when it has already come and is still fresh, else null. Only a look: a
+     * render may ask and be thrown away, so the read stays until `take` or `drop`.
      */
-    takeAnswered(key: string): T | null {
+    answered(key: string): T | null {
       const early = started.get(key);
-      if (!early?.value || Date.now() - early.at >= FRESH_MS) return null;
+      return early?.value && Date.now() - early.at < FRESH_MS ? early.value.of : null;
+    },
+    /** Forgets the read under `key` (its answer was used). */
+    drop(key: string): void {
       started.delete(key);
-      return early.value.of;
     },
     /** The read started under `key` when it is still fresh, else a new one. */
     take(key: string, read: () => Promise<T>): Promise<T> {

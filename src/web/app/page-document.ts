@@ -8,7 +8,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, messageOf } from "../api/client.ts";
-import { pageApiUrl, pageIfRead, readPage, savePage, takePage } from "../api/pages.ts";
+import { pageApiUrl, pageIfRead, pageReadUsed, readPage, savePage, takePage } from "../api/pages.ts";
 import type { Page, Workspace } from "../api/types.ts";
 import { addNavigationGuard, navigate, pageUrl } from "./router.ts";
 import { onPageChange, type PageChange } from "../live/page-events.ts";
@@ -38,6 +38,7 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
   const url = pageApiUrl(workspace.slug, path);
   // The page's early read (boot-reads.ts) when it has answered already: the first render shows the
   // page, without a render of the spinner and another once the effect below has taken the answer.
+  // Only looked at here (React may render this and throw the render away); used once mounted.
   const [answered] = useState(() => pageIfRead(workspace.slug, path));
   const [page, setPage] = useState<Page | null>(answered);
   const [loadError, setLoadError] = useState<unknown>(null);
@@ -63,6 +64,7 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
     const got = firstRead.current;
     firstRead.current = null;
     if (got) {
+      pageReadUsed(workspace.slug, path);
       document.title = `${got.title} · Quire`;
       return;
     }
