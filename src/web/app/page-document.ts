@@ -156,13 +156,22 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
   saveRef.current = save;
 
   const check = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const checks = useRef(0);
   const onChange = useCallback(() => {
     // Editors may emit changes that leave the Markdown as it was (a node view settling on load):
     // the status says "Unsaved" only when the text really differs from what the server has.
     if (check.current) clearTimeout(check.current);
     check.current = setTimeout(() => {
-      const dirty = currentText() !== savedText.current;
-      setStatus((s) => (s === "conflict" || s === "saving" ? s : dirty ? "unsaved" : s === "error" ? s : "saved"));
+      const checkNow = () => {
+        const dirty = currentText() !== savedText.current;
+        setStatus((s) => (s === "conflict" || s === "saving" ? s : dirty ? "unsaved" : s === "error" ? s : "saved"));
+      };
+      // On a long page still loading, reading the text would append every pending block at once,
+      // a long pause just after the first key: the check waits for the last block instead.
+      const e = editor.current;
+      const latest = ++checks.current;
+      if (e?.whenLoaded) e.whenLoaded(() => latest === checks.current && checkNow());
+      else checkNow();
     }, 120);
     if (timer.current) clearTimeout(timer.current);
     timer.current = setTimeout(() => {

@@ -78,6 +78,8 @@ interface Loading {
   detached: DocNode[];
   cancel: (() => void) | null;
   done: boolean;
+  /** Waiting for the last block (`whenLoaded`). */
+  waiting: (() => void)[];
 }
 
 export interface EditorHandle {
@@ -87,6 +89,8 @@ export interface EditorHandle {
    * then the text the editor opened with, known without reading a long page's pending blocks.
    */
   unchanged?(): boolean;
+  /** Runs `task` once every block of a long page is in (at once when they are). */
+  whenLoaded?(task: () => void): void;
   focus(): void;
 }
 
@@ -287,6 +291,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     }
     whenIdle(() => session.prepare());
     loadDirectory(e.state.doc);
+    for (const task of l.waiting.splice(0)) task();
   };
   /** Appends whatever is still pending, now: a save, a switch to raw or leaving the page sees the whole page. */
   const completeLoad = (e: Editor) => {
@@ -422,7 +427,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     pristine.current = editor.state.doc;
     const loaded: DocNode[] = [];
     doc.forEach((child) => void loaded.push(child));
-    const l: Loading = { next: first, loaded, detached: [], cancel: null, done: false };
+    const l: Loading = { next: first, loaded, detached: [], cancel: null, done: false, waiting: [] };
     loading.current = l;
     // A first chunk the editor could not hold block for block: raw mode, as for the whole page.
     if (total > first && loaded.length !== first) {
@@ -479,6 +484,11 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
         if (!editor || editor.isDestroyed || !opened) return false;
         const now = editor.state.doc;
         return now === opened || now.eq(opened);
+      },
+      whenLoaded: (task) => {
+        const l = loading.current;
+        if (l && !l.done && editor && !editor.isDestroyed) l.waiting.push(task);
+        else task();
       },
       focus: () => editor?.commands.focus(),
     }),
