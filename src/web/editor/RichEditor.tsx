@@ -109,7 +109,21 @@ interface Props {
   pagePath?: string;
 }
 
+/**
+ * The editor, built in a render of its own right after this component's first commit. Building it
+ * (the page's text opened, Tiptap's schema and view) is the costliest render of a page, and in the
+ * render that mounts a screen — a concurrent render, which React may throw away and start again
+ * when an update arrives meanwhile — it was at times built twice, the first one discarded (seen on
+ * the long page's cold navigation). A state set in a layout effect renders synchronously, before
+ * the browser paints, and is never restarted: the editor is built once, and nothing empty is shown.
+ */
 export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(props, ref) {
+  const [committed, setCommitted] = useState(false);
+  useLayoutEffect(() => setCommitted(true), []);
+  return committed ? <RichEditorView {...props} ref={ref} /> : null;
+});
+
+const RichEditorView = forwardRef<EditorHandle, Props>(function RichEditorView(props, ref) {
   const session = useMemo(() => new MarkdownSession(props.markdown), [props.markdown]);
   const callbacks = useRef(props);
   callbacks.current = props;
