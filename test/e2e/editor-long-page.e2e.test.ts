@@ -110,4 +110,35 @@ describe.skipIf(!hasChromium)("a long page opens a screenful first and loads the
     expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 90_000);
+
+  test("leaving an untouched page, or a key's save check, does not read the blocks still to load; leaving with a change still asks", async () => {
+    const created = await suite.user.client.post(`/api/v1/content/${suite.user.workspaceSlug}/long-leave.md`, { title: "Long", body: BODY });
+    expect(created.status).toBe(201);
+    const tab = await openWithLoadingHeld("long-leave.md");
+    const { page } = tab;
+    // The page's own leave check (what the browser asks before unloading it).
+    const leaveIsHeld = () =>
+      page.evaluate(() => {
+        const event = new Event("beforeunload", { cancelable: true });
+        window.dispatchEvent(event);
+        return event.defaultPrevented;
+      });
+    const drawn = await blocksDrawn(page);
+    expect(drawn).toBeLessThan(BLOCKS);
+    expect(await leaveIsHeld()).toBe(false);
+    expect(await blocksDrawn(page)).toBe(drawn);
+    await clickIntoText(page.locator(".tiptap > p").filter({ hasText: "paragraph 2 with" }));
+    await page.keyboard.press("End");
+    await page.keyboard.type("!");
+    // The save status is checked once the page is in, not by appending every pending block now.
+    await page.waitForTimeout(400);
+    expect(await blocksDrawn(page)).toBe(drawn);
+    expect(await leaveIsHeld()).toBe(true);
+    await releaseIdle(page);
+    await page.locator('[data-status="unsaved"]').waitFor();
+    await page.keyboard.press("Backspace");
+    expect(await leaveIsHeld()).toBe(false);
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 90_000);
 });

@@ -8,7 +8,9 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { Lexer, type Token } from "marked";
 import { MarkdownSession } from "../../src/web/markdown/session.ts";
+import { splitBlocks } from "../../src/web/markdown/split.ts";
 
 const ROOT = join(import.meta.dir, "../../.corpus/next-16.4.6/docs");
 
@@ -44,6 +46,32 @@ describe("the Next.js docs corpus", () => {
     // components and raw HTML, shown as source.
     expect(blocks).toBeGreaterThan(16_000);
     expect(rich / blocks).toBeGreaterThan(0.9);
+  }, 30_000);
+});
+
+describe("the blocks' tokens, their inline text lexed when first read", () => {
+  test("are marked's own tokens for the text, read front to back or back to front", () => {
+    if (!existsSync(ROOT)) throw new Error(`${ROOT} is missing: run scripts/fetch-corpus.sh`);
+    let compared = 0;
+    for (const file of markdownFiles(ROOT)) {
+      const text = readFileSync(file, "utf8");
+      if (text.includes("\r") || /^:{3,}[A-Za-z]/m.test(text)) continue;
+      // What the whole text lexed at once gives, past the frontmatter (which marked never sees).
+      const first = splitBlocks(text);
+      const fm = first.blocks[0]?.kind === "frontmatter" ? first.lead.length + first.blocks[0].text.length : 0;
+      const expected = new Lexer({ gfm: true }).lex(text.slice(fm)).filter((t) => t.type !== "space" && t.raw.trim() !== "");
+      const read = (order: "forward" | "backward"): Token[] => {
+        const blocks = splitBlocks(text).blocks.filter((b) => b.kind !== "frontmatter");
+        const out: Token[] = new Array(blocks.length);
+        if (order === "forward") for (let i = 0; i < blocks.length; i++) out[i] = blocks[i]!.token!;
+        else for (let i = blocks.length - 1; i >= 0; i--) out[i] = blocks[i]!.token!;
+        return out;
+      };
+      expect(read("forward")).toEqual(expected);
+      expect(read("backward")).toEqual(expected);
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(400);
   }, 30_000);
 });
 

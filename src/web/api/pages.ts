@@ -20,6 +20,16 @@ export function readPageEarly(slug: string, path: string): void {
   early.start(pageApiUrl(slug, path), () => readPage(slug, path), true);
 }
 
+/** The page, when the read started early has already answered (and is fresh); else null. */
+export function pageIfRead(slug: string, path: string): Page | null {
+  return early.answered(pageApiUrl(slug, path));
+}
+
+/** The early read's answer was used (`pageIfRead`): a later visit reads the page again. */
+export function pageReadUsed(slug: string, path: string): void {
+  early.drop(pageApiUrl(slug, path));
+}
+
 /** The page's read: the one started early when it is still fresh, else a new one. */
 export function takePage(slug: string, path: string): Promise<Page> {
   return early.take(pageApiUrl(slug, path), () => readPage(slug, path));

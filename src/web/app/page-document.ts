@@ -8,7 +8,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, messageOf } from "../api/client.ts";
-import { pageApiUrl, readPage, savePage, takePage } from "../api/pages.ts";
+import { pageApiUrl, pageIfRead, pageReadUsed, readPage, savePage, takePage } from "../api/pages.ts";
 import type { Page, Workspace } from "../api/types.ts";
 import { addNavigationGuard, navigate, pageUrl } from "./router.ts";
 import { onPageChange, type PageChange } from "../live/page-events.ts";
@@ -36,10 +36,14 @@ function isTransientRefusal(e: unknown): e is ApiError {
 
 export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path: string) {
   const url = pageApiUrl(workspace.slug, path);
-  const [page, setPage] = useState<Page | null>(null);
+  // The page's early read (boot-reads.ts) when it has answered already: the first render shows the
+  // page, without a render of the spinner and another once the effect below has taken the answer.
+  // Only looked at here (React may render this and throw the render away); used once mounted.
+  const [answered] = useState(() => pageIfRead(workspace.slug, path));
+  const [page, setPage] = useState<Page | null>(answered);
   const [loadError, setLoadError] = useState<unknown>(null);
   // The text the mounted editor opened with; a new value remounts the editor.
-  const [opened, setOpened] = useState<{ text: string; generation: number } | null>(null);
+  const [opened, setOpened] = useState<{ text: string; generation: number } | null>(answered && { text: answered.content, generation: 0 });
   const [status, setStatus] = useState<SaveStatus>("saved");
   const [saveError, setSaveError] = useState<string | null>(null);
   // Set while a refused save waits for its automatic retry: the seconds until it.
@@ -49,13 +53,21 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
   // After "take theirs" the person's own text stays on screen to copy from: nothing typed is lost.
   const [discarded, setDiscarded] = useState<string | null>(null);
   const editor = useRef<EditorHandle>(null);
-  const hash = useRef<string>("");
-  const savedText = useRef<string>("");
+  const hash = useRef<string>(answered?.content_hash ?? "");
+  const savedText = useRef<string>(answered?.content ?? "");
+  const firstRead = useRef(answered);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const saving = useRef<Promise<void> | null>(null);
   const retry = useRef<{ timer: ReturnType<typeof setTimeout> | null; delay: number }>({ timer: null, delay: STORAGE_RETRY_MS });
   const saveRef = useRef<() => Promise<void>>(async () => {});
   useEffect(() => {
+    const got = firstRead.current;
+    firstRead.current = null;
+    if (got) {
+      pageReadUsed(workspace.slug, path);
+      document.title = `${got.title} · Quire`;
+      return;
+    }
     let cancelled = false;
     takePage(workspace.slug, path).then(
       (p) => {
@@ -73,7 +85,13 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
     };
   }, [url]);
 
-  const currentText = useCallback(() => editor.current?.getMarkdown() ?? opened?.text ?? "", [opened]);
+  // An editor still holding the document it opened has the text it opened with: a long page's
+  // blocks still being appended are not read (and drawn) for a dirty check, on leaving the page too.
+  const currentText = useCallback(() => {
+    const e = editor.current;
+    if (e && opened && e.unchanged?.()) return opened.text;
+    return e?.getMarkdown() ?? opened?.text ?? "";
+  }, [opened]);
 
   const save = useCallback(async (): Promise<void> => {
     if (timer.current) clearTimeout(timer.current);
@@ -138,13 +156,22 @@ export function usePageDocument(workspace: Pick<Workspace, "id" | "slug">, path:
   saveRef.current = save;
 
   const check = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const checks = useRef(0);
   const onChange = useCallback(() => {
     // Editors may emit changes that leave the Markdown as it was (a node view settling on load):
     // the status says "Unsaved" only when the text really differs from what the server has.
     if (check.current) clearTimeout(check.current);
     check.current = setTimeout(() => {
-      const dirty = currentText() !== savedText.current;
-      setStatus((s) => (s === "conflict" || s === "saving" ? s : dirty ? "unsaved" : s === "error" ? s : "saved"));
+      const checkNow = () => {
+        const dirty = currentText() !== savedText.current;
+        setStatus((s) => (s === "conflict" || s === "saving" ? s : dirty ? "unsaved" : s === "error" ? s : "saved"));
+      };
+      // On a long page still loading, reading the text would append every pending block at once,
+      // a long pause just after the first key: the check waits for the last block instead.
+      const e = editor.current;
+      const latest = ++checks.current;
+      if (e?.whenLoaded) e.whenLoaded(() => latest === checks.current && checkNow());
+      else checkNow();
     }, 120);
     if (timer.current) clearTimeout(timer.current);
     timer.current = setTimeout(() => {

@@ -48,8 +48,14 @@ function whenIdle(task: () => void): void {
 /**
  * A long page opens with its first screenful of blocks; the rest are appended in idle time, a
  * chunk at a time, so the page answers the keyboard after the first chunk (docs/decisions/editor-blocks.md).
+ * The first screenful is counted from the window's height: no block (a one-line paragraph, a rule)
+ * is drawn shorter than MIN_BLOCK_PX with its margins, so that many blocks fill the window.
  */
-const FIRST_BLOCKS = 60;
+const MIN_BLOCK_PX = 24;
+const FIRST_BLOCKS_MIN = 16;
+const FIRST_BLOCKS_MAX = 60;
+const firstBlocks = (): number =>
+  Math.max(FIRST_BLOCKS_MIN, Math.min(FIRST_BLOCKS_MAX, Math.ceil((typeof window === "undefined" ? 0 : window.innerHeight) / MIN_BLOCK_PX)));
 const CHUNK_BLOCKS = 40;
 const SLICE_MS = 6;
 const START_AFTER_MS = 150;
@@ -72,10 +78,19 @@ interface Loading {
   detached: DocNode[];
   cancel: (() => void) | null;
   done: boolean;
+  /** Waiting for the last block (`whenLoaded`). */
+  waiting: (() => void)[];
 }
 
 export interface EditorHandle {
   getMarkdown(): string;
+  /**
+   * True while the document is the one opened (nothing typed, or all of it undone): its text is
+   * then the text the editor opened with, known without reading a long page's pending blocks.
+   */
+  unchanged?(): boolean;
+  /** Runs `task` once every block of a long page is in (at once when they are). */
+  whenLoaded?(task: () => void): void;
   focus(): void;
 }
 
@@ -94,7 +109,21 @@ interface Props {
   pagePath?: string;
 }
 
+/**
+ * The editor, built in a render of its own right after this component's first commit. Building it
+ * (the page's text opened, Tiptap's schema and view) is the costliest render of a page, and in the
+ * render that mounts a screen — a concurrent render, which React may throw away and start again
+ * when an update arrives meanwhile — it was at times built twice, the first one discarded (seen on
+ * the long page's cold navigation). A state set in a layout effect renders synchronously, before
+ * the browser paints, and is never restarted: the editor is built once, and nothing empty is shown.
+ */
 export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(props, ref) {
+  const [committed, setCommitted] = useState(false);
+  useLayoutEffect(() => setCommitted(true), []);
+  return committed ? <RichEditorView {...props} ref={ref} /> : null;
+});
+
+const RichEditorView = forwardRef<EditorHandle, Props>(function RichEditorView(props, ref) {
   const session = useMemo(() => new MarkdownSession(props.markdown), [props.markdown]);
   const callbacks = useRef(props);
   callbacks.current = props;
@@ -232,6 +261,8 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   };
 
   const loading = useRef<Loading | null>(null);
+  /** The document as opened, with every chunk appended to it while nothing else changed it. */
+  const pristine = useRef<DocNode | null>(null);
   /** Appends the page's blocks up to `to` (without an undo step or a change signal). */
   const appendBlocks = (e: Editor, to: number): void => {
     const l = loading.current;
@@ -258,7 +289,9 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     // A caret moved or text typed a moment ago that ProseMirror has not read yet (it learns of
     // them in a later task) is read first, or this transaction would put the old caret back.
     (e.view as unknown as { domObserver?: { flush(): void } }).domObserver?.flush();
+    const untouched = e.state.doc === pristine.current;
     e.view.dispatch(e.state.tr.insert(e.state.doc.content.size, nodes).setMeta("addToHistory", false).setMeta("preventUpdate", true));
+    if (untouched) pristine.current = e.state.doc;
   };
   /** Once every block is in: the document as loaded becomes the save baseline (its JSON made when idle). */
   const finishLoad = (e: Editor) => {
@@ -272,6 +305,7 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     }
     whenIdle(() => session.prepare());
     loadDirectory(e.state.doc);
+    for (const task of l.waiting.splice(0)) task();
   };
   /** Appends whatever is still pending, now: a save, a switch to raw or leaving the page sees the whole page. */
   const completeLoad = (e: Editor) => {
@@ -400,13 +434,14 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
   useLayoutEffect(() => {
     if (!editor || editor.isDestroyed) return;
     const total = session.blockCount;
-    const first = Math.min(FIRST_BLOCKS, total);
+    const first = Math.min(firstBlocks(), total);
     const head = total > first ? { type: "doc", content: session.blockNodes(0, first) } : session.initial;
     const doc = createDocument(head as Parameters<typeof createDocument>[0], editor.schema);
     editor.view.updateState(EditorState.create({ doc, plugins: editor.state.plugins }));
+    pristine.current = editor.state.doc;
     const loaded: DocNode[] = [];
     doc.forEach((child) => void loaded.push(child));
-    const l: Loading = { next: first, loaded, detached: [], cancel: null, done: false };
+    const l: Loading = { next: first, loaded, detached: [], cancel: null, done: false, waiting: [] };
     loading.current = l;
     // A first chunk the editor could not hold block for block: raw mode, as for the whole page.
     if (total > first && loaded.length !== first) {
@@ -456,6 +491,19 @@ export const RichEditor = forwardRef<EditorHandle, Props>(function RichEditor(pr
     ref,
     () => ({
       getMarkdown: () => (editor ? session.save(docJson(editor)) : props.markdown),
+      // Nodes are immutable: the same document is the same object, and an edit undone is equal to
+      // it again (`eq` compares unchanged blocks by identity). After the editor is gone, no.
+      unchanged: () => {
+        const opened = pristine.current;
+        if (!editor || editor.isDestroyed || !opened) return false;
+        const now = editor.state.doc;
+        return now === opened || now.eq(opened);
+      },
+      whenLoaded: (task) => {
+        const l = loading.current;
+        if (l && !l.done && editor && !editor.isDestroyed) l.waiting.push(task);
+        else task();
+      },
       focus: () => editor?.commands.focus(),
     }),
     [editor, session, props.markdown],

@@ -44,6 +44,51 @@ interface Range {
   start: number;
   end: number;
   token?: Token;
+  /** The block's inline text is lexed when its token is first read (see InlineLater). */
+  inline?: { later: InlineLater; upTo: number };
+}
+
+/**
+ * marked's lexer reads blocks first (collecting every link definition) and then the inline text
+ * of every paragraph, heading and cell, in document order (`Lexer.lex`). The second pass is most of
+ * the lexing, and a long page opens with its first screenful of blocks converted: so the inline
+ * pass is run here only up to the block being read, in the same order and with the same
+ * definitions, which gives the very tokens `lex` gives (docs/decisions/editor-blocks.md).
+ */
+class InlineLater {
+  private done = 0;
+  constructor(
+    private readonly lexer: Lexer,
+    private readonly queue: Array<{ src: string; tokens: Token[] }>,
+  ) {}
+
+  /** Lexes the inline text of every queued entry up to `upTo` (inclusive), as `lex` would. */
+  through(upTo: number): void {
+    for (; this.done <= upTo && this.done < this.queue.length; this.done++) {
+      const next = this.queue[this.done]!;
+      this.lexer.state.inRawBlock = false;
+      this.lexer.inlineTokens(next.src, next.tokens);
+    }
+  }
+}
+
+/** The last inline-queue entry a top-level token's subtree holds (-1: none). */
+function lastInlineEntry(token: Token, index: Map<Token[], number>): number {
+  let last = -1;
+  const visit = (t: unknown): void => {
+    if (t === null || typeof t !== "object") return;
+    const o = t as { tokens?: Token[]; items?: unknown[]; header?: unknown[]; rows?: unknown[][] };
+    if (Array.isArray(o.tokens)) {
+      const at = index.get(o.tokens);
+      if (at !== undefined && at > last) last = at;
+      for (const c of o.tokens) visit(c);
+    }
+    if (Array.isArray(o.items)) for (const c of o.items) visit(c);
+    if (Array.isArray(o.header)) for (const c of o.header) visit(c);
+    if (Array.isArray(o.rows)) for (const row of o.rows) for (const c of row) visit(c);
+  };
+  visit(token);
+  return last;
 }
 
 const KINDS: Record<string, BlockKind> = {
@@ -140,13 +185,19 @@ function directiveRanges(text: string, from: number): Array<{ start: number; end
 function lexRanges(text: string, start: number, end: number, out: Range[]): void {
   const segment = text.slice(start, end);
   if (segment === "") return;
-  const tokens = new Lexer({ gfm: true }).lex(segment);
+  // `lex` without its inline pass (the segment's line ends are already "\n"): see InlineLater.
+  const lexer = new Lexer({ gfm: true });
+  const tokens = lexer.blockTokens(segment, lexer.tokens);
+  const queue = (lexer as unknown as { inlineQueue: Array<{ src: string; tokens: Token[] }> }).inlineQueue;
+  (lexer as unknown as { inlineQueue: unknown[] }).inlineQueue = [];
+  const later = new InlineLater(lexer, queue);
+  const index = new Map(queue.map((q, i) => [q.tokens, i]));
   let at = start;
   for (const token of tokens) {
     const raw = token.raw;
     if (token.type !== "space") {
       const body = raw.replace(/\n+$/, "");
-      if (body.trim() !== "") out.push({ kind: KINDS[token.type] ?? "other", start: at, end: at + body.length, token });
+      if (body.trim() !== "") out.push({ kind: KINDS[token.type] ?? "other", start: at, end: at + body.length, token, inline: { later, upTo: lastInlineEntry(token, index) } });
     }
     at += raw.length;
   }
@@ -170,7 +221,10 @@ function resolveReferences(text: string, ranges: Range[]): void {
     const lexer = new Lexer({ gfm: true });
     Object.assign((lexer as unknown as { tokens: { links: object } }).tokens.links, links);
     const [token] = lexer.lex(text.slice(r.start, r.end));
-    if (token && token.type === r.token.type) r.token = token;
+    if (token && token.type === r.token.type) {
+      r.token = token;
+      delete r.inline;
+    }
   }
 }
 
@@ -211,8 +265,12 @@ export function splitBlocks(source: string): SplitDoc {
       text: source.slice(toOriginal(r.start), toOriginal(r.end)),
       sep: source.slice(toOriginal(r.end), toOriginal(next ? next.start : text.length)),
     };
-    if (r.token && !hasCr) block.token = r.token;
-    else if (r.token) block.token = new Lexer({ gfm: true }).lex(text.slice(r.start, r.end))[0] ?? r.token;
+    if (r.token && !hasCr) {
+      const { token, inline } = r;
+      if (!inline) block.token = token;
+      // Read on first use: its inline text (and every earlier block's) is lexed then.
+      else Object.defineProperty(block, "token", { enumerable: true, get: () => (inline.later.through(inline.upTo), token) });
+    } else if (r.token) block.token = new Lexer({ gfm: true }).lex(text.slice(r.start, r.end))[0] ?? r.token;
     return block;
   });
   return { lead, blocks };

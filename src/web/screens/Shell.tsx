@@ -9,6 +9,7 @@ import type { Page, Workspace } from "../api/types.ts";
 import { useAuth } from "../app/auth.tsx";
 import { linkClick, navigate, pageUrl, useLocation } from "../app/router.ts";
 import { readPageEarly } from "../api/pages.ts";
+import { loadedOnce } from "../app/loaded-once.ts";
 import { currentTheme, setTheme, type Theme } from "../app/theme.ts";
 import { useTree, useWorkspaces } from "../app/workspace-data.ts";
 import { useStorageHealth } from "../app/storage-health.ts";
@@ -25,7 +26,7 @@ import { useViewingReport } from "../live/viewing.ts";
 import { usePeople } from "../app/people.ts";
 
 // The editors are the heaviest part of the app: loaded only when a page is opened.
-const loadPageScreen = () => import("./PageScreen.tsx");
+const loadPageScreen = loadedOnce(() => import("./PageScreen.tsx"));
 const PageScreen = lazy(loadPageScreen);
 const AccountScreen = lazy(() => import("./AccountScreen.tsx"));
 const SearchDialog = lazy(() => import("./SearchDialog.tsx"));
