@@ -22,6 +22,7 @@ export interface McpHttpOptions {
 
 /** Bodies up to this size are read ahead and handed to the SDK parsed. */
 const PEEK_MAX_BYTES = 64 * 1024;
+const utf8 = new TextDecoder();
 
 /**
  * A small POST body with a declared length (every ordinary call) is read here, once, and handed
@@ -31,19 +32,23 @@ const PEEK_MAX_BYTES = 64 * 1024;
  * request calls (the 2026-07-28 era names it in headers), so the server instance can hold just
  * what it can reach. Anything else — chunked, large, not JSON — goes on untouched, and the SDK
  * reads and answers it as before; a parsed body is checked by the SDK exactly as one it read.
+ * With the body parsed, the request itself goes on, its body read: the SDK reads nothing from a
+ * request it is given a parsed body with (as behind any body parser); only a body that is not
+ * JSON is handed on again, byte for byte, in a new request.
  */
 async function readAhead(request: Request): Promise<{ forward: Request; parsed?: unknown; message?: OneMessage }> {
   if (request.method !== "POST") return { forward: request };
   const declared = Number(request.headers.get("content-length") ?? "");
   if (!Number.isInteger(declared) || declared <= 0 || declared > PEEK_MAX_BYTES) return { forward: request };
   const bytes = await request.arrayBuffer();
-  const forward = new Request(request.url, { method: "POST", headers: request.headers, body: bytes, signal: request.signal });
   let parsed: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder().decode(bytes));
+    parsed = JSON.parse(utf8.decode(bytes));
   } catch {
-    return { forward }; // not JSON: the SDK answers it
+    // Not JSON: the SDK reads it again and answers it.
+    return { forward: new Request(request.url, { method: "POST", headers: request.headers, body: bytes, signal: request.signal }) };
   }
+  const forward = request;
   let message: OneMessage | undefined;
   if (!request.headers.has("mcp-method")) {
     const m = parsed as { method?: unknown; params?: { name?: unknown } } | null;
@@ -137,13 +142,17 @@ export function mcpHttp(services: Services, opts: McpHttpOptions) {
       const authInfo = { token: "", clientId: principal.userId, scopes: principal.kind === "api_key" ? principal.scopes : [], extra };
       const response = await handlerOf().fetch(forward, parsed === undefined ? { authInfo } : { authInfo, parsedBody: parsed });
       const extraHeaders = cors(request);
+      // A JSON answer is complete when the handler resolves, a body of known length (the SDK's
+      // Response.json): it goes out as it is, in one write, with the CORS headers added to it —
+      // re-wrapping its body would send it as a chunked stream (milliseconds per call on
+      // loopback), and copying it costs a buffer and a Response of every call.
+      if ((response.headers.get("content-type") ?? "").includes("application/json")) {
+        for (const [k, v] of Object.entries(extraHeaders)) response.headers.set(k, v);
+        return response;
+      }
       const headers = new Headers(response.headers);
       for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
-      // A JSON answer is complete when the handler resolves: sent with its length, in one write,
-      // rather than as a chunked stream (which costs milliseconds per call on loopback).
-      const json = (response.headers.get("content-type") ?? "").includes("application/json");
-      const body = json && response.body ? await response.arrayBuffer() : response.body;
-      return new Response(body, { status: response.status, statusText: response.statusText, headers });
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
     },
     close: () => handler?.close(),
   };

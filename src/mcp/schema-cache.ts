@@ -40,26 +40,39 @@ export function jsonKey(name: string, io: "input" | "output", target: string): s
   return `${name}|${io}|${target}`;
 }
 
+/** Freezes a parsed JSON value throughout, so that no holder can change what every other holder reads. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 /**
  * A schema whose JSON Schema form is computed once. The SDK converts a tool's input and output
  * schemas per server instance, and HTTP builds an instance per request: converting the page
- * object's schema alone took milliseconds on every call. Validation is the schema's own; each
- * caller gets its own copy of the JSON (the SDK may annotate what it is given). With a `name`, the
- * build-time conversion is used when the executable carries one.
+ * object's schema alone took milliseconds on every call, and parsing a cached copy still cost two
+ * JSON parses of every call (the input's, for the SDK's `Mcp-Param-*` header check, and the
+ * output's, for the answer). Every caller now gets the one parsed form, frozen: the SDK reads it
+ * and builds its own objects around it (a write to it would throw, not leak into the next
+ * request). Validation is the schema's own. With a `name`, the build-time conversion is used when
+ * the executable carries one.
  */
 export function withCachedJson<S extends StandardSchemaWithJSON>(schema: S, name?: string): S {
   const std = schema["~standard"];
-  const cache = new Map<string, string>();
+  const cache = new Map<string, Record<string, unknown>>();
   const convert = (io: "input" | "output") => (options: { target: string }) => {
     const key = `${io}|${options.target}`;
     let json = cache.get(key);
     if (json === undefined) {
-      json =
+      const text =
         (name !== undefined ? precomputedJson(jsonKey(name, io, options.target)) : undefined) ??
         JSON.stringify(compactJsonSchema(std.jsonSchema[io](options as never) as Record<string, unknown>, options.target));
+      json = deepFreeze(JSON.parse(text) as Record<string, unknown>);
       cache.set(key, json);
     }
-    return JSON.parse(json) as Record<string, unknown>;
+    return json;
   };
   return {
     "~standard": {

@@ -121,6 +121,10 @@ function toolAllowed(principal: Principal, tool: Pick<ToolDef, "scope">): boolea
   return scopeGrants(principal.scopes, tool.scope);
 }
 
+const CAPABILITIES = { tools: { listChanged: false }, resources: {}, prompts: {} };
+/** What the SDK makes of CAPABILITIES' resources and prompts when it installs their handlers. */
+const CALL_ONLY_CAPABILITIES = { resources: { listChanged: true }, prompts: { listChanged: true } };
+
 /**
  * The one message an HTTP request carries, when known before the server is built (src/mcp/http.ts:
  * a 2026-07-28 request's `Mcp-Method` and `Mcp-Name` headers, which the SDK checks against the body
@@ -141,14 +145,18 @@ export interface OneMessage {
  */
 export function buildMcpServer(session: McpSession, instructions: string, only?: OneMessage): McpServer {
   const principal = session.principal();
-  const server = new McpServer(
-    { name: "quire", title: "Quire", version: VERSION },
-    { instructions, capabilities: { tools: { listChanged: false }, resources: {}, prompts: {} } },
-  );
   const tools = allTools(session.transport, session.assistConfigured);
   const method = only?.method ?? "";
   const called = method === "tools/call" ? tools.find((t) => t.name === only?.name) : undefined;
   const everything = !method.startsWith("resources/") && !method.startsWith("prompts/") && called === undefined;
+  // Declaring resources and prompts makes the SDK install their six handlers, which an instance
+  // answering one tool call never runs: it declares the same capabilities (as the SDK completes
+  // them) without them.
+  const server = new McpServer(
+    { name: "quire", title: "Quire", version: VERSION },
+    { instructions, capabilities: called ? { tools: { listChanged: false } } : CAPABILITIES },
+  );
+  if (called) server.server.registerCapabilities(CALL_ONLY_CAPABILITIES);
   const hidden = new Map<string, ToolDef>();
   for (const tool of called ? [called] : everything ? tools : []) {
     const registered = server.registerTool(

@@ -173,6 +173,20 @@ describe("HTTP edges", () => {
     }
   });
 
+  test("a JSON answer goes out whole, with its length, and a listed origin's CORS headers", async () => {
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "test", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
+    const call = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "quire_read_page", arguments: { path: "welcome" }, _meta: meta } });
+    const res = await rpc({ authorization: `Bearer ${key}`, origin: "https://agent.example", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "quire_read_page" }, call);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("application/json");
+    expect(res.headers.get("transfer-encoding")).toBeNull();
+    const text = await res.text();
+    expect(Number(res.headers.get("content-length"))).toBe(new TextEncoder().encode(text).length);
+    expect(res.headers.get("access-control-allow-origin")).toBe("https://agent.example");
+    expect(res.headers.get("access-control-expose-headers")).toContain("Mcp-Protocol-Version");
+    expect(JSON.parse(text).result.structuredContent.path).toBe("welcome.md");
+  });
+
   test("an Origin not on the list is refused (403); the server's own and listed origins get CORS headers", async () => {
     const evil = await rpc({ authorization: `Bearer ${key}`, origin: "https://evil.example" }, list);
     expect(evil.status).toBe(403);

@@ -60,3 +60,20 @@ test("a whole server (stdio's) names the missing scope for a hidden tool and lea
     await server.close();
   }
 });
+
+test("an instance built for one tool call declares the capabilities a whole instance does, as the SDK completes them", () => {
+  const session: McpSession = {
+    services: () => {
+      throw new Error("no services needed");
+    },
+    log: silentLogger,
+    assistConfigured: false,
+    transport: "http",
+    principal: () => ({ kind: "api_key", userId: "u", orgId: "o", keyId: "k", scopes: ["read"], workspaceId: null }),
+  };
+  const whole = buildMcpServer(session, "").server.getCapabilities();
+  const oneCall = buildMcpServer(session, "", { method: "tools/call", name: "quire_read_page" }).server.getCapabilities();
+  // If the SDK completes declared capabilities differently, CALL_ONLY_CAPABILITIES in src/mcp/server.ts must follow.
+  expect(oneCall).toEqual(whole);
+  expect(Object.keys(oneCall).sort()).toEqual(["prompts", "resources", "tools"]);
+});
