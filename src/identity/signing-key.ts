@@ -55,8 +55,10 @@ const digestOf = (path: string): string | null => (existsSync(path) ? new Bun.Cr
  * file is missing, new or changed since the key was last loaded: then at once, so that `loaded`
  * (which retires the sessions of another key) runs before the server answers anyone, as it always
  * did. A restart with the same key file thus does not parse the key and set it up for signing at
- * start, which was ~2 MB of resident memory and ~20 ms of a start (docs/decisions/runtime-footprint.md).
- * The file's mode is still made 0600 at every start.
+ * start, which kept ~2 MB of the runtime's crypto code resident in a server nobody had used yet
+ * (docs/decisions/runtime-footprint.md); the first token pays ~1 ms for it. The file's mode is
+ * still made 0600 at every start. The digest kept is of a 2048-bit private key: it tells nothing
+ * about the key.
  */
 export async function signingKeysOnDemand(
   path: string,
