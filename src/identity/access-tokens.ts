@@ -16,7 +16,7 @@ interface AccessClaims {
 
 export class AccessTokens {
   constructor(
-    private readonly keys: SigningKeys,
+    private readonly keys: () => Promise<SigningKeys>,
     private readonly issuer: string,
   ) {}
 
@@ -37,23 +37,26 @@ export class AccessTokens {
   }
 
   private async sign(claims: AccessClaims, audience: string, ttl: number): Promise<{ token: string; expiresAt: number }> {
+    const keys = await this.keys();
     const iat = Math.floor(Date.now() / 1000);
     const exp = iat + ttl;
     const token = await new SignJWT({ sid: claims.sessionId, org: claims.orgId })
-      .setProtectedHeader({ alg: "RS256", typ: "JWT", kid: this.keys.kid })
+      .setProtectedHeader({ alg: "RS256", typ: "JWT", kid: keys.kid })
       .setSubject(claims.userId)
       .setIssuer(this.issuer)
       .setAudience(audience)
       .setIssuedAt(iat)
       .setExpirationTime(exp)
-      .sign(this.keys.privateKey);
+      .sign(keys.privateKey);
     return { token, expiresAt: exp };
   }
 
   /** Returns the claims of a valid token, or null for anything else (expired, forged, alg none, foreign key). */
   private async check(token: string, audience: string): Promise<AccessClaims | null> {
+    // Outside the try: a key that cannot be loaded is the server's failure, not a bad token.
+    const keys = await this.keys();
     try {
-      const { payload } = await jwtVerify(token, this.keys.publicKey, {
+      const { payload } = await jwtVerify(token, keys.publicKey, {
         algorithms: ["RS256"],
         issuer: this.issuer,
         audience,

@@ -2,6 +2,7 @@ import type { Config } from "../config.ts";
 import type { Db } from "../db/database.ts";
 import { ValidationError } from "../core/errors.ts";
 import { randomToken } from "../core/ids.ts";
+import { verifyArgon2 } from "./argon2-verify.ts";
 
 /** @node-rs/argon2 `Algorithm.Argon2id` (a const enum, which isolated modules cannot import). */
 const ARGON2ID = 2;
@@ -48,8 +49,9 @@ export function checkPasswordRules(password: unknown, field = "password"): strin
 }
 
 /**
- * The native argon2 addon (~5 MB resident) loads with the first password hashed or checked, not
- * at start: a server nobody signs in to never pays for it.
+ * The native argon2 addon (~5 MB resident) loads with the first password hashed, not at start;
+ * checking a password does not load it (argon2-verify.ts), so a server people only sign in to
+ * never pays for it.
  */
 let argon2: Promise<typeof import("@node-rs/argon2")> | undefined;
 const loadArgon2 = () => (argon2 ??= import("@node-rs/argon2"));
@@ -81,10 +83,9 @@ export function createPasswordHasher(config: Config["argon2"], store?: DummyHash
     return hash(password, options);
   };
   const verifyNow = async (hashed: string, password: string) => {
-    const { verify } = await loadArgon2();
     work.verifies++;
     try {
-      return await verify(hashed, password);
+      return await verifyArgon2(hashed, password);
     } catch {
       return false;
     }

@@ -3,7 +3,7 @@ import type { Config } from "../config.ts";
 import type { Db } from "../db/database.ts";
 import type { EmailOutbox } from "../mail/email-outbox.ts";
 import type { WorkspaceRecords } from "../workspaces/workspace-records.ts";
-import { loadOrCreateSigningKey, type SigningKeys } from "./signing-key.ts";
+import { signingKeysOnDemand, type KeyFileDigestStore, type SigningKeys } from "./signing-key.ts";
 import { AccessTokens } from "./access-tokens.ts";
 import { createPasswordHasher, dummyHashInDatabase, type PasswordHasher } from "./passwords.ts";
 import { Sessions } from "./sessions.ts";
@@ -25,8 +25,8 @@ export interface IdentityServices {
   organizations: Organizations;
   sessions: Sessions;
   tokens: AccessTokens;
-  /** The instance key every token is signed with (the MCP authorization server's access tokens too). */
-  signingKeys: SigningKeys;
+  /** The instance key every token is signed with (the MCP authorization server's access tokens too), loaded on first use. */
+  signingKeys: () => Promise<SigningKeys>;
   passwords: PasswordHasher;
   auth: AuthService;
   passwordResets: PasswordResets;
@@ -43,13 +43,14 @@ export async function buildIdentityServices(deps: {
   permissions: RoleLookup;
 }): Promise<IdentityServices> {
   const { db, config, dataDir, workspaces, permissions } = deps;
-  const keys = await loadOrCreateSigningKey(config.jwtKeyPath ?? join(dataDir, "jwt-private.pem"));
+  const sessions = new Sessions(db);
+  const keys = await signingKeysOnDemand(config.jwtKeyPath ?? join(dataDir, "jwt-private.pem"), keyFileDigestInDatabase(db), (loaded) => {
+    sessions.retireIfSigningKeyChanged(loaded.kid);
+  });
   const tokens = new AccessTokens(keys, config.baseUrl);
   const passwords = createPasswordHasher(config.argon2, dummyHashInDatabase(db));
   const users = new Users(db);
   const organizations = new Organizations(db);
-  const sessions = new Sessions(db);
-  sessions.retireIfSigningKeyChanged(keys.kid);
   const auth = new AuthService({ db, config, users, organizations, sessions, tokens, passwords, workspaces });
   return {
     users,
@@ -62,5 +63,15 @@ export async function buildIdentityServices(deps: {
     passwordResets: new PasswordResets({ db, users, sessions, passwords, mailer: deps.email, baseUrl: config.baseUrl }),
     passwordChange: new PasswordChange({ db, users, sessions, passwords }),
     apiKeys: new ApiKeys(db, apiKeyPepper(config, dataDir), keyWorkspaceOrg(workspaces, permissions)),
+  };
+}
+
+/** The digest of the key file last loaded, in the instance table beside the key id it gave (`jwt_kid`). */
+function keyFileDigestInDatabase(db: Db): KeyFileDigestStore {
+  return {
+    load: () => db.query<{ value: string }, []>("SELECT value FROM instance WHERE key = 'jwt_key_file_sha256'").get()?.value ?? null,
+    save: (digest) => {
+      db.query("INSERT INTO instance (key, value) VALUES ('jwt_key_file_sha256', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(digest);
+    },
   };
 }

@@ -41,3 +41,48 @@ async function publicFromPrivate(privateKey: CryptoKey): Promise<CryptoKey> {
     "verify",
   ]);
 }
+
+/** Where the digest of the key file last loaded is kept between starts (the instance table). */
+export interface KeyFileDigestStore {
+  load(): string | null;
+  save(digest: string): void;
+}
+
+const digestOf = (path: string): string | null => (existsSync(path) ? new Bun.CryptoHasher("sha256").update(readFileSync(path)).digest("hex") : null);
+
+/**
+ * The signing keys, loaded when first asked for — the first token signed or checked — unless the key
+ * file is missing, new or changed since the key was last loaded: then at once, so that `loaded`
+ * (which retires the sessions of another key) runs before the server answers anyone, as it always
+ * did. A restart with the same key file thus does not parse the key and set it up for signing at
+ * start, which kept ~2 MB of the runtime's crypto code resident in a server nobody had used yet
+ * (docs/decisions/runtime-footprint.md); the first token pays ~1 ms for it. The file's mode is
+ * still made 0600 at every start. The digest kept is of a 2048-bit private key: it tells nothing
+ * about the key.
+ */
+export async function signingKeysOnDemand(
+  path: string,
+  store: KeyFileDigestStore,
+  loaded: (keys: SigningKeys) => void,
+): Promise<() => Promise<SigningKeys>> {
+  let keys: Promise<SigningKeys> | undefined;
+  const load = () => {
+    keys ??= loadOrCreateSigningKey(path).then(
+      (made) => {
+        loaded(made);
+        const digest = digestOf(path);
+        if (digest !== null) store.save(digest);
+        return made;
+      },
+      (error: unknown) => {
+        keys = undefined; // a later request tries again
+        throw error;
+      },
+    );
+    return keys;
+  };
+  const digest = digestOf(path);
+  if (digest === null || digest !== store.load()) await load();
+  else chmodSync(path, 0o600);
+  return load;
+}

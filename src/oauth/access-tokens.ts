@@ -29,22 +29,23 @@ interface McpTokenClaims {
  */
 export class McpAccessTokens {
   constructor(
-    private readonly keys: SigningKeys,
+    private readonly keys: () => Promise<SigningKeys>,
     private readonly issuer: string,
     readonly audience: string,
   ) {}
 
   async issue(c: Omit<McpTokenClaims, "expMs">, nowMs: number): Promise<{ token: string; expiresIn: number }> {
+    const keys = await this.keys();
     const iat = Math.floor(nowMs / 1000);
     const token = await new SignJWT({ org: c.orgId, gid: c.grantId, client_id: c.clientId, scope: c.scopes.join(" ") })
-      .setProtectedHeader({ alg: "RS256", typ: TOKEN_TYPE, kid: this.keys.kid })
+      .setProtectedHeader({ alg: "RS256", typ: TOKEN_TYPE, kid: keys.kid })
       .setSubject(c.userId)
       .setIssuer(this.issuer)
       .setAudience(c.audience)
       .setIssuedAt(iat)
       .setJti(crypto.randomUUID())
       .setExpirationTime(iat + MCP_ACCESS_TOKEN_TTL_SEC)
-      .sign(this.keys.privateKey);
+      .sign(keys.privateKey);
     return { token, expiresIn: MCP_ACCESS_TOKEN_TTL_SEC };
   }
 
@@ -53,8 +54,10 @@ export class McpAccessTokens {
    * anything else. `audience: null` accepts any of this server's resources (revocation only).
    */
   async verify(token: string, audience: string | null = this.audience): Promise<McpTokenClaims | null> {
+    // Outside the try: a key that cannot be loaded is the server's failure, not a bad token.
+    const keys = await this.keys();
     try {
-      const { payload } = await jwtVerify(token, this.keys.publicKey, {
+      const { payload } = await jwtVerify(token, keys.publicKey, {
         algorithms: ["RS256"],
         issuer: this.issuer,
         ...(audience === null ? {} : { audience }),

@@ -18,7 +18,7 @@ export interface OAuthServices {
 export function buildOAuthServices(deps: {
   db: Db;
   config: Config;
-  signingKeys: SigningKeys;
+  signingKeys: () => Promise<SigningKeys>;
   permissions: Permissions;
   workspaces: WorkspaceRecords;
   users: Users;

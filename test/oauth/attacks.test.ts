@@ -196,7 +196,7 @@ describe("dynamic client registration", () => {
 
 describe("tokens", () => {
   test("a token signed by this instance for another audience is refused at /mcp", async () => {
-    const keys = server.services.signingKeys;
+    const keys = await server.services.signingKeys();
     const c = await codeFor();
     const good = await exchange(server, c.clientId, c.redirect, c.code, c.verifier);
     const gid = (JSON.parse(Buffer.from(good.body.access_token.split(".")[1], "base64url").toString()) as { gid: string }).gid;
