@@ -9,6 +9,13 @@ import { expectNoConsoleErrors, hasChromium, screenshot } from "./browser.ts";
 import { browserSuite, openInEditor } from "./suite.ts";
 import { axeViolations } from "./axe.ts";
 
+/**
+ * CodeMirror ignores Enter on a completion list for its first 75 ms (`interactionDelay`), so a
+ * person typing on does not accept a list that just appeared: Enter then breaks the line. A writer
+ * reads the list before choosing; the test waits past that delay after the option is shown.
+ */
+const COMPLETION_INTERACTION_DELAY_MS = 75;
+
 describe.skipIf(!hasChromium)("completions in the raw editor", () => {
   const suite = browserSuite(async (s) => {
     expect((await s.user.client.post(`/api/v1/content/${s.user.workspaceSlug}/ref/api-notes.md`, { title: "API notes", body: "## Rate limits\n\nText.\n" })).status).toBe(201);
@@ -28,12 +35,14 @@ describe.skipIf(!hasChromium)("completions in the raw editor", () => {
     expect(await list.getByRole("option").allTextContents()).toEqual(["calloutCallout box", "cardsCards"]);
     await screenshot(page, "82-raw-completions");
     expect(await axeViolations(page)).toEqual([]);
+    await page.waitForTimeout(COMPLETION_INTERACTION_DELAY_MS + 25);
     await page.keyboard.press("Enter");
     // The caret is on the callout's type: a new one typed over it, Tab to the body.
     await page.keyboard.type("warning");
     await page.keyboard.press("Tab");
     await page.keyboard.type("Careful :b");
     await list.getByRole("option", { name: /badge/ }).waitFor();
+    await page.waitForTimeout(COMPLETION_INTERACTION_DELAY_MS + 25);
     await page.keyboard.press("Enter");
     await page.keyboard.type("Beta");
     await page.keyboard.press("Tab");
