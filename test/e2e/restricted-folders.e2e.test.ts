@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { registerUser, type TestUser } from "../helpers/factories.ts";
 import { memberWithRole } from "../access/support.ts";
@@ -34,15 +34,26 @@ describe.skipIf(!hasChromium)("restricted folders in a real browser", () => {
     await server?.close();
   });
 
+  /** A new tab with `user` signed in on the workspace. */
+  async function signedIn(user: TestUser) {
+    const tab = await newTab(browser);
+    await tab.page.goto(`${server.url}/w/${owner.workspaceSlug}`);
+    await signInInUi(tab.page, user);
+    return tab;
+  }
+
+  /** Opens the "Share / access" dialog of the tree item titled `title` from its actions menu; the dialog names `path`. */
+  async function openAccessDialog(page: Page, title: string, path: string) {
+    await page.getByRole("tree", { name: "Pages" }).getByText(title).first().waitFor();
+    await page.getByRole("button", { name: `Actions for ${title}` }).click();
+    await page.getByRole("menuitem", { name: "Share / access…" }).click();
+    return page.getByRole("dialog", { name: `Share / access: ${path}` });
+  }
+
   test("the admin restricts hr/ in the dialog; Bob's tree and search have nothing of it", async () => {
-    const admin = await newTab(browser);
-    await admin.page.goto(`${server.url}/w/${owner.workspaceSlug}`);
-    await signInInUi(admin.page, owner);
+    const admin = await signedIn(owner);
     const tree = admin.page.getByRole("tree", { name: "Pages" });
-    await tree.getByText("HR").first().waitFor();
-    await admin.page.getByRole("button", { name: "Actions for HR" }).click();
-    await admin.page.getByRole("menuitem", { name: "Share / access…" }).click();
-    const dialog = admin.page.getByRole("dialog", { name: "Share / access: hr/" });
+    const dialog = await openAccessDialog(admin.page, "HR", "hr/");
     await dialog.getByText("Not restricted").waitFor();
     await dialog.getByRole("button", { name: "Add someone" }).click();
     await dialog.getByLabel("Who, entry 1").fill(ana.email);
@@ -68,9 +79,7 @@ describe.skipIf(!hasChromium)("restricted folders in a real browser", () => {
     await rowOf(owner.name).getByText("hr/: edit").waitFor();
     await screenshot(admin.page, "41-members-restricted-column");
 
-    const other = await newTab(browser);
-    await other.page.goto(`${server.url}/w/${owner.workspaceSlug}`);
-    await signInInUi(other.page, bob);
+    const other = await signedIn(bob);
     const bobTree = other.page.getByRole("tree", { name: "Pages" });
     await bobTree.getByRole("link").first().waitFor();
     expect(await bobTree.getByText("HR", { exact: true }).count()).toBe(0);
@@ -88,9 +97,7 @@ describe.skipIf(!hasChromium)("restricted folders in a real browser", () => {
   });
 
   test("once the admin lets editors manage access, Ana (edit on hr/) shares it with Bob from the tree", async () => {
-    const anaTab = await newTab(browser);
-    await anaTab.page.goto(`${server.url}/w/${owner.workspaceSlug}`);
-    await signInInUi(anaTab.page, ana);
+    const anaTab = await signedIn(ana);
     const anaTree = anaTab.page.getByRole("tree", { name: "Pages" });
     await anaTree.getByText("HR").first().waitFor();
     await anaTab.page.getByRole("button", { name: "Actions for HR" }).click();
@@ -108,10 +115,7 @@ describe.skipIf(!hasChromium)("restricted folders in a real browser", () => {
     expect((await owner.client.get(`/api/v1/workspaces/${owner.workspaceId}/admin/settings`)).body.editors_manage_access).toBe(true);
 
     await anaTab.page.reload();
-    await anaTree.getByText("HR").first().waitFor();
-    await anaTab.page.getByRole("button", { name: "Actions for HR" }).click();
-    await anaTab.page.getByRole("menuitem", { name: "Share / access…" }).click();
-    const dialog = anaTab.page.getByRole("dialog", { name: "Share / access: hr/" });
+    const dialog = await openAccessDialog(anaTab.page, "HR", "hr/");
     await dialog.getByLabel("Who, entry 1").waitFor();
     await dialog.getByRole("button", { name: "Add someone" }).click();
     await dialog.getByLabel("Who, entry 2").fill(bob.email);
@@ -127,13 +131,8 @@ describe.skipIf(!hasChromium)("restricted folders in a real browser", () => {
     const opened = async () => (await fetch(`${server.url}/api/v1/share-links/${link.body.token}/page`)).status;
     expect(await opened()).toBe(404);
 
-    const admin = await newTab(browser);
-    await admin.page.goto(`${server.url}/w/${owner.workspaceSlug}`);
-    await signInInUi(admin.page, owner);
-    await admin.page.getByRole("tree", { name: "Pages" }).getByText("HR").first().waitFor();
-    await admin.page.getByRole("button", { name: "Actions for HR" }).click();
-    await admin.page.getByRole("menuitem", { name: "Share / access…" }).click();
-    const dialog = admin.page.getByRole("dialog", { name: "Share / access: hr/" });
+    const admin = await signedIn(owner);
+    const dialog = await openAccessDialog(admin.page, "HR", "hr/");
     await dialog.getByLabel("Who, entry 1").waitFor();
     await dialog.getByText("Share links to pages here work only for people with access.").waitFor();
     const toggle = dialog.getByLabel("Anyone with a share link may open pages here");
@@ -151,13 +150,8 @@ describe.skipIf(!hasChromium)("restricted folders in a real browser", () => {
     expect(await dialog.locator('input[aria-label^="Who, entry"]').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value))).not.toContain("link:anyone");
 
     // Ana (an editor managing access) sees no toggle; her save keeps the allowance as the admin set it.
-    const anaTab = await newTab(browser);
-    await anaTab.page.goto(`${server.url}/w/${owner.workspaceSlug}`);
-    await signInInUi(anaTab.page, ana);
-    await anaTab.page.getByRole("tree", { name: "Pages" }).getByText("HR").first().waitFor();
-    await anaTab.page.getByRole("button", { name: "Actions for HR" }).click();
-    await anaTab.page.getByRole("menuitem", { name: "Share / access…" }).click();
-    const anaDialog = anaTab.page.getByRole("dialog", { name: "Share / access: hr/" });
+    const anaTab = await signedIn(ana);
+    const anaDialog = await openAccessDialog(anaTab.page, "HR", "hr/");
     await anaDialog.getByLabel("Who, entry 2").waitFor();
     expect(await anaDialog.getByLabel("Anyone with a share link may open pages here").count()).toBe(0);
     await anaDialog.getByLabel("Level, entry 2").selectOption("comment");
@@ -175,13 +169,8 @@ describe.skipIf(!hasChromium)("restricted folders in a real browser", () => {
   });
 
   test("the admin makes a share link to a page in the dialog; signed out, it opens the page only while hr/ allows anyone with a link", async () => {
-    const admin = await newTab(browser);
-    await admin.page.goto(`${server.url}/w/${owner.workspaceSlug}`);
-    await signInInUi(admin.page, owner);
-    await admin.page.getByRole("tree", { name: "Pages" }).getByText("Salaries").first().waitFor();
-    await admin.page.getByRole("button", { name: "Actions for Salaries" }).click();
-    await admin.page.getByRole("menuitem", { name: "Share / access…" }).click();
-    const dialog = admin.page.getByRole("dialog", { name: "Share / access: hr/salaries.md" });
+    const admin = await signedIn(owner);
+    const dialog = await openAccessDialog(admin.page, "Salaries", "hr/salaries.md");
     await dialog.getByRole("button", { name: "Create a share link to this page" }).click();
     await dialog.getByText("This link works only for people with access to this page", { exact: false }).waitFor();
     const url = await dialog.getByRole("textbox", { name: "Share link to this page" }).inputValue();
@@ -208,13 +197,8 @@ describe.skipIf(!hasChromium)("restricted folders in a real browser", () => {
     const hr = (await owner.client.get(`${base}/access`)).body.restricted["hr/"] as object[];
     expect((await owner.client.put(`${base}/access`, { path: "hr/", entries: [...hr, { who: "link:anyone", level: "comment" }] })).status).toBe(200);
     // The admin makes the comment link in the dialog.
-    const admin = await newTab(browser);
-    await admin.page.goto(`${server.url}/w/${owner.workspaceSlug}`);
-    await signInInUi(admin.page, owner);
-    await admin.page.getByRole("tree", { name: "Pages" }).getByText("Salaries").first().waitFor();
-    await admin.page.getByRole("button", { name: "Actions for Salaries" }).click();
-    await admin.page.getByRole("menuitem", { name: "Share / access…" }).click();
-    const dialog = admin.page.getByRole("dialog", { name: "Share / access: hr/salaries.md" });
+    const admin = await signedIn(owner);
+    const dialog = await openAccessDialog(admin.page, "Salaries", "hr/salaries.md");
     await dialog.getByLabel("New share link lets its holder").selectOption("commenter");
     await dialog.getByRole("button", { name: "Create a share link to this page" }).click();
     const url = await dialog.getByRole("textbox", { name: "Share link to this page" }).inputValue();
