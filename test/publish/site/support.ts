@@ -17,7 +17,6 @@ export async function writePage(user: TestUser, path: string, fields: { title: s
   if (r.status !== 201) throw new Error(`create ${path}: ${r.status} ${r.text}`);
 }
 
-/** Writes a `.quire/` manifest straight into the workspace folder (as git or an editor would). */
 /** Sets `domain` as the user's site domain, answers its TXT challenge on `dns` and verifies it. */
 export async function verifyDomain(user: TestUser, dns: TxtDns, domain: string): Promise<void> {
   const set = await user.client.put(`/api/v1/workspaces/${user.workspaceId}/custom-domain`, { domain });
@@ -26,6 +25,7 @@ export async function verifyDomain(user: TestUser, dns: TxtDns, domain: string):
   if (verified.body.status !== "verified") throw new Error(JSON.stringify(verified.body));
 }
 
+/** Writes a `.quire/` manifest straight into the workspace folder (as git or an editor would). */
 export function writeManifest(server: TestServer, user: TestUser, name: string, text: string): void {
   const dir = join(server.dataDir, "workspaces", user.workspaceId, ".quire");
   mkdirSync(dir, { recursive: true });
