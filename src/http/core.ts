@@ -8,6 +8,7 @@ import { MAX_BODY_BYTES, SERVER_BODY_LIMIT, bufferChunkedBody, tooLarge } from "
 import { methodClass, scopesAllow, type Principal } from "../core/principal.ts";
 import { ForbiddenError, ValidationError } from "../core/errors.ts";
 import type { Services } from "../services.ts";
+import { RATE_LIMIT_LIMIT, RATE_LIMIT_REMAINING, RATE_LIMIT_RESET, REQUEST_ID } from "./per-request-headers.ts";
 
 export { MAX_BODY_BYTES, SERVER_BODY_LIMIT };
 
@@ -117,7 +118,7 @@ export function httpCore(services: Services) {
       const path = routerPath(request.url);
       const state: RequestState = { requestId, path, ip: "unknown", principal: null, startedAt: performance.now() };
       states.set(request, state);
-      set.headers["x-request-id"] = requestId;
+      set.headers[REQUEST_ID] = requestId;
       set.headers["x-content-type-options"] = "nosniff";
       // Routes that render documents (published sites, the app) set their own policy.
       if (path.startsWith("/api/")) set.headers["content-security-policy"] = API_CSP;
@@ -134,9 +135,9 @@ export function httpCore(services: Services) {
       const account = state.principal ? null : refreshAccount(services, request, path);
       const limit = rateLimiter.hit(request.method, path, state.principal, state.ip, now, authorization !== null, account, (state.refunds = []));
       if (limit) {
-        set.headers["x-ratelimit-limit"] = String(limit.limit);
-        set.headers["x-ratelimit-remaining"] = String(limit.remaining);
-        set.headers["x-ratelimit-reset"] = String(limit.resetAt);
+        set.headers[RATE_LIMIT_LIMIT] = String(limit.limit);
+        set.headers[RATE_LIMIT_REMAINING] = String(limit.remaining);
+        set.headers[RATE_LIMIT_RESET] = String(limit.resetAt);
       }
       // A query value whose percent-encoding is not UTF-8 (`%E9`, or a surrogate's bytes) is
       // refused naming it, instead of reaching a handler mangled or silently dropped.
@@ -170,19 +171,19 @@ export function httpCore(services: Services) {
     })
     .onError({ as: "global" }, ({ error, code, set, request }) => {
       const state = states.get(request);
-      const requestId = state?.requestId ?? String(set.headers["x-request-id"] ?? ulid());
+      const requestId = state?.requestId ?? String(set.headers[REQUEST_ID] ?? ulid());
       const { status, body, headers } = toErrorResponse(error, code, requestId, log, services.storage);
       // An answer that is an error uses no success-only allowance (a day's export): the place is
       // given back before the headers go out, so they show it.
       if (state && giveBack(state)) {
-        const remaining = Number(set.headers["x-ratelimit-remaining"]);
-        const limit = Number(set.headers["x-ratelimit-limit"]);
-        if (Number.isFinite(remaining) && Number.isFinite(limit)) set.headers["x-ratelimit-remaining"] = String(Math.min(limit, remaining + 1));
+        const remaining = Number(set.headers[RATE_LIMIT_REMAINING]);
+        const limit = Number(set.headers[RATE_LIMIT_LIMIT]);
+        if (Number.isFinite(remaining) && Number.isFinite(limit)) set.headers[RATE_LIMIT_REMAINING] = String(Math.min(limit, remaining + 1));
       }
       set.status = status;
       Object.assign(set.headers, headers);
       set.headers["content-type"] = "application/json";
-      set.headers["x-request-id"] = requestId;
+      set.headers[REQUEST_ID] = requestId;
       set.headers["x-content-type-options"] = "nosniff";
       set.headers["content-security-policy"] = API_CSP;
       return new Response(JSON.stringify(body), { status, headers: set.headers as Record<string, string> });
@@ -193,7 +194,7 @@ export function httpCore(services: Services) {
       // A non-2xx answer a route returned without throwing gives its places back too.
       const status = typeof set.status === "number" ? set.status : Number(set.status);
       if (state && !(status >= 200 && status < 300)) giveBack(state);
-      finishRequest(services, request.method, state?.path ?? routerPath(request.url), set.status, (ctx as { route?: string }).route, state, set.headers["x-request-id"]);
+      finishRequest(services, request.method, state?.path ?? routerPath(request.url), set.status, (ctx as { route?: string }).route, state, set.headers[REQUEST_ID]);
     });
 }
 
@@ -211,7 +212,7 @@ function giveBack(state: RequestState): boolean {
  */
 export function finishEarlyResponse(services: Services, request: Request, response: Response, route: string): Response {
   const state = states.get(request);
-  finishRequest(services, request.method, state?.path ?? routerPath(request.url), response.status, route, state, response.headers.get("x-request-id"));
+  finishRequest(services, request.method, state?.path ?? routerPath(request.url), response.status, route, state, response.headers.get(REQUEST_ID));
   return response;
 }
 

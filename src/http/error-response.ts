@@ -1,6 +1,7 @@
 import { AppError, ConflictError, PayloadTooLargeError, RateLimitedError, ValidationError, type ErrorCode } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import { storageRefusal, type StorageHealth } from "../core/storage-errors.ts";
+import { RATE_LIMIT_LIMIT, RATE_LIMIT_REMAINING, RATE_LIMIT_RESET } from "./per-request-headers.ts";
 
 /** HTTP status of each machine code: the one place errors meet HTTP. */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -79,9 +80,9 @@ function fromAppError(error: AppError, requestId: string): { status: number; bod
   const headers: Record<string, string> = {};
   if (error instanceof RateLimitedError) {
     headers["retry-after"] = String(error.retryAfter);
-    headers["x-ratelimit-limit"] = String(error.limit);
-    headers["x-ratelimit-remaining"] = "0";
-    headers["x-ratelimit-reset"] = String(error.resetAt);
+    headers[RATE_LIMIT_LIMIT] = String(error.limit);
+    headers[RATE_LIMIT_REMAINING] = "0";
+    headers[RATE_LIMIT_RESET] = String(error.resetAt);
   }
   if (error instanceof PayloadTooLargeError) headers["connection"] = "close";
   let details = error.details;

@@ -9,6 +9,7 @@ import { API_CSP, finishRequest, routerPath, type RequestState } from "./core.ts
 import { clientIp } from "./client-ip.ts";
 import { toErrorResponse } from "./error-response.ts";
 import { publishedPathAnswer } from "./routes/site.ts";
+import { RATE_LIMIT_LIMIT, RATE_LIMIT_REMAINING, RATE_LIMIT_RESET, REQUEST_ID } from "./per-request-headers.ts";
 
 /** The route template the published site's requests are counted under (the framework's route is `/p/*`). */
 const SITE_ROUTE = "/p/*";
@@ -160,11 +161,11 @@ const NOSNIFF = { "x-content-type-options": "nosniff" };
 /** What httpCore adds to every response: the request id and the rate-limit state (and nosniff, see callers). */
 function common(out: Headers, requestId: string, limit: Limit): void {
   // Appended: no answer carries these names itself (cheaper than set, which looks for one first).
-  out.append("x-request-id", requestId);
+  out.append(REQUEST_ID, requestId);
   if (limit) {
-    out.append("x-ratelimit-limit", countText(limit.limit));
-    out.append("x-ratelimit-remaining", countText(limit.remaining));
-    out.append("x-ratelimit-reset", resetText(limit.resetAt));
+    out.append(RATE_LIMIT_LIMIT, countText(limit.limit));
+    out.append(RATE_LIMIT_REMAINING, countText(limit.remaining));
+    out.append(RATE_LIMIT_RESET, resetText(limit.resetAt));
   }
 }
 

@@ -10,6 +10,7 @@ import type { Principal } from "../../core/principal.ts";
 import type { RouteDocs } from "../openapi.ts";
 import { toErrorResponse } from "../error-response.ts";
 import { SITE_MCP_TAIL, siteMcpAnswer } from "./site-mcp.ts";
+import { PER_REQUEST_HEADERS } from "../per-request-headers.ts";
 
 const CONSENT_PATH = "/api/analytics/consent";
 /** The route template a custom domain's requests are counted under (the `/p/` site's is `/p/*`). */
@@ -22,9 +23,6 @@ const CUSTOM_DOMAIN_ROUTE = "/* (custom domain)";
  * cookie that opens members-only sites; `DELETE` removes it (sign-out).
  */
 const INSTANCE_ROBOTS = "# Published sites live under /p/; the app and its API are not for crawlers.\nUser-agent: *\nAllow: /p/\nDisallow: /\n";
-
-/** The headers httpCore gives every response that belong to one request (its id, its rate-limit state). */
-const PER_REQUEST = ["x-request-id", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"];
 
 /** The query of a request without one (most site requests); nothing writes to a request's query. */
 const NO_QUERY = new URLSearchParams();
@@ -90,7 +88,7 @@ export function siteRoutes(services: Services) {
     Object.assign(set.headers, answer.headers);
     // What a shared cache may store carries nothing of this request's own: the same answer as the
     // direct lane's (docs/decisions/site-caching.md).
-    if (storedByCaches(answer)) for (const name of PER_REQUEST) delete set.headers[name];
+    if (storedByCaches(answer)) for (const name of PER_REQUEST_HEADERS) delete set.headers[name];
     set.status = answer.status;
     return new Response(answer.body as ConstructorParameters<typeof Response>[0], { status: answer.status, headers: set.headers as Record<string, string> });
   };
