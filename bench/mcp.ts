@@ -8,7 +8,8 @@
  *   process starts by the client's design — and validates and compiles every tool's output schema;
  * - read, search and update latency p50/p99: the service each tool calls, called in process; the
  *   REST API; MCP over Streamable HTTP (a bare JSON-RPC POST, and the SDK's 2026-07-28 and 2025
- *   clients); MCP over stdio (compiled binary; bare client and SDK client);
+ *   clients); MCP over stdio (compiled binary; bare client and SDK client); paced 20 ms apart in
+ *   turns, beside a bare Bun.serve route answering the same bytes (the runtime's own HTTP round trip);
  * - the size of tools/list in tokens (characters / 4).
  *
  * The machine's load is printed with the figures: other work on the same cores moves them.
@@ -196,13 +197,14 @@ const rest = await measure("REST API", restCaller);
 // per-request era needs no handshake), then the SDK's clients of both eras.
 const modernMeta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
 let postId = 0;
+const barePost = (r: { name: string; arguments: Record<string, unknown> }): RequestInit => ({
+  method: "POST",
+  headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": r.name },
+  body: JSON.stringify({ jsonrpc: "2.0", id: ++postId, method: "tools/call", params: { ...r, _meta: modernMeta } }),
+});
 const bareHttp = {
   async callTool(r: { name: string; arguments: Record<string, unknown> }) {
-    const response = await fetch(`${base}/mcp`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": r.name },
-      body: JSON.stringify({ jsonrpc: "2.0", id: ++postId, method: "tools/call", params: { ...r, _meta: modernMeta } }),
-    });
+    const response = await fetch(`${base}/mcp`, barePost(r));
     const answer = (await response.json()) as { result?: { isError?: boolean; structuredContent?: unknown; content: unknown }; error?: unknown };
     if (!answer.result) throw new Error(JSON.stringify(answer.error));
     return answer.result;
@@ -219,11 +221,22 @@ const httpModern = await measure("MCP HTTP 2026-07-28", mcpCaller(modern as neve
 // colder (caches, branch history) than one in a tight loop like the read blocks above, and the MCP
 // path runs far more code than the service, so only reads paced alike show what the tool layer adds
 // to an update beyond what it adds to any call.
+// The runtime's own HTTP round trip, taken in the same turns: a bare Bun.serve route in this process
+// that reads the same request and answers the bytes of the bare POST's answer to a read. No Quire
+// code and no SDK runs in it, so it is what any call over HTTP costs before either does anything.
+const readAnswer = await (await fetch(`${base}/mcp`, barePost({ name: "quire_read_page", arguments: { workspace: ws.slug, path: PAGE } }))).text();
+const floorServer = Bun.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  fetch: async (request) => (await request.arrayBuffer(), new Response(readAnswer, { headers: { "content-type": "application/json" } })),
+});
+const floorCall = async () => (await fetch(`http://127.0.0.1:${floorServer.port}/mcp`, barePost({ name: "quire_read_page", arguments: { workspace: ws.slug, path: PAGE } }))).json();
+const floorCaller: Caller = { read: floorCall, search: floorCall, update: floorCall };
 async function inTurns(op: "read" | "update"): Promise<void> {
   await settle();
   hash = currentHash();
   // The bare POST is the server's share alone; the SDK client adds its own work on top of it.
-  const turns = [directCaller, restCaller, mcpCaller(bareHttp), mcpCaller(modern as never)];
+  const turns = [directCaller, restCaller, mcpCaller(bareHttp), mcpCaller(modern as never), floorCaller];
   const samples: number[][] = turns.map(() => []);
   for (let i = 0; i < turns.length * Math.min(N, 200); i++) {
     unlimited(i);
@@ -232,11 +245,12 @@ async function inTurns(op: "read" | "update"): Promise<void> {
     samples[i % turns.length]!.push(performance.now() - t);
     await Bun.sleep(UPDATE_PAUSE_MS);
   }
-  const [service, api, bare, mcp] = samples.map((x) => percentile(x, 50)) as [number, number, number, number];
+  const [service, api, bare, mcp, floor] = samples.map((x) => percentile(x, 50)) as [number, number, number, number, number];
   rows.push({ measure: `${op} in turns: service / REST / MCP HTTP bare POST / MCP HTTP 2026 SDK client, p50`, value: `${ms(service)} / ${ms(api)} / ${ms(bare)} / ${ms(mcp)}` });
   rows.push({ measure: `${op} in turns: MCP HTTP bare POST added over the service, p50`, value: ms(bare - service), note: "budget < 1 ms" });
   rows.push({ measure: `${op} in turns: MCP HTTP 2026 SDK client added over the service, p50`, value: ms(mcp - service), note: "budget < 1 ms; the client's own work included" });
   rows.push({ measure: `${op} in turns: MCP HTTP bare POST / SDK client added over REST, p50`, value: `${ms(bare - api)} / ${ms(mcp - api)}` });
+  rows.push({ measure: `${op} in turns: a bare Bun.serve round trip of the same bytes, p50`, value: ms(floor), note: "the runtime's HTTP alone: part of every added figure above" });
 }
 await inTurns("update");
 await inTurns("read");
@@ -248,6 +262,7 @@ await legacy.connect(new LegacyHttp(new URL(`${base}/mcp`), { requestInit: { hea
 const httpLegacy = await measure("MCP HTTP 2025", mcpCaller(legacy as never));
 await legacy.close();
 await server.stop(1000);
+floorServer.stop(true);
 
 // 4. The compiled binary over stdio, alone on the data directory.
 const stdioEnv = { ...env, PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DATA_DIR: dataDir, QUIRE_API_KEY: key };
