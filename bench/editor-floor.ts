@@ -1,0 +1,225 @@
+/**
+ * The floor under the rich editor's typing latency (docs/decisions/editor-blocks.md, "Seventh
+ * pass"): the same keys, timed as `bench/editor.ts` times them (`typing()` in editor-page.ts; frames
+ * uncapped), on editors that do less and less than the app, in turns in the same Chromium:
+ *   bare        a `<div contenteditable>` holding 10 paragraphs (the browser alone);
+ *   prosemirror ProseMirror over a minimal schema, the same 10 paragraphs;
+ *   tiptap      Tiptap with StarterKit alone, the same content;
+ *   tiptap-react the same inside React (`useEditor` + `EditorContent`, as the app mounts it);
+ *   app-10      the app's rich editor on the 10-block page (the first ten blocks of the long page);
+ *   app-1000    the app on the 1,000-block page.
+ * Beside each: the renderer's main-thread time per key (CDP `Performance.getMetrics`: all tasks,
+ * script, layout, style) over the keys typed.
+ * `bun bench/editor-floor.ts [--rounds n] [--only a,b]`
+ */
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, CDPSession, Page } from "playwright-core";
+import { percentile, printTable, REPO, type Row } from "./harness.ts";
+import { bigPage, typing } from "./editor-page.ts";
+import { startTestServer } from "../test/helpers/server.ts";
+import { registerUser } from "../test/helpers/factories.ts";
+
+const args = process.argv.slice(2);
+const ROUNDS = args.includes("--rounds") ? Number(args[args.indexOf("--rounds") + 1]) : 3;
+const ONLY = args.includes("--only") ? new Set(args[args.indexOf("--only") + 1]!.split(",")) : null;
+
+const PAGE = bigPage();
+const SMALL = PAGE.split("\n\n").slice(0, 10).join("\n\n") + "\n";
+/** The long page's paragraph, ten times, as HTML: what the bare editors hold. */
+const PARAGRAPHS = Array.from(
+  { length: 10 },
+  (_, i) => `<p>Paragraph ${i + 1} with <em>emphasis</em>, <strong>strong</strong>, <code>code</code>, a <a href="https://example.com/${i + 1}">link</a> and [[guide/page-${(i + 1) % 9}]].</p>`,
+).join("");
+
+// The bare editors' scripts, bundled as the app is (Bun.build, minified, production React).
+const ENTRIES: Record<string, string> = {
+  prosemirror: `
+    import { DOMParser, Schema } from "prosemirror-model";
+    import { EditorState } from "prosemirror-state";
+    import { EditorView } from "prosemirror-view";
+    import { keymap } from "prosemirror-keymap";
+    import { baseKeymap } from "prosemirror-commands";
+    import { history, undo, redo } from "prosemirror-history";
+    const schema = new Schema({
+      nodes: {
+        doc: { content: "block+" },
+        paragraph: { group: "block", content: "inline*", parseDOM: [{ tag: "p" }], toDOM: () => ["p", 0] },
+        text: { group: "inline" },
+      },
+      marks: {
+        link: { attrs: { href: {} }, inclusive: false, parseDOM: [{ tag: "a[href]", getAttrs: (d) => ({ href: d.getAttribute("href") }) }], toDOM: (m) => ["a", { href: m.attrs.href }, 0] },
+        em: { parseDOM: [{ tag: "em" }], toDOM: () => ["em", 0] },
+        strong: { parseDOM: [{ tag: "strong" }], toDOM: () => ["strong", 0] },
+        code: { parseDOM: [{ tag: "code" }], toDOM: () => ["code", 0] },
+      },
+    });
+    const src = document.getElementById("src");
+    const doc = DOMParser.fromSchema(schema).parse(src);
+    src.remove();
+    new EditorView(document.getElementById("ed"), { state: EditorState.create({ doc, plugins: [history(), keymap({ "Mod-z": undo, "Mod-y": redo }), keymap(baseKeymap)] }) });
+  `,
+  tiptap: `
+    import { Editor } from "@tiptap/core";
+    import StarterKit from "@tiptap/starter-kit";
+    const src = document.getElementById("src");
+    new Editor({ element: document.getElementById("ed"), extensions: [StarterKit], content: src.innerHTML });
+    src.remove();
+  `,
+  "tiptap-react": `
+    import { createElement as h } from "react";
+    import { createRoot } from "react-dom/client";
+    import { EditorContent, useEditor } from "@tiptap/react";
+    import StarterKit from "@tiptap/starter-kit";
+    const src = document.getElementById("src");
+    const content = src.innerHTML;
+    src.remove();
+    function App() {
+      const editor = useEditor({ extensions: [StarterKit], content });
+      return h(EditorContent, { editor });
+    }
+    createRoot(document.getElementById("ed")).render(h(App));
+  `,
+};
+
+async function bundle(): Promise<Map<string, string>> {
+  const dir = mkdtempSync(join(tmpdir(), "quire-bench-editor-floor-"));
+  try {
+    symlinkSync(join(REPO, "node_modules"), join(dir, "node_modules"));
+    const out = new Map<string, string>();
+    for (const [name, code] of Object.entries(ENTRIES)) {
+      writeFileSync(join(dir, `${name}.js`), code);
+      const built = await Bun.build({ entrypoints: [join(dir, `${name}.js`)], target: "browser", minify: true, define: { "process.env.NODE_ENV": JSON.stringify("production") } });
+      if (!built.success) throw new Error(`${name}: ${built.logs.join("\n")}`);
+      out.set(name, await built.outputs[0]!.text());
+    }
+    return out;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Per key, from the renderer's counters (seconds, cumulative): all main-thread tasks, script, layout, style. */
+interface Cpu { task: number; script: number; layout: number; style: number }
+const METRICS = { task: "TaskDuration", script: "ScriptDuration", layout: "LayoutDuration", style: "RecalcStyleDuration" } as const;
+async function counters(cdp: CDPSession): Promise<Cpu> {
+  const { metrics } = await cdp.send("Performance.getMetrics");
+  const get = (n: string) => metrics.find((m) => m.name === n)?.value ?? 0;
+  return { task: get(METRICS.task), script: get(METRICS.script), layout: get(METRICS.layout), style: get(METRICS.style) };
+}
+
+interface Variant {
+  name: string;
+  what: string;
+  page: Page;
+  cdp: CDPSession;
+  /** Brings the page to where its keys are typed; returns the paragraph selector and index. */
+  ready(): Promise<{ paragraphs: string; index: number }>;
+  latency: number[];
+  cpu: Cpu[];
+}
+
+async function newPage(browser: Browser): Promise<{ page: Page; cdp: CDPSession }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Performance.enable");
+  return { page, cdp };
+}
+
+const { chromium } = await import("playwright-core");
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-frame-rate-limit", "--disable-gpu-vsync"] });
+const scripts = await bundle();
+const fixtures = Bun.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  fetch(req) {
+    const name = new URL(req.url).pathname.slice(1);
+    if (name.endsWith(".js")) return new Response(scripts.get(name.slice(0, -3)) ?? "", { headers: { "content-type": "text/javascript" } });
+    const body = name === "bare" ? `<div id="ed" class="bare" contenteditable="true">${PARAGRAPHS}</div>` : `<div id="src" hidden>${PARAGRAPHS}</div><div id="ed"></div><script src="/${name}.js"></script>`;
+    return new Response(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${name}</title></head><body>${body}</body></html>`, { headers: { "content-type": "text/html" } });
+  },
+});
+const server = await startTestServer();
+const variants: Variant[] = [];
+try {
+  const selectors: Record<string, string> = { bare: ".bare > p", prosemirror: ".ProseMirror > p", tiptap: ".tiptap > p", "tiptap-react": ".tiptap > p" };
+  for (const name of ["bare", "prosemirror", "tiptap", "tiptap-react"]) {
+    if (ONLY && !ONLY.has(name)) continue;
+    const { page, cdp } = await newPage(browser);
+    await page.goto(`${fixtures.url}${name}`);
+    await page.locator(selectors[name]!).nth(9).waitFor();
+    variants.push({ name, what: "10 paragraphs", page, cdp, ready: async () => ({ paragraphs: selectors[name]!, index: 2 }), latency: [], cpu: [] });
+  }
+  if (!ONLY || ONLY.has("app-10") || ONLY.has("app-1000")) {
+    const user = await registerUser(server.url);
+    for (const [path, title, body] of [["big.md", "Big", PAGE], ["small.md", "Small", SMALL]] as const) {
+      const created = await user.client.post(`/api/v1/content/${user.workspaceSlug}/${path}`, { title, body });
+      if (created.status !== 201) throw new Error(`page not created: ${created.status}`);
+    }
+    // One signed-in page for both, moving between them through the tree as bench/editor.ts does.
+    const { page, cdp } = await newPage(browser);
+    await page.goto(`${server.url}/w/${user.workspaceSlug}/p/small.md`);
+    await page.getByLabel("Email").fill(user.email);
+    await page.getByLabel("Password").fill(user.password);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.locator(".tiptap > p").first().waitFor({ timeout: 60_000 });
+    const tree = page.getByRole("tree", { name: "Pages" });
+    if (!ONLY || ONLY.has("app-10")) {
+      variants.push({
+        name: "app-10", what: "the app, 10 blocks", page, cdp, latency: [], cpu: [],
+        ready: async () => {
+          await tree.getByRole("link", { name: "Small" }).click();
+          await page.locator(".tiptap > p").filter({ hasText: "Paragraph 2 with" }).waitFor();
+          return { paragraphs: ".tiptap > p", index: 2 };
+        },
+      });
+    }
+    if (!ONLY || ONLY.has("app-1000")) {
+      variants.push({
+        name: "app-1000", what: "the app, 1,000 blocks", page, cdp, latency: [], cpu: [],
+        ready: async () => {
+          await tree.getByRole("link", { name: "Big" }).click();
+          // eslint-disable-next-line @typescript-eslint/no-explicit-any
+          await page.waitForFunction(() => ((globalThis as any).document.querySelector(".tiptap")?.childElementCount ?? 0) >= 1000, undefined, { timeout: 60_000 });
+          return { paragraphs: ".tiptap > p", index: 500 };
+        },
+      });
+    }
+  }
+  const loads: string[] = [];
+  for (let round = -1; round < ROUNDS; round++) {
+    // Round -1 warms each editor up (scripts compiled, caches filled) and is not counted.
+    const order = round % 2 ? [...variants].reverse() : variants;
+    for (const v of order) {
+      const { paragraphs, index } = await v.ready();
+      let start: Cpu = await counters(v.cdp);
+      let spent: Cpu = start;
+      const lat = await typing(v.page, index, v.what, paragraphs, {
+        before: async () => void (start = await counters(v.cdp)),
+        after: async () => void (spent = await counters(v.cdp)),
+      });
+      if (round < 0) continue;
+      v.latency.push(...lat);
+      const perKey = (k: keyof Cpu) => ((spent[k] - start[k]) * 1000) / lat.length;
+      v.cpu.push({ task: perKey("task"), script: perKey("script"), layout: perKey("layout"), style: perKey("style") });
+    }
+    if (round >= 0) loads.push((await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 2).join(" / "));
+  }
+  const ms = (v: number) => v.toFixed(1);
+  const rows: Row[] = variants.map((v) => {
+    const med = (k: keyof Cpu) => ms(percentile(v.cpu.map((c) => c[k]), 50));
+    return {
+      measure: `${v.name} (${v.latency.length} keys)`,
+      value: `${ms(percentile(v.latency, 50))} / ${ms(percentile(v.latency, 99))} ms`,
+      note: `per key: main thread ${med("task")} ms (script ${med("script")}, layout ${med("layout")}, style ${med("style")}), median of rounds`,
+    };
+  });
+  rows.push({ measure: "load average after each round (1 / 5 min)", value: loads.join("; "), note: "2 cores" });
+  printTable("Typing latency floor, keydown → next frame, frames uncapped (p50 / p99)", rows);
+} finally {
+  await browser.close();
+  await server.close();
+  await fixtures.stop(true);
+}
