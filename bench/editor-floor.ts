@@ -6,6 +6,8 @@
  *   prosemirror ProseMirror over a minimal schema, the same 10 paragraphs;
  *   tiptap      Tiptap with StarterKit alone, the same content;
  *   tiptap-react the same inside React (`useEditor` + `EditorContent`, as the app mounts it);
+ *   bare-1000, tiptap-1000  the bare div and Tiptap with 1,000 paragraphs (the long page's length),
+ *               and each again with the app's `content-visibility` rule for long pages (`-cv`);
  *   app-10      the app's rich editor on the 10-block page (the first ten blocks of the long page);
  *   app-1000    the app on the 1,000-block page.
  * Beside each: the renderer's main-thread time per key (CDP `Performance.getMetrics`: all tasks,
@@ -27,11 +29,24 @@ const ONLY = args.includes("--only") ? new Set(args[args.indexOf("--only") + 1]!
 
 const PAGE = bigPage();
 const SMALL = PAGE.split("\n\n").slice(0, 10).join("\n\n") + "\n";
-/** The long page's paragraph, ten times, as HTML: what the bare editors hold. */
-const PARAGRAPHS = Array.from(
-  { length: 10 },
+/** The long page's paragraph, `n` times, as HTML: what the bare editors hold. */
+const paragraphs = (n: number) => Array.from(
+  { length: n },
   (_, i) => `<p>Paragraph ${i + 1} with <em>emphasis</em>, <strong>strong</strong>, <code>code</code>, a <a href="https://example.com/${i + 1}">link</a> and [[guide/page-${(i + 1) % 9}]].</p>`,
 ).join("");
+const PARAGRAPHS = { 10: paragraphs(10), 1000: paragraphs(1000) };
+
+/** The pages beside the app: the editor's script (none: a bare contenteditable), its paragraphs, the long page's CSS rule. */
+const FIXTURES: Record<string, { script: string | null; blocks: 10 | 1000; cv?: boolean }> = {
+  bare: { script: null, blocks: 10 },
+  prosemirror: { script: "prosemirror", blocks: 10 },
+  tiptap: { script: "tiptap", blocks: 10 },
+  "tiptap-react": { script: "tiptap-react", blocks: 10 },
+  "bare-1000": { script: null, blocks: 1000 },
+  "bare-1000-cv": { script: null, blocks: 1000, cv: true },
+  "tiptap-1000": { script: "tiptap", blocks: 1000 },
+  "tiptap-1000-cv": { script: "tiptap", blocks: 1000, cv: true },
+};
 
 // The bare editors' scripts, bundled as the app is (Bun.build, minified, production React).
 const ENTRIES: Record<string, string> = {
@@ -135,22 +150,29 @@ const fixtures = Bun.serve({
   port: 0,
   hostname: "127.0.0.1",
   fetch(req) {
-    const name = new URL(req.url).pathname.slice(1);
-    if (name.endsWith(".js")) return new Response(scripts.get(name.slice(0, -3)) ?? "", { headers: { "content-type": "text/javascript" } });
-    const body = name === "bare" ? `<div id="ed" class="bare" contenteditable="true">${PARAGRAPHS}</div>` : `<div id="src" hidden>${PARAGRAPHS}</div><div id="ed"></div><script src="/${name}.js"></script>`;
-    return new Response(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${name}</title></head><body>${body}</body></html>`, { headers: { "content-type": "text/html" } });
+    const path = new URL(req.url).pathname.slice(1);
+    if (path.endsWith(".js")) return new Response(scripts.get(path.slice(0, -3)) ?? "", { headers: { "content-type": "text/javascript" } });
+    const fixture = FIXTURES[path];
+    if (!fixture) return new Response("", { status: 404 });
+    const content = PARAGRAPHS[fixture.blocks];
+    // The app's rule for long pages (styles.css): blocks away from the screen skip layout and paint.
+    const cv = fixture.cv ? `<style>#ed > p, #ed > .tiptap > p { content-visibility: auto; contain-intrinsic-size: auto 2.5em; }</style>` : "";
+    const body = fixture.script === null ? `<div id="ed" class="bare" contenteditable="true">${content}</div>` : `<div id="src" hidden>${content}</div><div id="ed"></div><script src="/${fixture.script}.js"></script>`;
+    return new Response(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${path}</title>${cv}</head><body>${body}</body></html>`, { headers: { "content-type": "text/html" } });
   },
 });
 const server = await startTestServer();
 const variants: Variant[] = [];
 try {
-  const selectors: Record<string, string> = { bare: ".bare > p", prosemirror: ".ProseMirror > p", tiptap: ".tiptap > p", "tiptap-react": ".tiptap > p" };
-  for (const name of ["bare", "prosemirror", "tiptap", "tiptap-react"]) {
+  for (const [name, fixture] of Object.entries(FIXTURES)) {
     if (ONLY && !ONLY.has(name)) continue;
+    const long = fixture.blocks === 1000;
+    const selector = fixture.script === null ? ".bare > p" : fixture.script === "prosemirror" ? ".ProseMirror > p" : ".tiptap > p";
     const { page, cdp } = await newPage(browser);
     await page.goto(`${fixtures.url}${name}`);
-    await page.locator(selectors[name]!).nth(9).waitFor();
-    variants.push({ name, what: "10 paragraphs", page, cdp, ready: async () => ({ paragraphs: selectors[name]!, index: 2 }), latency: [], cpu: [] });
+    await page.locator(selector).nth(fixture.blocks - 1).waitFor();
+    // The caret where bench/editor.ts puts it: the third paragraph of a short page, the 500th of a long one.
+    variants.push({ name, what: `${fixture.blocks} paragraphs`, page, cdp, ready: async () => ({ paragraphs: selector, index: long ? 500 : 2 }), latency: [], cpu: [] });
   }
   if (!ONLY || ONLY.has("app-10") || ONLY.has("app-1000")) {
     const user = await registerUser(server.url);
