@@ -8,6 +8,8 @@
  *   tiptap-react the same inside React (`useEditor` + `EditorContent`, as the app mounts it);
  *   bare-1000, tiptap-1000  the bare div and Tiptap with 1,000 paragraphs (the long page's length),
  *               and each again with the app's `content-visibility` rule for long pages (`-cv`);
+ *   rich-editor, rich-editor-1000  the app's editor component (RichEditor.tsx) with the app's style
+ *               sheet and nothing around it, over the app's 10- and 1,000-block pages;
  *   app-10      the app's rich editor on the 10-block page (the first ten blocks of the long page);
  *   app-1000    the app on the 1,000-block page.
  * Beside each: the renderer's main-thread time per key (CDP `Performance.getMetrics`: all tasks,
@@ -41,8 +43,13 @@ const PARAGRAPHS = { 10: paragraphs(10), 1000: paragraphs(1000) };
  */
 const LONG_CARET = Number([...PAGE.matchAll(/^Paragraph (\d+) with/gm)][500]![1]);
 
-/** The pages beside the app: the editor's script (none: a bare contenteditable), its paragraphs, the long page's CSS rule. */
-const FIXTURES: Record<string, { script: string | null; blocks: 10 | 1000; cv?: boolean }> = {
+/**
+ * The pages beside the app: the editor's script (none: a bare contenteditable), its paragraphs, the
+ * long page's CSS rule; or the app's own editor component with the app's style sheet and no shell,
+ * over the app's pages' Markdown.
+ */
+interface Fixture { script: string | null; blocks: 10 | 1000; cv?: boolean; markdown?: string }
+const FIXTURES: Record<string, Fixture> = {
   bare: { script: null, blocks: 10 },
   prosemirror: { script: "prosemirror", blocks: 10 },
   tiptap: { script: "tiptap", blocks: 10 },
@@ -51,7 +58,10 @@ const FIXTURES: Record<string, { script: string | null; blocks: 10 | 1000; cv?: 
   "bare-1000-cv": { script: null, blocks: 1000, cv: true },
   "tiptap-1000": { script: "tiptap", blocks: 1000 },
   "tiptap-1000-cv": { script: "tiptap", blocks: 1000, cv: true },
+  "rich-editor": { script: "rich-editor", blocks: 10, markdown: SMALL },
+  "rich-editor-1000": { script: "rich-editor", blocks: 1000, markdown: PAGE },
 };
+const APP_CSS = await Bun.file(join(REPO, "src/web/styles.css")).text();
 
 // The bare editors' scripts, bundled as the app is (Bun.build, minified, production React).
 const ENTRIES: Record<string, string> = {
@@ -100,6 +110,15 @@ const ENTRIES: Record<string, string> = {
       return h(EditorContent, { editor });
     }
     createRoot(document.getElementById("ed")).render(h(App));
+  `,
+  "rich-editor": `
+    import { createElement as h } from "react";
+    import { createRoot } from "react-dom/client";
+    import { RichEditor } from ${JSON.stringify(join(REPO, "src/web/editor/RichEditor.tsx"))};
+    const src = document.getElementById("src");
+    const markdown = src.textContent;
+    src.remove();
+    createRoot(document.getElementById("ed")).render(h(RichEditor, { markdown, editable: true, onChange() {}, onUnsupported() { document.title = "unsupported"; } }));
   `,
 };
 
@@ -161,7 +180,12 @@ const fixtures = Bun.serve({
     const content = PARAGRAPHS[fixture.blocks];
     // The app's rule for long pages (styles.css): blocks away from the screen skip layout and paint.
     const cv = fixture.cv ? `<style>#ed > p, #ed > .tiptap > p { content-visibility: auto; contain-intrinsic-size: auto 2.5em; }</style>` : "";
-    const body = fixture.script === null ? `<div id="ed" class="bare" contenteditable="true">${content}</div>` : `<div id="src" hidden>${content}</div><div id="ed"></div><script src="/${fixture.script}.js"></script>`;
+    const body =
+      fixture.markdown !== undefined
+        ? `<style>${APP_CSS}</style><script type="text/markdown" id="src">${fixture.markdown}</script><main class="content"><article class="page-editor"><div id="ed"></div></article></main><script src="/${fixture.script}.js"></script>`
+        : fixture.script === null
+          ? `<div id="ed" class="bare" contenteditable="true">${content}</div>`
+          : `<div id="src" hidden>${content}</div><div id="ed"></div><script src="/${fixture.script}.js"></script>`;
     return new Response(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${path}</title>${cv}</head><body>${body}</body></html>`, { headers: { "content-type": "text/html" } });
   },
 });
@@ -174,9 +198,13 @@ try {
     const selector = fixture.script === null ? ".bare > p" : fixture.script === "prosemirror" ? ".ProseMirror > p" : ".tiptap > p";
     const { page, cdp } = await newPage(browser);
     await page.goto(`${fixtures.url}${name}`);
-    await page.locator(selector).nth(fixture.blocks - 1).waitFor();
-    // The caret where bench/editor.ts puts it: the third paragraph of a short page, the long page's block.
-    variants.push({ name, what: `${fixture.blocks} paragraphs`, page, cdp, ready: async () => ({ paragraphs: selector, index: long ? LONG_CARET : 2 }), latency: [], cpu: [] });
+    if (fixture.markdown === undefined) await page.locator(selector).nth(fixture.blocks - 1).waitFor();
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    else await page.waitForFunction((n) => ((globalThis as any).document.querySelector(".tiptap")?.childElementCount ?? 0) >= n, fixture.blocks, { timeout: 60_000 });
+    // The caret where bench/editor.ts puts it: the third paragraph of a short page, the long page's
+    // block (the 501st paragraph of the app's page, the same block of the bare ones).
+    const index = !long ? 2 : fixture.markdown === undefined ? LONG_CARET : 500;
+    variants.push({ name, what: fixture.markdown === undefined ? `${fixture.blocks} paragraphs` : `the editor alone, ${fixture.blocks} blocks`, page, cdp, ready: async () => ({ paragraphs: selector, index }), latency: [], cpu: [] });
   }
   if (!ONLY || ONLY.has("app-10") || ONLY.has("app-1000")) {
     const user = await registerUser(server.url);
