@@ -23,6 +23,7 @@ const SCRIPTS: Array<{ name: string; args: string[] }> = [
   { name: "quality", args: ["bench/quality-scan.ts"] }, // the quality scan of 1,000 pages: first scan, re-scan, link regions
   { name: "team", args: ["bench/team-editing.ts"] }, // ten people editing at once: 429s (docs/architecture.md §10)
   { name: "editor", args: ["bench/editor.ts"] }, // the rich editor on a 1,000-block page; the bundle before and after
+  { name: "editor-floor", args: ["bench/editor-floor.ts"] }, // typing latency on bare contenteditable, ProseMirror, Tiptap beside the app
   { name: "crash", args: ["bench/crash.ts"] }, // SIGKILL at four points of a 1,000-write burst; commit lag
 ];
 

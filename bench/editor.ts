@@ -18,28 +18,13 @@ import { MarkdownSession } from "../src/web/markdown/session.ts";
 import type { PMNode } from "../src/web/markdown/pm.ts";
 import { buildWebApp } from "../src/web/build-web.ts";
 import { percentile, printTable, REPO, type Row } from "./harness.ts";
+import { bigPage, typing } from "./editor-page.ts";
 
 const args = process.argv.slice(2);
 const BEFORE = args.includes("--before") ? args[args.indexOf("--before") + 1]! : "6767906";
 const BROWSER = !args.includes("--no-browser") && existsSync("/usr/bin/chromium");
 const UNCAPPED = args.includes("--uncapped");
 const ms = (v: number) => `${v.toFixed(2)} ms`;
-
-/** 1,000 blocks: paragraphs, headings, lists, code, a padded table every 25 blocks, callouts and tabs. */
-function bigPage(): string {
-  const blocks: string[] = [];
-  for (let i = 0; blocks.length < 1000; i++) {
-    const k = i % 25;
-    if (k === 0) blocks.push(`## Section ${i / 25 + 1}`);
-    else if (k === 5) blocks.push("| Name   | Size | Note         |\n| :----- | ---: | ------------ |\n| alpha  |    1 | first `code` |\n| beta   |   22 | **bold**     |\n| gamma  |  333 | [link](/x)   |");
-    else if (k === 10) blocks.push(`:::callout[info]\nA callout with **bold** text, number ${i}.\n\n- one\n- two\n:::`);
-    else if (k === 15) blocks.push(`:::tabs\n::tab[macOS]\nbrew install quire\n::\n::tab[Linux]\nRun *this* ${i}.\n::\n:::`);
-    else if (k === 20) blocks.push("```ts\nconst x = 1;\nconsole.log(x);\n```");
-    else if (k % 7 === 3) blocks.push(`- item ${i}\n- item with *emphasis*\n  - nested`);
-    else blocks.push(`Paragraph ${i} with *emphasis*, **strong**, \`code\`, a [link](https://example.com/${i}) and [[guide/page-${i % 9}]].`);
-  }
-  return blocks.join("\n\n") + "\n";
-}
 
 const PAGE = bigPage();
 const rows: Row[] = [];
@@ -112,31 +97,6 @@ async function jsGzip(build: () => Promise<{ files: Map<string, { body: Uint8Arr
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** Typing latency: keydown to the frame after the editor's DOM changed, for 152 keys. */
-async function typing(page: import("playwright-core").Page, paragraph: number, what: string): Promise<number[]> {
-  const target = page.locator(".tiptap > p").nth(paragraph);
-  await target.click();
-  await page.keyboard.press("End");
-  await page.evaluate(() => {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const w = globalThis as any;
-    w.__lat = [];
-    if (w.__listening) return;
-    w.__listening = true;
-    w.document.addEventListener("keydown", () => (w.__t0 = performance.now()), true);
-    w.document.addEventListener("input", () => w.requestAnimationFrame(() => setTimeout(() => w.__lat.push(performance.now() - w.__t0), 0)), true);
-  });
-  const text = "typing into the middle of a long page ".repeat(4);
-  await page.keyboard.type(text, { delay: 20 });
-  await page.waitForTimeout(200);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const lat = await page.evaluate(() => (globalThis as any).__lat as number[]);
-  // Taken back, so the page stays as it was (and leaving it asks nothing).
-  for (let i = 0; i < text.length; i++) await page.keyboard.press("Backspace");
-  if (lat.length === 0) throw new Error(`no key landed while typing on ${what}`);
-  return lat;
 }
 
 // --- In Chromium: load to interactive, opening from another page in the app, typing latency.

@@ -1,0 +1,58 @@
+/**
+ * What the editor benchmarks share: the 1,000-block page and the way a key's latency is timed, so
+ * `bench/editor.ts` (the app) and `bench/editor-floor.ts` (bare editors beside the app) measure
+ * alike (docs/decisions/editor-blocks.md).
+ */
+import type { Page } from "playwright-core";
+
+/** 1,000 blocks: paragraphs, headings, lists, code, a padded table every 25 blocks, callouts and tabs. */
+export function bigPage(): string {
+  const blocks: string[] = [];
+  for (let i = 0; blocks.length < 1000; i++) {
+    const k = i % 25;
+    if (k === 0) blocks.push(`## Section ${i / 25 + 1}`);
+    else if (k === 5) blocks.push("| Name   | Size | Note         |\n| :----- | ---: | ------------ |\n| alpha  |    1 | first `code` |\n| beta   |   22 | **bold**     |\n| gamma  |  333 | [link](/x)   |");
+    else if (k === 10) blocks.push(`:::callout[info]\nA callout with **bold** text, number ${i}.\n\n- one\n- two\n:::`);
+    else if (k === 15) blocks.push(`:::tabs\n::tab[macOS]\nbrew install quire\n::\n::tab[Linux]\nRun *this* ${i}.\n::\n:::`);
+    else if (k === 20) blocks.push("```ts\nconst x = 1;\nconsole.log(x);\n```");
+    else if (k % 7 === 3) blocks.push(`- item ${i}\n- item with *emphasis*\n  - nested`);
+    else blocks.push(`Paragraph ${i} with *emphasis*, **strong**, \`code\`, a [link](https://example.com/${i}) and [[guide/page-${i % 9}]].`);
+  }
+  return blocks.join("\n\n") + "\n";
+}
+
+/** Called just before and just after the keys are typed (a reading of the page's counters); times nothing itself. */
+export interface AroundKeys {
+  before(): Promise<void>;
+  after(): Promise<void>;
+}
+
+/**
+ * Typing latency: keydown to the frame after the editor's DOM changed, for 152 keys typed 20 ms
+ * apart at the end of the `paragraph`th paragraph matched by `paragraphs`.
+ */
+export async function typing(page: Page, paragraph: number, what: string, paragraphs = ".tiptap > p", around?: AroundKeys): Promise<number[]> {
+  const target = page.locator(paragraphs).nth(paragraph);
+  await target.click();
+  await page.keyboard.press("End");
+  await page.evaluate(() => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const w = globalThis as any;
+    w.__lat = [];
+    if (w.__listening) return;
+    w.__listening = true;
+    w.document.addEventListener("keydown", () => (w.__t0 = performance.now()), true);
+    w.document.addEventListener("input", () => w.requestAnimationFrame(() => setTimeout(() => w.__lat.push(performance.now() - w.__t0), 0)), true);
+  });
+  const text = "typing into the middle of a long page ".repeat(4);
+  await around?.before();
+  await page.keyboard.type(text, { delay: 20 });
+  await page.waitForTimeout(200);
+  await around?.after();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const lat = await page.evaluate(() => (globalThis as any).__lat as number[]);
+  // Taken back, so the page stays as it was (and leaving it asks nothing).
+  for (let i = 0; i < text.length; i++) await page.keyboard.press("Backspace");
+  if (lat.length === 0) throw new Error(`no key landed while typing on ${what}`);
+  return lat;
+}
