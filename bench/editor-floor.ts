@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, CDPSession, Page } from "playwright-core";
 import { percentile, printTable, REPO, type Row } from "./harness.ts";
-import { bigPage, typing } from "./editor-page.ts";
+import { bigPage, openFromTree, typing } from "./editor-page.ts";
 import { startTestServer } from "../test/helpers/server.ts";
 import { registerUser } from "../test/helpers/factories.ts";
 
@@ -219,12 +219,11 @@ try {
     await page.getByLabel("Password").fill(user.password);
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.locator(".tiptap > p").first().waitFor({ timeout: 60_000 });
-    const tree = page.getByRole("tree", { name: "Pages" });
     if (!ONLY || ONLY.has("app-10")) {
       variants.push({
         name: "app-10", what: "the app, 10 blocks", page, cdp, latency: [], cpu: [],
         ready: async () => {
-          await tree.getByRole("link", { name: "Small" }).click();
+          await openFromTree(page, "Small");
           await page.locator(".tiptap > p").filter({ hasText: "Paragraph 2 with" }).waitFor();
           return { paragraphs: ".tiptap > p", index: 2 };
         },
@@ -234,7 +233,7 @@ try {
       variants.push({
         name: "app-1000", what: "the app, 1,000 blocks", page, cdp, latency: [], cpu: [],
         ready: async () => {
-          await tree.getByRole("link", { name: "Big" }).click();
+          await openFromTree(page, "Big");
           // eslint-disable-next-line @typescript-eslint/no-explicit-any
           await page.waitForFunction(() => ((globalThis as any).document.querySelector(".tiptap")?.childElementCount ?? 0) >= 1000, undefined, { timeout: 60_000 });
           return { paragraphs: ".tiptap > p", index: 500 };

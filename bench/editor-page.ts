@@ -56,3 +56,16 @@ export async function typing(page: Page, paragraph: number, what: string, paragr
   if (lat.length === 0) throw new Error(`no key landed while typing on ${what}`);
   return lat;
 }
+
+/**
+ * Opens a page of the app through the tree and waits until it is the page shown. Leaving a page
+ * whose text differs from the server's asks first, a confirm the test driver dismisses: clicked
+ * while a save was pending, the app stayed on the long page and the short page's typing landed in
+ * it (docs/decisions/editor-blocks.md, the seventh pass). So the save status is waited for first.
+ */
+export async function openFromTree(page: Page, title: string): Promise<void> {
+  await page.locator(".save-status[data-status=saved]").first().waitFor({ timeout: 30_000 });
+  await page.getByRole("tree", { name: "Pages" }).getByRole("link", { name: title }).click();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  await page.waitForFunction((t) => ((globalThis as any).document.title as string).startsWith(`${t} ·`), title, { timeout: 30_000 });
+}

@@ -18,7 +18,7 @@ import { MarkdownSession } from "../src/web/markdown/session.ts";
 import type { PMNode } from "../src/web/markdown/pm.ts";
 import { buildWebApp } from "../src/web/build-web.ts";
 import { percentile, printTable, REPO, type Row } from "./harness.ts";
-import { bigPage, typing } from "./editor-page.ts";
+import { bigPage, openFromTree, typing } from "./editor-page.ts";
 
 const args = process.argv.slice(2);
 const BEFORE = args.includes("--before") ? args[args.indexOf("--before") + 1]! : "6767906";
@@ -200,7 +200,7 @@ async function coldLoad(v: Variant): Promise<void> {
 /** In the running app, from the short page: the tree's link to the long page clicked → a key landing in it. */
 async function openInApp(v: Variant): Promise<void> {
   const tree = v.page.getByRole("tree", { name: "Pages" });
-  await tree.getByRole("link", { name: "Small" }).click();
+  await openFromTree(v.page, "Small");
   await v.page.locator(".tiptap > p").filter({ hasText: "Paragraph 2 with" }).waitFor();
   await v.page.waitForTimeout(300);
   await v.page.evaluate(() => ((globalThis as any).__landed = (globalThis as any).__drawn = 0)); // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -243,10 +243,10 @@ if (BROWSER) {
     for (let round = 0; round < 2; round++) {
       for (const v of variants) v.typingBig.push(...(await typing(v.page, 500, "1,000 blocks")));
       for (const v of variants) {
-        await v.page.getByRole("tree", { name: "Pages" }).getByRole("link", { name: "Small" }).click();
+        await openFromTree(v.page, "Small");
         await v.page.locator(".tiptap > p").filter({ hasText: "Paragraph 2 with" }).waitFor();
         v.typingSmall.push(...(await typing(v.page, 2, "10 blocks")));
-        await v.page.getByRole("tree", { name: "Pages" }).getByRole("link", { name: "Big" }).click();
+        await openFromTree(v.page, "Big");
         await allBlocksIn(v);
       }
     }
