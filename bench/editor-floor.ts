@@ -21,16 +21,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, CDPSession, Page } from "playwright-core";
 import { percentile, printTable, REPO, type Row } from "./harness.ts";
-import { bigPage, openFromTree, typing } from "./editor-page.ts";
+import { bigPage, editorHolds, openFromTree, smallPage, typing } from "./editor-page.ts";
 import { startTestServer } from "../test/helpers/server.ts";
 import { registerUser } from "../test/helpers/factories.ts";
+import { signInInUi } from "../test/e2e/browser.ts";
 
 const args = process.argv.slice(2);
 const ROUNDS = args.includes("--rounds") ? Number(args[args.indexOf("--rounds") + 1]) : 3;
 const ONLY = args.includes("--only") ? new Set(args[args.indexOf("--only") + 1]!.split(",")) : null;
 
 const PAGE = bigPage();
-const SMALL = PAGE.split("\n\n").slice(0, 10).join("\n\n") + "\n";
+const SMALL = smallPage(PAGE);
 /** The long page's paragraph, `n` times, as HTML: what the bare editors hold. */
 const paragraphs = (n: number) => Array.from(
   { length: n },
@@ -199,8 +200,7 @@ try {
     const { page, cdp } = await newPage(browser);
     await page.goto(`${fixtures.url}${name}`);
     if (fixture.markdown === undefined) await page.locator(selector).nth(fixture.blocks - 1).waitFor();
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    else await page.waitForFunction((n) => ((globalThis as any).document.querySelector(".tiptap")?.childElementCount ?? 0) >= n, fixture.blocks, { timeout: 60_000 });
+    else await editorHolds(page, fixture.blocks);
     // The caret where bench/editor.ts puts it: the third paragraph of a short page, the long page's
     // block (the 501st paragraph of the app's page, the same block of the bare ones).
     const index = !long ? 2 : fixture.markdown === undefined ? LONG_CARET : 500;
@@ -215,9 +215,7 @@ try {
     // One signed-in page for both, moving between them through the tree as bench/editor.ts does.
     const { page, cdp } = await newPage(browser);
     await page.goto(`${server.url}/w/${user.workspaceSlug}/p/small.md`);
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByLabel("Password").fill(user.password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await signInInUi(page, user);
     await page.locator(".tiptap > p").first().waitFor({ timeout: 60_000 });
     if (!ONLY || ONLY.has("app-10")) {
       variants.push({
@@ -234,8 +232,7 @@ try {
         name: "app-1000", what: "the app, 1,000 blocks", page, cdp, latency: [], cpu: [],
         ready: async () => {
           await openFromTree(page, "Big");
-          // eslint-disable-next-line @typescript-eslint/no-explicit-any
-          await page.waitForFunction(() => ((globalThis as any).document.querySelector(".tiptap")?.childElementCount ?? 0) >= 1000, undefined, { timeout: 60_000 });
+          await editorHolds(page, 1000);
           return { paragraphs: ".tiptap > p", index: 500 };
         },
       });

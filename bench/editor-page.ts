@@ -4,6 +4,7 @@
  * alike (docs/decisions/editor-blocks.md).
  */
 import type { Page } from "playwright-core";
+import { clickIntoText } from "../test/e2e/browser.ts";
 
 /** 1,000 blocks: paragraphs, headings, lists, code, a padded table every 25 blocks, callouts and tabs. */
 export function bigPage(): string {
@@ -21,6 +22,17 @@ export function bigPage(): string {
   return blocks.join("\n\n") + "\n";
 }
 
+/** The short page: the long page's first ten blocks. */
+export function smallPage(big: string): string {
+  return big.split("\n\n").slice(0, 10).join("\n\n") + "\n";
+}
+
+/** Waits until the rich editor holds at least `blocks` top-level blocks (a long page loads in chunks). */
+export async function editorHolds(page: Page, blocks: number): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  await page.waitForFunction((n) => ((globalThis as any).document.querySelector(".tiptap")?.childElementCount ?? 0) >= n, blocks, { timeout: 60_000 });
+}
+
 /** Called just before and just after the keys are typed (a reading of the page's counters); times nothing itself. */
 export interface AroundKeys {
   before(): Promise<void>;
@@ -33,7 +45,10 @@ export interface AroundKeys {
  */
 export async function typing(page: Page, paragraph: number, what: string, paragraphs = ".tiptap > p", around?: AroundKeys): Promise<number[]> {
   const target = page.locator(paragraphs).nth(paragraph);
-  await target.click();
+  // In a Tiptap editor, End waits until the editor has taken the click's caret: sent sooner, it
+  // acted at the previous caret and the first keys landed at the paragraph's start.
+  if (paragraphs.startsWith(".tiptap")) await clickIntoText(target);
+  else await target.click();
   await page.keyboard.press("End");
   await page.evaluate(() => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -18,7 +18,8 @@ import { MarkdownSession } from "../src/web/markdown/session.ts";
 import type { PMNode } from "../src/web/markdown/pm.ts";
 import { buildWebApp } from "../src/web/build-web.ts";
 import { percentile, printTable, REPO, type Row } from "./harness.ts";
-import { bigPage, openFromTree, typing } from "./editor-page.ts";
+import { bigPage, editorHolds, openFromTree, smallPage, typing } from "./editor-page.ts";
+import { signInInUi } from "../test/e2e/browser.ts";
 
 const args = process.argv.slice(2);
 const BEFORE = args.includes("--before") ? args[args.indexOf("--before") + 1]! : "6767906";
@@ -129,7 +130,7 @@ async function variant(name: string, root: string, browser: import("playwright-c
   const user = await registerUser(server.url);
   const created = await user.client.post(`/api/v1/content/${user.workspaceSlug}/big.md`, { title: "Big", body: PAGE });
   if (created.status !== 201) throw new Error(`page not created: ${created.status}`);
-  const small = await user.client.post(`/api/v1/content/${user.workspaceSlug}/small.md`, { title: "Small", body: PAGE.split("\n\n").slice(0, 10).join("\n\n") + "\n" });
+  const small = await user.client.post(`/api/v1/content/${user.workspaceSlug}/small.md`, { title: "Small", body: smallPage(PAGE) });
   if (small.status !== 201) throw new Error(`page not created: ${small.status}`);
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   // The page's clock: when a page link in the tree is clicked, and when the first key typed lands in the editor.
@@ -153,9 +154,7 @@ async function variant(name: string, root: string, browser: import("playwright-c
   });
   const page = await context.newPage();
   await page.goto(`${server.url}/w/${user.workspaceSlug}/p/small.md`);
-  await page.getByLabel("Email").fill(user.email);
-  await page.getByLabel("Password").fill(user.password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await signInInUi(page, user);
   await page.locator(".tiptap > p").first().waitFor({ timeout: 60_000 });
   return {
     name, page, base: server.url, slug: user.workspaceSlug,
@@ -184,9 +183,7 @@ async function typeOneKey(v: Variant): Promise<number> {
   return landed;
 }
 
-const allBlocksIn = (v: Variant) =>
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  v.page.waitForFunction(() => ((globalThis as any).document.querySelector(".tiptap")?.childElementCount ?? 0) >= 1000, undefined, { timeout: 60_000 });
+const allBlocksIn = (v: Variant) => editorHolds(v.page, 1000);
 
 /** A cold navigation to the long page: from navigation start to a key landing in it. */
 async function coldLoad(v: Variant): Promise<void> {
