@@ -8,6 +8,8 @@
  *   tiptap-react the same inside React (`useEditor` + `EditorContent`, as the app mounts it);
  *   bare-1000, tiptap-1000  the bare div and Tiptap with 1,000 paragraphs (the long page's length),
  *               and each again with the app's `content-visibility` rule for long pages (`-cv`);
+ *   bare-1000-g50-cv, bare-1000-g10-cv, tiptap-1000-g50-cv  the same paragraphs in 50 groups of 20
+ *               (10 of 100), the rule on the groups: what the app's block groups do (editor/block-groups.ts);
  *   rich-editor, rich-editor-1000  the app's editor component (RichEditor.tsx) with the app's style
  *               sheet and nothing around it, over the app's 10- and 1,000-block pages;
  *   app-10      the app's rich editor on the 10-block page (the first ten blocks of the long page);
@@ -24,7 +26,7 @@ import { percentile, printTable, REPO, type Row } from "./harness.ts";
 import { bigPage, editorHolds, openFromTree, smallPage, typing } from "./editor-page.ts";
 import { startTestServer } from "../test/helpers/server.ts";
 import { registerUser } from "../test/helpers/factories.ts";
-import { signInInUi } from "../test/e2e/browser.ts";
+import { EDITOR_PARAGRAPHS, signInInUi } from "../test/e2e/browser.ts";
 
 const args = process.argv.slice(2);
 const ROUNDS = args.includes("--rounds") ? Number(args[args.indexOf("--rounds") + 1]) : 3;
@@ -38,6 +40,12 @@ const paragraphs = (n: number) => Array.from(
   (_, i) => `<p>Paragraph ${i + 1} with <em>emphasis</em>, <strong>strong</strong>, <code>code</code>, a <a href="https://example.com/${i + 1}">link</a> and [[guide/page-${(i + 1) % 9}]].</p>`,
 ).join("");
 const PARAGRAPHS = { 10: paragraphs(10), 1000: paragraphs(1000) };
+/** The 1,000 paragraphs in `n` `<div>`s of equal length: fewer children of the editable element, the rule on each group. */
+const grouped = (n: number) => {
+  const all = PARAGRAPHS[1000].split("</p>").slice(0, 1000).map((p) => `${p}</p>`);
+  const size = all.length / n;
+  return Array.from({ length: n }, (_, g) => `<div>${all.slice(g * size, (g + 1) * size).join("")}</div>`).join("");
+};
 /**
  * bench/editor.ts types in the long page's 501st paragraph, its 737th block (paragraph n is block n):
  * the long bare editors type in their 737th paragraph, so as much of the page lies before the caret.
@@ -49,7 +57,7 @@ const LONG_CARET = Number([...PAGE.matchAll(/^Paragraph (\d+) with/gm)][500]![1]
  * long page's CSS rule; or the app's own editor component with the app's style sheet and no shell,
  * over the app's pages' Markdown.
  */
-interface Fixture { script: string | null; blocks: 10 | 1000; cv?: boolean; markdown?: string }
+interface Fixture { script: string | null; blocks: 10 | 1000; cv?: boolean; markdown?: string; groups?: number }
 const FIXTURES: Record<string, Fixture> = {
   bare: { script: null, blocks: 10 },
   prosemirror: { script: "prosemirror", blocks: 10 },
@@ -57,8 +65,11 @@ const FIXTURES: Record<string, Fixture> = {
   "tiptap-react": { script: "tiptap-react", blocks: 10 },
   "bare-1000": { script: null, blocks: 1000 },
   "bare-1000-cv": { script: null, blocks: 1000, cv: true },
+  "bare-1000-g50-cv": { script: null, blocks: 1000, cv: true, groups: 50 },
+  "bare-1000-g10-cv": { script: null, blocks: 1000, cv: true, groups: 10 },
   "tiptap-1000": { script: "tiptap", blocks: 1000 },
   "tiptap-1000-cv": { script: "tiptap", blocks: 1000, cv: true },
+  "tiptap-1000-g50-cv": { script: "tiptap-chunked", blocks: 1000, cv: true, groups: 50 },
   "rich-editor": { script: "rich-editor", blocks: 10, markdown: SMALL },
   "rich-editor-1000": { script: "rich-editor", blocks: 1000, markdown: PAGE },
 };
@@ -96,6 +107,14 @@ const ENTRIES: Record<string, string> = {
     import StarterKit from "@tiptap/starter-kit";
     const src = document.getElementById("src");
     new Editor({ element: document.getElementById("ed"), extensions: [StarterKit], content: src.innerHTML });
+    src.remove();
+  `,
+  "tiptap-chunked": `
+    import { Editor, Node } from "@tiptap/core";
+    import StarterKit from "@tiptap/starter-kit";
+    const Chunk = Node.create({ name: "chunk", content: "block+", parseHTML: () => [{ tag: "div" }], renderHTML: () => ["div", 0] });
+    const src = document.getElementById("src");
+    new Editor({ element: document.getElementById("ed"), extensions: [StarterKit.configure({ document: false }), Node.create({ name: "doc", topNode: true, content: "chunk+" }), Chunk], content: src.innerHTML });
     src.remove();
   `,
   "tiptap-react": `
@@ -178,9 +197,11 @@ const fixtures = Bun.serve({
     if (path.endsWith(".js")) return new Response(scripts.get(path.slice(0, -3)) ?? "", { headers: { "content-type": "text/javascript" } });
     const fixture = FIXTURES[path];
     if (!fixture) return new Response("", { status: 404 });
-    const content = PARAGRAPHS[fixture.blocks];
+    const content = fixture.groups ? grouped(fixture.groups) : PARAGRAPHS[fixture.blocks];
     // The app's rule for long pages (styles.css): blocks away from the screen skip layout and paint.
-    const cv = fixture.cv ? `<style>#ed > p, #ed > .tiptap > p { content-visibility: auto; contain-intrinsic-size: auto 2.5em; }</style>` : "";
+    const cv = !fixture.cv ? "" : fixture.groups
+      ? `<style>#ed > div, #ed > .tiptap > div { content-visibility: auto; contain-intrinsic-size: auto ${(2.5 * 1000) / fixture.groups}em; }</style>`
+      : `<style>#ed > p, #ed > .tiptap > p { content-visibility: auto; contain-intrinsic-size: auto 2.5em; }</style>`;
     const body =
       fixture.markdown !== undefined
         ? `<style>${APP_CSS}</style><script type="text/markdown" id="src">${fixture.markdown}</script><main class="content"><article class="page-editor"><div id="ed"></div></article></main><script src="/${fixture.script}.js"></script>`
@@ -196,7 +217,10 @@ try {
   for (const [name, fixture] of Object.entries(FIXTURES)) {
     if (ONLY && !ONLY.has(name)) continue;
     const long = fixture.blocks === 1000;
-    const selector = fixture.script === null ? ".bare > p" : fixture.script === "prosemirror" ? ".ProseMirror > p" : ".tiptap > p";
+    const selector = fixture.script === null ? (fixture.groups ? ".bare p" : ".bare > p")
+      : fixture.script === "prosemirror" ? ".ProseMirror > p"
+      : fixture.markdown !== undefined ? EDITOR_PARAGRAPHS
+      : fixture.groups ? ".tiptap > div > p" : ".tiptap > p";
     const { page, cdp } = await newPage(browser);
     await page.goto(`${fixtures.url}${name}`);
     if (fixture.markdown === undefined) await page.locator(selector).nth(fixture.blocks - 1).waitFor();
@@ -216,14 +240,14 @@ try {
     const { page, cdp } = await newPage(browser);
     await page.goto(`${server.url}/w/${user.workspaceSlug}/p/small.md`);
     await signInInUi(page, user);
-    await page.locator(".tiptap > p").first().waitFor({ timeout: 60_000 });
+    await page.locator(EDITOR_PARAGRAPHS).first().waitFor({ timeout: 60_000 });
     if (!ONLY || ONLY.has("app-10")) {
       variants.push({
         name: "app-10", what: "the app, 10 blocks", page, cdp, latency: [], cpu: [],
         ready: async () => {
           await openFromTree(page, "Small");
-          await page.locator(".tiptap > p").filter({ hasText: "Paragraph 2 with" }).waitFor();
-          return { paragraphs: ".tiptap > p", index: 2 };
+          await page.locator(EDITOR_PARAGRAPHS).filter({ hasText: "Paragraph 2 with" }).waitFor();
+          return { paragraphs: EDITOR_PARAGRAPHS, index: 2 };
         },
       });
     }
@@ -233,7 +257,7 @@ try {
         ready: async () => {
           await openFromTree(page, "Big");
           await editorHolds(page, 1000);
-          return { paragraphs: ".tiptap > p", index: 500 };
+          return { paragraphs: EDITOR_PARAGRAPHS, index: 500 };
         },
       });
     }

@@ -4,7 +4,7 @@
  * alike (docs/decisions/editor-blocks.md).
  */
 import type { Page } from "playwright-core";
-import { clickIntoText } from "../test/e2e/browser.ts";
+import { clickIntoText, EDITOR_BLOCKS, EDITOR_PARAGRAPHS } from "../test/e2e/browser.ts";
 
 /** 1,000 blocks: paragraphs, headings, lists, code, a padded table every 25 blocks, callouts and tabs. */
 export function bigPage(): string {
@@ -30,7 +30,7 @@ export function smallPage(big: string): string {
 /** Waits until the rich editor holds at least `blocks` top-level blocks (a long page loads in chunks). */
 export async function editorHolds(page: Page, blocks: number): Promise<void> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  await page.waitForFunction((n) => ((globalThis as any).document.querySelector(".tiptap")?.childElementCount ?? 0) >= n, blocks, { timeout: 60_000 });
+  await page.waitForFunction(([selector, n]) => (globalThis as any).document.querySelectorAll(selector).length >= (n as number), [EDITOR_BLOCKS, blocks], { timeout: 60_000 });
 }
 
 /** Called just before and just after the keys are typed (a reading of the page's counters); times nothing itself. */
@@ -43,7 +43,7 @@ export interface AroundKeys {
  * Typing latency: keydown to the frame after the editor's DOM changed, for 152 keys typed 20 ms
  * apart at the end of the `paragraph`th paragraph matched by `paragraphs`.
  */
-export async function typing(page: Page, paragraph: number, what: string, paragraphs = ".tiptap > p", around?: AroundKeys): Promise<number[]> {
+export async function typing(page: Page, paragraph: number, what: string, paragraphs = EDITOR_PARAGRAPHS, around?: AroundKeys): Promise<number[]> {
   const target = page.locator(paragraphs).nth(paragraph);
   // In a Tiptap editor, End waits until the editor has taken the click's caret: sent sooner, it
   // acted at the previous caret and the first keys landed at the paragraph's start.

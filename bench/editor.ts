@@ -19,7 +19,7 @@ import type { PMNode } from "../src/web/markdown/pm.ts";
 import { buildWebApp } from "../src/web/build-web.ts";
 import { percentile, printTable, REPO, type Row } from "./harness.ts";
 import { bigPage, editorHolds, openFromTree, smallPage, typing } from "./editor-page.ts";
-import { signInInUi } from "../test/e2e/browser.ts";
+import { EDITOR_BLOCKS, EDITOR_PARAGRAPHS, signInInUi } from "../test/e2e/browser.ts";
 
 const args = process.argv.slice(2);
 const BEFORE = args.includes("--before") ? args[args.indexOf("--before") + 1]! : "6767906";
@@ -134,7 +134,7 @@ async function variant(name: string, root: string, browser: import("playwright-c
   if (small.status !== 201) throw new Error(`page not created: ${small.status}`);
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   // The page's clock: when a page link in the tree is clicked, and when the first key typed lands in the editor.
-  await context.addInitScript(() => {
+  await context.addInitScript((blocks) => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const w = globalThis as any;
     w.document.addEventListener("click", (e: { target: { closest?(s: string): unknown } }) => {
@@ -147,15 +147,15 @@ async function variant(name: string, root: string, browser: import("playwright-c
     // Drawn: the editor holds more blocks than the short page has, and the frame showing them is done.
     w.__drawn = 0;
     new w.MutationObserver(() => {
-      if (w.__drawn || (w.document.querySelector(".tiptap")?.childElementCount ?? 0) <= 10) return;
+      if (w.__drawn || w.document.querySelectorAll(blocks).length <= 10) return;
       w.__drawn = -1;
       w.requestAnimationFrame(() => setTimeout(() => (w.__drawn = performance.now()), 0));
     }).observe(w.document, { childList: true, subtree: true });
-  });
+  }, EDITOR_BLOCKS);
   const page = await context.newPage();
   await page.goto(`${server.url}/w/${user.workspaceSlug}/p/small.md`);
   await signInInUi(page, user);
-  await page.locator(".tiptap > p").first().waitFor({ timeout: 60_000 });
+  await page.locator(EDITOR_PARAGRAPHS).first().waitFor({ timeout: 60_000 });
   return {
     name, page, base: server.url, slug: user.workspaceSlug,
     close: async () => { await context.close(); await server.close(); },
@@ -172,7 +172,7 @@ const pageGlobal = (page: import("playwright-core").Page, name: string) => page.
  * key typed there lands in the document (the page's `input` event). The key is taken back after.
  */
 async function typeOneKey(v: Variant): Promise<number> {
-  const first = v.page.locator(".tiptap > p").filter({ hasText: "Paragraph 1 with" });
+  const first = v.page.locator(EDITOR_PARAGRAPHS).filter({ hasText: "Paragraph 1 with" });
   await first.waitFor({ timeout: 60_000 });
   await first.click({ position: { x: 2, y: 4 } });
   await v.page.keyboard.type("x");
@@ -198,7 +198,7 @@ async function coldLoad(v: Variant): Promise<void> {
 async function openInApp(v: Variant): Promise<void> {
   const tree = v.page.getByRole("tree", { name: "Pages" });
   await openFromTree(v.page, "Small");
-  await v.page.locator(".tiptap > p").filter({ hasText: "Paragraph 2 with" }).waitFor();
+  await v.page.locator(EDITOR_PARAGRAPHS).filter({ hasText: "Paragraph 2 with" }).waitFor();
   await v.page.waitForTimeout(300);
   await v.page.evaluate(() => ((globalThis as any).__landed = (globalThis as any).__drawn = 0)); // eslint-disable-line @typescript-eslint/no-explicit-any
   await tree.getByRole("link", { name: "Big" }).click();
@@ -241,7 +241,7 @@ if (BROWSER) {
       for (const v of variants) v.typingBig.push(...(await typing(v.page, 500, "1,000 blocks")));
       for (const v of variants) {
         await openFromTree(v.page, "Small");
-        await v.page.locator(".tiptap > p").filter({ hasText: "Paragraph 2 with" }).waitFor();
+        await v.page.locator(EDITOR_PARAGRAPHS).filter({ hasText: "Paragraph 2 with" }).waitFor();
         v.typingSmall.push(...(await typing(v.page, 2, "10 blocks")));
         await openFromTree(v.page, "Big");
         await allBlocksIn(v);

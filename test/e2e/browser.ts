@@ -19,6 +19,11 @@ if (!hasChromium) {
 
 export const SHOTS = join(import.meta.dir, "../../test-output");
 
+/** The rich editor's blocks: a long page holds them in groups (src/web/editor/block-groups.ts). */
+export const EDITOR_BLOCKS = ".tiptap > :not(.block-group), .tiptap > .block-group > *";
+/** The rich editor's top-level paragraphs, grouped or not. */
+export const EDITOR_PARAGRAPHS = ".tiptap > p, .tiptap > .block-group > p";
+
 const ARGS = [
   "--headless",
   "--no-sandbox",
@@ -107,14 +112,24 @@ export async function signInInUi(page: Page, user: { email: string; password: st
  */
 export async function clickIntoText(target: Locator): Promise<void> {
   await target.click();
-  await target.page().waitForFunction(
+  await caretTaken(target.page());
+}
+
+/**
+ * Waits until the rich editor holds the browser's caret: after a click, or a key that moves the
+ * caret (Home, End, arrows), whose new place the editor also learns from a queued `selectionchange`.
+ * A key sent sooner acts at the editor's previous caret, or falls to the browser's own editing.
+ */
+export async function caretTaken(page: Page): Promise<void> {
+  await page.waitForFunction(
     () => {
-      type View = { hasFocus(): boolean; posAtDOM(node: Node, offset: number): number; state: { selection: { head: number } } };
+      type View = { hasFocus(): boolean; posAtDOM(node: Node, offset: number): number; state: { selection: { anchor: number; head: number } } };
       const dom = document.activeElement?.closest(".ProseMirror") as (Element & { editor?: { view: View } }) | null;
       const view = dom?.editor?.view;
       const selection = getSelection();
-      if (!view || !selection?.anchorNode || !view.hasFocus()) return false;
-      return view.posAtDOM(selection.anchorNode, selection.anchorOffset) === view.state.selection.head;
+      if (!view || !selection?.anchorNode || !selection.focusNode || !view.hasFocus()) return false;
+      const { anchor, head } = view.state.selection;
+      return view.posAtDOM(selection.anchorNode, selection.anchorOffset) === anchor && view.posAtDOM(selection.focusNode, selection.focusOffset) === head;
     },
     undefined,
     { timeout: 5_000 },

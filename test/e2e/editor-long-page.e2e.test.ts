@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { clickIntoText, expectNoConsoleErrors, hasChromium, newTab, signInInUi } from "./browser.ts";
+import { clickIntoText, EDITOR_BLOCKS, EDITOR_PARAGRAPHS, expectNoConsoleErrors, hasChromium, newTab, signInInUi } from "./browser.ts";
 import { browserSuite } from "./suite.ts";
 
 /** A long page: paragraphs, headings, padded tables, callouts and tabs (their bytes must survive untouched). */
@@ -27,7 +27,7 @@ describe.skipIf(!hasChromium)("a long page opens a screenful first and loads the
   const suite = browserSuite();
 
   const fileOnDisk = (path: string) => readFileSync(join(suite.server.dataDir, "workspaces", suite.user.workspaceId, path), "utf8");
-  const blocksDrawn = (page: Page) => page.evaluate(() => document.querySelector(".tiptap")?.childElementCount ?? 0);
+  const blocksDrawn = (page: Page) => page.evaluate((blocks) => document.querySelectorAll(blocks).length, EDITOR_BLOCKS);
 
   /**
    * Opens the page with the browser's idle callbacks held back, so the later chunks (appended in
@@ -60,7 +60,7 @@ describe.skipIf(!hasChromium)("a long page opens a screenful first and loads the
     await signInInUi(tab.page, suite.user);
     await tab.page.getByRole("textbox", { name: "Page content" }).waitFor();
     await tab.page.reload();
-    await tab.page.waitForFunction(() => (document.querySelector(".tiptap")?.childElementCount ?? 0) >= 3);
+    await tab.page.waitForFunction((blocks) => document.querySelectorAll(blocks).length >= 3, EDITOR_BLOCKS);
     return tab;
   }
   const releaseIdle = (page: Page) => page.evaluate(() => (window as unknown as { releaseIdle: () => void }).releaseIdle());
@@ -71,7 +71,7 @@ describe.skipIf(!hasChromium)("a long page opens a screenful first and loads the
     const before = fileOnDisk("long-save.md");
     const tab = await openWithLoadingHeld("long-save.md");
     const { page } = tab;
-    await clickIntoText(page.locator(".tiptap > p").filter({ hasText: "paragraph 2 with" }));
+    await clickIntoText(page.locator(EDITOR_PARAGRAPHS).filter({ hasText: "paragraph 2 with" }));
     await page.keyboard.press("End");
     await page.keyboard.type(" typed early");
     // The page is still loading its later blocks when the save is asked for.
@@ -92,18 +92,18 @@ describe.skipIf(!hasChromium)("a long page opens a screenful first and loads the
     const before = fileOnDisk("long-type.md");
     const tab = await openWithLoadingHeld("long-type.md");
     const { page } = tab;
-    await clickIntoText(page.locator(".tiptap > p").filter({ hasText: "paragraph 3 with" }));
+    await clickIntoText(page.locator(EDITOR_PARAGRAPHS).filter({ hasText: "paragraph 3 with" }));
     await page.keyboard.press("End");
     const drawnAtFirstKey = await blocksDrawn(page);
     await page.keyboard.type(" and more");
     expect(drawnAtFirstKey).toBeLessThan(BLOCKS);
     await releaseIdle(page);
     // The rest arrives on its own, the typed words staying in their paragraph.
-    await page.waitForFunction((n) => document.querySelector(".tiptap")?.childElementCount === n, BLOCKS, { timeout: 30_000 });
-    expect(await page.locator(".tiptap > p").filter({ hasText: "paragraph 3 with" }).innerText()).toEndWith("`code`. and more".replaceAll("`", ""));
+    await page.waitForFunction(([blocks, n]) => document.querySelectorAll(blocks as string).length === n, [EDITOR_BLOCKS, BLOCKS], { timeout: 30_000 });
+    expect(await page.locator(EDITOR_PARAGRAPHS).filter({ hasText: "paragraph 3 with" }).innerText()).toEndWith("`code`. and more".replaceAll("`", ""));
     for (let i = 0; i < 12; i++) await page.keyboard.press("Control+z");
     expect(await blocksDrawn(page)).toBe(BLOCKS);
-    expect(await page.locator(".tiptap > p").filter({ hasText: "paragraph 3 with" }).innerText()).not.toContain("and more");
+    expect(await page.locator(EDITOR_PARAGRAPHS).filter({ hasText: "paragraph 3 with" }).innerText()).not.toContain("and more");
     await page.keyboard.press("Control+s");
     await page.locator('[data-status="saved"]').waitFor({ timeout: 30_000 });
     expect(fileOnDisk("long-type.md")).toBe(before);
@@ -127,7 +127,7 @@ describe.skipIf(!hasChromium)("a long page opens a screenful first and loads the
     expect(drawn).toBeLessThan(BLOCKS);
     expect(await leaveIsHeld()).toBe(false);
     expect(await blocksDrawn(page)).toBe(drawn);
-    await clickIntoText(page.locator(".tiptap > p").filter({ hasText: "paragraph 2 with" }));
+    await clickIntoText(page.locator(EDITOR_PARAGRAPHS).filter({ hasText: "paragraph 2 with" }));
     await page.keyboard.press("End");
     await page.keyboard.type("!");
     // The save status is checked once the page is in, not by appending every pending block now.

@@ -38,6 +38,7 @@ import { Badge } from "./badge.ts";
 import { BadgePopover, type BadgeAt } from "./BadgePopover.tsx";
 import { ImagePopover, type ImageAt } from "./ImagePopover.tsx";
 import { Toolbar } from "./Toolbar.tsx";
+import { appendGrouped, BlockGroup, blockDepth, GroupCommands, GroupedDocument, GroupEdgeKeys, GROUPED_FROM, groupJson, pageBlocks, rebalance, sameBlocks } from "./block-groups.ts";
 
 /** Runs `task` when the browser has nothing else to do (soon, where it cannot say). */
 function whenIdle(task: () => void): void {
@@ -254,13 +255,25 @@ const RichEditorView = forwardRef<EditorHandle, Props>(function RichEditorView(p
       if (!json) jsonOf.set(child, (json = child.toJSON() as PMNode));
       return json;
     });
-  const contentJson = (doc: Editor["state"]["doc"]): PMNode[] => {
-    const children: DocNode[] = [];
-    doc.forEach((child) => void children.push(child));
-    return nodesJson(children);
-  };
+  const contentJson = (doc: Editor["state"]["doc"]): PMNode[] => nodesJson(pageBlocks(doc));
 
   const loading = useRef<Loading | null>(null);
+  /** A long page: its blocks are held in groups (block-groups.ts). */
+  const grouped = session.blockCount > GROUPED_FROM;
+  /** Groups grown past twice their size are split again once the writer pauses (not a change to save). */
+  const regroup = useRef<number | null>(null);
+  const regroupWhenIdle = (e: Editor) => {
+    if (regroup.current !== null) clearTimeout(regroup.current);
+    regroup.current = window.setTimeout(() => {
+      regroup.current = null;
+      whenIdle(() => {
+        if (e.isDestroyed || e.view.composing || !loading.current?.done) return;
+        const tr = rebalance(e.state);
+        if (tr) e.view.dispatch(tr.setMeta("preventUpdate", true));
+      });
+    }, 1000);
+  };
+  useEffect(() => () => void (regroup.current !== null && clearTimeout(regroup.current)), []);
   /** The document as opened, with every chunk appended to it while nothing else changed it. */
   const pristine = useRef<DocNode | null>(null);
   /** Appends the page's blocks up to `to` (without an undo step or a change signal). */
@@ -290,7 +303,10 @@ const RichEditorView = forwardRef<EditorHandle, Props>(function RichEditorView(p
     // them in a later task) is read first, or this transaction would put the old caret back.
     (e.view as unknown as { domObserver?: { flush(): void } }).domObserver?.flush();
     const untouched = e.state.doc === pristine.current;
-    e.view.dispatch(e.state.tr.insert(e.state.doc.content.size, nodes).setMeta("addToHistory", false).setMeta("preventUpdate", true));
+    const tr = e.state.tr;
+    if (grouped) appendGrouped(tr, nodes);
+    else tr.insert(e.state.doc.content.size, nodes);
+    e.view.dispatch(tr.setMeta("addToHistory", false).setMeta("preventUpdate", true));
     if (untouched) pristine.current = e.state.doc;
   };
   /** Once every block is in: the document as loaded becomes the save baseline (its JSON made when idle). */
@@ -326,7 +342,12 @@ const RichEditorView = forwardRef<EditorHandle, Props>(function RichEditorView(p
   const editor = useEditor(
     {
       extensions: [
-        StarterKit.configure({ underline: false, trailingNode: false, code: false, link: { openOnClick: false, autolink: true } }),
+        StarterKit.configure({ document: false, underline: false, trailingNode: false, code: false, link: { openOnClick: false, autolink: true } }),
+        // A long page's blocks in groups (block-groups.ts): the document, the group, their keys and commands.
+        GroupedDocument,
+        BlockGroup,
+        GroupEdgeKeys,
+        GroupCommands,
         // Inline code that can sit inside a link or emphasis, as Markdown allows (Tiptap's excludes every other mark).
         Code.extend({ excludes: "" }),
         TaskList,
@@ -410,7 +431,8 @@ const RichEditorView = forwardRef<EditorHandle, Props>(function RichEditorView(p
         slash.track();
         // A wikilink typed or pasted lands in the caret's block: only that block is looked at.
         const $head = e.state.selection.$head;
-        if ($head.depth > 0) loadDirectory($head.node(1));
+        if ($head.depth > 0) loadDirectory($head.node(Math.min($head.depth, blockDepth(e.state.doc, $head.pos))));
+        if (grouped) regroupWhenIdle(e);
         // A badge's control edits it in place, the chip staying selected.
         if (!e.state.selection.empty) trackBadge();
         callbacks.current.onChange();
@@ -435,12 +457,13 @@ const RichEditorView = forwardRef<EditorHandle, Props>(function RichEditorView(p
     if (!editor || editor.isDestroyed) return;
     const total = session.blockCount;
     const first = Math.min(firstBlocks(), total);
-    const head = total > first ? { type: "doc", content: session.blockNodes(0, first) } : session.initial;
+    const head = grouped
+      ? { type: "doc", content: groupJson(session.blockNodes(0, first)) }
+      : total > first ? { type: "doc", content: session.blockNodes(0, first) } : session.initial;
     const doc = createDocument(head as Parameters<typeof createDocument>[0], editor.schema);
     editor.view.updateState(EditorState.create({ doc, plugins: editor.state.plugins }));
     pristine.current = editor.state.doc;
-    const loaded: DocNode[] = [];
-    doc.forEach((child) => void loaded.push(child));
+    const loaded = pageBlocks(doc);
     const l: Loading = { next: first, loaded, detached: [], cancel: null, done: false, waiting: [] };
     loading.current = l;
     // A first chunk the editor could not hold block for block: raw mode, as for the whole page.
@@ -497,7 +520,7 @@ const RichEditorView = forwardRef<EditorHandle, Props>(function RichEditorView(p
         const opened = pristine.current;
         if (!editor || editor.isDestroyed || !opened) return false;
         const now = editor.state.doc;
-        return now === opened || now.eq(opened);
+        return sameBlocks(now, opened);
       },
       whenLoaded: (task) => {
         const l = loading.current;

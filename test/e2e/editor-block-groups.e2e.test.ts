@@ -1,0 +1,138 @@
+/**
+ * A long page's blocks are held in groups of 24 (src/web/editor/block-groups.ts), structure for the
+ * browser only. Every edit at or across a group's edge must do what the same edit does on a page
+ * without groups: each one here is made on the long page (150 paragraphs, grouped) and on a short
+ * page holding the same ten paragraphs around the edge (not grouped), and the long file must change
+ * exactly as the short one did. Undo then gives both files back byte for byte.
+ */
+import { describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { caretTaken, clickIntoText, EDITOR_BLOCKS, EDITOR_PARAGRAPHS, expectNoConsoleErrors, hasChromium } from "./browser.ts";
+import { browserSuite, openInEditor } from "./suite.ts";
+
+const paragraph = (n: number) => `Paragraph ${n} with a few words.`;
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => paragraph(from + i)).join("\n\n") + "\n";
+const LONG = range(1, 150);
+/** Paragraphs 48 and 49 sit on either side of the edge between the second and third groups. */
+const SHORT = range(44, 53);
+
+describe.skipIf(!hasChromium)("a long page's block groups are invisible to every edit", () => {
+  const suite = browserSuite();
+
+  const save = async (page: Page) => {
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+  };
+  const p = (page: Page, n: number) => page.locator(EDITOR_PARAGRAPHS).filter({ hasText: paragraph(n) });
+  const groups = (page: Page) => page.evaluate(() => Array.from(document.querySelectorAll(".tiptap > .block-group"), (g) => g.childElementCount));
+
+  const edits: Array<[string, (page: Page) => Promise<void>]> = [
+    ["Backspace at the start of a group's first block joins it to the block before", async (page) => {
+      await clickIntoText(p(page, 49));
+      await page.keyboard.press("Home");
+      await caretTaken(page);
+      await page.keyboard.press("Backspace");
+    }],
+    ["Delete at the end of a group's last block joins the block after", async (page) => {
+      await clickIntoText(p(page, 48));
+      await page.keyboard.press("End");
+      await caretTaken(page);
+      await page.keyboard.press("Delete");
+    }],
+    ["text typed over a selection across the edge replaces it", async (page) => {
+      await clickIntoText(p(page, 47));
+      await page.keyboard.press("End");
+      await caretTaken(page);
+      for (let i = 0; i < 3; i++) await page.keyboard.press("Shift+ArrowDown");
+      await caretTaken(page);
+      await page.keyboard.type("X");
+    }],
+    ["a bullet list made over blocks on both sides of the edge", async (page) => {
+      await clickIntoText(p(page, 47));
+      await page.keyboard.press("Home");
+      await caretTaken(page);
+      for (let i = 0; i < 3; i++) await page.keyboard.press("Shift+ArrowDown");
+      await caretTaken(page);
+      await page.keyboard.press("Control+Shift+8");
+    }],
+    ["a quote made over blocks on both sides of the edge", async (page) => {
+      await clickIntoText(p(page, 48));
+      await page.keyboard.press("Home");
+      await caretTaken(page);
+      await page.keyboard.press("Shift+ArrowDown");
+      await caretTaken(page);
+      await page.keyboard.press("Control+Shift+b");
+    }],
+    ["Enter in an empty paragraph inside a group makes another paragraph", async (page) => {
+      await clickIntoText(p(page, 45));
+      await page.keyboard.press("End");
+      await caretTaken(page);
+      await page.keyboard.press("Enter");
+      await page.keyboard.press("Enter");
+      await page.keyboard.type("Y");
+    }],
+  ];
+
+  test("each edit at a group's edge changes the file as it does on a page without groups; undo restores every byte", async () => {
+    const long = await openInEditor(suite, "long.md", { title: "Long", body: LONG });
+    const short = await openInEditor(suite, "short.md", { title: "Short", body: SHORT });
+    await long.page.waitForFunction(([blocks, n]) => document.querySelectorAll(blocks as string).length === n, [EDITOR_BLOCKS, 150], { timeout: 30_000 });
+    await short.editor.getByText(paragraph(53)).waitFor();
+    // The long page in groups of 24 (the last one holds the rest); the short page in none.
+    expect(await groups(long.page)).toEqual([24, 24, 24, 24, 24, 24, 6]);
+    expect(await groups(short.page)).toEqual([]);
+    for (const [what, edit] of edits) {
+      await edit(short.page);
+      await save(short.page);
+      const shortAfter = await suite.content("short.md");
+      expect(shortAfter, what).not.toBe(SHORT);
+      await edit(long.page);
+      await save(long.page);
+      expect(await suite.content("long.md"), what).toBe(LONG.replace(SHORT, shortAfter));
+      for (const page of [short.page, long.page]) {
+        for (let i = 0; i < 4; i++) await page.keyboard.press("Control+z");
+        await save(page);
+      }
+      expect(await suite.content("short.md"), `${what}, undone`).toBe(SHORT);
+      expect(await suite.content("long.md"), `${what}, undone`).toBe(LONG);
+    }
+    expectNoConsoleErrors(long);
+    expectNoConsoleErrors(short);
+    await long.context.close();
+    await short.context.close();
+  }, 120_000);
+
+  test("a long paste grows one group, which is split again once the writer pauses, the file unchanged by it", async () => {
+    const long = await openInEditor(suite, "paste.md", { title: "Paste", body: LONG });
+    const { page } = long;
+    await page.waitForFunction(([blocks, n]) => document.querySelectorAll(blocks as string).length === n, [EDITOR_BLOCKS, 150], { timeout: 30_000 });
+    await clickIntoText(p(page, 30));
+    await page.keyboard.press("End");
+      await caretTaken(page);
+    const pasted = Array.from({ length: 80 }, (_, i) => `Pasted line ${i + 1}, **bold**.`).join("\n\n");
+    await page.evaluate((text) => {
+      const dt = new DataTransfer();
+      dt.setData("text/plain", text);
+      document.querySelector(".tiptap")!.dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
+    }, pasted);
+    expect(Math.max(...(await groups(page)))).toBeGreaterThan(48);
+    await save(page);
+    const saved = await suite.content("paste.md");
+    expect(saved).toContain(`${paragraph(30)}\n\nPasted line 1, **bold**.\n\nPasted line 2, **bold**.`);
+    // Split again after a pause: no group over twice 24, the blocks the same and in order.
+    await page.waitForFunction(() => Math.max(...Array.from(document.querySelectorAll(".tiptap > .block-group"), (g) => g.childElementCount)) <= 48, undefined, { timeout: 10_000 });
+    expect(await page.locator(EDITOR_BLOCKS).count()).toBe(150 + 80);
+    await page.locator('[data-status="saved"]').waitFor();
+    await save(page);
+    expect(await suite.content("paste.md")).toBe(saved);
+    // And typing goes on where it was.
+    await clickIntoText(p(page, 31));
+    await page.keyboard.press("End");
+      await caretTaken(page);
+    await page.keyboard.type("!");
+    await save(page);
+    expect(await suite.content("paste.md")).toBe(saved.replace(paragraph(31), `${paragraph(31)}!`));
+    expectNoConsoleErrors(long);
+    await long.context.close();
+  }, 60_000);
+});
