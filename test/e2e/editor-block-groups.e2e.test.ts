@@ -5,7 +5,7 @@
  * page holding the same ten paragraphs around the edge (not grouped), and the long file must change
  * exactly as the short one did. Undo then gives both files back byte for byte.
  */
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { caretTaken, clickIntoText, EDITOR_BLOCKS, EDITOR_PARAGRAPHS, expectNoConsoleErrors, hasChromium } from "./browser.ts";
 import { browserSuite, openInEditor } from "./suite.ts";
@@ -26,6 +26,8 @@ describe.skipIf(!hasChromium)("a long page's block groups are invisible to every
   const p = (page: Page, n: number) => page.locator(EDITOR_PARAGRAPHS).filter({ hasText: paragraph(n) });
   const groups = (page: Page) => page.evaluate(() => Array.from(document.querySelectorAll(".tiptap > .block-group"), (g) => g.childElementCount));
 
+  /** The long page's tab, kept open for the second test. */
+  let opened: Awaited<ReturnType<typeof openInEditor>> | null = null;
   const edits: Array<[string, (page: Page) => Promise<void>]> = [
     ["Backspace at the start of a group's first block joins it to the block before", async (page) => {
       await clickIntoText(p(page, 49));
@@ -36,13 +38,13 @@ describe.skipIf(!hasChromium)("a long page's block groups are invisible to every
     ["Delete at the end of a group's last block joins the block after", async (page) => {
       await clickIntoText(p(page, 48));
       await page.keyboard.press("End");
-      await caretTaken(page);
+    await caretTaken(page);
       await page.keyboard.press("Delete");
     }],
     ["text typed over a selection across the edge replaces it", async (page) => {
       await clickIntoText(p(page, 47));
       await page.keyboard.press("End");
-      await caretTaken(page);
+    await caretTaken(page);
       for (let i = 0; i < 3; i++) await page.keyboard.press("Shift+ArrowDown");
       await caretTaken(page);
       await page.keyboard.type("X");
@@ -66,7 +68,7 @@ describe.skipIf(!hasChromium)("a long page's block groups are invisible to every
     ["Enter in an empty paragraph inside a group makes another paragraph", async (page) => {
       await clickIntoText(p(page, 45));
       await page.keyboard.press("End");
-      await caretTaken(page);
+    await caretTaken(page);
       await page.keyboard.press("Enter");
       await page.keyboard.press("Enter");
       await page.keyboard.type("Y");
@@ -98,17 +100,18 @@ describe.skipIf(!hasChromium)("a long page's block groups are invisible to every
     }
     expectNoConsoleErrors(long);
     expectNoConsoleErrors(short);
-    await long.context.close();
     await short.context.close();
+    opened = long;
   }, 120_000);
 
   test("a long paste grows one group, which is split again once the writer pauses, the file unchanged by it", async () => {
-    const long = await openInEditor(suite, "paste.md", { title: "Paste", body: LONG });
+    // The long page of the test above, its text as opened (its edits undone; two of its groups
+    // joined at the edge where Backspace and Delete were pressed).
+    const long = opened!;
     const { page } = long;
-    await page.waitForFunction(([blocks, n]) => document.querySelectorAll(blocks as string).length === n, [EDITOR_BLOCKS, 150], { timeout: 30_000 });
     await clickIntoText(p(page, 30));
     await page.keyboard.press("End");
-      await caretTaken(page);
+    await caretTaken(page);
     const pasted = Array.from({ length: 80 }, (_, i) => `Pasted line ${i + 1}, **bold**.`).join("\n\n");
     await page.evaluate((text) => {
       const dt = new DataTransfer();
@@ -117,22 +120,22 @@ describe.skipIf(!hasChromium)("a long page's block groups are invisible to every
     }, pasted);
     expect(Math.max(...(await groups(page)))).toBeGreaterThan(48);
     await save(page);
-    const saved = await suite.content("paste.md");
+    const saved = await suite.content("long.md");
     expect(saved).toContain(`${paragraph(30)}\n\nPasted line 1, **bold**.\n\nPasted line 2, **bold**.`);
     // Split again after a pause: no group over twice 24, the blocks the same and in order.
     await page.waitForFunction(() => Math.max(...Array.from(document.querySelectorAll(".tiptap > .block-group"), (g) => g.childElementCount)) <= 48, undefined, { timeout: 10_000 });
     expect(await page.locator(EDITOR_BLOCKS).count()).toBe(150 + 80);
     await page.locator('[data-status="saved"]').waitFor();
     await save(page);
-    expect(await suite.content("paste.md")).toBe(saved);
+    expect(await suite.content("long.md")).toBe(saved);
     // And typing goes on where it was.
     await clickIntoText(p(page, 31));
     await page.keyboard.press("End");
-      await caretTaken(page);
+    await caretTaken(page);
     await page.keyboard.type("!");
     await save(page);
-    expect(await suite.content("paste.md")).toBe(saved.replace(paragraph(31), `${paragraph(31)}!`));
+    expect(await suite.content("long.md")).toBe(saved.replace(paragraph(31), `${paragraph(31)}!`));
     expectNoConsoleErrors(long);
-    await long.context.close();
   }, 60_000);
+  afterAll(() => opened?.context.close());
 });
