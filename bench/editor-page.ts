@@ -3,7 +3,7 @@
  * `bench/editor.ts` (the app) and `bench/editor-floor.ts` (bare editors beside the app) measure
  * alike (docs/decisions/editor-blocks.md).
  */
-import type { Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { clickIntoText, EDITOR_BLOCKS, EDITOR_PARAGRAPHS } from "../test/e2e/browser.ts";
 
 /** 1,000 blocks: paragraphs, headings, lists, code, a padded table every 25 blocks, callouts and tabs. */
@@ -83,4 +83,59 @@ export async function openFromTree(page: Page, title: string): Promise<void> {
   await page.getByRole("tree", { name: "Pages" }).getByRole("link", { name: title }).click();
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   await page.waitForFunction((t) => ((globalThis as any).document.title as string).startsWith(`${t} ·`), title, { timeout: 30_000 });
+}
+
+interface TraceEvent { name: string; ph: string; ts: number; dur?: number; pid: number; tid: number; args?: { name?: string; data?: { type?: string } } }
+
+/**
+ * The main thread's own work for each key `typing()` types (its Backspaces after are not traced),
+ * from Chromium's timeline trace: from the task that handled the keydown to the end of the task
+ * that ran the next animation frame (its paint and commit included), less the time the thread sat
+ * idle in between. The latency `typing()` measures also holds that idle time: a key handled while
+ * the compositor is inside a frame waits for the frame's deadline, a 60 Hz tick even with frames
+ * uncapped (docs/decisions/editor-blocks.md, "Eighth pass"), so its tail is partly the scheduler's.
+ * Pass the result to `typing()` as its `around`; `work` holds the figures once it returns.
+ */
+export function keyWork(browser: Browser, page: Page): AroundKeys & { work: number[] } {
+  const work: number[] = [];
+  return {
+    work,
+    before: () => browser.startTracing(page, { categories: ["devtools.timeline", "disabled-by-default-devtools.timeline"] }),
+    after: async () => void work.push(...workPerKey(await browser.stopTracing())),
+  };
+}
+
+function workPerKey(trace: Buffer): number[] {
+  const events = (JSON.parse(trace.toString()) as { traceEvents: TraceEvent[] }).traceEvents;
+  const threads = new Map<string, TraceEvent[]>();
+  for (const e of events) {
+    const key = `${e.pid}:${e.tid}`;
+    if (!threads.has(key)) threads.set(key, []);
+    threads.get(key)!.push(e);
+  }
+  // The page's main thread: the one that dispatched the keys.
+  const isKey = (e: TraceEvent) => e.ph === "X" && e.name === "EventDispatch" && e.args?.data?.type === "keydown";
+  const main = [...threads.values()].sort((a, b) => b.filter(isKey).length - a.filter(isKey).length)[0] ?? [];
+  const tasks = main.filter((e) => e.ph === "X" && (e.name === "RunTask" || e.name === "ThreadControllerImpl::RunTask")).sort((a, b) => a.ts - b.ts);
+  // Nested tasks merged: the spans the thread was busy.
+  const busy: Array<[number, number]> = [];
+  for (const t of tasks) {
+    const end = t.ts + (t.dur ?? 0);
+    const last = busy[busy.length - 1];
+    if (last && t.ts <= last[1]) last[1] = Math.max(last[1], end);
+    else busy.push([t.ts, end]);
+  }
+  const spanAt = (ts: number) => busy.find(([a, b]) => a <= ts && ts <= b);
+  const frames = main.filter((e) => e.ph === "X" && e.name === "FireAnimationFrame").map((e) => e.ts).sort((a, b) => a - b);
+  const work: number[] = [];
+  for (const key of main.filter(isKey).sort((a, b) => a.ts - b.ts)) {
+    const frame = frames.find((f) => f > key.ts);
+    const start = spanAt(key.ts)?.[0];
+    const end = frame === undefined ? undefined : spanAt(frame)?.[1];
+    if (start === undefined || end === undefined) continue;
+    let sum = 0;
+    for (const [a, b] of busy) if (b > start && a < end) sum += Math.min(b, end) - Math.max(a, start);
+    work.push(sum / 1000);
+  }
+  return work;
 }

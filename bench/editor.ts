@@ -18,7 +18,7 @@ import { MarkdownSession } from "../src/web/markdown/session.ts";
 import type { PMNode } from "../src/web/markdown/pm.ts";
 import { buildWebApp } from "../src/web/build-web.ts";
 import { percentile, printTable, REPO, type Row } from "./harness.ts";
-import { bigPage, editorHolds, openFromTree, smallPage, typing } from "./editor-page.ts";
+import { bigPage, editorHolds, keyWork, openFromTree, smallPage, typing } from "./editor-page.ts";
 import { EDITOR_BLOCKS, EDITOR_PARAGRAPHS, signInInUi } from "../test/e2e/browser.ts";
 
 const args = process.argv.slice(2);
@@ -120,6 +120,8 @@ interface Variant {
   allIn: number[];
   typingBig: number[];
   typingSmall: number[];
+  /** The main thread's work per key on the long page, from a traced round (keyWork). */
+  workBig: number[];
 }
 
 /** The app from `root` (this checkout or an older one unpacked beside it), signed in, with the long and a short page. */
@@ -159,7 +161,7 @@ async function variant(name: string, root: string, browser: import("playwright-c
   return {
     name, page, base: server.url, slug: user.workspaceSlug,
     close: async () => { await context.close(); await server.close(); },
-    cold: [], coldDrawn: [], inApp: [], inAppDrawn: [], settled: [], allIn: [], typingBig: [], typingSmall: [],
+    cold: [], coldDrawn: [], inApp: [], inAppDrawn: [], settled: [], allIn: [], typingBig: [], typingSmall: [], workBig: [],
   };
 }
 
@@ -247,6 +249,13 @@ if (BROWSER) {
         await allBlocksIn(v);
       }
     }
+    // One more round on the long page, traced: what each key costs the main thread, the idle wait
+    // for the compositor's next frame left out (keyWork). Tracing slows the page a little.
+    for (const v of variants) {
+      const traced = keyWork(browser, v.page);
+      await typing(v.page, 500, "1,000 blocks", undefined, traced);
+      v.workBig.push(...traced.work);
+    }
     const pair = (xs: number[]) => `${ms(percentile(xs, 50))} / ${ms(percentile(xs, 99))}`;
     for (const v of variants) {
       const tag = variants.length > 1 ? ` — ${v.name}` : "";
@@ -257,6 +266,7 @@ if (BROWSER) {
       rows.push({ measure: `  … its first screenful drawn (p50 / p99)${tag}`, value: pair(v.inAppDrawn), note: "tree link clicked → the frame done" });
       rows.push({ measure: `  … the same click and key on the settled page (p50 / p99)${tag}`, value: pair(v.settled), note: "the driver's round trips, included in both figures above" });
       rows.push({ measure: `typing latency, 1,000 blocks (${v.typingBig.length} keys, p50 / p99)${tag}`, value: pair(v.typingBig), note: `p99 < 16 ms (keydown → next frame${UNCAPPED ? ", frames uncapped: no vsync wait" : ", the display's vsync wait included"})` });
+      rows.push({ measure: `  … the main thread's work per key, traced (${v.workBig.length} keys, p50 / p99)${tag}`, value: pair(v.workBig), note: "keydown → its frame's task done, the thread's idle wait for the frame left out" });
       rows.push({ measure: `typing latency, 10 blocks (${v.typingSmall.length} keys, p50 / p99)${tag}`, value: pair(v.typingSmall), note: "the machine's share" });
     }
     const [load1, load5] = (await Bun.file("/proc/loadavg").text()).split(" ");
