@@ -166,7 +166,11 @@ export const GroupEdgeKeys = Extension.create({
   addKeyboardShortcuts() {
     const before = ({ editor }: { editor: Editor }) => joinAtEdge(editor.view, "before");
     const after = ({ editor }: { editor: Editor }) => joinAtEdge(editor.view, "after");
-    return { Backspace: before, "Shift-Backspace": before, "Mod-Backspace": before, Delete: after, "Mod-Delete": after };
+    // The keys Tiptap's own keymap gives its Backspace and Delete handling (macOS's included).
+    return {
+      Backspace: before, "Shift-Backspace": before, "Mod-Backspace": before, "Alt-Backspace": before, "Ctrl-h": before,
+      Delete: after, "Mod-Delete": after, "Alt-Delete": after, "Ctrl-d": after, "Alt-d": after, "Ctrl-Alt-Backspace": after,
+    };
   },
 });
 
