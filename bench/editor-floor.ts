@@ -34,15 +34,15 @@ const ONLY = args.includes("--only") ? new Set(args[args.indexOf("--only") + 1]!
 
 const PAGE = bigPage();
 const SMALL = smallPage(PAGE);
-/** The long page's paragraph, `n` times, as HTML: what the bare editors hold. */
+/** The long page's paragraph, `n` times, as HTML elements: what the bare editors hold. */
 const paragraphs = (n: number) => Array.from(
   { length: n },
   (_, i) => `<p>Paragraph ${i + 1} with <em>emphasis</em>, <strong>strong</strong>, <code>code</code>, a <a href="https://example.com/${i + 1}">link</a> and [[guide/page-${(i + 1) % 9}]].</p>`,
-).join("");
-const PARAGRAPHS = { 10: paragraphs(10), 1000: paragraphs(1000) };
+);
+const PARAGRAPHS = { 10: paragraphs(10).join(""), 1000: paragraphs(1000).join("") };
 /** The 1,000 paragraphs in `n` `<div>`s of equal length: fewer children of the editable element, the rule on each group. */
 const grouped = (n: number) => {
-  const all = PARAGRAPHS[1000].split("</p>").slice(0, 1000).map((p) => `${p}</p>`);
+  const all = paragraphs(1000);
   const size = all.length / n;
   return Array.from({ length: n }, (_, g) => `<div>${all.slice(g * size, (g + 1) * size).join("")}</div>`).join("");
 };

@@ -85,7 +85,7 @@ export async function openFromTree(page: Page, title: string): Promise<void> {
   await page.waitForFunction((t) => ((globalThis as any).document.title as string).startsWith(`${t} ·`), title, { timeout: 30_000 });
 }
 
-interface TraceEvent { name: string; ph: string; ts: number; dur?: number; pid: number; tid: number; args?: { name?: string; data?: { type?: string } } }
+interface TraceEvent { name: string; ph: string; ts: number; dur?: number; pid: number; tid: number; args?: { data?: { type?: string } } }
 
 /**
  * The main thread's own work for each key `typing()` types (its Backspaces after are not traced),
@@ -107,15 +107,13 @@ export function keyWork(browser: Browser, page: Page): AroundKeys & { work: numb
 
 function workPerKey(trace: Buffer): number[] {
   const events = (JSON.parse(trace.toString()) as { traceEvents: TraceEvent[] }).traceEvents;
-  const threads = new Map<string, TraceEvent[]>();
-  for (const e of events) {
-    const key = `${e.pid}:${e.tid}`;
-    if (!threads.has(key)) threads.set(key, []);
-    threads.get(key)!.push(e);
-  }
-  // The page's main thread: the one that dispatched the keys.
+  const thread = (e: TraceEvent) => `${e.pid}:${e.tid}`;
   const isKey = (e: TraceEvent) => e.ph === "X" && e.name === "EventDispatch" && e.args?.data?.type === "keydown";
-  const main = [...threads.values()].sort((a, b) => b.filter(isKey).length - a.filter(isKey).length)[0] ?? [];
+  // The page's main thread: the one that dispatched the most keys.
+  const keysBy = new Map<string, number>();
+  for (const e of events) if (isKey(e)) keysBy.set(thread(e), (keysBy.get(thread(e)) ?? 0) + 1);
+  const mainThread = [...keysBy].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const main = events.filter((e) => thread(e) === mainThread);
   const tasks = main.filter((e) => e.ph === "X" && (e.name === "RunTask" || e.name === "ThreadControllerImpl::RunTask")).sort((a, b) => a.ts - b.ts);
   // Nested tasks merged: the spans the thread was busy.
   const busy: Array<[number, number]> = [];

@@ -28,47 +28,41 @@ describe.skipIf(!hasChromium)("a long page's block groups are invisible to every
 
   /** The long page's tab, kept open for the second test. */
   let opened: Awaited<ReturnType<typeof openInEditor>> | null = null;
+  /**
+   * Clicks paragraph `n`, puts the caret at its start (Home) or end (End) and, with `lines`, extends
+   * the selection that many lines down; each time waits until the editor holds the caret.
+   */
+  const caretAt = async (page: Page, n: number, key: "Home" | "End", lines = 0) => {
+    await clickIntoText(p(page, n));
+    await page.keyboard.press(key);
+    await caretTaken(page);
+    if (lines === 0) return;
+    for (let i = 0; i < lines; i++) await page.keyboard.press("Shift+ArrowDown");
+    await caretTaken(page);
+  };
   const edits: Array<[string, (page: Page) => Promise<void>]> = [
     ["Backspace at the start of a group's first block joins it to the block before", async (page) => {
-      await clickIntoText(p(page, 49));
-      await page.keyboard.press("Home");
-      await caretTaken(page);
+      await caretAt(page, 49, "Home");
       await page.keyboard.press("Backspace");
     }],
     ["Delete at the end of a group's last block joins the block after", async (page) => {
-      await clickIntoText(p(page, 48));
-      await page.keyboard.press("End");
-    await caretTaken(page);
+      await caretAt(page, 48, "End");
       await page.keyboard.press("Delete");
     }],
     ["text typed over a selection across the edge replaces it", async (page) => {
-      await clickIntoText(p(page, 47));
-      await page.keyboard.press("End");
-    await caretTaken(page);
-      for (let i = 0; i < 3; i++) await page.keyboard.press("Shift+ArrowDown");
-      await caretTaken(page);
+      await caretAt(page, 47, "End", 3);
       await page.keyboard.type("X");
     }],
     ["a bullet list made over blocks on both sides of the edge", async (page) => {
-      await clickIntoText(p(page, 47));
-      await page.keyboard.press("Home");
-      await caretTaken(page);
-      for (let i = 0; i < 3; i++) await page.keyboard.press("Shift+ArrowDown");
-      await caretTaken(page);
+      await caretAt(page, 47, "Home", 3);
       await page.keyboard.press("Control+Shift+8");
     }],
     ["a quote made over blocks on both sides of the edge", async (page) => {
-      await clickIntoText(p(page, 48));
-      await page.keyboard.press("Home");
-      await caretTaken(page);
-      await page.keyboard.press("Shift+ArrowDown");
-      await caretTaken(page);
+      await caretAt(page, 48, "Home", 1);
       await page.keyboard.press("Control+Shift+b");
     }],
     ["Enter in an empty paragraph inside a group makes another paragraph", async (page) => {
-      await clickIntoText(p(page, 45));
-      await page.keyboard.press("End");
-    await caretTaken(page);
+      await caretAt(page, 45, "End");
       await page.keyboard.press("Enter");
       await page.keyboard.press("Enter");
       await page.keyboard.type("Y");
@@ -109,9 +103,7 @@ describe.skipIf(!hasChromium)("a long page's block groups are invisible to every
     // joined at the edge where Backspace and Delete were pressed).
     const long = opened!;
     const { page } = long;
-    await clickIntoText(p(page, 30));
-    await page.keyboard.press("End");
-    await caretTaken(page);
+    await caretAt(page, 30, "End");
     const pasted = Array.from({ length: 80 }, (_, i) => `Pasted line ${i + 1}, **bold**.`).join("\n\n");
     await page.evaluate((text) => {
       const dt = new DataTransfer();
@@ -129,9 +121,7 @@ describe.skipIf(!hasChromium)("a long page's block groups are invisible to every
     await save(page);
     expect(await suite.content("long.md")).toBe(saved);
     // And typing goes on where it was.
-    await clickIntoText(p(page, 31));
-    await page.keyboard.press("End");
-    await caretTaken(page);
+    await caretAt(page, 31, "End");
     await page.keyboard.type("!");
     await save(page);
     expect(await suite.content("long.md")).toBe(saved.replace(paragraph(31), `${paragraph(31)}!`));

@@ -431,7 +431,7 @@ const RichEditorView = forwardRef<EditorHandle, Props>(function RichEditorView(p
         slash.track();
         // A wikilink typed or pasted lands in the caret's block: only that block is looked at.
         const $head = e.state.selection.$head;
-        if ($head.depth > 0) loadDirectory($head.node(Math.min($head.depth, blockDepth(e.state.doc, $head.pos))));
+        if ($head.depth > 0) loadDirectory($head.node(blockDepth($head)));
         if (grouped) regroupWhenIdle(e);
         // A badge's control edits it in place, the chip staying selected.
         if (!e.state.selection.empty) trackBadge();
@@ -457,9 +457,8 @@ const RichEditorView = forwardRef<EditorHandle, Props>(function RichEditorView(p
     if (!editor || editor.isDestroyed) return;
     const total = session.blockCount;
     const first = Math.min(firstBlocks(), total);
-    const head = grouped
-      ? { type: "doc", content: groupJson(session.blockNodes(0, first)) }
-      : total > first ? { type: "doc", content: session.blockNodes(0, first) } : session.initial;
+    const opening = total > first ? session.blockNodes(0, first) : null;
+    const head = opening ? { type: "doc", content: grouped ? groupJson(opening) : opening } : session.initial;
     const doc = createDocument(head as Parameters<typeof createDocument>[0], editor.schema);
     editor.view.updateState(EditorState.create({ doc, plugins: editor.state.plugins }));
     pristine.current = editor.state.doc;

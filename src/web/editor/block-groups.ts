@@ -15,7 +15,7 @@
  * are split again in idle time.
  */
 import { commands as core, Extension, Node, type CommandProps, type Editor } from "@tiptap/core";
-import type { Node as DocNode } from "@tiptap/pm/model";
+import type { Node as DocNode, ResolvedPos } from "@tiptap/pm/model";
 import type { EditorState, Transaction } from "@tiptap/pm/state";
 import type { EditorView } from "@tiptap/pm/view";
 
@@ -25,11 +25,13 @@ const GROUP_BLOCKS = 24;
 /** Pages of more blocks than this are grouped. */
 export const GROUPED_FROM = 100;
 
+const isGroup = (node: DocNode | null | undefined) => node?.type.name === GROUP;
+
 /** The page's top-level blocks in order, inside groups or not: what its Markdown is written from. */
 export function pageBlocks(doc: DocNode): DocNode[] {
   const blocks: DocNode[] = [];
   doc.forEach((child) => {
-    if (child.type.name === GROUP) child.forEach((block) => void blocks.push(block));
+    if (isGroup(child)) child.forEach((block) => void blocks.push(block));
     else blocks.push(child);
   });
   return blocks;
@@ -43,10 +45,9 @@ export function sameBlocks(a: DocNode, b: DocNode): boolean {
   return x.length === y.length && x.every((n, i) => n === y[i] || n.eq(y[i]!));
 }
 
-/** The block of the page a position is in (the top-level block, or the block inside its group). */
-export function blockDepth(doc: DocNode, pos: number): number {
-  const $pos = doc.resolve(pos);
-  return $pos.depth >= 2 && $pos.node(1).type.name === GROUP ? 2 : 1;
+/** The depth of the page's block a position is in (1: a top-level block; 2: a block inside its group). */
+export function blockDepth($pos: ResolvedPos): number {
+  return $pos.depth >= 2 && isGroup($pos.node(1)) ? 2 : 1;
 }
 
 /** `blocks` as groups of GROUP_BLOCKS, as JSON (the editor's document as it opens). */
@@ -74,14 +75,8 @@ export function appendGrouped(tr: Transaction, blocks: DocNode[]): void {
   if (groups.length > 0) tr.insert(tr.doc.content.size, groups);
 }
 
-const isGroup = (node: DocNode | null | undefined) => node?.type.name === GROUP;
-
 /** Position of the boundary before the doc's `index`th child. */
-function boundary(doc: DocNode, index: number): number {
-  let pos = 0;
-  for (let i = 0; i < index; i++) pos += doc.child(i).nodeSize;
-  return pos;
-}
+const boundary = (doc: DocNode, index: number): number => doc.resolve(0).posAtIndex(index);
 
 /** Joins the groups from `first` to `last` (indices in the document) into one. */
 function joinGroups(tr: Transaction, first: number, last: number): void {
