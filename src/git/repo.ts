@@ -352,7 +352,13 @@ export class Repo {
     const git = await loadGit();
     await this.syncIndex(); // entries left behind by commits from bytes would all show as changes
     const rows = await git.statusMatrix({ fs: indexFs, dir: this.dir, cache: this.cache });
-    return rows.filter(([, head, workdir, stage]) => !(head === 1 && workdir === 1 && stage === 1)).map((r) => r[0]);
+    // A file HEAD and the work tree hold alike with no index entry is no change: the entry was
+    // lost (an index an earlier version wrote in place while `git status` replaced it,
+    // docs/decisions/git-commits.md §15). It is put back, or `git status` would show the file
+    // deleted and untracked at once for good.
+    const lost = rows.filter(([, head, workdir, stage]) => head === 1 && workdir === 1 && stage === 0).map((r) => r[0]);
+    if (lost.length > 0) await this.stage(lost);
+    return rows.filter(([, head, workdir, stage]) => !(head === 1 && workdir === 1 && (stage === 1 || stage === 0))).map((r) => r[0]);
   }
 
   /** Files that differ between two commits (`from` null: everything in `to`). */

@@ -78,3 +78,14 @@ test("the index is replaced whole by each write, never rewritten in place", asyn
   expect((await Bun.file(index).stat()).ino).not.toBe(ino);
   expect(await status()).toBe("");
 });
+
+test("an entry lost from the index (HEAD and the work tree agree) is put back by the next status walk, and is no change", async () => {
+  await commitFromBytes(["a.md", "b.md"]);
+  await repo.syncIndex();
+  await git(["rm", "--cached", "--quiet", "a.md"], { cwd: dir }); // what a lost write leaves
+  expect(await status()).toBe("D  a.md\n?? a.md");
+
+  expect(await repo.dirtyPaths()).toEqual([]);
+  expect(await status()).toBe("");
+  expect(await tracked()).toEqual(["a.md", "b.md", "home.md"]);
+});
