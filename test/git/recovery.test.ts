@@ -12,8 +12,8 @@ import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startTestServer, tempDir } from "../helpers/server.ts";
 import { registerUser } from "../helpers/factories.ts";
-import { git } from "../helpers/git-remote.ts";
-import { GIT_ENV, waitFor } from "./support.ts";
+import { git, startGitHttpRemote } from "../helpers/git-remote.ts";
+import { createFromRemote, GIT_ENV, waitFor } from "./support.ts";
 import { recoveryGroups } from "../../src/git/recovery.ts";
 
 test("after an unclean stop each person's uncommitted saves are committed as theirs; shared ones by Quire; status clean", async () => {
@@ -121,3 +121,32 @@ test("recovery commits follow the order of the saves: Ada, Bob, then Ada again m
     ["Ada Lovelace", ["z.md"]],
   ]);
 });
+
+test("an index that lost entries of committed pages (no unclean stop recorded) is repaired at start: git status clean", async () => {
+  const dataDir = tempDir();
+  const remote = await startGitHttpRemote({ branch: "main" });
+  try {
+    let server = await startTestServer(GIT_ENV, { dataDir, keepDir: true });
+    const ada = await registerUser(server.url, { name: "Ada Lovelace", email: "ada@example.test" });
+    const ws = (await createFromRemote(ada, "lost-index", remote.url)).body;
+    for (const path of ["one.md", "two.md"]) expect((await ada.client.post(`/api/v1/content/${ws.slug}/${path}`, { title: path, body: `${path}\n` })).status).toBe(201);
+    await server.services.gitSync.idle();
+    const dir = server.services.ledger.dir(ws.id).root;
+    await server.stop(1000);
+
+    // What an index write lost to a concurrent `git status` left (docs/decisions/git-commits.md §15).
+    await git(["rm", "--cached", "--quiet", "one.md", "two.md"], { cwd: dir });
+    expect((await git(["status", "--porcelain"], { cwd: dir })).trim()).toBe("D  one.md\nD  two.md\n?? one.md\n?? two.md");
+    expect(existsSync(join(dir, ".git", "quire-pending"))).toBe(false);
+
+    server = await startTestServer(GIT_ENV, { dataDir, keepDir: true });
+    await waitFor(async () => (await git(["status", "--porcelain"], { cwd: dir })).trim() === "", 10_000, "the index repaired");
+    await server.services.gitSync.idle();
+    expect((await git(["status", "--porcelain"], { cwd: dir })).trim()).toBe("");
+    expect((await git(["log", "-1", "--format=%s"], { cwd: dir })).trim()).not.toStartWith("Recover"); // nothing to commit: only the index was wrong
+    await server.stop(1000);
+  } finally {
+    await remote.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 30_000);
