@@ -2,7 +2,8 @@ import { RateLimitedError } from "./errors.ts";
 import type { Principal } from "./principal.ts";
 
 /**
- * Fixed-window counters per (rule, key), in memory. The key is the caller's organization when
+ * Fixed-window counters per (rule, key), in memory: a restart starts new windows, by design
+ * (docs/decisions/rate-limits.md, "A restart starts new windows"). The key is the caller's organization when
  * authenticated and the client IP otherwise; requests with garbage credentials count as
  * unauthenticated, so they share the IP's bucket instead of minting new ones. Besides the
  * categories of docs/interfaces.md §8, one per-IP floor (ANONYMOUS_FLOOR) counts every unauthenticated
