@@ -1,7 +1,8 @@
 /**
  * Wikilinks in the rich editor, in Chromium: each shows as a chip with the linked page's title, a
  * link to no page is marked, `[[` opens a fuzzy page picker and a typed `[[…]]` becomes a chip; the
- * file keeps the links as written (read through the API).
+ * file keeps the links as written (read through the API). Markdown links are edited in place, drawn
+ * without an address the browser would watch (link-view.ts) and copied out with it.
  */
 import { describe, expect, test } from "bun:test";
 import { expectNoConsoleErrors, hasChromium, screenshot } from "./browser.ts";
@@ -91,6 +92,45 @@ describe.skipIf(!hasChromium)("wikilinks in the rich editor", () => {
     await page.keyboard.press("Control+s");
     await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
     expect(await content("md-links.md")).toBe("See [the docs](https://example.com/b) here.\n\nThen a guide too.\n");
+    expectNoConsoleErrors(tab);
+    await tab.context.close();
+  }, 60_000);
+
+  test("a link is drawn without an address the browser would watch, and copied out with it", async () => {
+    const BODY = 'See [the docs](https://example.com/a) and [a guide](guide.md "Guide").\n';
+    const tab = await openInEditor(suite, "drawn-links.md", { title: "Drawn links", body: BODY });
+    const { page, editor } = tab;
+    await editor.getByRole("link", { name: "the docs" }).waitFor();
+    // No href in the editing surface (link-view.ts): the address is in data-href and the tooltip.
+    expect(await editor.locator("a[href]").count()).toBe(0);
+    expect(await editor.getByRole("link").evaluateAll((els) => els.map((e) => [e.textContent, e.getAttribute("data-href"), e.getAttribute("title")]))).toEqual([
+      ["the docs", "https://example.com/a", "https://example.com/a"],
+      ["a guide", "guide.md", "Guide"],
+    ]);
+
+    // Copied, the links keep their addresses (the schema's rendering, not the editing surface's).
+    await page.evaluate(() => document.addEventListener("copy", (e) => ((window as unknown as { copied: string }).copied = e.clipboardData?.getData("text/html") ?? "")));
+    await editor.getByText("the docs").click();
+    await page.keyboard.press("Control+a");
+    await page.keyboard.press("Control+c");
+    const copied = await page.waitForFunction(() => (window as unknown as { copied?: string }).copied).then((h) => h.jsonValue() as Promise<string>);
+    expect(copied).toContain('href="https://example.com/a"');
+    expect(copied).toContain('href="guide.md"');
+
+    // Pasted back as a new paragraph, they are links again, and the file says so.
+    await page.keyboard.press("Control+End");
+    await page.keyboard.press("Enter");
+    await page.evaluate((html) => {
+      const data = new DataTransfer();
+      data.setData("text/html", html);
+      data.setData("text/plain", "See the docs and a guide.");
+      document.querySelector(".tiptap")!.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+    }, copied);
+    await expect(editor.getByRole("link", { name: "the docs" }).count()).resolves.toBe(2);
+    await page.keyboard.press("Control+s");
+    await page.locator('[data-status="saved"]').waitFor({ timeout: 10_000 });
+    expect(await content("drawn-links.md")).toBe(BODY + "\n" + BODY);
+    expect(await editor.locator("a[href]").count()).toBe(0);
     expectNoConsoleErrors(tab);
     await tab.context.close();
   }, 60_000);

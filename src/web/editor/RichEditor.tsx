@@ -15,6 +15,7 @@ import { PagePicker, wikilinkFor, type PickablePage } from "./PagePicker.tsx";
 import { EditorContent, useEditor } from "@tiptap/react";
 import StarterKit from "@tiptap/starter-kit";
 import Code from "@tiptap/extension-code";
+import { EditingLink } from "./link-view.ts";
 import { TaskItem, TaskList } from "@tiptap/extension-list";
 import { AuthImage } from "./auth-image.ts";
 import { Focus, Placeholder } from "@tiptap/extensions";
@@ -342,7 +343,9 @@ const RichEditorView = forwardRef<EditorHandle, Props>(function RichEditorView(p
   const editor = useEditor(
     {
       extensions: [
-        StarterKit.configure({ document: false, underline: false, trailingNode: false, code: false, link: { openOnClick: false, autolink: true } }),
+        StarterKit.configure({ document: false, underline: false, trailingNode: false, code: false, link: false }),
+        // Links drawn without `href` while editing (link-view.ts); copied out with it.
+        EditingLink.configure({ openOnClick: false, autolink: true }),
         // A long page's blocks in groups (block-groups.ts): the document, the group, their keys and commands.
         GroupedDocument,
         BlockGroup,
