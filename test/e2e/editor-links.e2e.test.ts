@@ -5,7 +5,7 @@
  * without an address the browser would watch (link-view.ts) and copied out with it.
  */
 import { describe, expect, test } from "bun:test";
-import { expectNoConsoleErrors, hasChromium, screenshot } from "./browser.ts";
+import { caretTaken, expectNoConsoleErrors, hasChromium, screenshot } from "./browser.ts";
 import { browserSuite, openInEditor } from "./suite.ts";
 
 const LINKS = "See [[handbook/target-page]], [[missing/page|Gone]], [[handbook/target-page#intro|Intro]] and [[../etc/passwd]].\n";
@@ -118,8 +118,12 @@ describe.skipIf(!hasChromium)("wikilinks in the rich editor", () => {
     expect(copied).toContain('href="guide.md"');
 
     // Pasted back as a new paragraph, they are links again, and the file says so.
+    // Enter waits until the editor holds the caret Control+End moved (caretTaken: sent sooner, it
+    // acts at the editor's previous selection), and the paste until the new paragraph is there.
     await page.keyboard.press("Control+End");
+    await caretTaken(page);
     await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.querySelectorAll(".tiptap > p").length === 2);
     await page.evaluate((html) => {
       const data = new DataTransfer();
       data.setData("text/html", html);
