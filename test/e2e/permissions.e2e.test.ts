@@ -67,6 +67,12 @@ describe.skipIf(!hasChromium)("what each role sees in a real browser", () => {
     expect(await vp.getByRole("button", { name: "Actions for Open page" }).count()).toBe(0);
     expect(await vp.getByRole("button", { name: "New workspace" }).count()).toBe(0);
     await screenshot(vp, "26-viewer");
+    // A page that is only read keeps real links, for a reader to follow (while editing, a link is
+    // drawn without its href: link-view.ts).
+    expect((await owner.client.post(`/api/v1/content/${owner.workspaceSlug}/linked.md`, { title: "Linked page", body: "See [the docs](https://example.com/docs).\n" })).status).toBe(201);
+    await vp.goto(`${server.url}/w/${owner.workspaceSlug}/p/linked.md`);
+    await text.getByRole("link", { name: "the docs" }).waitFor();
+    expect(await text.locator("a[href]").evaluateAll((els) => els.map((e) => [e.textContent, e.getAttribute("href"), e.getAttribute("data-href")]))).toEqual([["the docs", "https://example.com/docs", null]]);
     expectNoConsoleErrors(v);
     await v.context.close();
 

@@ -496,10 +496,17 @@ const RichEditorView = forwardRef<EditorHandle, Props>(function RichEditorView(p
     }
     return () => l.cancel?.();
   }, [editor, session]);
+  // Links are drawn one way while editing and another while reading (link-view.ts): the editor
+  // draws its marks again when the person's right to edit changes while the page is open.
+  const drawnEditable = useRef(props.editable);
   useEffect(() => {
     // No update event: a page opening is no change to save (and the save check would append
     // every pending block at once).
     if (editor && editor.isEditable !== props.editable) editor.setEditable(props.editable, false);
+    if (editor && drawnEditable.current !== props.editable) {
+      drawnEditable.current = props.editable;
+      editor.createNodeViews();
+    }
   }, [editor, props.editable]);
   useEffect(() => {
     if (!editor) return;

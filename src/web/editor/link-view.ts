@@ -9,13 +9,17 @@
  * every 100 ms. That frame draws nothing, but a key pressed just after it begins waits for its end:
  * up to one more frame on the key's latency, and ~1 ms of intersection work a key on a page of many
  * links (docs/decisions/editor-blocks.md, "Ninth pass"). A link in the editor is never followed by
- * a click anyway (the link popover has "Open").
+ * a click while editing (the link popover has "Open"); a page opened read-only keeps real links.
  */
 import Link from "@tiptap/extension-link";
+import { DOMSerializer } from "@tiptap/pm/model";
 
 export const EditingLink = Link.extend({
   addMarkView() {
-    return ({ mark }) => {
+    return ({ mark, view, inline }) => {
+      // A page that is only read keeps real links: nothing is typed there, and a reader follows
+      // them. The editor draws its marks again when it changes between the two (RichEditor.tsx).
+      if (!view.editable) return DOMSerializer.renderSpec(document, mark.type.spec.toDOM!(mark, inline));
       const dom = document.createElement("a");
       const href = String(mark.attrs.href ?? "");
       dom.setAttribute("role", "link");
