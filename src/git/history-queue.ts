@@ -445,6 +445,19 @@ export class HistoryQueue {
     return this.queue.idle();
   }
 
+  /**
+   * Resolves once no index update waits for its delay or runs: what a large import leaves last
+   * (staging its thousands of files, in chunks, a second after the last commit). For tests and
+   * benchmarks that measure a settled workspace.
+   */
+  async indexSettled(): Promise<void> {
+    for (;;) {
+      await this.queue.idle();
+      if (this.indexTimers.size === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
   /** On shutdown: lets queued commits finish, then brings every waiting index up to date. */
   async close(repos: Iterable<[string, Repo]>): Promise<void> {
     this.closed = true;

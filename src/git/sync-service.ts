@@ -160,6 +160,13 @@ export class GitSync {
     }
   }
 
+  /** idle(), then the git index brought up to date as well (tests, benchmarks: a settled workspace). */
+  async settled(): Promise<void> {
+    await this.idle();
+    await this.ctx.history.indexSettled();
+    await this.idle();
+  }
+
   lastError(workspaceId: string): string | null {
     return this.status.lastError(workspaceId);
   }
