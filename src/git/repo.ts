@@ -349,9 +349,8 @@ export class Repo {
 
   /** Every changed path in the work tree (untracked, modified, deleted), `.git` excluded. */
   async dirtyPaths(): Promise<string[]> {
-    const git = await loadGit();
     await this.syncIndex(); // entries left behind by commits from bytes would all show as changes
-    const rows = await git.statusMatrix({ fs: indexFs, dir: this.dir, cache: this.cache });
+    const rows = await this.statusRows();
     // A file HEAD and the work tree hold alike with no index entry is no change: the entry was
     // lost (an index an earlier version wrote in place while `git status` replaced it,
     // docs/decisions/git-commits.md §15). It is put back, or `git status` would show the file
