@@ -5,7 +5,7 @@
  * without an address the browser would watch (link-view.ts) and copied out with it.
  */
 import { describe, expect, test } from "bun:test";
-import { caretTaken, expectNoConsoleErrors, hasChromium, screenshot } from "./browser.ts";
+import { caretTaken, EDITOR_PARAGRAPHS, expectNoConsoleErrors, hasChromium, screenshot } from "./browser.ts";
 import { browserSuite, openInEditor } from "./suite.ts";
 
 const LINKS = "See [[handbook/target-page]], [[missing/page|Gone]], [[handbook/target-page#intro|Intro]] and [[../etc/passwd]].\n";
@@ -123,7 +123,7 @@ describe.skipIf(!hasChromium)("wikilinks in the rich editor", () => {
     await page.keyboard.press("Control+End");
     await caretTaken(page);
     await page.keyboard.press("Enter");
-    await page.waitForFunction(() => document.querySelectorAll(".tiptap > p").length === 2);
+    await page.waitForFunction((paragraphs) => document.querySelectorAll(paragraphs).length === 2, EDITOR_PARAGRAPHS);
     await page.evaluate((html) => {
       const data = new DataTransfer();
       data.setData("text/html", html);
