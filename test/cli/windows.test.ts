@@ -85,6 +85,13 @@ async function run(cmd: string[], env: Record<string, string> = {}) {
 beforeAll(async () => {
   await run(["bun", "scripts/release.ts", "--out", out, "--targets", "windows-x64"]);
   await run(["x86_64-w64-mingw32-gcc", "-shared", "-O2", "-o", join(out, "bcryptprimitives.dll"), join(import.meta.dir, "fixtures/bcryptprimitives.c"), "-ladvapi32"]);
+  // One wineserver for the whole file, kept running until afterAll stops it. By default it exits
+  // 3 s after its last Windows process: a test starting a program just then (after the previous
+  // one killed its server) met it shutting down ("wine client error: recvmsg: Connection reset by
+  // peer") and its serve never started.
+  mkdirSync(wineEnv.WINEPREFIX, { recursive: true });
+  // Its standard handles are left closed: the daemon would hold a pipe open, and the wait on it forever.
+  expect(Bun.spawnSync(["wineserver", "--persistent"], { env: { ...process.env, ...wineEnv }, stdin: "ignore", stdout: "ignore", stderr: "ignore" }).exitCode).toBe(0);
   // The first run creates the Wine prefix (a few seconds); it must then answer as this version.
   const version = await quire(["--version"]);
   expect(version.stdout.trim()).toBe(`quire v${pkg.version}`);
