@@ -9,7 +9,8 @@
  * - read, search and update latency p50/p99: the service each tool calls, called in process; the
  *   REST API; MCP over Streamable HTTP (a bare JSON-RPC POST, and the SDK's 2026-07-28 and 2025
  *   clients); MCP over stdio (compiled binary; bare client and SDK client); paced 20 ms apart in
- *   turns, beside a bare Bun.serve route answering the same bytes (the runtime's own HTTP round trip);
+ *   turns, beside a bare Bun.serve route answering the same bytes (the runtime's own HTTP round trip),
+ *   and stdio reads paced alike;
  * - the size of tools/list in tokens (characters / 4).
  *
  * The machine's load is printed with the figures: other work on the same cores moves them.
@@ -232,6 +233,8 @@ const floorServer = Bun.serve({
 });
 const floorCall = async () => (await fetch(`http://127.0.0.1:${floorServer.port}/mcp`, barePost({ name: "quire_read_page", arguments: { workspace: ws.slug, path: PAGE } }))).json();
 const floorCaller: Caller = { read: floorCall, search: floorCall, update: floorCall };
+/** The service's paced p50 per operation, from the turns: what a paced stdio call is compared with. */
+const pacedService: Record<string, number> = {};
 async function inTurns(op: "read" | "update"): Promise<void> {
   await settle();
   hash = currentHash();
@@ -246,9 +249,14 @@ async function inTurns(op: "read" | "update"): Promise<void> {
     await Bun.sleep(UPDATE_PAUSE_MS);
   }
   const [service, api, bare, mcp, floor] = samples.map((x) => percentile(x, 50)) as [number, number, number, number, number];
+  pacedService[op] = service;
   rows.push({ measure: `${op} in turns: service / REST / MCP HTTP bare POST / MCP HTTP 2026 SDK client, p50`, value: `${ms(service)} / ${ms(api)} / ${ms(bare)} / ${ms(mcp)}` });
-  rows.push({ measure: `${op} in turns: MCP HTTP bare POST added over the service, p50`, value: ms(bare - service), note: "budget < 1 ms" });
-  rows.push({ measure: `${op} in turns: MCP HTTP 2026 SDK client added over the service, p50`, value: ms(mcp - service), note: "budget < 1 ms; the client's own work included" });
+  // Saves are judged here (their disk drifts too much for blocks); reads are judged back to back,
+  // the way the stdio budget is, and their paced figure is reported beside it (docs/decisions/mcp.md).
+  const judged = op === "update" ? "budget < 1 ms" : "paced: reported beside the budget (docs/decisions/mcp.md)";
+  rows.push({ measure: `${op} in turns: MCP HTTP bare POST added over the service, p50`, value: ms(bare - service), note: judged });
+  rows.push({ measure: `${op} in turns: MCP HTTP 2026 SDK client added over the service, p50`, value: ms(mcp - service), note: `${judged}; the client's own work included` });
+  rows.push({ measure: `${op} in turns: MCP HTTP bare POST added over the service beyond the runtime's round trip, p50`, value: ms(bare - service - floor), note: "Quire's server and the SDK alone" });
   rows.push({ measure: `${op} in turns: MCP HTTP bare POST / SDK client added over REST, p50`, value: `${ms(bare - api)} / ${ms(mcp - api)}` });
   rows.push({ measure: `${op} in turns: a bare Bun.serve round trip of the same bytes, p50`, value: ms(floor), note: "the runtime's HTTP alone: part of every added figure above" });
 }
@@ -328,6 +336,20 @@ const bare = BareStdio.spawn(stdioCmd, stdioEnv);
 await bare.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } });
 bare.notify("notifications/initialized");
 const stdioBare = await stdioCalls("MCP stdio (compiled, bare client)", { callTool: (r) => bare.request("tools/call", r) as never });
+// The same reads paced 20 ms apart, as the HTTP turns were: the server is its own process here, so
+// its figure is set beside the service's paced p50 from those turns (same page, same pause).
+{
+  const caller = mcpCaller({ callTool: (r) => bare.request("tools/call", r) as never });
+  const paced: number[] = [];
+  for (let i = 0; i < Math.min(N, 200); i++) {
+    const t = performance.now();
+    await caller.read();
+    paced.push(performance.now() - t);
+    await Bun.sleep(UPDATE_PAUSE_MS);
+  }
+  const p50 = stat("MCP stdio (compiled, bare client): read paced 20 ms apart", paced);
+  rows.push({ measure: "MCP stdio bare client: paced read added over the service's paced read, p50", value: ms(p50 - pacedService.read!), note: "the HTTP turns' paced service figure" });
+}
 await bare.close();
 await Bun.sleep(50);
 const sdk = await sdkStdio();
@@ -337,7 +359,7 @@ rows.push({ measure: "load average at the end", value: load() });
 
 rows.push({ measure: "tools/list size", value: `${Math.round(listChars / 4)} tokens`, note: `${listChars} characters, ${tools.tools.length} tools (HTTP, the key's scopes)` });
 const added = (label: string, a: { read: number; search: number; update: number }, b: { read: number; search: number; update: number }) =>
-  rows.push({ measure: `added p50 ${label}`, value: `${ms(a.read - b.read)} / ${ms(a.search - b.search)} / ${ms(a.update - b.update)}`, note: "read / search / update" });
+  rows.push({ measure: `added p50 ${label}`, value: `${ms(a.read - b.read)} / ${ms(a.search - b.search)} / ${ms(a.update - b.update)}`, note: label.includes("over service") ? "read / search / update; budget < 1 ms for read and search (saves: in turns above)" : "read / search / update" });
 added("MCP HTTP 2026 over REST", httpModern, rest);
 added("MCP HTTP 2025 over REST", httpLegacy, rest);
 added("MCP HTTP 2026 bare POST over service", httpBare, direct);
