@@ -1,11 +1,11 @@
 import type * as Git from "isomorphic-git";
 import * as fs from "node:fs";
-import { basename } from "node:path";
+import { basename, resolve } from "node:path";
 
 /**
- * The file system isomorphic-git is given wherever it may write a work tree's `.git/index`:
- * node's, except that the index is written the way git itself writes it — into `index.lock`,
- * created exclusively, then renamed over `index` (docs/decisions/git-commits.md §15).
+ * How isomorphic-git is let at a work tree's `.git/index`: as git itself is. Each call that reads,
+ * changes and writes the index holds `index.lock` from before the read, and the new index is
+ * written into the lock and renamed over `index` (docs/decisions/git-commits.md §15).
  *
  * isomorphic-git alone rewrites `index` in place and ignores git's lock. A `git status` run in the
  * work tree meanwhile (a person looking, a script) reads the index, takes `index.lock`, checks the
@@ -66,10 +66,62 @@ async function takeLock(lock: string): Promise<number> {
   }
 }
 
-export const indexFs: Git.PromiseFsClient = {
-  promises: {
-    ...fs.promises,
-    writeFile: (path: string, data: string | Uint8Array, options?: fs.WriteFileOptions) =>
-      isIndex(String(path)) ? writeIndex(String(path), data) : fs.promises.writeFile(path, data, options),
-  } as unknown as Git.PromiseFsClient["promises"],
-};
+/** node's promise fs, with `writeFile` of an index going through `write`. */
+function fsWritingIndexWith(write: (path: string, data: string | Uint8Array) => Promise<void>): Git.PromiseFsClient {
+  return {
+    promises: {
+      ...fs.promises,
+      writeFile: (path: string, data: string | Uint8Array, options?: fs.WriteFileOptions) =>
+        isIndex(String(path)) ? write(String(path), data) : fs.promises.writeFile(path, data, options),
+    } as unknown as Git.PromiseFsClient["promises"],
+  };
+}
+
+/** The index operation of this process on each work tree now running: one at a time per index. */
+const running = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs one isomorphic-git operation that reads the index of the work tree `dir`, changes it and
+ * writes it back (add, remove, resetIndex, statusMatrix, checkout), holding `index.lock` from
+ * before the read until the new index is renamed into place — as `git add` holds it. A person's
+ * `git add` in the same instant then either finishes first (its entries are read and kept) or is
+ * refused by git ("index.lock: File exists") and can simply be run again; it is never silently
+ * undone. A `git status` is not stopped: it writes its refreshed copy only when it can take the
+ * lock. Operations of this process on the same index run one after another, so no lock this
+ * process holds is ever taken for stale by itself.
+ */
+export function withIndexLock<T>(dir: string, op: (fs: Git.PromiseFsClient) => Promise<T>): Promise<T> {
+  const index = resolve(dir, ".git", "index");
+  const before = running.get(index) ?? Promise.resolve();
+  const turn = before.then(
+    () => lockedOp(index, op),
+    () => lockedOp(index, op),
+  );
+  const settled = turn.then(
+    () => undefined,
+    () => undefined,
+  );
+  running.set(index, settled);
+  void settled.then(() => {
+    if (running.get(index) === settled) running.delete(index);
+  });
+  return turn;
+}
+
+async function lockedOp<T>(index: string, op: (fs: Git.PromiseFsClient) => Promise<T>): Promise<T> {
+  const lock = `${index}.lock`;
+  fs.closeSync(await takeLock(lock));
+  let held = true;
+  try {
+    return await op(
+      fsWritingIndexWith(async (path, data) => {
+        if (!held || resolve(path) !== index) return writeIndex(path, data);
+        fs.writeFileSync(lock, data);
+        fs.renameSync(lock, index);
+        held = false;
+      }),
+    );
+  } finally {
+    if (held) fs.rmSync(lock, { force: true });
+  }
+}

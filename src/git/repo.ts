@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { MAX_PACK_BYTES, writeBlobPack } from "./blob-pack.ts";
 import { gitIdent, type Author } from "./commit-message.ts";
 import { editTree, type EntryChange, type TreeEntry, type TreeStore } from "./tree-edit.ts";
-import { indexFs } from "./index-lock.ts";
+import { withIndexLock } from "./index-lock.ts";
 
 /**
  * Local history of one workspace work tree, through isomorphic-git (in process: no spawn per
@@ -275,10 +275,10 @@ export class Repo {
     if (unique.length === 0) return;
     const git = await loadGit();
     const present = unique.filter((p) => existsSync(join(this.dir, p)));
-    if (present.length > 0) await git.add({ fs: indexFs, dir: this.dir, filepath: present, cache: this.cache });
+    if (present.length > 0) await withIndexLock(this.dir, (fs) => git.add({ fs, dir: this.dir, filepath: present, cache: this.cache }));
     for (const path of unique) {
       if (present.includes(path)) continue;
-      await git.remove({ fs: indexFs, dir: this.dir, filepath: path, cache: this.cache });
+      await withIndexLock(this.dir, (fs) => git.remove({ fs, dir: this.dir, filepath: path, cache: this.cache }));
     }
   }
 
@@ -323,10 +323,10 @@ export class Repo {
   async statusRows(): Promise<Array<[string, number, number, number]>> {
     const git = await loadGit();
     try {
-      return await git.statusMatrix({ fs: indexFs, dir: this.dir, cache: this.cache });
+      return await withIndexLock(this.dir, (fs) => git.statusMatrix({ fs, dir: this.dir, cache: this.cache }));
     } catch {
       rmSync(join(this.dir, ".git", "index"), { force: true });
-      return git.statusMatrix({ fs: indexFs, dir: this.dir, cache: this.cache });
+      return withIndexLock(this.dir, (fs) => git.statusMatrix({ fs, dir: this.dir, cache: this.cache }));
     }
   }
 
@@ -341,9 +341,9 @@ export class Repo {
     const add = rows.filter(([, h, w, st]) => h === 1 && w === 1 && st !== 1).map((r) => r[0]);
     const drop = rows.filter(([, h, , st]) => h === 0 && st !== 0).map((r) => r[0]);
     const reset = rows.filter(([, h, w, st]) => h === 1 && w !== 1 && st !== 1).map((r) => r[0]);
-    for (let i = 0; i < add.length; i += 200) await git.add({ fs: indexFs, dir: this.dir, filepath: add.slice(i, i + 200), cache: this.cache });
-    for (const filepath of drop) await git.remove({ fs: indexFs, dir: this.dir, filepath, cache: this.cache });
-    for (const filepath of reset) await git.resetIndex({ fs: indexFs, dir: this.dir, filepath, cache: this.cache });
+    for (let i = 0; i < add.length; i += 200) await withIndexLock(this.dir, (fs) => git.add({ fs, dir: this.dir, filepath: add.slice(i, i + 200), cache: this.cache }));
+    for (const filepath of drop) await withIndexLock(this.dir, (fs) => git.remove({ fs, dir: this.dir, filepath, cache: this.cache }));
+    for (const filepath of reset) await withIndexLock(this.dir, (fs) => git.resetIndex({ fs, dir: this.dir, filepath, cache: this.cache }));
     this.indexBehind.clear();
   }
 
@@ -447,7 +447,7 @@ export class Repo {
     const git = await loadGit();
     await git.writeRef({ fs, dir: this.dir, ref: `refs/heads/${branch}`, value: oid, force: true });
     await git.writeRef({ fs, dir: this.dir, ref: "HEAD", value: `refs/heads/${branch}`, force: true, symbolic: true });
-    await git.checkout({ fs: indexFs, dir: this.dir, ref: branch, force: true, cache: this.cache });
+    await withIndexLock(this.dir, (fs) => git.checkout({ fs, dir: this.dir, ref: branch, force: true, cache: this.cache }));
   }
 
   async log(depth = 20): Promise<Array<{ oid: string; message: string; author: Author; parents: string[] }>> {

@@ -8,7 +8,7 @@ import { applyUpstream } from "./pull.ts";
 import { reportPull, type TriggerReason } from "./pull-report.ts";
 import { assertRemoteAllowed, parseRemote, type RemoteSpec } from "./remote-url.ts";
 import { readGitToken } from "../workspaces/remote-token.ts";
-import { indexFs } from "./index-lock.ts";
+import { withIndexLock } from "./index-lock.ts";
 import { loadGit, SYSTEM_AUTHOR, type Repo } from "./repo.ts";
 import type { RepoLifecycle } from "./repo-lifecycle.ts";
 import type { SkippedFiles } from "./skipped-files.ts";
@@ -325,7 +325,7 @@ export class SyncRunner {
 async function resetIndexToHead(repo: Repo, paths: string[]): Promise<void> {
   if (paths.length === 0) return;
   const git = await loadGit();
-  for (const filepath of paths) await git.resetIndex({ fs: indexFs, dir: repo.dir, filepath });
+  for (const filepath of paths) await withIndexLock(repo.dir, (fs) => git.resetIndex({ fs, dir: repo.dir, filepath }));
 }
 
 const emptyResult = (status: SyncResult["status"]): SyncResult => ({ status, changes: { added: 0, updated: 0, deleted: 0 } });

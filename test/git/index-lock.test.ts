@@ -11,7 +11,9 @@ import { existsSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync
 import { join } from "node:path";
 import { Repo, SYSTEM_AUTHOR } from "../../src/git/repo.ts";
 import { tempDir } from "../helpers/server.ts";
-import { git } from "../helpers/git-remote.ts";
+import { git, tryGit } from "../helpers/git-remote.ts";
+import { withIndexLock } from "../../src/git/index-lock.ts";
+import { copyFileSync } from "node:fs";
 
 let dir: string;
 let repo: Repo;
@@ -88,4 +90,58 @@ test("an entry lost from the index (HEAD and the work tree agree) is put back by
   expect(await repo.dirtyPaths()).toEqual([]);
   expect(await status()).toBe("");
   expect(await tracked()).toEqual(["a.md", "b.md", "home.md"]);
+});
+
+test("a person's git add made while the server waits to stage is kept: the server reads the index only under the lock", async () => {
+  await commitFromBytes(["a.md", "b.md"]);
+  writeFileSync(join(dir, "mine.md"), "# Mine\n");
+  const index = join(dir, ".git", "index");
+  // git add holds index.lock from before it reads the index until its new one is renamed in.
+  writeFileSync(`${index}.lock`, "", { flag: "wx" });
+  const staging = repo.syncIndex();
+  await Bun.sleep(150);
+  // What git add writes into its lock: the index with mine.md staged (made here on a copy).
+  const copy = join(dir, ".git", "index.person");
+  copyFileSync(index, copy);
+  await git(["add", "mine.md"], { cwd: dir, env: { GIT_INDEX_FILE: copy } });
+  renameSync(copy, `${index}.lock`);
+  renameSync(`${index}.lock`, index);
+  await staging;
+
+  expect(await status()).toBe("A  mine.md");
+  expect(await tracked()).toEqual(["a.md", "b.md", "home.md", "mine.md"]);
+  expect(existsSync(`${index}.lock`)).toBe(false);
+});
+
+test("while the server changes the index, a person's git add is refused by git, never undone, and succeeds once run again", async () => {
+  await commitFromBytes(["a.md"]);
+  writeFileSync(join(dir, "mine.md"), "# Mine\n");
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const { add } = await import("isomorphic-git");
+  const staging = withIndexLock(dir, async (fs) => {
+    await gate; // the server is between reading the index and writing it back
+    await add({ fs, dir, filepath: "a.md" });
+  });
+  await Bun.sleep(50);
+  const refused = await tryGit(["add", "mine.md"], { cwd: dir });
+  expect(refused.code).not.toBe(0);
+  expect(refused.stderr).toContain("index.lock");
+  release();
+  await staging;
+  expect(existsSync(join(dir, ".git", "index.lock"))).toBe(false);
+  expect(await status()).toBe("?? mine.md");
+
+  await git(["add", "mine.md"], { cwd: dir });
+  expect(await status()).toBe("A  mine.md");
+  expect(await tracked()).toEqual(["a.md", "home.md", "mine.md"]);
+});
+
+test("the server's own index changes run one at a time and all land; a failed one leaves no lock", async () => {
+  await commitFromBytes(["a.md", "b.md", "c.md", "d.md"]);
+  await Promise.all(["a.md", "b.md", "c.md", "d.md"].map((path) => repo.stage([path])));
+  expect(await status()).toBe("");
+  await expect(withIndexLock(dir, async () => Promise.reject(new Error("failed midway")))).rejects.toThrow("failed midway");
+  expect(existsSync(join(dir, ".git", "index.lock"))).toBe(false);
+  expect(await tracked()).toEqual(["a.md", "b.md", "c.md", "d.md", "home.md"]);
 });
