@@ -5,6 +5,7 @@ import { KeyedQueue } from "../core/write-queue.ts";
 import { storageFailureOf } from "../core/storage-errors.ts";
 import type { FileContent, Repo } from "./repo.ts";
 import type { Author } from "./commit-message.ts";
+import { IndexLockedError } from "./index-lock.ts";
 
 /**
  * The git worker: one queue per workspace for everything that changes `.git/` (commits, merges,
@@ -30,6 +31,8 @@ import type { Author } from "./commit-message.ts";
  */
 const INDEX_SYNC_DELAY_MS = 1000;
 const INDEX_SYNC_CHUNK = 200;
+/** After another git command kept the index locked past the wait, the index is tried again this much later. */
+const INDEX_LOCKED_RETRY_MS = 3000;
 /** From this many saves waiting when the worker gets to them, an author's saves share a commit. */
 const SHARE_FROM = 10;
 /** In a work tree's `.git/`: saves were handed to the worker and not yet all committed and staged. */
@@ -420,7 +423,12 @@ export class HistoryQueue {
           if (this.deps.repo(workspaceId).indexLag > 0) this.scheduleIndexSync(workspaceId, 0);
           else this.clearPending(workspaceId);
         })
-        .catch((error) => this.deps.log.warn("git index update failed", { workspace_id: workspaceId, error: String(error) }));
+        .catch((error) => {
+          this.deps.log.warn("git index update failed", { workspace_id: workspaceId, error: String(error) });
+          // A person's git command holds the index (a commit's editor open): tried again, the
+          // lock never removed (docs/decisions/git-commits.md §15).
+          if (error instanceof IndexLockedError) this.scheduleIndexSync(workspaceId, INDEX_LOCKED_RETRY_MS);
+        });
     }, delayMs);
     timer.unref?.();
     this.indexTimers.set(workspaceId, timer);

@@ -14,25 +14,49 @@ import { basename, resolve } from "node:path";
  * committed from bytes, staged a moment later) were gone — `git status` then showed those pages
  * deleted and untracked at once, for good. Holding the same lock, a write here either lands before
  * git's check (git then sees a changed index and leaves it alone) or waits until git's rename is
- * done. Written whole and renamed, a kill mid-write leaves the old index and a stale lock, never a
- * torn index.
+ * done. Written whole and renamed, a kill mid-write leaves the old index and a lock (removed by
+ * the next process, lockLeftBehind), never a torn index.
  */
 
-/** How often a write waiting for another process's lock looks again. */
+/** How soon an operation waiting for another process's lock first looks again; the pause doubles up to LOCK_POLL_MAX_MS. */
 const LOCK_POLL_MS = 5;
+/** A git command may hold the lock for minutes (an editor open): waiting that long, look a few times a second. */
+const LOCK_POLL_MAX_MS = 250;
 /**
- * A lock older than this is taken as left by a killed process and removed (git itself never
- * removes one; a lock left by a kill would otherwise stop every index write for good). git holds
- * it for the moment it writes the index, or for as long as one `git add` hashes its files.
+ * How long an operation waits for a git command's lock before it gives up (IndexLockedError) and
+ * is done again later: git holds the lock for the moment it writes, or while one `git add` hashes
+ * its files; a command that holds it longer (an editor open) is not made to hurry.
  */
-const STALE_LOCK_MS = 10_000;
+const LOCK_WAIT_MS = 2000;
+
+/** Another git command holds the index lock and kept it past the wait: the index is left as it is, to be updated later. */
+export class IndexLockedError extends Error {
+  constructor(lock: string) {
+    super(`another git command holds ${lock}; the index is updated once it is done`);
+    this.name = "IndexLockedError";
+  }
+}
+
+/**
+ * Whether a lock found on the index was left behind by a process that is gone: it was taken
+ * before this process started, so it is a killed predecessor's (a lock this process takes is
+ * always released, and one process runs per data folder) — or, rarely, that of a git command
+ * started before this process and still running. Any other lock belongs to a git command running
+ * now — a `git commit` waiting for its editor, a `git add -p` — however long it has been held, and
+ * is waited for, never removed: removing it breaks that command ("unable to write new_index
+ * file"). git itself never removes a lock; one left by a git command killed meanwhile stops that
+ * person's git as it stops this process's index, until they remove it as git tells them to.
+ */
+export function lockLeftBehind(lockMtimeMs: number, processStartMs = performance.timeOrigin): boolean {
+  return lockMtimeMs < processStartMs;
+}
 
 const isIndex = (path: string) => basename(path) === "index" && basename(path.slice(0, -"/index".length)) === ".git";
 
-/** Writes `data` as the new `index` through `index.lock`, waiting for (or clearing a stale) lock held by another process. */
-async function writeIndex(path: string, data: string | Uint8Array): Promise<void> {
+/** Writes `data` as the new `index` through `index.lock`, waiting for another process's lock (or clearing one left behind). */
+async function writeIndex(path: string, data: string | Uint8Array, waitMs: number): Promise<void> {
   const lock = `${path}.lock`;
-  const fd = await takeLock(lock);
+  const fd = await takeLock(lock, waitMs);
   let renamed = false;
   try {
     try {
@@ -47,22 +71,24 @@ async function writeIndex(path: string, data: string | Uint8Array): Promise<void
   }
 }
 
-async function takeLock(lock: string): Promise<number> {
-  for (;;) {
+async function takeLock(lock: string, waitMs: number): Promise<number> {
+  const giveUpAt = Date.now() + waitMs;
+  for (let pause = LOCK_POLL_MS; ; pause = Math.min(pause * 2, LOCK_POLL_MAX_MS)) {
     try {
       return fs.openSync(lock, "wx");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
     try {
-      if (Date.now() - fs.statSync(lock).mtimeMs > STALE_LOCK_MS) {
+      if (lockLeftBehind(fs.statSync(lock).mtimeMs)) {
         fs.rmSync(lock, { force: true });
         continue;
       }
     } catch {
       continue; // released between the two calls
     }
-    await Bun.sleep(LOCK_POLL_MS);
+    if (Date.now() >= giveUpAt) throw new IndexLockedError(lock);
+    await Bun.sleep(Math.min(pause, Math.max(1, giveUpAt - Date.now())));
   }
 }
 
@@ -87,15 +113,16 @@ const running = new Map<string, Promise<unknown>>();
  * `git add` in the same instant then either finishes first (its entries are read and kept) or is
  * refused by git ("index.lock: File exists") and can simply be run again; it is never silently
  * undone. A `git status` is not stopped: it writes its refreshed copy only when it can take the
- * lock. Operations of this process on the same index run one after another, so no lock this
- * process holds is ever taken for stale by itself.
+ * lock. A git command that keeps the lock past `waitMs` makes this throw IndexLockedError, the
+ * lock and the index left as they are. Operations of this process on the same index run one
+ * after another.
  */
-export function withIndexLock<T>(dir: string, op: (fs: Git.PromiseFsClient) => Promise<T>): Promise<T> {
+export function withIndexLock<T>(dir: string, op: (fs: Git.PromiseFsClient) => Promise<T>, waitMs = LOCK_WAIT_MS): Promise<T> {
   const index = resolve(dir, ".git", "index");
   const before = running.get(index) ?? Promise.resolve();
   const turn = before.then(
-    () => lockedOp(index, op),
-    () => lockedOp(index, op),
+    () => lockedOp(index, op, waitMs),
+    () => lockedOp(index, op, waitMs),
   );
   const settled = turn.then(
     () => undefined,
@@ -108,14 +135,14 @@ export function withIndexLock<T>(dir: string, op: (fs: Git.PromiseFsClient) => P
   return turn;
 }
 
-async function lockedOp<T>(index: string, op: (fs: Git.PromiseFsClient) => Promise<T>): Promise<T> {
+async function lockedOp<T>(index: string, op: (fs: Git.PromiseFsClient) => Promise<T>, waitMs: number): Promise<T> {
   const lock = `${index}.lock`;
-  fs.closeSync(await takeLock(lock));
+  fs.closeSync(await takeLock(lock, waitMs));
   let held = true;
   try {
     return await op(
       fsWritingIndexWith(async (path, data) => {
-        if (!held || resolve(path) !== index) return writeIndex(path, data);
+        if (!held || resolve(path) !== index) return writeIndex(path, data, waitMs);
         fs.writeFileSync(lock, data);
         fs.renameSync(lock, index);
         held = false;

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { MAX_PACK_BYTES, writeBlobPack } from "./blob-pack.ts";
 import { gitIdent, type Author } from "./commit-message.ts";
 import { editTree, type EntryChange, type TreeEntry, type TreeStore } from "./tree-edit.ts";
-import { withIndexLock } from "./index-lock.ts";
+import { IndexLockedError, withIndexLock } from "./index-lock.ts";
 
 /**
  * Local history of one workspace work tree, through isomorphic-git (in process: no spawn per
@@ -324,8 +324,9 @@ export class Repo {
     const git = await loadGit();
     try {
       return await withIndexLock(this.dir, (fs) => git.statusMatrix({ fs, dir: this.dir, cache: this.cache }));
-    } catch {
-      rmSync(join(this.dir, ".git", "index"), { force: true });
+    } catch (error) {
+      if (error instanceof IndexLockedError) throw error; // another git command's index: not ours to remove
+      await withIndexLock(this.dir, async () => rmSync(join(this.dir, ".git", "index"), { force: true }));
       return withIndexLock(this.dir, (fs) => git.statusMatrix({ fs, dir: this.dir, cache: this.cache }));
     }
   }

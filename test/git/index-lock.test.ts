@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { Repo, SYSTEM_AUTHOR } from "../../src/git/repo.ts";
 import { tempDir } from "../helpers/server.ts";
 import { git, tryGit } from "../helpers/git-remote.ts";
-import { withIndexLock } from "../../src/git/index-lock.ts";
+import { IndexLockedError, lockLeftBehind, withIndexLock } from "../../src/git/index-lock.ts";
 import { copyFileSync } from "node:fs";
 
 let dir: string;
@@ -57,12 +57,12 @@ test("entries staged while a git status holds the index lock survive its write",
   expect(existsSync(`${index}.lock`)).toBe(false);
 });
 
-test("a lock left by a writer killed mid-write is cleared once stale; the index it guarded is intact", async () => {
+test("a lock left by a writer killed mid-write (taken before this process started) is cleared; the index it guarded is intact", async () => {
   await commitFromBytes(["a.md"]);
   const index = join(dir, ".git", "index");
   const before = readFileSync(index);
   writeFileSync(`${index}.lock`, before.subarray(0, 20)); // a copy cut short by the kill
-  const old = new Date(Date.now() - 60_000);
+  const old = new Date(performance.timeOrigin - 60_000); // taken before this process started
   utimesSync(`${index}.lock`, old, old);
   expect(await status()).toContain("D  a.md"); // git reads the old, whole index meanwhile
 
@@ -144,4 +144,30 @@ test("the server's own index changes run one at a time and all land; a failed on
   await expect(withIndexLock(dir, async () => Promise.reject(new Error("failed midway")))).rejects.toThrow("failed midway");
   expect(existsSync(join(dir, ".git", "index.lock"))).toBe(false);
   expect(await tracked()).toEqual(["a.md", "b.md", "c.md", "d.md", "home.md"]);
+});
+
+test("a lock another git command took after this process started is never removed, however long it is held", async () => {
+  const start = performance.timeOrigin;
+  expect(lockLeftBehind(start - 1, start)).toBe(true);
+  expect(lockLeftBehind(start + 1, start)).toBe(false); // a `git commit` with its editor open an hour later still
+
+  await commitFromBytes(["a.md"]);
+  const index = join(dir, ".git", "index");
+  const before = readFileSync(index);
+  writeFileSync(`${index}.lock`, "", { flag: "wx" }); // the person's git command holds the lock
+  const old = new Date(Math.max(start + 1, Date.now() - 60_000));
+  utimesSync(`${index}.lock`, old, old);
+  const { add } = await import("isomorphic-git");
+  const started = performance.now();
+  const attempt = withIndexLock(dir, (fs) => add({ fs, dir, filepath: "a.md" }), 300);
+  expect(attempt).rejects.toBeInstanceOf(IndexLockedError);
+  await attempt.catch(() => {});
+  expect(performance.now() - started).toBeGreaterThanOrEqual(290); // it waited
+  expect(existsSync(`${index}.lock`)).toBe(true);
+  expect(readFileSync(index).equals(before)).toBe(true);
+
+  writeFileSync(`${index}.lock`, before); // the command is done: git renames its index into place
+  renameSync(`${index}.lock`, index);
+  await repo.syncIndex();
+  expect(await status()).toBe("");
 });
