@@ -33,6 +33,8 @@ const INDEX_SYNC_DELAY_MS = 1000;
 const INDEX_SYNC_CHUNK = 200;
 /** After another git command kept the index locked past the wait, the index is tried again this much later. */
 const INDEX_LOCKED_RETRY_MS = 3000;
+/** While another git command keeps the index locked, it is logged this often. */
+const INDEX_LOCKED_WARN_EVERY_MS = 10 * 60_000;
 /** From this many saves waiting when the worker gets to them, an author's saves share a commit. */
 const SHARE_FROM = 10;
 /** In a work tree's `.git/`: saves were handed to the worker and not yet all committed and staged. */
@@ -86,6 +88,8 @@ export class HistoryQueue {
   /** Saves held after the disk refused their commit, per workspace: nothing newer is committed before them. */
   private readonly held = new Map<string, Held>();
   private closed = false;
+  /** Workspaces whose index another git command holds locked: since when, and when that was last logged. */
+  private readonly lockedOut = new Map<string, { since: number; warned: number }>();
 
   constructor(
     private readonly deps: {
@@ -420,14 +424,30 @@ export class HistoryQueue {
       void this.queue
         .run(workspaceId, () => this.deps.repo(workspaceId).syncIndex(INDEX_SYNC_CHUNK))
         .then(() => {
+          this.lockedOut.delete(workspaceId);
           if (this.deps.repo(workspaceId).indexLag > 0) this.scheduleIndexSync(workspaceId, 0);
           else this.clearPending(workspaceId);
         })
         .catch((error) => {
-          this.deps.log.warn("git index update failed", { workspace_id: workspaceId, error: String(error) });
-          // A person's git command holds the index (a commit's editor open): tried again, the
-          // lock never removed (docs/decisions/git-commits.md §15).
-          if (error instanceof IndexLockedError) this.scheduleIndexSync(workspaceId, INDEX_LOCKED_RETRY_MS);
+          if (!(error instanceof IndexLockedError)) {
+            this.deps.log.warn("git index update failed", { workspace_id: workspaceId, error: String(error) });
+            return;
+          }
+          // A person's git command holds the index (a commit's editor open): tried again until it
+          // is done, the lock never removed (docs/decisions/git-commits.md §15). Said when it
+          // starts, then every few minutes while it lasts, not at every retry.
+          const now = Date.now();
+          const out = this.lockedOut.get(workspaceId) ?? { since: now, warned: 0 };
+          if (now - out.warned >= INDEX_LOCKED_WARN_EVERY_MS) {
+            this.deps.log.warn("git index update waits for another git command", {
+              workspace_id: workspaceId,
+              error: error.message,
+              waiting_s: Math.round((now - out.since) / 1000),
+            });
+            out.warned = now;
+          }
+          this.lockedOut.set(workspaceId, out);
+          this.scheduleIndexSync(workspaceId, INDEX_LOCKED_RETRY_MS);
         });
     }, delayMs);
     timer.unref?.();
@@ -441,6 +461,7 @@ export class HistoryQueue {
     this.indexTimers.delete(workspaceId);
     this.marked.delete(workspaceId);
     this.failed.delete(workspaceId);
+    this.lockedOut.delete(workspaceId);
     const held = this.held.get(workspaceId);
     if (held?.timer) clearTimeout(held.timer);
     this.held.delete(workspaceId);

@@ -64,6 +64,8 @@ interface Context {
   files: Map<string, string[]>;
   /** One read of every page file, shared by fs_db_consistency and wikilinks. */
   scan: FileScan | null;
+  /** The time the checks judge ages by (the backups', an index lock's). */
+  now: number;
 }
 
 interface FileScan {
@@ -89,7 +91,7 @@ export function runDoctor(
 ): DoctorReport {
   const started = performance.now();
   const env = opts.env ?? process.env;
-  const ctx: Context = { dataDir, env, config: null, db: null, workspaces: [], files: new Map(), scan: null };
+  const ctx: Context = { dataDir, env, config: null, db: null, workspaces: [], files: new Map(), scan: null, now: opts.now ?? Date.now() };
   const checks: CheckResult[] = [];
   try {
     checks.push(checkConfig(ctx));
@@ -103,7 +105,7 @@ export function runDoctor(
     if (ctx.db) ctx.scan = scanFiles(ctx);
     checks.push(checkConsistency(ctx));
     checks.push(checkWikilinks(ctx));
-    checks.push(checkBackups(ctx, opts.now ?? Date.now()));
+    checks.push(checkBackups(ctx, ctx.now));
   } finally {
     ctx.db?.close();
   }
@@ -240,6 +242,7 @@ function checkWorkspaceDirs(ctx: Context): CheckResult {
   if (!ctx.db) return noDatabase("workspace_dirs");
   const missing: string[] = [];
   const noGit: string[] = [];
+  const locked: string[] = [];
   for (const ws of ctx.workspaces) {
     const dir = join(ctx.dataDir, "workspaces", ws.id);
     if (!existsSync(dir) || !statSync(dir).isDirectory()) {
@@ -247,6 +250,7 @@ function checkWorkspaceDirs(ctx: Context): CheckResult {
       continue;
     }
     if (!existsSync(join(dir, ".git"))) noGit.push(ws.slug);
+    else if (indexLockAgeMs(dir, ctx.now) >= LONG_HELD_INDEX_LOCK_MS) locked.push(ws.slug);
     ctx.files.set(ws.id, markdownFiles(dir));
   }
   if (missing.length > 0) {
@@ -259,7 +263,29 @@ function checkWorkspaceDirs(ctx: Context): CheckResult {
   if (noGit.length > 0) {
     return warn("workspace_dirs", `${plural(noGit.length, "workspace")} without git history: ${noGit.join(", ")}`, "start the server: it initialises the repository");
   }
+  if (locked.length > 0) {
+    return warn(
+      "workspace_dirs",
+      `.git/index.lock held for over ${LONG_HELD_INDEX_LOCK_MS / 60_000} minutes in ${locked.join(", ")}: the git index is not kept up to date there`,
+      "a git command is running in that folder (a commit waiting for its editor), or one was killed: finish it, or remove .git/index.lock if none is running",
+    );
+  }
   return pass("workspace_dirs", `${plural(ctx.workspaces.length, "workspace folder")} present, each a git work tree`);
+}
+
+/**
+ * A git command holds `.git/index.lock` for moments; one held this long is an editor left open or
+ * a command killed, and the server waits for it rather than remove it (docs/decisions/git-commits.md §15).
+ */
+const LONG_HELD_INDEX_LOCK_MS = 5 * 60_000;
+
+/** How long the work tree's index lock has existed (0: none). */
+function indexLockAgeMs(dir: string, now: number): number {
+  try {
+    return Math.max(0, now - statSync(join(dir, ".git", "index.lock")).mtimeMs);
+  } catch {
+    return 0;
+  }
 }
 
 /** Relative paths of the Markdown files as the reconciler sees them (no dot entries, assets/ or symlinks). */

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { unzipSync, strFromU8 } from "fflate";
 import { tempDir } from "../helpers/server.ts";
@@ -93,12 +93,25 @@ test("a missing database and a corrupt one fail (exit 1); so does a corrupt anal
   expect(corrupt.by.database!.hint).toContain("backup");
 }, 60_000);
 
-test("without git on PATH the git check warns (exit 0); a deleted workspace folder fails (exit 1)", async () => {
+test("without git on PATH the git check warns (exit 0); an index lock held for minutes warns; a deleted workspace folder fails (exit 1)", async () => {
   const { dataDir, wsId } = await initialised();
   const emptyPath = dir();
   const noGit = await doctor(dataDir, [], { PATH: emptyPath });
   expect(noGit.code).toBe(0);
   expect(noGit.by.git).toMatchObject({ status: "warn", message: expect.stringContaining("not installed") });
+
+  // A git command's index lock: a moment is normal; held for ten minutes (an editor left open, a
+  // command killed) it is named, with what to do, and the server does not remove it.
+  const lock = join(dataDir, "workspaces", wsId, ".git", "index.lock");
+  writeFileSync(lock, "");
+  expect((await doctor(dataDir)).by.workspace_dirs!.status).toBe("pass");
+  const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
+  utimesSync(lock, tenMinutesAgo, tenMinutesAgo);
+  const held = await doctor(dataDir);
+  expect(held.code).toBe(0);
+  expect(held.by.workspace_dirs).toMatchObject({ status: "warn", message: expect.stringContaining("index.lock held for over 5 minutes in docs") });
+  expect(held.by.workspace_dirs!.hint).toContain("remove .git/index.lock if none is running");
+  rmSync(lock);
 
   rmSync(join(dataDir, "workspaces", wsId), { recursive: true });
   const gone = await doctor(dataDir);
