@@ -37,6 +37,9 @@ export class IndexLockedError extends Error {
   }
 }
 
+/** When this process started (its uptime counts from there in any thread, where a worker's timeOrigin is its own). */
+const PROCESS_START_MS = Date.now() - process.uptime() * 1000;
+
 /**
  * Whether a lock found on the index was left behind by a process that is gone: it was taken
  * before this process started, so it is a killed predecessor's (a lock this process takes is
@@ -47,7 +50,7 @@ export class IndexLockedError extends Error {
  * file"). git itself never removes a lock; one left by a git command killed meanwhile stops that
  * person's git as it stops this process's index, until they remove it as git tells them to.
  */
-export function lockLeftBehind(lockMtimeMs: number, processStartMs = performance.timeOrigin): boolean {
+export function lockLeftBehind(lockMtimeMs: number, processStartMs = PROCESS_START_MS): boolean {
   return lockMtimeMs < processStartMs;
 }
 
