@@ -6,6 +6,7 @@ import { MAX_PACK_BYTES, writeBlobPack } from "./blob-pack.ts";
 import { gitIdent, type Author } from "./commit-message.ts";
 import { editTree, type EntryChange, type TreeEntry, type TreeStore } from "./tree-edit.ts";
 import { IndexLockedError, withIndexLock } from "./index-lock.ts";
+import { PackedObjects } from "./packed-objects.ts";
 
 /**
  * Local history of one workspace work tree, through isomorphic-git (in process: no spawn per
@@ -89,6 +90,8 @@ export class Repo {
   readonly cache = {};
   /** Paths committed from bytes whose index entry may still show an older version (see syncIndex). */
   private readonly indexBehind = new Set<string>();
+  /** Blobs written into packs by commits from bytes, not yet staged: not written again as loose files. */
+  private readonly packed = new PackedObjects();
   private readonly trees = new Map<string, TreeEntry[]>();
   private treeEntries = 0;
   /** The commit this object made last and its tree, so the next commit need not read it back. */
@@ -171,6 +174,7 @@ export class Repo {
     if (present.length >= PACK_MIN_BLOBS && bytes < MAX_PACK_BYTES) {
       // Many blobs (saves that waited for the worker, ids injected into a clone): one pack file.
       const ids = await writeBlobPack(join(this.dir, ".git"), present.map((f) => f.blob));
+      this.packed.add(ids);
       present.forEach((f, i) => changes.set(f.path, { oid: ids[i]! }));
     } else {
       for (let i = 0; i < present.length; i += BLOB_BATCH) {
@@ -263,6 +267,7 @@ export class Repo {
       for (const path of batch) this.indexBehind.add(path);
       throw error;
     }
+    if (this.indexBehind.size === 0) this.packed.clear();
     return batch.length;
   }
 
@@ -275,7 +280,8 @@ export class Repo {
     if (unique.length === 0) return;
     const git = await loadGit();
     const present = unique.filter((p) => existsSync(join(this.dir, p)));
-    if (present.length > 0) await withIndexLock(this.dir, (fs) => git.add({ fs, dir: this.dir, filepath: present, cache: this.cache }));
+    const gitdir = join(this.dir, ".git");
+    if (present.length > 0) await withIndexLock(this.dir, (fs) => git.add({ fs: this.packed.knownTo(fs, gitdir), dir: this.dir, filepath: present, cache: this.cache }));
     for (const path of unique) {
       if (present.includes(path)) continue;
       await withIndexLock(this.dir, (fs) => git.remove({ fs, dir: this.dir, filepath: path, cache: this.cache }));
@@ -342,10 +348,12 @@ export class Repo {
     const add = rows.filter(([, h, w, st]) => h === 1 && w === 1 && st !== 1).map((r) => r[0]);
     const drop = rows.filter(([, h, , st]) => h === 0 && st !== 0).map((r) => r[0]);
     const reset = rows.filter(([, h, w, st]) => h === 1 && w !== 1 && st !== 1).map((r) => r[0]);
-    for (let i = 0; i < add.length; i += 200) await withIndexLock(this.dir, (fs) => git.add({ fs, dir: this.dir, filepath: add.slice(i, i + 200), cache: this.cache }));
+    const gitdir = join(this.dir, ".git");
+    for (let i = 0; i < add.length; i += 200) await withIndexLock(this.dir, (fs) => git.add({ fs: this.packed.knownTo(fs, gitdir), dir: this.dir, filepath: add.slice(i, i + 200), cache: this.cache }));
     for (const filepath of drop) await withIndexLock(this.dir, (fs) => git.remove({ fs, dir: this.dir, filepath, cache: this.cache }));
     for (const filepath of reset) await withIndexLock(this.dir, (fs) => git.resetIndex({ fs, dir: this.dir, filepath, cache: this.cache }));
     this.indexBehind.clear();
+    this.packed.clear();
   }
 
   /** Every changed path in the work tree (untracked, modified, deleted), `.git` excluded. */
