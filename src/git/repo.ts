@@ -281,10 +281,17 @@ export class Repo {
     const git = await loadGit();
     const present = unique.filter((p) => existsSync(join(this.dir, p)));
     const gitdir = join(this.dir, ".git");
-    if (present.length > 0) await withIndexLock(this.dir, (fs) => git.add({ fs: this.packed.knownTo(fs, gitdir), dir: this.dir, filepath: present, cache: this.cache }));
-    for (const path of unique) {
-      if (present.includes(path)) continue;
-      await withIndexLock(this.dir, (fs) => git.remove({ fs, dir: this.dir, filepath: path, cache: this.cache }));
+    try {
+      if (present.length > 0) await withIndexLock(this.dir, (fs) => git.add({ fs: this.packed.knownTo(fs, gitdir), dir: this.dir, filepath: present, cache: this.cache }));
+      for (const path of unique) {
+        if (present.includes(path)) continue;
+        await withIndexLock(this.dir, (fs) => git.remove({ fs, dir: this.dir, filepath: path, cache: this.cache }));
+      }
+    } catch (error) {
+      // Another git command holds the index: these paths wait for the next catch-up (syncIndex),
+      // which the history queue retries until that command is done.
+      if (error instanceof IndexLockedError) for (const path of unique) this.indexBehind.add(path);
+      throw error;
     }
   }
 

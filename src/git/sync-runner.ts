@@ -273,12 +273,18 @@ export class SyncRunner {
       const problem = hook(ws.id, pulled);
       if (problem !== null) this.refused.set(ws.id, problem);
     }
-    const head = await this.ctx.withTree(ws.id, async () => {
-      await this.recordMerge(ws, repo, remoteOid, touched > 0, plan.conflicts.map((c) => c.path), pulled, autoCommit);
-      return repo.head();
-    });
+    let head: string | null;
+    try {
+      head = await this.ctx.withTree(ws.id, async () => {
+        await this.recordMerge(ws, repo, remoteOid, touched > 0, plan.conflicts.map((c) => c.path), pulled, autoCommit);
+        return repo.head();
+      });
+    } finally {
+      // Also when the merge failed: paths it could not stage (another git command held the
+      // index) wait in the repository for the catch-up.
+      this.ctx.history.scheduleIndexSync(ws.id);
+    }
     this.ctx.announceCommit(ws.id, head);
-    this.ctx.history.scheduleIndexSync(ws.id);
     return reportPull(this.ctx.deps, ws, plan, remoteOid, reason, announcedByReconcile === 0);
   }
 

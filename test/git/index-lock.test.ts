@@ -171,3 +171,27 @@ test("a lock another git command took after this process started is never remove
   await repo.syncIndex();
   expect(await status()).toBe("");
 });
+
+test("paths the server could not stage while a git command kept the index are staged by the next catch-up", async () => {
+  await commitFromBytes(["a.md"]);
+  await repo.syncIndex();
+  writeFileSync(join(dir, "b.md"), "# b.md\n");
+  await repo.commitContents([{ path: "b.md", data: "# b.md\n" }], "Add b.md", SYSTEM_AUTHOR);
+  await repo.syncIndex();
+  writeFileSync(join(dir, "a.md"), "# a.md, pulled\n"); // a pull wrote it; its index entry is next
+  const index = join(dir, ".git", "index");
+  const before = readFileSync(index);
+  writeFileSync(`${index}.lock`, "", { flag: "wx" }); // a person's git command holds the index
+
+  const refused = await repo.stage(["a.md"]).then(
+    () => null,
+    (error: unknown) => error,
+  );
+  expect(refused).toBeInstanceOf(IndexLockedError);
+  expect(repo.indexLag).toBe(1);
+
+  writeFileSync(`${index}.lock`, before); // the command is done
+  renameSync(`${index}.lock`, index);
+  expect(await repo.syncIndex()).toBe(1);
+  expect(await status()).toBe("M  a.md");
+}, 15_000);
