@@ -31,8 +31,10 @@ import { IndexLockedError } from "./index-lock.ts";
  */
 const INDEX_SYNC_DELAY_MS = 1000;
 const INDEX_SYNC_CHUNK = 200;
-/** After another git command kept the index locked past the wait, the index is tried again this much later. */
+/** After another git command kept the index locked past the wait, the index is tried again this much later, then twice as late each time… */
 const INDEX_LOCKED_RETRY_MS = 3000;
+/** …up to this. */
+const INDEX_LOCKED_RETRY_MAX_MS = 60_000;
 /** While another git command keeps the index locked, it is logged this often. */
 const INDEX_LOCKED_WARN_EVERY_MS = 10 * 60_000;
 /** From this many saves waiting when the worker gets to them, an author's saves share a commit. */
@@ -89,7 +91,7 @@ export class HistoryQueue {
   private readonly held = new Map<string, Held>();
   private closed = false;
   /** Workspaces whose index another git command holds locked: since when, and when that was last logged. */
-  private readonly lockedOut = new Map<string, { since: number; warned: number }>();
+  private readonly lockedOut = new Map<string, { since: number; warned: number; retryMs: number }>();
 
   constructor(
     private readonly deps: {
@@ -437,7 +439,7 @@ export class HistoryQueue {
           // is done, the lock never removed (docs/decisions/git-commits.md §15). Said when it
           // starts, then every few minutes while it lasts, not at every retry.
           const now = Date.now();
-          const out = this.lockedOut.get(workspaceId) ?? { since: now, warned: 0 };
+          const out = this.lockedOut.get(workspaceId) ?? { since: now, warned: 0, retryMs: INDEX_LOCKED_RETRY_MS / 2 };
           if (now - out.warned >= INDEX_LOCKED_WARN_EVERY_MS) {
             this.deps.log.warn("git index update waits for another git command", {
               workspace_id: workspaceId,
@@ -446,8 +448,11 @@ export class HistoryQueue {
             });
             out.warned = now;
           }
+          // Each try holds the workspace's queue for the lock's wait: a lock kept for long (an
+          // editor left open, a command killed) is tried less and less often, up to once a minute.
+          out.retryMs = Math.min(out.retryMs * 2, INDEX_LOCKED_RETRY_MAX_MS);
           this.lockedOut.set(workspaceId, out);
-          this.scheduleIndexSync(workspaceId, INDEX_LOCKED_RETRY_MS);
+          this.scheduleIndexSync(workspaceId, out.retryMs);
         });
     }, delayMs);
     timer.unref?.();
