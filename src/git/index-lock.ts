@@ -1,6 +1,7 @@
 import type * as Git from "isomorphic-git";
 import * as fs from "node:fs";
 import { basename, resolve } from "node:path";
+import { KeyedQueue } from "../core/write-queue.ts";
 
 /**
  * How isomorphic-git is let at a work tree's `.git/index`: as git itself is. Each call that reads,
@@ -106,8 +107,8 @@ function fsWritingIndexWith(write: (path: string, data: string | Uint8Array) => 
   };
 }
 
-/** The index operation of this process on each work tree now running: one at a time per index. */
-const running = new Map<string, Promise<unknown>>();
+/** This process's operations on each index, one at a time. */
+const indexQueue = new KeyedQueue();
 
 /**
  * Runs one isomorphic-git operation that reads the index of the work tree `dir`, changes it and
@@ -122,20 +123,7 @@ const running = new Map<string, Promise<unknown>>();
  */
 export function withIndexLock<T>(dir: string, op: (fs: Git.PromiseFsClient) => Promise<T>, waitMs = LOCK_WAIT_MS): Promise<T> {
   const index = resolve(dir, ".git", "index");
-  const before = running.get(index) ?? Promise.resolve();
-  const turn = before.then(
-    () => lockedOp(index, op, waitMs),
-    () => lockedOp(index, op, waitMs),
-  );
-  const settled = turn.then(
-    () => undefined,
-    () => undefined,
-  );
-  running.set(index, settled);
-  void settled.then(() => {
-    if (running.get(index) === settled) running.delete(index);
-  });
-  return turn;
+  return indexQueue.run(index, () => lockedOp(index, op, waitMs));
 }
 
 async function lockedOp<T>(index: string, op: (fs: Git.PromiseFsClient) => Promise<T>, waitMs: number): Promise<T> {
