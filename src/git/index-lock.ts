@@ -57,29 +57,31 @@ export function lockLeftBehind(lockMtimeMs: number, processStartMs = PROCESS_STA
 
 const isIndex = (path: string) => basename(path) === "index" && basename(path.slice(0, -"/index".length)) === ".git";
 
+/** Puts `data` in place as the index through the lock this process holds: written whole into it, then renamed over the index. */
+function replaceFromLock(lock: string, index: string, data: string | Uint8Array): void {
+  fs.writeFileSync(lock, data);
+  fs.renameSync(lock, index);
+}
+
 /** Writes `data` as the new `index` through `index.lock`, waiting for another process's lock (or clearing one left behind). */
 async function writeIndex(path: string, data: string | Uint8Array, waitMs: number): Promise<void> {
   const lock = `${path}.lock`;
-  const fd = await takeLock(lock, waitMs);
-  let renamed = false;
+  await takeLock(lock, waitMs);
   try {
-    try {
-      fs.writeFileSync(fd, data);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(lock, path);
-    renamed = true;
-  } finally {
-    if (!renamed) fs.rmSync(lock, { force: true });
+    replaceFromLock(lock, path, data);
+  } catch (error) {
+    fs.rmSync(lock, { force: true });
+    throw error;
   }
 }
 
-async function takeLock(lock: string, waitMs: number): Promise<number> {
+/** Creates `lock` exclusively (an empty file, as git's own lock starts), waiting for another process's. */
+async function takeLock(lock: string, waitMs: number): Promise<void> {
   const giveUpAt = Date.now() + waitMs;
   for (let pause = LOCK_POLL_MS; ; pause = Math.min(pause * 2, LOCK_POLL_MAX_MS)) {
     try {
-      return fs.openSync(lock, "wx");
+      fs.closeSync(fs.openSync(lock, "wx"));
+      return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
@@ -128,14 +130,13 @@ export function withIndexLock<T>(dir: string, op: (fs: Git.PromiseFsClient) => P
 
 async function lockedOp<T>(index: string, op: (fs: Git.PromiseFsClient) => Promise<T>, waitMs: number): Promise<T> {
   const lock = `${index}.lock`;
-  fs.closeSync(await takeLock(lock, waitMs));
+  await takeLock(lock, waitMs);
   let held = true;
   try {
     return await op(
       fsWritingIndexWith(async (path, data) => {
         if (!held || resolve(path) !== index) return writeIndex(path, data, waitMs);
-        fs.writeFileSync(lock, data);
-        fs.renameSync(lock, index);
+        replaceFromLock(lock, index, data);
         held = false;
       }),
     );

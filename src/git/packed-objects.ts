@@ -18,6 +18,13 @@ const MAX_REMEMBERED = 200_000;
  */
 export class PackedObjects {
   private readonly ids = new Set<string>();
+  private readonly objects: string;
+  private readonly packFolder: string;
+
+  constructor(gitdir: string) {
+    this.objects = join(gitdir, "objects").replaceAll("\\", "/");
+    this.packFolder = join(gitdir, "objects", "pack");
+  }
 
   add(ids: Iterable<string>): void {
     if (this.ids.size > MAX_REMEMBERED) this.ids.clear();
@@ -30,10 +37,9 @@ export class PackedObjects {
   }
 
   /** `fs` with `stat` and `lstat` of a packed blob's loose path answered as existing (the pack's own folder's stat). */
-  knownTo(fs: Git.PromiseFsClient, gitdir: string): Git.PromiseFsClient {
+  knownTo(fs: Git.PromiseFsClient): Git.PromiseFsClient {
     if (this.ids.size === 0) return fs;
-    const objects = join(gitdir, "objects").replaceAll("\\", "/");
-    const packFolder = join(gitdir, "objects", "pack");
+    const { objects, packFolder } = this;
     const packedPath = (path: string): boolean => {
       const p = String(path).replaceAll("\\", "/"); // isomorphic-git joins with "/" on Windows too
       if (!p.startsWith(objects) || p.length !== objects.length + 42) return false;

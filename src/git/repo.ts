@@ -91,13 +91,15 @@ export class Repo {
   /** Paths committed from bytes whose index entry may still show an older version (see syncIndex). */
   private readonly indexBehind = new Set<string>();
   /** Blobs written into packs by commits from bytes, not yet staged: not written again as loose files. */
-  private readonly packed = new PackedObjects();
+  private readonly packed: PackedObjects;
   private readonly trees = new Map<string, TreeEntry[]>();
   private treeEntries = 0;
   /** The commit this object made last and its tree, so the next commit need not read it back. */
   private last: { commit: string; tree: string } | null = null;
 
-  constructor(readonly dir: string) {}
+  constructor(readonly dir: string) {
+    this.packed = new PackedObjects(join(dir, ".git"));
+  }
 
   exists(): boolean {
     return existsSync(join(this.dir, ".git", "HEAD"));
@@ -280,9 +282,8 @@ export class Repo {
     if (unique.length === 0) return;
     const git = await loadGit();
     const present = unique.filter((p) => existsSync(join(this.dir, p)));
-    const gitdir = join(this.dir, ".git");
     try {
-      if (present.length > 0) await withIndexLock(this.dir, (fs) => git.add({ fs: this.packed.knownTo(fs, gitdir), dir: this.dir, filepath: present, cache: this.cache }));
+      if (present.length > 0) await withIndexLock(this.dir, (fs) => git.add({ fs: this.packed.knownTo(fs), dir: this.dir, filepath: present, cache: this.cache }));
       for (const path of unique) {
         if (present.includes(path)) continue;
         await withIndexLock(this.dir, (fs) => git.remove({ fs, dir: this.dir, filepath: path, cache: this.cache }));
@@ -355,8 +356,7 @@ export class Repo {
     const add = rows.filter(([, h, w, st]) => h === 1 && w === 1 && st !== 1).map((r) => r[0]);
     const drop = rows.filter(([, h, , st]) => h === 0 && st !== 0).map((r) => r[0]);
     const reset = rows.filter(([, h, w, st]) => h === 1 && w !== 1 && st !== 1).map((r) => r[0]);
-    const gitdir = join(this.dir, ".git");
-    for (let i = 0; i < add.length; i += 200) await withIndexLock(this.dir, (fs) => git.add({ fs: this.packed.knownTo(fs, gitdir), dir: this.dir, filepath: add.slice(i, i + 200), cache: this.cache }));
+    for (let i = 0; i < add.length; i += 200) await withIndexLock(this.dir, (fs) => git.add({ fs: this.packed.knownTo(fs), dir: this.dir, filepath: add.slice(i, i + 200), cache: this.cache }));
     for (const filepath of drop) await withIndexLock(this.dir, (fs) => git.remove({ fs, dir: this.dir, filepath, cache: this.cache }));
     for (const filepath of reset) await withIndexLock(this.dir, (fs) => git.resetIndex({ fs, dir: this.dir, filepath, cache: this.cache }));
     this.indexBehind.clear();
